@@ -1,0 +1,62 @@
+import type { Contract } from './contract.js';
+import { ai } from './ai/index.js';
+import { application } from './application/index.js';
+import { compose } from './compose/index.js';
+import { cache } from './cache/index.js';
+import { backup } from './backup/index.js';
+import { domain } from './domain/index.js';
+import { organization } from './organization/index.js';
+import { environment } from './environment/index.js';
+import { project } from './project/index.js';
+import { forgeC } from './forgeC/index.js';
+import { forgeB } from './forgeB/index.js';
+import { container } from './container/index.js';
+import { security } from './security/index.js';
+import { certificates } from './certificates/index.js';
+import { billing } from './billing/index.js';
+import { previewDeployment } from './previewDeployment/index.js';
+import { cluster } from './cluster/index.js';
+import { notification } from './notification/index.js';
+import { settings } from './settings/index.js';
+import { user } from './user/index.js';
+
+export * from './contract.js';
+export * from './primitives.js';
+export * from './records.js';
+
+/** Every router of the API, by name; each maps operation names to contracts. */
+export const contracts = {
+  ai,
+  application,
+  compose,
+  cache,
+  backup,
+  domain,
+  organization,
+  environment,
+  project,
+  forgeC,
+  forgeB,
+  container,
+  security,
+  certificates,
+  billing,
+  previewDeployment,
+  cluster,
+  notification,
+  settings,
+  user,
+};
+
+export type Contracts = typeof contracts;
+export type RouterName = keyof Contracts;
+
+/** All contracts in a flat list, in registry order. */
+export const allContracts: Contract[] = Object.values(contracts).flatMap(
+  (router) => Object.values(router) as Contract[],
+);
+
+/** Contracts by `<router>.<operation>`. */
+export const contractsByName: ReadonlyMap<string, Contract> = new Map(
+  allContracts.map((c) => [c.name, c]),
+);

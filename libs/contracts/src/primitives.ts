@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** `S>=1`: a string of at least one character. */
+export const NonEmpty = z.string().min(1);
+
+/** An identifier field marked `S` in the spec (no length rule of its own). */
+export const Id = z.string();
+/** An identifier field marked `S>=1`. */
+export const RequiredId = z.string().min(1);
+
+export const AppName = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-zA-Z0-9._-]+$/, 'only letters, digits, dot, underscore and hyphen');
+
+export const Branch = z
+  .string()
+  .min(1)
+  .regex(/^[a-zA-Z0-9._\-/#]+$/, 'only letters, digits, dot, underscore, hyphen, slash and hash');
+
+export const ContainerRef = z
+  .string()
+  .min(1)
+  .regex(/^[a-zA-Z0-9._-]+$/, 'only letters, digits, dot, hyphen and underscore');
+
+export const Email = z.email();
+export const Uri = z.url({ protocol: /^https?$/ });
+
+export const Status = z.enum(['idle', 'running', 'done', 'error']);
+export const SourceType = z.enum(['forgeA', 'container', 'git', 'forgeB', 'forgeC', 'forgeD', 'drop']);
+export const ComposeSourceType = z.enum(['git', 'forgeA', 'forgeB', 'forgeC', 'forgeD', 'raw']);
+export const ComposeType = z.enum(['container-compose', 'stack']);
+export const BuildType = z.enum([
+  'containerfile',
+  'legacy_buildpacks',
+  'cloudnative_buildpacks',
+  'pack_one',
+  'static',
+  'pack_two',
+]);
+export const CertificateType = z.enum(['acme', 'none', 'custom']);
+export const BackupDatabaseType = z.enum(['dbA', 'dbB', 'dbC', 'dbD', 'web-server', 'dbE']);
+export const BackupType = z.enum(['database', 'compose']);
+export const TriggerType = z.enum(['push', 'tag']);
+export const BillingTier = z.enum(['legacy', 'hobby', 'startup']);
+export const Role = z.enum(['owner', 'admin', 'member']);
+
+/** An ISO-8601 timestamp as it appears on the wire. */
+export const Timestamp = z.string().describe('ISO-8601 timestamp');
+
+/** The answer of an operation that has nothing to return. */
+export const Empty = z.object({});
+
+/** The result of an operation whose record shape is not specified yet. */
+export const Unspecified = z
+  .looseObject({})
+  .describe('Result shape not specified yet; it is documented when the operation is implemented.');

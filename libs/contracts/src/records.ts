@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { Role, Timestamp } from './primitives.js';
+
+export const ServiceKind = z.enum(['application', 'compose', 'cache']);
+
+export const ServiceSummary = z.object({
+  id: z.string(),
+  type: ServiceKind,
+  name: z.string(),
+  appName: z.string(),
+  description: z.string().nullable(),
+  applicationStatus: z.string(),
+  serverId: z.string().nullable(),
+  createdAt: Timestamp,
+});
+
+export const EnvironmentRecord = z.object({
+  environmentId: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  env: z.string().describe('dotenv text shared by the services of this environment'),
+  createdAt: Timestamp,
+});
+
+export const EnvironmentWithServices = EnvironmentRecord.extend({
+  services: z.array(ServiceSummary),
+});
+
+export const ProjectRecord = z.object({
+  projectId: z.string(),
+  organizationId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  env: z.string().describe('dotenv text shared by every environment of this project'),
+  createdAt: Timestamp,
+});
+
+export const ProjectWithEnvironments = ProjectRecord.extend({
+  environments: z.array(EnvironmentWithServices),
+});
+
+export const RemovalSummary = z.object({
+  environments: z.number(),
+  applications: z.number(),
+  compose: z.number(),
+  caches: z.number(),
+});
+
+export const Permissions = z.object({
+  accessedProjects: z.array(z.string()),
+  accessedEnvironments: z.array(z.string()),
+  accessedServices: z.array(z.string()),
+  accessedGitProviders: z.array(z.string()),
+  accessedServers: z.array(z.string()),
+  canCreateProjects: z.boolean(),
+  canCreateServices: z.boolean(),
+  canDeleteProjects: z.boolean(),
+  canDeleteServices: z.boolean(),
+  canAccessToContainer: z.boolean(),
+  canAccessToProxyFiles: z.boolean(),
+  canAccessToAPI: z.boolean(),
+  canAccessToSSHKeys: z.boolean(),
+  canAccessToGitProviders: z.boolean(),
+  canDeleteEnvironments: z.boolean(),
+  canCreateEnvironments: z.boolean(),
+});
+
+export const OrganizationRecord = z.object({
+  organizationId: z.string(),
+  name: z.string(),
+  logo: z.string().nullable(),
+  defaultRole: z.string().nullable(),
+  ownerId: z.string(),
+  createdAt: Timestamp,
+});
+
+export const OrganizationWithRole = OrganizationRecord.extend({
+  role: Role,
+  isDefault: z.boolean(),
+});
+
+export const UserRecord = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  lastName: z.string().nullable(),
+  image: z.string().nullable(),
+  createdAt: Timestamp,
+});
+
+export const MemberRecord = UserRecord.extend({
+  organizationId: z.string(),
+  role: Role,
+  permissions: Permissions,
+});
+
+export const ApiKeyRecord = z.object({
+  apiKeyId: z.string(),
+  name: z.string(),
+  start: z.string().describe('the first characters of the key, to recognise it'),
+  organizationId: z.string(),
+  createdAt: Timestamp,
+});
+
+export const NewApiKey = ApiKeyRecord.extend({
+  key: z.string().describe('the key itself; shown only in this response'),
+});
+
+export const InvitationRecord = z.object({
+  invitationId: z.string(),
+  organizationId: z.string(),
+  email: z.string(),
+  role: Role,
+  status: z.enum(['pending', 'accepted', 'canceled']),
+  expiresAt: Timestamp,
+  createdAt: Timestamp,
+});
