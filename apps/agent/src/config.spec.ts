@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, describeConfig, readConfig, type Env } from './config.js';
+
+function anEnv(overrides: Env = {}): Env {
+  return {
+    SKIFF_SERVER_ID: 'srv_01HZY3-a',
+    SKIFF_CONTROL_PLANE_GRPC: '127.0.0.1:7443',
+    SKIFF_NATS_URL: 'nats://127.0.0.1:4222',
+    ...overrides,
+  };
+}
+
+function issuesOf(env: Env): readonly string[] {
+  try {
+    readConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
+  throw new Error('readConfig accepted the environment');
+}
+
+describe('readConfig', () => {
+  it('reads a complete environment', () => {
+    expect(readConfig(anEnv())).toEqual({
+      serverId: 'srv_01HZY3-a',
+      controlPlaneGrpc: '127.0.0.1:7443',
+      natsServers: ['nats://127.0.0.1:4222'],
+      logLevel: 'info',
+    });
+  });
+
+  it('trims values, splits NATS server lists and reads the log level', () => {
+    const config = readConfig(
+      anEnv({
+        SKIFF_SERVER_ID: ' srv1 ',
+        SKIFF_CONTROL_PLANE_GRPC: 'dns:///cp.example.internal:7443',
+        SKIFF_NATS_URL: 'nats://a.internal:4222, tls://b.internal:4222',
+        SKIFF_LOG_LEVEL: 'debug',
+      }),
+    );
+    expect(config).toEqual({
+      serverId: 'srv1',
+      controlPlaneGrpc: 'dns:///cp.example.internal:7443',
+      natsServers: ['nats://a.internal:4222', 'tls://b.internal:4222'],
+      logLevel: 'debug',
+    });
+  });
+
+  it('reports every missing variable at once', () => {
+    expect(issuesOf({})).toEqual([
+      'SKIFF_SERVER_ID is required',
+      'SKIFF_CONTROL_PLANE_GRPC is required',
+      'SKIFF_NATS_URL is required',
+    ]);
+    expect(issuesOf(anEnv({ SKIFF_SERVER_ID: '   ' }))).toEqual(['SKIFF_SERVER_ID is required']);
+  });
+
+  it.each(['srv.1', 'srv*', 'srv>', 'srv 1', 'a'.repeat(129), 'srv/1'])(
+    'rejects server id %j, which cannot be a NATS subject token',
+    (serverId) => {
+      expect(issuesOf(anEnv({ SKIFF_SERVER_ID: serverId }))).toEqual([
+        'SKIFF_SERVER_ID must be 1-128 letters, digits, "_" or "-"',
+      ]);
+    },
+  );
+
+  it.each(['localhost:4222', 'http://127.0.0.1:4222', 'nats://', 'nats://a:4222,', 'not a url'])(
+    'rejects NATS URL %j',
+    (natsUrl) => {
+      expect(issuesOf(anEnv({ SKIFF_NATS_URL: natsUrl }))).toEqual([
+        'SKIFF_NATS_URL must be a comma-separated list of nats:// or tls:// URLs with a host',
+      ]);
+    },
+  );
+
+  it('rejects a gRPC target with whitespace and an unknown log level', () => {
+    expect(issuesOf(anEnv({ SKIFF_CONTROL_PLANE_GRPC: 'cp host:7443', SKIFF_LOG_LEVEL: 'verbose' }))).toEqual([
+      'SKIFF_CONTROL_PLANE_GRPC must not contain whitespace',
+      'SKIFF_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+  });
+
+  it('never puts a value into its error message', () => {
+    const secret = 'nats://agent:hunter2@[bad';
+    const err = (() => {
+      try {
+        readConfig(anEnv({ SKIFF_NATS_URL: secret }));
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err?.message).not.toContain('hunter2');
+  });
+});
+
+describe('describeConfig', () => {
+  it('masks credentials in NATS URLs', () => {
+    const config = readConfig(anEnv({ SKIFF_NATS_URL: 'nats://agent:hunter2@127.0.0.1:4222,nats://127.0.0.1:4223' }));
+    const described = describeConfig(config);
+    expect(described.natsServers).toEqual(['nats://***@127.0.0.1:4222', 'nats://127.0.0.1:4223']);
+    expect(JSON.stringify(described)).not.toContain('hunter2');
+  });
+});

@@ -1,0 +1,44 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import { PrincipalCache } from './http/authenticate.js';
+import type { AllHandlers } from './http/context.js';
+import { errorBody } from './http/envelope.js';
+import { mountApi } from './http/mount.js';
+import { randomIds } from './ids.js';
+
+export interface AppDeps {
+  handlers: AllHandlers;
+  principals: PrincipalCache;
+  log: Logger;
+  openApiDocument: () => Record<string, unknown>;
+  /** Readiness probe: resolves when the database answers. */
+  checkHealth: () => Promise<void>;
+  validateOutput?: boolean;
+}
+
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+  const newRequestId = () => randomIds('req');
+
+  app.get('/health', async (c) => {
+    try {
+      await deps.checkHealth();
+      return c.json({ status: 'ok' });
+    } catch (err) {
+      deps.log.error({ err }, 'health check failed');
+      return c.json({ status: 'unavailable' }, 503);
+    }
+  });
+  app.get('/api/openapi.json', (c) => c.json(deps.openApiDocument()));
+  mountApi(app, { ...deps, newRequestId });
+  app.notFound((c) => {
+    const requestId = newRequestId();
+    return c.json(errorBody('NOT_FOUND', requestId, `No route ${c.req.method} ${c.req.path}`), 404);
+  });
+  app.onError((err, c) => {
+    const requestId = newRequestId();
+    deps.log.error({ err, requestId }, 'unhandled error');
+    return c.json(errorBody('INTERNAL_SERVER_ERROR', requestId), 500);
+  });
+  return app;
+}

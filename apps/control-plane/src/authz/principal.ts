@@ -1,0 +1,33 @@
+import type { PermissionsJson } from '@skiff/db';
+
+export type Role = 'owner' | 'admin' | 'member';
+
+/** Who is calling: the user behind an API key, acting in the key's organization. */
+export interface Principal {
+  userId: string;
+  organizationId: string;
+  role: Role;
+  apiKeyId: string;
+  permissions: PermissionsJson;
+  isPlatformAdmin: boolean;
+}
+
+export const defaultPermissions = (): PermissionsJson => ({
+  accessedProjects: [],
+  accessedEnvironments: [],
+  accessedServices: [],
+  accessedGitProviders: [],
+  accessedServers: [],
+  canCreateProjects: false,
+  canCreateServices: false,
+  canDeleteProjects: false,
+  canDeleteServices: false,
+  canAccessToContainer: false,
+  canAccessToProxyFiles: false,
+  // Skiff is driven through its API: a member without it could do nothing at all.
+  canAccessToAPI: true,
+  canAccessToSSHKeys: false,
+  canAccessToGitProviders: false,
+  canDeleteEnvironments: false,
+  canCreateEnvironments: false,
+});

@@ -1,0 +1,39 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const PREFIX = 'v1';
+
+/** AES-256-GCM encryption of secrets at rest: `v1:<iv>:<tag>:<ciphertext>`, base64url parts. */
+export class SecretBox {
+  private readonly key: Buffer;
+
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new Error('the secret key must be 32 bytes');
+    this.key = key;
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return [PREFIX, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join(':');
+  }
+
+  open(sealed: string): string {
+    const [prefix, iv, tag, data] = sealed.split(':');
+    if (prefix !== PREFIX || !iv || !tag || data === undefined) {
+      throw new Error('not a sealed secret');
+    }
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+/** The key from `SKIFF_SECRET_KEY` (64 hex chars or base64 of 32 bytes). */
+export function parseSecretKey(text: string): Buffer {
+  const t = text.trim();
+  const key = /^[0-9a-f]{64}$/i.test(t) ? Buffer.from(t, 'hex') : Buffer.from(t, 'base64');
+  if (key.length !== 32) throw new Error('SKIFF_SECRET_KEY must be 32 bytes, as 64 hex characters or base64');
+  return key;
+}

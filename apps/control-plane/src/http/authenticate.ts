@@ -1,0 +1,42 @@
+import type { Principal } from '../authz/principal.js';
+import { hashToken } from '../crypto/tokens.js';
+
+export type PrincipalLookup = (keyHash: string) => Promise<Principal | null>;
+
+/** The key a request presents: `x-api-key: <key>` or `Authorization: Bearer <key>`. */
+export function presentedKey(headers: { get(name: string): string | undefined | null }): string | null {
+  const key = headers.get('x-api-key');
+  if (key) return key.trim() || null;
+  const auth = headers.get('authorization');
+  if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim() || null;
+  return null;
+}
+
+/**
+ * Resolves keys to principals, remembering answers for a few seconds so that a busy client
+ * costs one database read per key and interval. Any change to identities clears it.
+ */
+export class PrincipalCache {
+  private readonly entries = new Map<string, { principal: Principal | null; until: number }>();
+
+  constructor(
+    private readonly lookup: PrincipalLookup,
+    private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async resolve(key: string): Promise<Principal | null> {
+    const hash = hashToken(key);
+    const hit = this.entries.get(hash);
+    const t = this.now();
+    if (hit && hit.until > t) return hit.principal;
+    const principal = await this.lookup(hash);
+    if (this.entries.size > 10_000) this.entries.clear();
+    this.entries.set(hash, { principal, until: t + this.ttlMs });
+    return principal;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

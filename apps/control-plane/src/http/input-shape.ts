@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+type FieldKind = 'string' | 'number' | 'boolean' | 'array' | 'other';
+
+export type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+  [k: string]: unknown;
+};
+
+const cache = new WeakMap<z.ZodType, JsonSchema>();
+
+/** The JSON Schema (2020-12) of an input, as clients send it; computed once per schema. */
+export function inputJsonSchema(schema: z.ZodType): JsonSchema {
+  let s = cache.get(schema);
+  if (!s) {
+    s = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    cache.set(schema, s);
+  }
+  return s;
+}
+
+export function outputJsonSchema(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+}
+
+function kindOf(s: JsonSchema): FieldKind {
+  const variants = s.anyOf ?? s.oneOf;
+  if (variants) {
+    const kinds = new Set(variants.filter((v) => v.type !== 'null').map(kindOf));
+    return kinds.size === 1 ? [...kinds][0]! : 'other';
+  }
+  const t = Array.isArray(s.type) ? s.type.filter((x) => x !== 'null')[0] : s.type;
+  if (t === 'integer' || t === 'number') return 'number';
+  if (t === 'boolean' || t === 'array' || t === 'string') return t;
+  return 'other';
+}
+
+const kindsCache = new WeakMap<z.ZodType, Map<string, FieldKind>>();
+
+function fieldKinds(schema: z.ZodType): Map<string, FieldKind> {
+  let kinds = kindsCache.get(schema);
+  if (!kinds) {
+    const props = inputJsonSchema(schema).properties ?? {};
+    kinds = new Map(Object.entries(props).map(([k, v]) => [k, kindOf(v)]));
+    kindsCache.set(schema, kinds);
+  }
+  return kinds;
+}
+
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+/**
+ * Turns a query string into the input object of a GET operation: one parameter per field,
+ * repeated parameters form lists, `true`/`false` and numbers parsed strictly. A value that
+ * does not parse is passed on as text, so the contract rejects it with the field named.
+ */
+export function inputFromQuery(schema: z.ZodType, params: URLSearchParams): Record<string, unknown> {
+  const kinds = fieldKinds(schema);
+  const input: Record<string, unknown> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    const kind = kinds.get(key);
+    if (kind === undefined) continue;
+    if (kind === 'array') {
+      input[key] = values;
+      continue;
+    }
+    if (values.length > 1) {
+      input[key] = values;
+      continue;
+    }
+    const v = values[0]!;
+    if (kind === 'boolean') input[key] = v === 'true' ? true : v === 'false' ? false : v;
+    else if (kind === 'number') input[key] = NUMBER.test(v) ? Number(v) : v;
+    else input[key] = v;
+  }
+  return input;
+}

@@ -1,0 +1,110 @@
+import { contractsByName, type Contract } from '@skiff/contracts';
+import type { Context, Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Principal } from '../authz/principal.js';
+import { checkAccess } from '../authz/policy.js';
+import { DomainError, NotImplemented, Unauthorized } from '../errors.js';
+import { presentedKey, type PrincipalCache } from './authenticate.js';
+import type { AllHandlers, Handler, RequestContext } from './context.js';
+import { errorBody, statusFor, validationError } from './envelope.js';
+import { inputFromQuery } from './input-shape.js';
+
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export interface MountDeps {
+  handlers: AllHandlers;
+  principals: PrincipalCache;
+  log: Logger;
+  /** Check every answer against its contract's output schema (tests turn this on). */
+  validateOutput?: boolean;
+  newRequestId: () => string;
+}
+
+/** Serves every contract at `/api/<router>.<operation>`. */
+export function mountApi(app: Hono, deps: MountDeps): void {
+  const handlerOf = (c: Contract) =>
+    (deps.handlers as Record<string, Record<string, Handler<Contract> | undefined> | undefined>)[c.router]?.[
+      c.operation
+    ];
+
+  app.all('/api/:operation', async (ctx) => {
+    const requestId = ctx.req.header('x-request-id')?.slice(0, 64) || deps.newRequestId();
+    const name = ctx.req.param('operation');
+    const started = performance.now();
+    const log = deps.log.child({ requestId, operation: name });
+    ctx.header('x-request-id', requestId);
+    try {
+      const contract = contractsByName.get(name);
+      if (!contract || contract.method !== ctx.req.method) {
+        throw new DomainError('NOT_FOUND', `No operation ${ctx.req.method} ${name}`);
+      }
+      let principal: Principal | null = null;
+      if (contract.access.auth === 'key') {
+        const key = presentedKey({ get: (h) => ctx.req.header(h) });
+        if (!key) throw Unauthorized();
+        principal = await deps.principals.resolve(key);
+        if (!principal) throw Unauthorized('Invalid API key');
+        checkAccess(principal, contract.access);
+      }
+      const raw = contract.method === 'GET' ? inputFromQuery(contract.input, queryOf(ctx)) : await jsonBody(ctx);
+      const parsed = contract.input.safeParse(raw);
+      if (!parsed.success) throw validationError(parsed.error);
+      const handler = handlerOf(contract);
+      if (!handler) throw NotImplemented(contract.name);
+      const context: RequestContext = { principal: principal as Principal, requestId, log };
+      const result = await handler(parsed.data, context);
+      if (deps.validateOutput) {
+        const check = contract.output.safeParse(result);
+        if (!check.success) {
+          log.error({ issues: check.error.issues }, 'answer does not match the output contract');
+          throw new Error(`output of ${contract.name} does not match its contract`);
+        }
+      }
+      log.info({ status: 200, ms: round(performance.now() - started), userId: principal?.userId }, 'request');
+      return ctx.json(result ?? {}, 200);
+    } catch (err) {
+      return errorResponse(ctx, err, log, requestId, started);
+    }
+  });
+}
+
+export function errorResponse(ctx: Context, err: unknown, log: Logger, requestId: string, started: number) {
+  const ms = round(performance.now() - started);
+  if (err instanceof DomainError) {
+    const status = statusFor(err.code);
+    log.info({ status, ms, code: err.code }, 'request');
+    return ctx.json(errorBody(err.code, requestId, err.message, err.issues), status);
+  }
+  log.error({ err, ms, status: 500 }, 'request failed');
+  return ctx.json(errorBody('INTERNAL_SERVER_ERROR', requestId), 500);
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+function queryOf(ctx: Context): URLSearchParams {
+  const url = ctx.req.url;
+  const q = url.indexOf('?');
+  return new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+}
+
+async function jsonBody(ctx: Context): Promise<unknown> {
+  const length = Number(ctx.req.header('content-length') ?? 0);
+  if (length > MAX_BODY_BYTES) throw new DomainError('BAD_REQUEST', 'Request body too large');
+  const text = await ctx.req.text();
+  if (text.length > MAX_BODY_BYTES) throw new DomainError('BAD_REQUEST', 'Request body too large');
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new DomainError('BAD_REQUEST', 'The request body is not valid JSON', [
+      { path: [], message: 'not valid JSON' },
+    ]);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DomainError('BAD_REQUEST', 'The request body must be a JSON object', [
+      { path: [], message: 'expected a JSON object' },
+    ]);
+  }
+  return body;
+}

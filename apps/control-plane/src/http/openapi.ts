@@ -1,0 +1,115 @@
+import { allContracts, type Contract } from '@skiff/contracts';
+import { inputJsonSchema, outputJsonSchema, type JsonSchema } from './input-shape.js';
+
+const errorRef = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+function strip(schema: JsonSchema): JsonSchema {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+function accessNote(c: Contract): string {
+  const parts: string[] = [];
+  if (c.access.auth === 'bodyToken') parts.push('Authenticated by the token in its body, not by an API key.');
+  if (c.access.role !== 'member') parts.push(`Requires the ${c.access.role} role.`);
+  if (c.access.grant) parts.push(`Members need the \`${c.access.grant}\` permission.`);
+  if (c.extension) parts.push('An operation beyond the specification.');
+  return parts.join(' ');
+}
+
+function operationOf(c: Contract) {
+  const input = strip(inputJsonSchema(c.input));
+  const op: Record<string, unknown> = {
+    operationId: c.name,
+    tags: [c.router],
+    summary: c.summary,
+    description: [c.description, accessNote(c)].filter(Boolean).join('\n\n') || undefined,
+    security: c.access.auth === 'bodyToken' ? [] : [{ apiKey: [] }, { bearer: [] }],
+  };
+  if (c.method === 'GET') {
+    const required = new Set(input.required ?? []);
+    op.parameters = Object.entries(input.properties ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      schema,
+      ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
+    }));
+  } else {
+    op.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: input, example: c.example } },
+    };
+  }
+  op.responses = {
+    200: {
+      description: 'Success',
+      content: { 'application/json': { schema: strip(outputJsonSchema(c.output)) } },
+    },
+    400: errorRef('BAD_REQUEST: the input failed the constraints; `issues` name the fields'),
+    401: errorRef('UNAUTHORIZED: no or an unknown API key'),
+    403: errorRef('FORBIDDEN: the caller lacks the role, permission or resource access'),
+    ...(c.method === 'GET' ? { 404: errorRef('NOT_FOUND: no such resource in the organization') } : {}),
+    500: errorRef('INTERNAL_SERVER_ERROR: logged with the request id'),
+    501: errorRef('NOT_IMPLEMENTED: the capability is not available in this version yet'),
+  };
+  return op;
+}
+
+/** The OpenAPI 3.1 document of every contract. Deterministic: it is checked in. */
+export function buildOpenApiDocument(version: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const c of allContracts) paths[`/api/${c.name}`] = { [c.method.toLowerCase()]: operationOf(c) };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Skiff API',
+      version,
+      description:
+        'RPC-style API of Skiff: one endpoint per operation, `/api/<router>.<operation>`. ' +
+        'GET operations take their input in the query string (one parameter per field; repeat a ' +
+        'parameter for lists; `true`/`false` and numbers are parsed strictly); POST operations ' +
+        'take a JSON object. Unknown fields are ignored. Errors are `{code, message, issues, ' +
+        'requestId}` with BAD_REQUEST 400, UNAUTHORIZED 401, FORBIDDEN 403, NOT_FOUND 404, ' +
+        'INTERNAL_SERVER_ERROR 500 and NOT_IMPLEMENTED 501. An unknown operation, or a known one ' +
+        'called with the wrong method, is NOT_FOUND. Present an API key as `x-api-key: <key>` ' +
+        'or `Authorization: Bearer <key>`.',
+    },
+    tags: [...new Set(allContracts.map((c) => c.router))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['code', 'message', 'issues', 'requestId'],
+          properties: {
+            code: {
+              type: 'string',
+              enum: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL_SERVER_ERROR', 'NOT_IMPLEMENTED'],
+            },
+            message: { type: 'string' },
+            issues: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['path', 'message'],
+                properties: {
+                  path: { type: 'array', items: { type: ['string', 'number'] } },
+                  message: { type: 'string' },
+                },
+              },
+            },
+            requestId: { type: 'string' },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import pino from 'pino';
+import { buildPlatform } from './compose-root.js';
+import { readConfig } from './config.js';
+import { loadSecretKey } from './secret-key.js';
+
+const version = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
+const config = readConfig(process.env, version);
+const log = pino({ level: config.logLevel, base: { service: 'control-plane' } });
+
+mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+const platform = await buildPlatform({
+  database: { url: config.databaseUrl, pgliteDir: join(config.dataDir, 'db') },
+  secretKey: loadSecretKey(config.dataDir, config.secretKey),
+  log,
+  version,
+});
+log.info({ database: platform.database.kind }, 'database ready');
+
+const first = await platform.identity.bootstrap({ email: config.ownerEmail, name: config.ownerName });
+if (first) {
+  const keyFile = join(config.dataDir, 'initial-api-key');
+  writeFileSync(keyFile, first.key + '\n', { mode: 0o600 });
+  // Printed once, on purpose: the operator needs it and it exists nowhere else in clear.
+  process.stdout.write(
+    `\nFirst boot: created the owner ${config.ownerEmail} and the organization "Default".\n` +
+      `API key (shown once; also in ${keyFile}, mode 0600):\n\n  ${first.key}\n\n`,
+  );
+}
+
+const server = serve({ fetch: platform.app.fetch, port: config.port, hostname: config.host }, (info) => {
+  log.info({ url: `http://${config.host}:${info.port}` }, 'control plane listening');
+  process.stdout.write(`Skiff API: http://${config.host}:${info.port}/api\n`);
+});
+
+const shutdown = () => {
+  log.info('shutting down');
+  server.close();
+  void platform.close().finally(() => process.exit(0));
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

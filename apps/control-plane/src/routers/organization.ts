@@ -1,0 +1,15 @@
+import type { RouterHandlers } from '../http/context.js';
+import type { OrganizationService } from '../services/organizations.js';
+
+export const organizationHandlers = (orgs: OrganizationService): RouterHandlers<'organization'> => ({
+  create: (input, { principal }) => orgs.create(principal, input),
+  all: (_input, { principal }) => orgs.all(principal),
+  one: (input, { principal }) => orgs.one(principal, input.organizationId),
+  update: (input, { principal }) => orgs.update(principal, input),
+  delete: (input, { principal }) => orgs.delete(principal, input.organizationId),
+  setDefault: (input, { principal }) => orgs.setDefault(principal, input.organizationId),
+  allInvitations: (_input, { principal }) => orgs.allInvitations(principal),
+  removeInvitation: (input, { principal }) => orgs.removeInvitation(principal, input.invitationId),
+  inviteMember: (input, { principal }) => orgs.invite(principal, input),
+  acceptInvitation: (input) => orgs.accept(input.token, input.name),
+});

@@ -1,0 +1,96 @@
+import type { Db, ServiceTable } from '@skiff/db';
+import { shortSuffix } from '../ids.js';
+import type { IdGenerator } from '../ids.js';
+import { iso } from './deps.js';
+
+export type ServiceKind = 'application' | 'compose' | 'cache';
+
+export const serviceTables: Record<ServiceKind, { table: ServiceTable; idPrefix: string }> = {
+  application: { table: 'applications', idPrefix: 'app' },
+  compose: { table: 'composeStacks', idPrefix: 'cmp' },
+  cache: { table: 'cacheInstances', idPrefix: 'rds' },
+};
+
+const kinds = Object.keys(serviceTables) as ServiceKind[];
+
+export interface ServiceSummary {
+  id: string;
+  type: ServiceKind;
+  name: string;
+  appName: string;
+  description: string | null;
+  applicationStatus: string;
+  serverId: string | null;
+  createdAt: string;
+  environmentId: string;
+}
+
+/** The services (of every kind) of some environments, oldest first. */
+export async function servicesOf(db: Db, environmentIds: string[]): Promise<ServiceSummary[]> {
+  if (environmentIds.length === 0) return [];
+  const all: ServiceSummary[] = [];
+  for (const type of kinds) {
+    const rows = await db
+      .selectFrom(serviceTables[type].table)
+      .select(['id', 'name', 'appName', 'description', 'applicationStatus', 'serverId', 'createdAt', 'environmentId'])
+      .where('environmentId', 'in', environmentIds)
+      .execute();
+    for (const r of rows) all.push({ ...r, type, createdAt: iso(r.createdAt) });
+  }
+  return all.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export interface RemovalCounts {
+  environments: number;
+  applications: number;
+  compose: number;
+  caches: number;
+}
+
+export async function countServices(db: Db, environmentIds: string[]): Promise<Omit<RemovalCounts, 'environments'>> {
+  const services = await servicesOf(db, environmentIds);
+  const count = (t: ServiceKind) => services.filter((s) => s.type === t).length;
+  return { applications: count('application'), compose: count('compose'), caches: count('cache') };
+}
+
+/** A fresh app name for a copy: the original without an earlier copy suffix, plus 6 hex. */
+export function copyAppName(appName: string): string {
+  const base = appName.replace(/-[0-9a-f]{6}$/, '').slice(0, 56);
+  return `${base}-${shortSuffix()}`;
+}
+
+/**
+ * Copies services into another environment: same configuration, fresh ids and app names,
+ * status idle. Returns the new ids. `only` limits the copy to some services.
+ */
+export async function copyServices(
+  db: Db,
+  ids: IdGenerator,
+  from: string,
+  to: string,
+  only?: { id: string; type: ServiceKind }[],
+): Promise<string[]> {
+  const created: string[] = [];
+  for (const type of kinds) {
+    const { table, idPrefix } = serviceTables[type];
+    const wanted = only?.filter((s) => s.type === type).map((s) => s.id);
+    if (wanted && wanted.length === 0) continue;
+    let q = db.selectFrom(table).selectAll().where('environmentId', '=', from);
+    if (wanted) q = q.where('id', 'in', wanted);
+    const rows = (await q.execute()) as Record<string, unknown>[];
+    for (const row of rows) {
+      const id = ids(idPrefix);
+      const copy = {
+        ...row,
+        id,
+        environmentId: to,
+        appName: copyAppName(String(row.appName)),
+        applicationStatus: 'idle',
+        createdAt: undefined,
+      };
+      await db.insertInto(table).values(copy as never).execute();
+      created.push(id);
+    }
+  }
+  return created;
+}

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Id, Unspecified } from '../primitives.js';
+
+export const get = defineContract({
+  method: 'GET',
+  summary: 'An AI configuration of the organization (same as ai.one)',
+  description: 'The API key is never returned in full.',
+  input: z.object({ aiId: Id }),
+  output: Unspecified,
+  example: { aiId: 'ai_example' },
+});

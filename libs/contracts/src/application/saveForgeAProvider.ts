@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Branch, Id, TriggerType, Unspecified } from '../primitives.js';
+
+export const saveForgeAProvider = defineContract({
+  method: 'POST',
+  summary: 'Use a forgeA repository as the source of the application',
+  input: z.object({
+    applicationId: Id,
+    repository: z.string().nullable(),
+    owner: z.string().nullable(),
+    buildPath: z.string().nullable(),
+    forgeAId: z.string().nullable(),
+    branch: Branch,
+    triggerType: TriggerType.default('push'),
+    enableSubmodules: z.boolean().optional(),
+    watchPaths: z.array(z.string()).nullable().optional(),
+  }),
+  output: Unspecified,
+  example: {
+    applicationId: 'app_example',
+    repository: 'shop',
+    owner: 'acme',
+    buildPath: '/',
+    forgeAId: 'fga_example',
+    branch: 'main',
+    triggerType: 'push',
+    watchPaths: ['src/**'],
+  },
+});

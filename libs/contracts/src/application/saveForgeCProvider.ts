@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Branch, Id, Unspecified } from '../primitives.js';
+
+export const saveForgeCProvider = defineContract({
+  method: 'POST',
+  summary: 'Use a forgeC repository as the source of the application',
+  input: z.object({
+    forgeCBuildPath: z.string().nullable(),
+    forgeCOwner: z.string().nullable(),
+    forgeCRepository: z.string().nullable(),
+    forgeCRepositorySlug: z.string().nullable(),
+    forgeCId: z.string().nullable(),
+    applicationId: Id,
+    forgeCBranch: Branch,
+    enableSubmodules: z.boolean().optional(),
+    watchPaths: z.array(z.string()).nullable().optional(),
+  }),
+  output: Unspecified,
+  example: {
+    forgeCBuildPath: '/',
+    forgeCOwner: 'acme',
+    forgeCRepository: 'Shop',
+    forgeCRepositorySlug: 'shop',
+    forgeCId: 'fgc_example',
+    applicationId: 'app_example',
+    forgeCBranch: 'main',
+  },
+});

@@ -1,0 +1,26 @@
+import { defineRouter } from '../contract.js';
+import { create } from './create.js';
+import { listBackupFiles } from './listBackupFiles.js';
+import { manualBackupCompose } from './manualBackupCompose.js';
+import { manualBackupDbA } from './manualBackupDbA.js';
+import { manualBackupDbB } from './manualBackupDbB.js';
+import { manualBackupDbC } from './manualBackupDbC.js';
+import { manualBackupDbD } from './manualBackupDbD.js';
+import { manualBackupWebServer } from './manualBackupWebServer.js';
+import { one } from './one.js';
+import { remove } from './remove.js';
+import { update } from './update.js';
+
+export const backup = defineRouter('backup', {
+  create,
+  one,
+  update,
+  remove,
+  manualBackupDbA,
+  manualBackupDbC,
+  manualBackupDbB,
+  manualBackupCompose,
+  manualBackupDbD,
+  manualBackupWebServer,
+  listBackupFiles,
+});

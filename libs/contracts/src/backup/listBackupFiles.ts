@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Id, Unspecified } from '../primitives.js';
+
+export const listBackupFiles = defineContract({
+  method: 'GET',
+  summary: 'The backup files stored in a destination whose path starts with a search text',
+  description:
+    '`search` is a path prefix inside the destination bucket (for example `<appName>/` or ' +
+    '`<appName>/<prefix>`); empty lists from the bucket root.',
+  input: z.object({ destinationId: Id, search: z.string(), serverId: Id.optional() }),
+  output: z.array(Unspecified),
+  example: { destinationId: 'dst_example', search: 'shop-db/nightly/' },
+});

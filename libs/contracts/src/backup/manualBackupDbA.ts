@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { RequiredId, Unspecified } from '../primitives.js';
+
+export const manualBackupDbA = defineContract({
+  method: 'POST',
+  summary: 'Run a backup of a dbA (PostgreSQL) database now',
+  input: z.object({ backupId: RequiredId }),
+  output: Unspecified,
+  example: { backupId: 'bkp_example' },
+});

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { BackupDatabaseType, Id, NonEmpty, Unspecified } from '../primitives.js';
+
+export const update = defineContract({
+  method: 'POST',
+  summary: 'Change a backup schedule',
+  description:
+    '`enabled`, `keepLatestCount`, `serviceName` and `metadata` must be present (null ' +
+    'allowed). ' +
+    '`metadata` is any JSON value or null. For `backupType` compose it says how to reach the ' +
+    'database inside the stack (service `serviceName`), keyed by `databaseType`: ' +
+    '`{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, ' +
+    '`{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; ' +
+    'database backups ignore it.',
+  input: z.object({
+    schedule: z.string(),
+    enabled: z.boolean().nullable(),
+    prefix: NonEmpty,
+    backupId: Id,
+    destinationId: Id,
+    database: NonEmpty,
+    keepLatestCount: z.number().nullable(),
+    serviceName: z.string().nullable(),
+    metadata: z
+      .json()
+      .nullable()
+      .describe('free-form JSON; for compose backups, how to reach the database in the stack'),
+    databaseType: BackupDatabaseType,
+    includeEncryptionKey: z.boolean().optional(),
+  }),
+  output: Unspecified,
+  example: {
+    schedule: '0 4 * * *',
+    enabled: true,
+    prefix: 'nightly',
+    backupId: 'bkp_example',
+    destinationId: 'dst_example',
+    database: 'shop',
+    keepLatestCount: 14,
+    serviceName: null,
+    metadata: null,
+    databaseType: 'dbA',
+  },
+});

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { Args, CLUSTER_DESCRIPTION, clusterFields } from '../application/cluster.js';
+import { defineContract } from '../contract.js';
+import { AppName, NonEmpty, RequiredId, Status, Unspecified } from '../primitives.js';
+
+const text = z.string().nullable().optional();
+
+export const update = defineContract({
+  method: 'POST',
+  summary: 'Change any settings of a cache instance',
+  description:
+    'Every field but `cacheId` is optional; only the fields given are changed. ' +
+    '`applicationStatus` moves the instance to that status. `args` is a list of strings ' +
+    'passed to `command`. `networkIds` lists the Docker networks (names or ids) the instance ' +
+    'joins besides the platform network; `detachPlatformNetwork` true leaves the platform ' +
+    'network. `createdAt` is read-only and ignored. ' +
+    CLUSTER_DESCRIPTION,
+  input: z.object({
+    cacheId: RequiredId,
+    name: NonEmpty.optional(),
+    appName: AppName.optional(),
+    description: text,
+    databasePassword: z.string().optional(),
+    containerImage: z.string().optional(),
+    command: text,
+    args: Args.nullable().optional(),
+    env: text,
+    memoryReservation: text,
+    memoryLimit: text,
+    cpuReservation: text,
+    cpuLimit: text,
+    externalPort: z.number().nullable().optional(),
+    createdAt: z.string().optional(),
+    applicationStatus: Status.optional(),
+    ...clusterFields,
+    replicas: z.number().optional(),
+    environmentId: z.string().optional(),
+    networkIds: z.array(z.string()).optional(),
+    detachPlatformNetwork: z.boolean().optional(),
+  }),
+  output: Unspecified,
+  example: {
+    cacheId: 'cch_example',
+    containerImage: 'redis:8.2',
+    command: 'redis-server',
+    args: ['--appendonly', 'yes'],
+    memoryLimit: '268435456',
+    restartPolicyCluster: { Condition: 'any', Delay: 5_000_000_000 },
+    ulimitsCluster: [{ Name: 'nofile', Soft: 65536, Hard: 65536 }],
+  },
+});

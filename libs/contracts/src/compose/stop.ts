@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Empty, RequiredId } from '../primitives.js';
+
+export const stop = defineContract({
+  method: 'POST',
+  summary: 'Stop the services of the stack',
+  input: z.object({ composeId: RequiredId }),
+  output: Empty,
+  example: { composeId: 'cmp_example' },
+});

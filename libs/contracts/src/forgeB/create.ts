@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { NonEmpty, Unspecified } from '../primitives.js';
+
+export const create = defineContract({
+  method: 'POST',
+  summary: 'Connect a forgeB (GitLab) instance through an OAuth application',
+  description:
+    '`forgeBUrl` is the instance address (gitlab.com or self-hosted), `forgeBInternalUrl` ' +
+    'the address the platform uses to reach it when different. `applicationId` and `secret` ' +
+    'are the OAuth application credentials, `redirectUri` its callback; `groupName` limits ' +
+    'repositories to that group. `authId` is the user the connection is created for. ' +
+    'Secrets are never returned.',
+  input: z.object({
+    applicationId: z.string().optional(),
+    secret: z.string().optional(),
+    groupName: z.string().optional(),
+    gitProviderId: z.string().optional(),
+    redirectUri: z.string().optional(),
+    authId: NonEmpty,
+    name: NonEmpty,
+    forgeBUrl: NonEmpty,
+    forgeBInternalUrl: z.string().nullable().optional(),
+  }),
+  output: Unspecified,
+  access: { grant: 'canAccessToGitProviders' },
+  example: {
+    applicationId: 'oauth-app-example',
+    secret: 'oauth-secret-example',
+    redirectUri: 'https://skiff.example.com/api/providers/forgeB/callback',
+    authId: 'usr_example',
+    name: 'GitLab',
+    forgeBUrl: 'https://gitlab.com',
+  },
+});

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Unspecified } from '../primitives.js';
+
+export const forgeCProviders = defineContract({
+  method: 'GET',
+  summary: 'The forgeC (Bitbucket) connections the caller may use',
+  input: z.object({}),
+  output: z.array(Unspecified),
+  access: { grant: 'canAccessToGitProviders' },
+  example: {},
+});

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Empty, NonEmpty } from '../primitives.js';
+
+export const testCommunityConnection = defineContract({
+  method: 'POST',
+  summary: 'Send a test message to a community-server webhook without storing it',
+  input: z.object({
+    webhookUrl: NonEmpty,
+    decoration: z.boolean().optional(),
+  }),
+  output: Empty,
+  access: { role: 'admin' },
+  example: {
+    webhookUrl: 'https://community.example.com/api/webhooks/123/abc',
+    decoration: true,
+  },
+});

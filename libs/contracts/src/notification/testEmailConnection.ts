@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Empty, NonEmpty } from '../primitives.js';
+
+export const testEmailConnection = defineContract({
+  method: 'POST',
+  summary: 'Send a test email over SMTP without storing the channel',
+  input: z.object({
+    smtpServer: NonEmpty,
+    smtpPort: z.number().min(1),
+    username: NonEmpty,
+    password: NonEmpty,
+    toAddresses: z.array(z.string()).min(1),
+    fromAddress: NonEmpty,
+  }),
+  output: Empty,
+  access: { role: 'admin' },
+  example: {
+    smtpServer: 'smtp.example.com',
+    smtpPort: 587,
+    username: 'alerts@example.com',
+    password: 'smtp-password',
+    toAddresses: ['ops@example.com'],
+    fromAddress: 'alerts@example.com',
+  },
+});

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { Empty, NonEmpty } from '../primitives.js';
+
+export const testHookConnection = defineContract({
+  method: 'POST',
+  summary: 'Send a test message to a chat webhook without storing it',
+  input: z.object({
+    webhookUrl: NonEmpty,
+    channel: z.string(),
+  }),
+  output: Empty,
+  access: { role: 'admin' },
+  example: {
+    webhookUrl: 'https://hooks.example.com/services/T000/B000/XXXX',
+    channel: '#deployments',
+  },
+});

@@ -1,0 +1,7 @@
+import { defineRouter } from '../contract.js';
+import { create } from './create.js';
+import { delete_ } from './delete.js';
+import { one } from './one.js';
+import { update } from './update.js';
+
+export const security = defineRouter('security', { create, one, delete: delete_, update });

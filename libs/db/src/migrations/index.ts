@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as identityProjects from './2026-11-22T00-00-identity-projects.js';
+
+/** Every migration, by its ISO-dated name; names sort in the order they run. */
+export const migrations: Record<string, Migration> = {
+  '2026-11-22T00-00-identity-projects': identityProjects,
+};
