@@ -8,12 +8,14 @@ import type { AllHandlers } from './http/context.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { type IdGenerator, randomIds } from './ids.js';
 import { environmentHandlers } from './routers/environment.js';
+import { notificationHandlers } from './routers/notification.js';
 import { organizationHandlers } from './routers/organization.js';
 import { projectHandlers } from './routers/project.js';
 import { settingsHandlers } from './routers/settings.js';
 import { userHandlers } from './routers/user.js';
 import type { ServiceDeps } from './services/deps.js';
 import { IdentityService } from './services/identity.js';
+import { MetricsTokenService } from './services/metrics-tokens.js';
 import { OrganizationService } from './services/organizations.js';
 import { ProjectService } from './services/projects.js';
 
@@ -43,6 +45,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const identity = new IdentityService(deps);
   const organizations = new OrganizationService(deps, identity);
   const projects = new ProjectService(deps, identity);
+  const metricsTokens = new MetricsTokenService(deps);
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 
   let openApi: Record<string, unknown> | undefined;
@@ -52,7 +55,8 @@ export async function buildPlatform(options: PlatformOptions) {
     project: projectHandlers(projects),
     environment: environmentHandlers(projects),
     organization: organizationHandlers(organizations),
-    user: userHandlers(identity, organizations),
+    user: userHandlers(identity, organizations, metricsTokens),
+    notification: notificationHandlers(metricsTokens),
     settings: settingsHandlers({ version: options.version, openApiDocument }),
   };
 

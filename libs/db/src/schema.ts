@@ -38,6 +38,9 @@ export interface OrganizationsTable {
   name: string;
   logo: string | null;
   defaultRole: string | null;
+  /** Sealed token that metrics senders present to notification.receiveNotification. */
+  metricsToken: ColumnType<string | null, string | null | undefined, string | null>;
+  metricsTokenHash: ColumnType<string | null, string | null | undefined, string | null>;
   ownerId: string;
   createdAt: CreatedAt;
 }

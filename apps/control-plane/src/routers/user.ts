@@ -1,8 +1,13 @@
 import type { RouterHandlers } from '../http/context.js';
 import type { IdentityService } from '../services/identity.js';
+import type { MetricsTokenService } from '../services/metrics-tokens.js';
 import type { OrganizationService } from '../services/organizations.js';
 
-export const userHandlers = (identity: IdentityService, orgs: OrganizationService): RouterHandlers<'user'> => ({
+export const userHandlers = (
+  identity: IdentityService,
+  orgs: OrganizationService,
+  metrics: MetricsTokenService,
+): RouterHandlers<'user'> => ({
   get: async (_input, { principal }) => identity.get(principal),
   one: (input, { principal }) => identity.one(principal, input.userId),
   all: (_input, { principal }) => identity.all(principal),
@@ -18,4 +23,5 @@ export const userHandlers = (identity: IdentityService, orgs: OrganizationServic
   deleteApiKey: (input, { principal }) => identity.deleteApiKey(principal, input.apiKeyId),
   getUserByToken: (input) => orgs.byToken(input.token),
   getInvitations: (_input, { principal }) => orgs.invitationsFor(principal),
+  getMetricsToken: (_input, { principal }) => metrics.tokenOf(principal),
 });

@@ -21,6 +21,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('logo', 'text')
     .addColumn('default_role', 'text')
+    .addColumn('metrics_token', 'text')
+    .addColumn('metrics_token_hash', 'text', (c) => c.unique())
     .addColumn('owner_id', 'text', (c) => c.notNull().references('users.id'))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .execute();

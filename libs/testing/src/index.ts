@@ -1,0 +1,2 @@
+export * from './postgres.js';
+export * from './wait-for.js';

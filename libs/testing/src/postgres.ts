@@ -1,0 +1,81 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { waitFor } from './wait-for.js';
+
+const PORT = Number(process.env.SKIFF_TEST_PG_PORT ?? 15432);
+const ROOT = process.env.SKIFF_TEST_PG_DIR ?? '/tmp/skiff-test-pg';
+
+function pgBin(name: string): string {
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base) ? readdirSync(base).sort().reverse() : [];
+  for (const v of versions) {
+    const p = join(base, v, 'bin', name);
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`PostgreSQL's ${name} not found under ${base}: install the postgresql package (tools/test does)`);
+}
+
+/** Runs a PostgreSQL program as the `postgres` user when we are root (initdb refuses root). */
+function runAsPostgres(program: string, args: string[]) {
+  const asRoot = process.getuid?.() === 0;
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', program, ...args]] : [program, args];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${program} failed: ${r.stderr || r.stdout}`);
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * A throw-away PostgreSQL cluster on loopback for the tests (trust auth, fsync off), started
+ * once and reused while it runs. `SKIFF_TEST_DATABASE_URL` points the tests at another one.
+ */
+export async function ensureTestPostgres(): Promise<string> {
+  if (process.env.SKIFF_TEST_DATABASE_URL) return process.env.SKIFF_TEST_DATABASE_URL;
+  const url = `postgres://postgres@127.0.0.1:${PORT}/postgres`;
+  if (await answers(url)) return url;
+  const data = join(ROOT, 'data');
+  mkdirSync(ROOT, { recursive: true });
+  if (process.getuid?.() === 0) execFileSync('chown', ['postgres', ROOT]);
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    runAsPostgres(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  }
+  runAsPostgres(pgBin('pg_ctl'), [
+    '-D', data, '-l', join(ROOT, 'log'), '-w', 'start',
+    '-o', `-p ${PORT} -k ${ROOT} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+  ]);
+  await waitFor(() => answers(url), { timeoutMs: 30_000, what: 'test PostgreSQL to answer' });
+  return url;
+}
+
+/** A new empty database on the test cluster; returns its URL and a way to drop it. */
+export async function freshDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `skiff_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
