@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
@@ -19,15 +19,17 @@ const platform = await buildPlatform({
 });
 log.info({ database: platform.database.kind }, 'database ready');
 
+const keyFile = join(config.dataDir, 'initial-api-key');
 const first = await platform.identity.bootstrap({ email: config.ownerEmail, name: config.ownerName });
 if (first) {
-  const keyFile = join(config.dataDir, 'initial-api-key');
   writeFileSync(keyFile, first.key + '\n', { mode: 0o600 });
   // Printed once, on purpose: the operator needs it and it exists nowhere else in clear.
   process.stdout.write(
     `\nFirst boot: created the owner ${config.ownerEmail} and the organization "Default".\n` +
       `API key (shown once; also in ${keyFile}, mode 0600):\n\n  ${first.key}\n\n`,
   );
+} else if (existsSync(keyFile)) {
+  process.stdout.write(`The first API key is in ${keyFile}\n`);
 }
 
 const server = serve({ fetch: platform.app.fetch, port: config.port, hostname: config.host }, (info) => {

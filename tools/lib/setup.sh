@@ -1,0 +1,30 @@
+# Shared by tools/up and tools/test: install what is missing, idempotently.
+# Sourced, not run. Needs root for apt-get (as on the project's machines and in CI).
+
+export NX_DAEMON=false
+export NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
+
+APT_UPDATED=""
+apt_install() {
+  if [ -z "$APT_UPDATED" ]; then
+    echo "==> apt-get update" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    APT_UPDATED=1
+  fi
+  echo "==> apt-get install $*" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+ensure_node_deps() {
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "==> npm ci" >&2
+    npm ci --no-audit --no-fund --loglevel=error >&2
+  fi
+}
+
+ensure_postgres_binaries() {
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    apt_install postgresql
+  fi
+  command -v runuser >/dev/null || apt_install util-linux
+}
