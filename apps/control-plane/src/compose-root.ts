@@ -71,7 +71,7 @@ export async function buildPlatform(options: PlatformOptions) {
     validateOutput: options.validateOutput,
   });
 
-  return { app, database, identity, organizations, projects, close: () => database.close() };
+  return { app, database, identity, organizations, projects, secrets: deps.secrets, close: () => database.close() };
 }
 
 export type Platform = Awaited<ReturnType<typeof buildPlatform>>;
