@@ -120,7 +120,7 @@ describe('the generic mount', () => {
 
   it('serves /health without a key and the OpenAPI document at both addresses', async () => {
     expect((await t.platform.app.request('http://skiff.test/health')).status).toBe(200);
-    const doc = await (await t.platform.app.request('http://skiff.test/api/openapi.json')).json();
+    const doc = (await (await t.platform.app.request('http://skiff.test/api/openapi.json')).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toHaveLength(allContracts.length);
     const viaOp = await t.call('settings.getOpenApiDocument', {});
