@@ -12,10 +12,10 @@ const base = `http://127.0.0.1:${port}`;
 let child: ChildProcess | undefined;
 let output = '';
 
-/** Starts the control plane as `tools/up` does, on the embedded database. */
+/** Starts the control plane with `tools/up`, on the embedded database. */
 function start() {
   output = '';
-  child = spawn(process.execPath, ['--import', 'tsx', 'apps/control-plane/src/main.ts'], {
+  child = spawn('bash', ['tools/up'], {
     cwd: root,
     env: { ...process.env, SKIFF_DATA_DIR: dataDir, SKIFF_PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

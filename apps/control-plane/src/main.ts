@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { buildPlatform } from './compose-root.js';
 import { readConfig } from './config.js';
 import { loadSecretKey } from './secret-key.js';
+import { VERSION } from './version.js';
 
-const version = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
-const config = readConfig(process.env, version);
+const config = readConfig(process.env, VERSION);
 const log = pino({ level: config.logLevel, base: { service: 'control-plane' } });
 
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -15,7 +15,7 @@ const platform = await buildPlatform({
   database: { url: config.databaseUrl, pgliteDir: join(config.dataDir, 'db') },
   secretKey: loadSecretKey(config.dataDir, config.secretKey),
   log,
-  version,
+  version: VERSION,
 });
 log.info({ database: platform.database.kind }, 'database ready');
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { allContracts } from '@skiff/contracts';
 import { describe, expect, it } from 'vitest';
+import { VERSION } from '../version.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -8,6 +9,10 @@ const checkedIn = JSON.parse(readFileSync(new URL('../../../../docs/openapi.json
 
 describe('the OpenAPI document', () => {
   const doc = buildOpenApiDocument(version) as { paths: Record<string, Record<string, any>> };
+
+  it('carries the version of the package', () => {
+    expect(VERSION).toBe(version);
+  });
 
   it('matches the checked-in docs/openapi.json (run `npm run gen:openapi` after changing a contract)', () => {
     expect(checkedIn).toEqual(JSON.parse(JSON.stringify(doc)));

@@ -1,4 +1,5 @@
 import type { Db, ServiceTable } from '@skiff/db';
+import { sql } from 'kysely';
 import { shortSuffix } from '../ids.js';
 import type { IdGenerator } from '../ids.js';
 import { iso } from './deps.js';
@@ -25,19 +26,21 @@ export interface ServiceSummary {
   environmentId: string;
 }
 
-/** The services (of every kind) of some environments, oldest first. */
+const summaryColumns = ['id', 'name', 'appName', 'description', 'applicationStatus', 'serverId', 'createdAt', 'environmentId'] as const;
+
+/** The services (of every kind) of some environments, oldest first, in one query. */
 export async function servicesOf(db: Db, environmentIds: string[]): Promise<ServiceSummary[]> {
   if (environmentIds.length === 0) return [];
-  const all: ServiceSummary[] = [];
-  for (const type of kinds) {
-    const rows = await db
+  const [first, ...rest] = kinds.map((type) =>
+    db
       .selectFrom(serviceTables[type].table)
-      .select(['id', 'name', 'appName', 'description', 'applicationStatus', 'serverId', 'createdAt', 'environmentId'])
-      .where('environmentId', 'in', environmentIds)
-      .execute();
-    for (const r of rows) all.push({ ...r, type, createdAt: iso(r.createdAt) });
-  }
-  return all.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      .select([...summaryColumns, sql<ServiceKind>`${type}::text`.as('type')])
+      .where('environmentId', 'in', environmentIds),
+  );
+  const rows = await rest.reduce((q, next) => q.unionAll(next), first!).execute();
+  return rows
+    .map((r) => ({ ...r, createdAt: iso(r.createdAt) }))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 export interface RemovalCounts {
