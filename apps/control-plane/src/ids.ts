@@ -11,6 +11,3 @@ export const randomIds: IdGenerator = (prefix) => {
   for (const b of bytes) s += ALPHABET[b % 36];
   return `${prefix}_${s}`;
 };
-
-/** 6 hex characters, for suffixes of generated names. */
-export const shortSuffix = () => randomBytes(3).toString('hex');

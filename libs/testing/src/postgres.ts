@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { waitFor } from './wait-for.js';
@@ -47,6 +47,8 @@ export async function ensureTestPostgres(): Promise<string> {
   const url = `postgres://postgres@127.0.0.1:${PORT}/postgres`;
   if (await answers(url)) return url;
   const data = join(ROOT, 'data');
+  // Not answering: whatever is there is left over from an earlier run; start clean.
+  rmSync(ROOT, { recursive: true, force: true });
   mkdirSync(ROOT, { recursive: true });
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres', ROOT]);
   if (!existsSync(join(data, 'PG_VERSION'))) {

@@ -1,6 +1,6 @@
 import type { Db, ServiceTable } from '@skiff/db';
 import { sql } from 'kysely';
-import { shortSuffix } from '../ids.js';
+import { copyAppName } from '@skiff/domain';
 import type { IdGenerator } from '../ids.js';
 import { iso } from './deps.js';
 
@@ -54,12 +54,6 @@ export async function countServices(db: Db, environmentIds: string[]): Promise<O
   const services = await servicesOf(db, environmentIds);
   const count = (t: ServiceKind) => services.filter((s) => s.type === t).length;
   return { applications: count('application'), compose: count('compose'), caches: count('cache') };
-}
-
-/** A fresh app name for a copy: the original without an earlier copy suffix, plus 6 hex. */
-export function copyAppName(appName: string): string {
-  const base = appName.replace(/-[0-9a-f]{6}$/, '').slice(0, 56);
-  return `${base}-${shortSuffix()}`;
 }
 
 /**
