@@ -17,8 +17,10 @@ apt_install() {
 
 ensure_node_deps() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    echo "==> npm ci" >&2
-    npm ci --no-audit --no-fund --loglevel=error >&2
+    # `npm install` from the lock file rather than `npm ci`: npm leaves other platforms'
+    # optional binaries (@bufbuild/buf-*) out of the lock, and `npm ci` refuses that.
+    echo "==> npm install" >&2
+    npm install --no-audit --no-fund --no-save --loglevel=error >&2
   fi
 }
 
