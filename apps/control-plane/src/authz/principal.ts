@@ -31,3 +31,9 @@ export const defaultPermissions = (): PermissionsJson => ({
   canDeleteEnvironments: false,
   canCreateEnvironments: false,
 });
+
+/** A member's stored permissions, with flags added since they were stored taking their defaults. */
+export const storedPermissions = (json: unknown): PermissionsJson => ({
+  ...defaultPermissions(),
+  ...(json as Partial<PermissionsJson>),
+});

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DomainError, type ErrorCode, type Issue, statusOf } from '../errors.js';
+import { DomainError, type ErrorCode, type Issue } from '../errors.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -29,5 +29,3 @@ export function validationError(error: z.ZodError): DomainError {
   const fields = [...new Set(issues.map((i) => i.path.join('.') || '(body)'))].join(', ');
   return new DomainError('BAD_REQUEST', `Invalid input data: ${fields}`, issues);
 }
-
-export const statusFor = (code: ErrorCode) => statusOf[code];

@@ -3,10 +3,10 @@ import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
 import { checkAccess } from '../authz/policy.js';
-import { DomainError, NotImplemented, Unauthorized } from '../errors.js';
+import { DomainError, NotImplemented, Unauthorized, statusOf } from '../errors.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
-import { errorBody, statusFor, validationError } from './envelope.js';
+import { errorBody, validationError } from './envelope.js';
 import { inputFromQuery } from './input-shape.js';
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -68,10 +68,10 @@ export function mountApi(app: Hono, deps: MountDeps): void {
   });
 }
 
-export function errorResponse(ctx: Context, err: unknown, log: Logger, requestId: string, started: number) {
+function errorResponse(ctx: Context, err: unknown, log: Logger, requestId: string, started: number) {
   const ms = round(performance.now() - started);
   if (err instanceof DomainError) {
-    const status = statusFor(err.code);
+    const status = statusOf[err.code];
     log.info({ status, ms, code: err.code }, 'request');
     return ctx.json(errorBody(err.code, requestId, err.message, err.issues), status);
   }

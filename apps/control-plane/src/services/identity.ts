@@ -1,6 +1,6 @@
 import type { Member, Organization, PermissionsJson, User } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
-import { defaultPermissions } from '../authz/principal.js';
+import { defaultPermissions, storedPermissions } from '../authz/principal.js';
 import { isAdmin } from '../authz/policy.js';
 import { hashToken, keyStart, newApiKey } from '../crypto/tokens.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
@@ -16,11 +16,13 @@ export const userRecord = (u: User) => ({
   createdAt: iso(u.createdAt),
 });
 
-export const memberRecord = (u: User, m: Member) => ({
-  ...userRecord(u),
-  organizationId: m.organizationId,
-  role: m.role,
-  permissions: m.permissions as unknown as PermissionsJson,
+type MemberRow = User & { memberId: string; organizationId: string; role: Member['role']; permissions: unknown };
+
+const memberRecord = (r: MemberRow) => ({
+  ...userRecord(r),
+  organizationId: r.organizationId,
+  role: r.role,
+  permissions: storedPermissions(r.permissions),
 });
 
 export const organizationRecord = (o: Organization) => ({
@@ -65,7 +67,7 @@ export class IdentityService {
       organizationId: row.organizationId,
       role: row.role,
       apiKeyId: row.apiKeyId,
-      permissions: { ...defaultPermissions(), ...(row.permissions as unknown as PermissionsJson) },
+      permissions: storedPermissions(row.permissions),
       isPlatformAdmin: row.isPlatformAdmin,
     };
   }
@@ -110,54 +112,35 @@ export class IdentityService {
       .executeTakeFirst();
   }
 
-  private async memberInOrg(p: Principal, userId: string) {
-    const row = await this.db
-      .selectFrom('members as m')
-      .innerJoin('users as u', 'u.id', 'm.userId')
-      .selectAll('u')
-      .select(['m.id as memberId', 'm.role', 'm.permissions', 'm.organizationId', 'm.userId', 'm.createdAt as memberCreatedAt'])
-      .where('m.organizationId', '=', p.organizationId)
-      .where('m.userId', '=', userId)
-      .executeTakeFirst();
-    if (!row) throw NotFound('No such member in this organization');
-    const user: User = row;
-    const member = {
-      id: row.memberId,
-      organizationId: row.organizationId,
-      userId: row.userId,
-      role: row.role,
-      permissions: row.permissions,
-      createdAt: row.memberCreatedAt,
-    } as Member;
-    return { user, member };
-  }
-
-  async get(p: Principal) {
-    const { user, member } = await this.memberInOrg(p, p.userId);
-    return memberRecord(user, member);
-  }
-
-  async one(p: Principal, userId: string) {
-    const { user, member } = await this.memberInOrg(p, userId);
-    if (userId !== p.userId && !isAdmin(p)) throw Forbidden('Only admins can read other members');
-    return memberRecord(user, member);
-  }
-
-  async all(p: Principal) {
-    const rows = await this.db
+  /** The members of an organization, each with its user. */
+  private membersOf(organizationId: string) {
+    return this.db
       .selectFrom('members as m')
       .innerJoin('users as u', 'u.id', 'm.userId')
       .selectAll('u')
       .select(['m.id as memberId', 'm.role', 'm.permissions', 'm.organizationId'])
-      .where('m.organizationId', '=', p.organizationId)
-      .orderBy('u.createdAt')
-      .execute();
-    return rows.map((r) => ({
-      ...userRecord(r),
-      organizationId: r.organizationId,
-      role: r.role,
-      permissions: r.permissions as unknown as PermissionsJson,
-    }));
+      .where('m.organizationId', '=', organizationId);
+  }
+
+  private async memberInOrg(p: Principal, userId: string) {
+    const row = await this.membersOf(p.organizationId).where('m.userId', '=', userId).executeTakeFirst();
+    if (!row) throw NotFound('No such member in this organization');
+    return memberRecord(row);
+  }
+
+  get(p: Principal) {
+    return this.memberInOrg(p, p.userId);
+  }
+
+  async one(p: Principal, userId: string) {
+    const member = await this.memberInOrg(p, userId);
+    if (userId !== p.userId && !isAdmin(p)) throw Forbidden('Only admins can read other members');
+    return member;
+  }
+
+  async all(p: Principal) {
+    const rows = await this.membersOf(p.organizationId).orderBy('u.createdAt').execute();
+    return rows.map(memberRecord);
   }
 
   async update(p: Principal, input: { name?: string; lastName?: string; email?: string; image?: string | null }) {
@@ -176,14 +159,14 @@ export class IdentityService {
   }
 
   async remove(p: Principal, userId: string) {
-    const { member } = await this.memberInOrg(p, userId);
+    const member = await this.memberInOrg(p, userId);
     if (member.role === 'owner') throw Forbidden('The owner of an organization cannot be removed');
     if (member.role === 'admin' && p.role !== 'owner' && userId !== p.userId) {
       throw Forbidden('Only the owner can remove an admin');
     }
     const removedFromPlatform = await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('apiKeys').where('userId', '=', userId).where('organizationId', '=', p.organizationId).execute();
-      await trx.deleteFrom('members').where('id', '=', member.id).execute();
+      await trx.deleteFrom('members').where('userId', '=', userId).where('organizationId', '=', p.organizationId).execute();
       const other = await trx.selectFrom('members').select(['organizationId']).where('userId', '=', userId).executeTakeFirst();
       if (other) {
         await trx
@@ -203,18 +186,19 @@ export class IdentityService {
   }
 
   async assignPermissions(p: Principal, input: Partial<PermissionsJson> & { id: string }) {
-    const { member } = await this.memberInOrg(p, input.id);
+    const member = await this.memberInOrg(p, input.id);
     if (member.role !== 'member') {
       throw Invalid('id', 'owners and admins hold every permission; only members take assignments');
     }
     const { id: _id, ...changes } = input;
     await this.checkAccessLists(p.organizationId, changes);
-    const permissions: PermissionsJson = {
-      ...defaultPermissions(),
-      ...(member.permissions as unknown as PermissionsJson),
-      ...stripUndefined(changes),
-    };
-    await this.db.updateTable('members').set({ permissions: JSON.stringify(permissions) }).where('id', '=', member.id).execute();
+    const permissions: PermissionsJson = { ...member.permissions, ...stripUndefined(changes) };
+    await this.db
+      .updateTable('members')
+      .set({ permissions: JSON.stringify(permissions) })
+      .where('userId', '=', input.id)
+      .where('organizationId', '=', p.organizationId)
+      .execute();
     this.deps.onAccessChange();
     return permissions;
   }
@@ -248,7 +232,7 @@ export class IdentityService {
     if (isAdmin(p)) return;
     const member = await this.membership(p.userId, p.organizationId);
     if (!member) return;
-    const perms = { ...defaultPermissions(), ...(member.permissions as unknown as PermissionsJson) };
+    const perms = storedPermissions(member.permissions);
     perms.accessedProjects = [...new Set([...perms.accessedProjects, ...(lists.projects ?? [])])];
     perms.accessedEnvironments = [...new Set([...perms.accessedEnvironments, ...(lists.environments ?? [])])];
     perms.accessedServices = [...new Set([...perms.accessedServices, ...(lists.services ?? [])])];

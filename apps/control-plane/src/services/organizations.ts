@@ -1,4 +1,5 @@
-import type { Principal } from '../authz/principal.js';
+import type { Organization } from '@skiff/db';
+import type { Principal, Role } from '../authz/principal.js';
 import { defaultPermissions } from '../authz/principal.js';
 import { hashToken, newInvitationToken } from '../crypto/tokens.js';
 import { Forbidden, Invalid, NotFound, Unauthorized } from '../errors.js';
@@ -25,6 +26,12 @@ const invitationRecord = (i: {
   createdAt: iso(i.createdAt),
 });
 
+const withRoleRecord = (r: Organization & { role: Role; defaultOrganizationId: string | null }) => ({
+  ...organizationRecord(r),
+  role: r.role,
+  isDefault: r.defaultOrganizationId === r.id,
+});
+
 /** Organizations, their invitations, and joining through an invitation. */
 export class OrganizationService {
   constructor(
@@ -36,18 +43,21 @@ export class OrganizationService {
     return this.deps.db;
   }
 
-  private async withRole(p: Principal, organizationId: string) {
-    const row = await this.db
+  /** The organizations a user belongs to, with the user's role and default. */
+  private organizationsOf(userId: string) {
+    return this.db
       .selectFrom('organizations as o')
       .innerJoin('members as m', 'm.organizationId', 'o.id')
       .innerJoin('users as u', 'u.id', 'm.userId')
       .selectAll('o')
       .select(['m.role', 'u.defaultOrganizationId'])
-      .where('o.id', '=', organizationId)
-      .where('m.userId', '=', p.userId)
-      .executeTakeFirst();
+      .where('m.userId', '=', userId);
+  }
+
+  private async withRole(p: Principal, organizationId: string) {
+    const row = await this.organizationsOf(p.userId).where('o.id', '=', organizationId).executeTakeFirst();
     if (!row) throw NotFound('No such organization');
-    return { ...organizationRecord(row), role: row.role, isDefault: row.defaultOrganizationId === row.id };
+    return withRoleRecord(row);
   }
 
   async create(p: Principal, input: { name: string; logo?: string }) {
@@ -66,16 +76,8 @@ export class OrganizationService {
   }
 
   async all(p: Principal) {
-    const rows = await this.db
-      .selectFrom('organizations as o')
-      .innerJoin('members as m', 'm.organizationId', 'o.id')
-      .innerJoin('users as u', 'u.id', 'm.userId')
-      .selectAll('o')
-      .select(['m.role', 'u.defaultOrganizationId'])
-      .where('m.userId', '=', p.userId)
-      .orderBy('o.createdAt')
-      .execute();
-    return rows.map((r) => ({ ...organizationRecord(r), role: r.role, isDefault: r.defaultOrganizationId === r.id }));
+    const rows = await this.organizationsOf(p.userId).orderBy('o.createdAt').execute();
+    return rows.map(withRoleRecord);
   }
 
   one(p: Principal, organizationId: string) {

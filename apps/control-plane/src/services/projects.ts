@@ -2,7 +2,6 @@ import type { Db, Environment, Project } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
 import {
   assertEnvironment,
-  assertOrganization,
   assertProject,
   canSeeEnvironment,
   canSeeProject,
@@ -263,7 +262,6 @@ export class ProjectService {
   ) {
     if (input.name.trim() === '') throw Invalid('name', 'must not be empty');
     const { environment, project } = await this.findEnvironment(p, input.sourceEnvironmentId);
-    assertOrganization(p, project.organizationId);
     requireGrant(p, input.duplicateInSameProject ? 'canCreateEnvironments' : 'canCreateProjects');
     if (input.includeServices && input.selectedServices) {
       const present = new Set((await servicesOf(this.db, [environment.id])).map((s) => `${s.type}:${s.id}`));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { CertificateType, NonEmpty, Unspecified } from '../primitives.js';
+import { Unspecified } from '../primitives.js';
+import { routeFields } from './fields.js';
 
 export const create = defineContract({
   method: 'POST',
@@ -17,26 +18,10 @@ export const create = defineContract({
     'default one when `certificateType` is acme. `forwardAuthEnabled` protects the route ' +
     "with the proxy's forward-auth middleware.",
   input: z.object({
-    host: NonEmpty,
-    path: z.string().nullable().optional(),
-    port: z.number().nullable().optional(),
-    customEntrypoint: z.string().nullable().optional(),
-    https: z.boolean().optional(),
+    ...routeFields,
     applicationId: z.string().nullable().optional(),
-    certificateType: CertificateType.optional(),
-    customCertResolver: z.string().nullable().optional(),
     composeId: z.string().nullable().optional(),
-    serviceName: z.string().nullable().optional(),
-    domainType: z.string().nullable().optional(),
     previewDeploymentId: z.string().nullable().optional(),
-    internalPath: z.string().nullable().optional(),
-    stripPath: z.boolean().optional(),
-    middlewares: z
-      .array(NonEmpty)
-      .nullable()
-      .optional()
-      .describe("names of middlewares declared in the proxy's shared middleware configuration"),
-    forwardAuthEnabled: z.boolean().optional(),
   }),
   output: Unspecified,
   example: {

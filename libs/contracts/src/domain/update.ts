@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { CertificateType, Id, NonEmpty, Unspecified } from '../primitives.js';
+import { Id, Unspecified } from '../primitives.js';
+import { routeFields } from './fields.js';
 
 export const update = defineContract({
   method: 'POST',
@@ -10,24 +11,8 @@ export const update = defineContract({
     "declared in the proxy's shared middleware configuration, applied in order; null clears " +
     'them. `enabled` false keeps the domain but removes its route.',
   input: z.object({
-    host: NonEmpty,
+    ...routeFields,
     domainId: Id,
-    path: z.string().nullable().optional(),
-    customEntrypoint: z.string().nullable().optional(),
-    customCertResolver: z.string().nullable().optional(),
-    serviceName: z.string().nullable().optional(),
-    domainType: z.string().nullable().optional(),
-    internalPath: z.string().nullable().optional(),
-    port: z.number().nullable().optional(),
-    https: z.boolean().optional(),
-    certificateType: CertificateType.optional(),
-    stripPath: z.boolean().optional(),
-    middlewares: z
-      .array(NonEmpty)
-      .nullable()
-      .optional()
-      .describe("names of middlewares declared in the proxy's shared middleware configuration"),
-    forwardAuthEnabled: z.boolean().optional(),
     enabled: z.boolean().optional(),
   }),
   output: Unspecified,
