@@ -7,6 +7,7 @@ import { PrincipalCache } from './http/authenticate.js';
 import type { AllHandlers } from './http/context.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { type IdGenerator, randomIds } from './ids.js';
+import { applicationHandlers } from './routers/application.js';
 import { environmentHandlers } from './routers/environment.js';
 import { notificationHandlers } from './routers/notification.js';
 import { organizationHandlers } from './routers/organization.js';
@@ -14,10 +15,12 @@ import { projectHandlers } from './routers/project.js';
 import { settingsHandlers } from './routers/settings.js';
 import { userHandlers } from './routers/user.js';
 import type { ServiceDeps } from './services/deps.js';
+import { ApplicationService } from './services/applications.js';
 import { IdentityService } from './services/identity.js';
 import { MetricsTokenService } from './services/metrics-tokens.js';
 import { OrganizationService } from './services/organizations.js';
 import { ProjectService } from './services/projects.js';
+import { ServiceAccess } from './services/service-access.js';
 
 export interface PlatformOptions {
   database: { url?: string; pgliteDir?: string };
@@ -46,6 +49,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const organizations = new OrganizationService(deps, identity);
   const projects = new ProjectService(deps, identity);
   const metricsTokens = new MetricsTokenService(deps);
+  const access = new ServiceAccess(deps.db);
+  const applications = new ApplicationService(deps, access, projects, identity);
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 
   let openApi: Record<string, unknown> | undefined;
@@ -57,6 +62,7 @@ export async function buildPlatform(options: PlatformOptions) {
     organization: organizationHandlers(organizations),
     user: userHandlers(identity, organizations, metricsTokens),
     notification: notificationHandlers(metricsTokens),
+    application: applicationHandlers(applications),
     settings: settingsHandlers({ version: options.version, openApiDocument }),
   };
 

@@ -37,7 +37,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     const { PGliteDialect } = await import('kysely-pglite-dialect');
     dialect = new PGliteDialect(await PGlite.create(dir));
   }
-  const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })] });
   return { db, kind, close: () => db.destroy() };
 }
 

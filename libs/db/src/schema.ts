@@ -2,6 +2,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Json<T> = ColumnType<T, string, string>;
+/** A nullable JSON column: optional on insert. */
+type JsonOrNull<T> = ColumnType<T | null, string | null | undefined, string | null>;
 
 export interface PermissionsJson {
   accessedProjects: string[];
@@ -110,20 +112,303 @@ export interface ServiceColumns {
   createdAt: CreatedAt;
 }
 
-export interface ApplicationsTable extends ServiceColumns {
-  sourceType: string;
+/** Swarm service-spec values, stored as given (validated by the contracts). */
+type ClusterJson = JsonOrNull<unknown>;
+
+interface ClusterColumns {
+  healthCheckCluster: ClusterJson;
+  restartPolicyCluster: ClusterJson;
+  placementCluster: ClusterJson;
+  updateConfigCluster: ClusterJson;
+  rollbackConfigCluster: ClusterJson;
+  modeCluster: ClusterJson;
+  labelsCluster: ClusterJson;
+  networkCluster: ClusterJson;
+  stopGracePeriodCluster: ClusterJson;
+  endpointSpecCluster: ClusterJson;
+  ulimitsCluster: ClusterJson;
 }
 
-export interface ComposeStacksTable extends ServiceColumns {
+interface ResourceColumns {
+  memoryReservation: string | null;
+  memoryLimit: string | null;
+  cpuReservation: string | null;
+  cpuLimit: string | null;
+}
+
+/** Where a service's source comes from: a forge connection or a plain git URL. */
+interface SourceColumns {
+  repository: string | null;
+  owner: string | null;
+  branch: string | null;
+  forgeAId: string | null;
+  triggerType: string | null;
+  forgeBId: string | null;
+  forgeBRepository: string | null;
+  forgeBOwner: string | null;
+  forgeBBranch: string | null;
+  forgeBPathNamespace: string | null;
+  forgeBProjectId: number | null;
+  forgeCId: string | null;
+  forgeCRepository: string | null;
+  forgeCRepositorySlug: string | null;
+  forgeCOwner: string | null;
+  forgeCBranch: string | null;
+  forgeDId: string | null;
+  forgeDRepository: string | null;
+  forgeDOwner: string | null;
+  forgeDBranch: string | null;
+  customGitUrl: string | null;
+  customGitBranch: string | null;
+  customGitSSHKeyId: string | null;
+  enableSubmodules: boolean | null;
+  autoDeploy: boolean | null;
+  watchPaths: JsonOrNull<string[]>;
+  /** Encrypted webhook token. */
+  refreshToken: string | null;
+}
+
+export interface ApplicationsTable extends ServiceColumns, ClusterColumns, ResourceColumns, SourceColumns {
+  sourceType: string;
+  /** Encrypted (sealed) text: previewEnv, buildArgs, previewBuildArgs; write-only: buildSecrets, previewBuildSecrets, password. */
+  previewEnv: string | null;
+  buildArgs: string | null;
+  buildSecrets: string | null;
+  previewBuildArgs: string | null;
+  previewBuildSecrets: string | null;
+  previewWildcard: string | null;
+  previewPath: string | null;
+  previewCustomCertResolver: string | null;
+  previewCertificateType: string | null;
+  title: string | null;
+  subtitle: string | null;
+  command: string | null;
+  buildPath: string | null;
+  forgeBBuildPath: string | null;
+  forgeCBuildPath: string | null;
+  forgeDBuildPath: string | null;
+  username: string | null;
+  password: string | null;
+  containerImage: string | null;
+  registryUrl: string | null;
+  customGitBuildPath: string | null;
+  buildType: string | null;
+  containerfile: string | null;
+  containerContextPath: string | null;
+  containerBuildStage: string | null;
+  legacyVersion: string | null;
+  packTwoVersion: string | null;
+  publishDirectory: string | null;
+  dropBuildPath: string | null;
+  icon: string | null;
+  previewPort: number | null;
+  previewLimit: number | null;
+  previewHttps: boolean | null;
+  isPreviewDeploymentsActive: boolean | null;
+  previewRequireCollaboratorPermissions: boolean | null;
+  rollbackActive: boolean | null;
+  enabled: boolean | null;
+  cleanCache: boolean | null;
+  createEnvFile: boolean | null;
+  isStaticSpa: boolean | null;
+  previewLabels: JsonOrNull<string[]>;
+  args: JsonOrNull<string[]>;
+  replicas: Generated<number>;
+}
+
+export interface ComposeStacksTable extends ServiceColumns, SourceColumns {
   sourceType: string;
   composeType: string;
   composeFile: string;
+  composePath: string | null;
+  command: string | null;
+  suffix: string | null;
+  randomize: boolean | null;
+  isolatedDeployment: boolean | null;
+  isolatedDeploymentsVolume: boolean | null;
 }
 
-export interface CacheInstancesTable extends ServiceColumns {
+export interface CacheInstancesTable extends ServiceColumns, ClusterColumns, ResourceColumns {
   containerImage: string;
   /** Encrypted. */
   databasePassword: string;
+  command: string | null;
+  args: JsonOrNull<string[]>;
+  externalPort: number | null;
+  networkIds: JsonOrNull<string[]>;
+  detachPlatformNetwork: boolean | null;
+  replicas: Generated<number>;
+}
+
+export interface ServersTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  address: string;
+  description: string | null;
+  status: Generated<string>;
+  createdAt: CreatedAt;
+}
+
+export interface SshKeysTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: string | null;
+  publicKey: string;
+  /** Encrypted; never returned. */
+  privateKey: string;
+  createdAt: CreatedAt;
+}
+
+export interface DomainsTable {
+  id: string;
+  organizationId: string;
+  applicationId: string | null;
+  composeId: string | null;
+  previewDeploymentId: string | null;
+  /** The server of the service routed to (null: the control plane's own). */
+  serverId: string | null;
+  host: string;
+  path: string;
+  port: number | null;
+  https: boolean;
+  certificateType: string;
+  customEntrypoint: string | null;
+  customCertResolver: string | null;
+  serviceName: string | null;
+  domainType: string;
+  internalPath: string | null;
+  stripPath: boolean;
+  middlewares: JsonOrNull<string[]>;
+  forwardAuthEnabled: boolean;
+  enabled: boolean;
+  createdAt: CreatedAt;
+}
+
+export interface PreviewDeploymentsTable {
+  id: string;
+  applicationId: string;
+  appName: string;
+  branch: string;
+  pullRequestId: string;
+  pullRequestNumber: string;
+  pullRequestUrl: string;
+  pullRequestTitle: string;
+  previewStatus: Generated<string>;
+  createdAt: CreatedAt;
+}
+
+export interface SecurityEntriesTable {
+  id: string;
+  applicationId: string;
+  username: string;
+  /** bcrypt. */
+  passwordHash: string;
+  createdAt: CreatedAt;
+}
+
+export interface CertificatesTable {
+  id: string;
+  organizationId: string;
+  serverId: string | null;
+  name: string;
+  certificateData: string;
+  /** Encrypted; never returned. */
+  privateKey: string;
+  certificatePath: string;
+  autoRenew: boolean | null;
+  subject: string;
+  issuer: string;
+  subjectNames: Json<string[]>;
+  notBefore: Date;
+  expiresAt: Date;
+  fingerprint: string;
+  createdAt: CreatedAt;
+}
+
+export type NotificationKind = 'hook' | 'messenger' | 'community' | 'email' | 'push';
+
+export interface NotificationsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  kind: NotificationKind;
+  /** The channel record's id (`hookId`, `messengerId`, …). */
+  channelId: string;
+  flags: Json<Record<string, boolean>>;
+  /** The channel's settings that are not secret. */
+  config: Json<Record<string, unknown>>;
+  /** Encrypted JSON of the channel's secret settings. */
+  secrets: string;
+  createdAt: CreatedAt;
+}
+
+export interface DestinationsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  endpoint: string;
+  region: string;
+  bucket: string;
+  /** Encrypted. */
+  accessKey: string;
+  /** Encrypted; never returned. */
+  secretKey: string;
+  createdAt: CreatedAt;
+}
+
+export interface BackupsTable {
+  id: string;
+  organizationId: string;
+  destinationId: string;
+  schedule: string;
+  enabled: boolean;
+  prefix: string;
+  keepLatestCount: number | null;
+  database: string;
+  databaseType: string;
+  backupType: string;
+  dbAId: string | null;
+  dbBId: string | null;
+  dbCId: string | null;
+  dbDId: string | null;
+  dbEId: string | null;
+  composeId: string | null;
+  serviceName: string | null;
+  userId: string | null;
+  includeEncryptionKey: boolean;
+  metadata: JsonOrNull<unknown>;
+  createdAt: CreatedAt;
+}
+
+export interface AiConfigsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  apiUrl: string;
+  /** Encrypted; never returned. */
+  apiKey: string;
+  model: string;
+  isEnabled: boolean;
+  createdAt: CreatedAt;
+}
+
+export type ForgeKind = 'forgeA' | 'forgeB' | 'forgeC' | 'forgeD';
+
+export interface GitProvidersTable {
+  /** The forge connection's id (`forgeAId`, …). */
+  id: string;
+  gitProviderId: string;
+  organizationId: string;
+  kind: ForgeKind;
+  name: string;
+  authId: string;
+  userId: string;
+  config: Json<Record<string, unknown>>;
+  /** Encrypted JSON of the connection's secrets. */
+  secrets: string;
+  createdAt: CreatedAt;
 }
 
 export interface Database {
@@ -137,6 +422,17 @@ export interface Database {
   applications: ApplicationsTable;
   composeStacks: ComposeStacksTable;
   cacheInstances: CacheInstancesTable;
+  servers: ServersTable;
+  sshKeys: SshKeysTable;
+  domains: DomainsTable;
+  previewDeployments: PreviewDeploymentsTable;
+  securityEntries: SecurityEntriesTable;
+  certificates: CertificatesTable;
+  notifications: NotificationsTable;
+  destinations: DestinationsTable;
+  backups: BackupsTable;
+  aiConfigs: AiConfigsTable;
+  gitProviders: GitProvidersTable;
 }
 
 export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances';
@@ -150,3 +446,17 @@ export type Project = Selectable<ProjectsTable>;
 export type Environment = Selectable<EnvironmentsTable>;
 export type NewProject = Insertable<ProjectsTable>;
 export type ProjectUpdate = Updateable<ProjectsTable>;
+export type Application = Selectable<ApplicationsTable>;
+export type ComposeStack = Selectable<ComposeStacksTable>;
+export type CacheInstance = Selectable<CacheInstancesTable>;
+export type Server = Selectable<ServersTable>;
+export type SshKey = Selectable<SshKeysTable>;
+export type Domain = Selectable<DomainsTable>;
+export type PreviewDeployment = Selectable<PreviewDeploymentsTable>;
+export type SecurityEntry = Selectable<SecurityEntriesTable>;
+export type Certificate = Selectable<CertificatesTable>;
+export type Notification = Selectable<NotificationsTable>;
+export type Destination = Selectable<DestinationsTable>;
+export type Backup = Selectable<BackupsTable>;
+export type AiConfig = Selectable<AiConfigsTable>;
+export type GitProvider = Selectable<GitProvidersTable>;

@@ -8,3 +8,16 @@ export function copyAppName(appName: string, suffix = nameSuffix()): string {
   const base = appName.replace(/-[0-9a-f]{6}$/, '').slice(0, 56);
   return `${base}-${suffix}`;
 }
+
+/** An app name drawn from a display name: lower-case letters, digits and hyphens, plus 6 hex. */
+export function appNameFrom(name: string, suffix = nameSuffix()): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 56)
+    .replace(/-+$/, '');
+  return `${base || 'app'}-${suffix}`;
+}

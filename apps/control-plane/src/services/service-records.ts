@@ -6,11 +6,11 @@ import { iso } from './deps.js';
 
 export type ServiceKind = 'application' | 'compose' | 'cache';
 
-export const serviceTables: Record<ServiceKind, { table: ServiceTable; idPrefix: string }> = {
+export const serviceTables = {
   application: { table: 'applications', idPrefix: 'app' },
   compose: { table: 'composeStacks', idPrefix: 'cmp' },
   cache: { table: 'cacheInstances', idPrefix: 'rds' },
-};
+} as const satisfies Record<ServiceKind, { table: ServiceTable; idPrefix: string }>;
 
 const kinds = Object.keys(serviceTables) as ServiceKind[];
 

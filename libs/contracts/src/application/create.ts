@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { AppName, Id, NonEmpty, SourceType, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { AppName, Id, NonEmpty, SourceType } from '../primitives.js';
 
 export const create = defineContract({
   method: 'POST',
@@ -13,7 +14,7 @@ export const create = defineContract({
     serverId: z.string().nullable().optional(),
     sourceType: SourceType.optional(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   access: { grant: 'canCreateServices' },
   example: {
     name: 'Shop frontend',

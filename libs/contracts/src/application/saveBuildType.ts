@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { BuildType, Id, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { BuildType, Id } from '../primitives.js';
 
 export const saveBuildType = defineContract({
   method: 'POST',
@@ -16,7 +17,7 @@ export const saveBuildType = defineContract({
     publishDirectory: z.string().nullable().optional(),
     isStaticSpa: z.boolean().nullable().optional(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   example: {
     applicationId: 'app_example',
     buildType: 'containerfile',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Id, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { Id } from '../primitives.js';
 
 export const saveContainerProvider = defineContract({
   method: 'POST',
@@ -12,7 +13,7 @@ export const saveContainerProvider = defineContract({
     password: z.string().nullable(),
     registryUrl: z.string().nullable(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   example: {
     containerImage: 'ghcr.io/acme/shop:1.4.2',
     applicationId: 'app_example',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Id, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { Id } from '../primitives.js';
 
 export const saveEnvironment = defineContract({
   method: 'POST',
@@ -12,7 +13,7 @@ export const saveEnvironment = defineContract({
     buildSecrets: z.string().nullable(),
     createEnvFile: z.boolean(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   example: {
     applicationId: 'app_example',
     env: 'NODE_ENV=production\nDATABASE_URL=${{environment.DATABASE_URL}}',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Branch, Id, TriggerType, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { Branch, Id, TriggerType } from '../primitives.js';
 
 export const saveForgeAProvider = defineContract({
   method: 'POST',
@@ -16,7 +17,7 @@ export const saveForgeAProvider = defineContract({
     enableSubmodules: z.boolean().optional(),
     watchPaths: z.array(z.string()).nullable().optional(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   example: {
     applicationId: 'app_example',
     repository: 'shop',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Branch, Id, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { Branch, Id } from '../primitives.js';
 
 export const saveForgeCProvider = defineContract({
   method: 'POST',
@@ -16,7 +17,7 @@ export const saveForgeCProvider = defineContract({
     enableSubmodules: z.boolean().optional(),
     watchPaths: z.array(z.string()).nullable().optional(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   example: {
     forgeCBuildPath: '/',
     forgeCOwner: 'acme',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Branch, Id, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { Branch, Id } from '../primitives.js';
 
 export const saveForgeDProvider = defineContract({
   method: 'POST',
@@ -15,7 +16,7 @@ export const saveForgeDProvider = defineContract({
     enableSubmodules: z.boolean().optional(),
     watchPaths: z.array(z.string()).nullable().optional(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   example: {
     applicationId: 'app_example',
     forgeDBuildPath: '/',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Branch, Id, Unspecified } from '../primitives.js';
+import { ApplicationRecord } from './record.js';
+import { Branch, Id } from '../primitives.js';
 
 export const saveGitProvider = defineContract({
   method: 'POST',
@@ -14,7 +15,7 @@ export const saveGitProvider = defineContract({
     customGitBranch: Branch,
     customGitSSHKeyId: z.string().nullable().optional(),
   }),
-  output: Unspecified,
+  output: ApplicationRecord,
   example: {
     applicationId: 'app_example',
     customGitBuildPath: '/',

@@ -1,0 +1,19 @@
+import type { RouterHandlers } from '../http/context.js';
+import type { ApplicationService } from '../services/applications.js';
+
+export const applicationHandlers = (apps: ApplicationService): RouterHandlers<'application'> => ({
+  create: (input, { principal }) => apps.create(principal, input),
+  one: (input, { principal }) => apps.one(principal, input.applicationId),
+  update: (input, { principal }) => apps.update(principal, input),
+  saveEnvironment: (input, { principal }) => apps.saveEnvironment(principal, input),
+  saveBuildType: (input, { principal }) => apps.saveBuildType(principal, input),
+  saveForgeAProvider: (input, { principal }) => apps.saveSource(principal, 'forgeA', input),
+  saveForgeBProvider: (input, { principal }) => apps.saveSource(principal, 'forgeB', input),
+  saveForgeCProvider: (input, { principal }) => apps.saveSource(principal, 'forgeC', input),
+  saveForgeDProvider: (input, { principal }) => apps.saveSource(principal, 'forgeD', input),
+  saveContainerProvider: (input, { principal }) => apps.saveSource(principal, 'container', input),
+  saveGitProvider: (input, { principal }) => apps.saveSource(principal, 'git', input),
+  disconnectGitProvider: (input, { principal }) => apps.disconnectGitProvider(principal, input.applicationId),
+  markRunning: (input, { principal }) => apps.markRunning(principal, input.applicationId),
+  delete: (input, { principal }) => apps.delete(principal, input.applicationId),
+});

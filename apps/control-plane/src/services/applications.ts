@@ -1,0 +1,200 @@
+import type { Contracts, OutputOf } from '@skiff/contracts';
+import type { Application, ForgeKind } from '@skiff/db';
+import { appNameFrom } from '@skiff/domain';
+import type { Principal } from '../authz/principal.js';
+import { Invalid } from '../errors.js';
+import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import type { IdentityService } from './identity.js';
+import type { ProjectService } from './projects.js';
+import { RecordCodec } from './record-codec.js';
+import type { ServiceAccess } from './service-access.js';
+
+const CLUSTER = [
+  'healthCheckCluster', 'restartPolicyCluster', 'placementCluster', 'updateConfigCluster',
+  'rollbackConfigCluster', 'modeCluster', 'labelsCluster', 'networkCluster',
+  'stopGracePeriodCluster', 'endpointSpecCluster', 'ulimitsCluster',
+] as const;
+
+/** Every column that says where the source comes from; `disconnectGitProvider` clears them. */
+const SOURCE_FIELDS = [
+  'repository', 'owner', 'branch', 'buildPath', 'forgeAId', 'triggerType',
+  'forgeBId', 'forgeBRepository', 'forgeBOwner', 'forgeBBranch', 'forgeBBuildPath', 'forgeBPathNamespace', 'forgeBProjectId',
+  'forgeCId', 'forgeCRepository', 'forgeCRepositorySlug', 'forgeCOwner', 'forgeCBranch', 'forgeCBuildPath',
+  'forgeDId', 'forgeDRepository', 'forgeDOwner', 'forgeDBranch', 'forgeDBuildPath',
+  'customGitUrl', 'customGitBranch', 'customGitBuildPath', 'customGitSSHKeyId',
+  'containerImage', 'registryUrl', 'username', 'password', 'watchPaths',
+] as const;
+
+const FORGES: ForgeKind[] = ['forgeA', 'forgeB', 'forgeC', 'forgeD'];
+
+type Values = Record<string, unknown>;
+type ApplicationRecord = OutputOf<Contracts['application']['one']>;
+
+/** Application records: settings, sources, build and environment; no workload yet. */
+export class ApplicationService {
+  private readonly codec: RecordCodec<ApplicationRecord>;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly projects: ProjectService,
+    private readonly identity: IdentityService,
+  ) {
+    this.codec = new RecordCodec<ApplicationRecord>(deps.secrets, {
+      idField: 'applicationId',
+      sealed: ['env', 'previewEnv', 'buildArgs', 'previewBuildArgs', 'refreshToken'],
+      writeOnly: ['password', 'buildSecrets', 'previewBuildSecrets'],
+      json: ['watchPaths', 'previewLabels', 'args', ...CLUSTER],
+    });
+  }
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  record = (row: Application) => this.codec.record(row);
+
+  async create(
+    p: Principal,
+    input: { name: string; appName?: string; description?: string | null; environmentId: string; serverId?: string | null; sourceType?: string },
+  ) {
+    await this.projects.findEnvironment(p, input.environmentId);
+    const serverId = input.serverId ?? null;
+    await this.access.checkServer(p, serverId);
+    const appName = input.appName ?? appNameFrom(input.name);
+    await this.access.assertAppNameFree(serverId, appName);
+    const id = this.deps.ids('app');
+    const row = await this.insert({
+      id,
+      environmentId: input.environmentId,
+      name: input.name,
+      appName,
+      description: input.description ?? null,
+      serverId,
+      sourceType: input.sourceType ?? 'git',
+      env: this.deps.secrets.seal(''),
+      enableSubmodules: false,
+      autoDeploy: true,
+      previewHttps: false,
+      previewCertificateType: 'none',
+      enabled: true,
+    });
+    await this.identity.grantCreated(p, { services: [id] });
+    return this.record(row);
+  }
+
+  private async insert(values: Values) {
+    try {
+      return (await this.db.insertInto('applications').values(values as never).returningAll().executeTakeFirstOrThrow()) as Application;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw Invalid('appName', 'already used on this server');
+      throw err;
+    }
+  }
+
+  async one(p: Principal, applicationId: string) {
+    const { row } = await this.access.find(p, 'application', applicationId);
+    return this.record(row);
+  }
+
+  /** `application.update` and every `save*`: changes the fields given, after checking them. */
+  async update(p: Principal, input: Values & { applicationId: string }) {
+    const { applicationId, ...fields } = input;
+    const { row } = await this.access.find(p, 'application', applicationId);
+    await this.check(p, row, fields);
+    const columns = this.codec.columns(fields);
+    if (Object.keys(columns).length === 0) return this.record(row);
+    try {
+      const updated = await this.db
+        .updateTable('applications')
+        .set(columns as never)
+        .where('id', '=', applicationId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return this.record(updated);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw Invalid('appName', 'already used on this server');
+      throw err;
+    }
+  }
+
+  /** Rules beyond the contract's field shapes, each failure naming its field. */
+  private async check(p: Principal, row: Application, f: Values) {
+    if (typeof f.appName === 'string' && f.appName !== row.appName) {
+      await this.access.assertAppNameFree(row.serverId, f.appName, row.id);
+    }
+    const integer = (field: string, min: number, max = Number.MAX_SAFE_INTEGER) => {
+      const v = f[field];
+      if (v === undefined || v === null) return;
+      if (!Number.isInteger(v) || (v as number) < min || (v as number) > max) {
+        throw Invalid(field, `must be an integer from ${min} to ${max}`);
+      }
+    };
+    integer('replicas', 0, 1000);
+    integer('previewPort', 1, 65535);
+    integer('previewLimit', 0, 100);
+    integer('forgeBProjectId', 1);
+    for (const field of ['memoryReservation', 'memoryLimit'] as const) {
+      const v = f[field];
+      if (typeof v === 'string' && !/^\d+$/.test(v)) throw Invalid(field, 'must be a number of bytes');
+    }
+    for (const field of ['cpuReservation', 'cpuLimit'] as const) {
+      const v = f[field];
+      if (typeof v === 'string' && !/^\d+$/.test(v)) throw Invalid(field, 'must be a number of nano-CPUs (1000000000 = 1 CPU)');
+    }
+    if (typeof f.triggerType === 'string' && !['push', 'tag'].includes(f.triggerType)) {
+      throw Invalid('triggerType', 'must be push or tag');
+    }
+    if (typeof f.previewWildcard === 'string' && !/^\*\.[a-z0-9.-]+$/i.test(f.previewWildcard)) {
+      throw Invalid('previewWildcard', 'must look like *.example.com');
+    }
+    if (typeof f.customGitUrl === 'string' && !isGitUrl(f.customGitUrl)) {
+      throw Invalid('customGitUrl', 'must be an http(s), ssh or git@host:path URL');
+    }
+    for (const field of ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory'] as const) {
+      const v = f[field];
+      if (typeof v === 'string' && v.split('/').includes('..')) throw Invalid(field, 'must stay inside the source (no ..)');
+    }
+    await this.access.checkSshKey(p, f.customGitSSHKeyId as string | null | undefined);
+    for (const kind of FORGES) await this.access.checkForge(p, kind, f[`${kind}Id`] as string | null | undefined);
+  }
+
+  saveEnvironment(p: Principal, input: { applicationId: string; env: string | null; buildArgs: string | null; buildSecrets: string | null; createEnvFile: boolean }) {
+    return this.update(p, { ...input, env: input.env ?? '' });
+  }
+
+  saveBuildType(p: Principal, input: Values & { applicationId: string }) {
+    return this.update(p, input);
+  }
+
+  /** A save*Provider: the source fields given, and the source type they imply. */
+  saveSource(p: Principal, sourceType: string, input: Values & { applicationId: string }) {
+    return this.update(p, { ...input, sourceType });
+  }
+
+  disconnectGitProvider(p: Principal, applicationId: string) {
+    const cleared = Object.fromEntries(SOURCE_FIELDS.map((f) => [f, null]));
+    return this.update(p, { applicationId, ...cleared, sourceType: 'git', enableSubmodules: false });
+  }
+
+  async markRunning(p: Principal, applicationId: string) {
+    await this.update(p, { applicationId, applicationStatus: 'running' });
+    return {};
+  }
+
+  /** Removes the record, with its domains, security entries, previews and backups. */
+  async delete(p: Principal, applicationId: string) {
+    const { row } = await this.access.find(p, 'application', applicationId);
+    await this.db.deleteFrom('applications').where('id', '=', applicationId).execute();
+    return this.record(row);
+  }
+}
+
+function isGitUrl(url: string): boolean {
+  if (/^[\w.-]+@[\w.-]+:[\w./~-]+$/.test(url)) return true;
+  try {
+    return ['http:', 'https:', 'ssh:', 'git:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
