@@ -6,18 +6,50 @@ import { SecretBox } from './crypto/secret-box.js';
 import { PrincipalCache } from './http/authenticate.js';
 import type { AllHandlers } from './http/context.js';
 import { buildOpenApiDocument } from './http/openapi.js';
+import type { BillingConfig } from './config.js';
 import { type IdGenerator, randomIds } from './ids.js';
+import { aiHandlers } from './routers/ai.js';
 import { applicationHandlers } from './routers/application.js';
+import { billingHandlers } from './routers/billing.js';
+import { forgeAHandlers } from './routers/forgeA.js';
+import { forgeBHandlers } from './routers/forgeB.js';
+import { forgeCHandlers } from './routers/forgeC.js';
+import { forgeDHandlers } from './routers/forgeD.js';
+import { gitProviderHandlers } from './routers/gitProvider.js';
+import { serverHandlers } from './routers/server.js';
+import { sshKeyHandlers } from './routers/sshKey.js';
+import { certificatesHandlers } from './routers/certificates.js';
+import { domainHandlers } from './routers/domain.js';
+import { previewDeploymentHandlers } from './routers/previewDeployment.js';
+import { securityHandlers } from './routers/security.js';
+import { cacheHandlers } from './routers/cache.js';
+import { composeHandlers } from './routers/compose.js';
 import { environmentHandlers } from './routers/environment.js';
 import { notificationHandlers } from './routers/notification.js';
+import { backupHandlers, userBackupHandlers } from './routers/backup.js';
+import { destinationHandlers } from './routers/destination.js';
 import { organizationHandlers } from './routers/organization.js';
 import { projectHandlers } from './routers/project.js';
 import { settingsHandlers } from './routers/settings.js';
 import { userHandlers } from './routers/user.js';
 import type { ServiceDeps } from './services/deps.js';
+import { AiService } from './services/ai.js';
 import { ApplicationService } from './services/applications.js';
+import { BillingService } from './services/billing.js';
+import { GitProviderService } from './services/git-providers.js';
+import { ServerService } from './services/servers.js';
+import { SshKeyService } from './services/ssh-keys.js';
+import { CertificateService } from './services/certificates.js';
+import { DomainService } from './services/domains.js';
+import { PreviewService } from './services/previews.js';
+import { SecurityService } from './services/security.js';
+import { CacheService } from './services/cache.js';
+import { ComposeService } from './services/compose.js';
 import { IdentityService } from './services/identity.js';
 import { MetricsTokenService } from './services/metrics-tokens.js';
+import { BackupService } from './services/backups.js';
+import { DestinationService } from './services/destinations.js';
+import { NotificationService } from './services/notifications.js';
 import { OrganizationService } from './services/organizations.js';
 import { ProjectService } from './services/projects.js';
 import { ServiceAccess } from './services/service-access.js';
@@ -30,6 +62,10 @@ export interface PlatformOptions {
   ids?: IdGenerator;
   clock?: () => Date;
   validateOutput?: boolean;
+  /** Products, server limit and payment provider key (`readBillingConfig`); none and unlimited by default. */
+  billing?: BillingConfig;
+  /** The platform host's public IP address (`SKIFF_PUBLIC_IP`), for generated and validated domains. */
+  publicIp?: string;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -51,6 +87,20 @@ export async function buildPlatform(options: PlatformOptions) {
   const metricsTokens = new MetricsTokenService(deps);
   const access = new ServiceAccess(deps.db);
   const applications = new ApplicationService(deps, access, projects, identity);
+  const domains = new DomainService(deps, access, { publicIp: options.publicIp });
+  const securityEntries = new SecurityService(deps, access);
+  const certificates = new CertificateService(deps, access);
+  const previews = new PreviewService(deps, access, domains);
+  const composeStacks = new ComposeService(deps, access, projects, identity);
+  const caches = new CacheService(deps, access, projects, identity);
+  const notifications = new NotificationService(deps);
+  const destinations = new DestinationService(deps);
+  const backups = new BackupService(deps, access, destinations);
+  const ai = new AiService(deps);
+  const gitProviders = new GitProviderService(deps, identity);
+  const servers = new ServerService(deps, options.billing?.maxServers ?? null);
+  const sshKeys = new SshKeyService(deps);
+  const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 
   let openApi: Record<string, unknown> | undefined;
@@ -60,9 +110,26 @@ export async function buildPlatform(options: PlatformOptions) {
     project: projectHandlers(projects),
     environment: environmentHandlers(projects),
     organization: organizationHandlers(organizations),
-    user: userHandlers(identity, organizations, metricsTokens),
-    notification: notificationHandlers(metricsTokens),
+    user: { ...userHandlers(identity, organizations, metricsTokens), ...userBackupHandlers(backups) },
+    notification: notificationHandlers(metricsTokens, notifications),
+    destination: destinationHandlers(destinations),
+    backup: backupHandlers(backups),
     application: applicationHandlers(applications),
+    domain: domainHandlers(domains),
+    security: securityHandlers(securityEntries),
+    certificates: certificatesHandlers(certificates),
+    previewDeployment: previewDeploymentHandlers(previews),
+    compose: composeHandlers(composeStacks),
+    cache: cacheHandlers(caches),
+    ai: aiHandlers(ai),
+    forgeA: forgeAHandlers(gitProviders),
+    forgeB: forgeBHandlers(gitProviders),
+    forgeC: forgeCHandlers(gitProviders),
+    forgeD: forgeDHandlers(gitProviders),
+    gitProvider: gitProviderHandlers(gitProviders),
+    server: serverHandlers(servers),
+    sshKey: sshKeyHandlers(sshKeys),
+    billing: billingHandlers(billing),
     settings: settingsHandlers({ version: options.version, openApiDocument }),
   };
 

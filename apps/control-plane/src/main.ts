@@ -16,6 +16,8 @@ const platform = await buildPlatform({
   secretKey: loadSecretKey(config.dataDir, config.secretKey),
   log,
   version: VERSION,
+  billing: config.billing,
+  publicIp: config.publicIp,
 });
 log.info({ database: platform.database.kind }, 'database ready');
 

@@ -4,12 +4,18 @@ import { application } from './application/index.js';
 import { compose } from './compose/index.js';
 import { cache } from './cache/index.js';
 import { backup } from './backup/index.js';
+import { destination } from './destination/index.js';
 import { domain } from './domain/index.js';
 import { organization } from './organization/index.js';
 import { environment } from './environment/index.js';
 import { project } from './project/index.js';
 import { forgeC } from './forgeC/index.js';
 import { forgeB } from './forgeB/index.js';
+import { forgeA } from './forgeA/index.js';
+import { forgeD } from './forgeD/index.js';
+import { gitProvider } from './gitProvider/index.js';
+import { server } from './server/index.js';
+import { sshKey } from './sshKey/index.js';
 import { container } from './container/index.js';
 import { security } from './security/index.js';
 import { certificates } from './certificates/index.js';
@@ -23,6 +29,7 @@ import { user } from './user/index.js';
 export * from './contract.js';
 export * from './primitives.js';
 export * from './records.js';
+export { BillingProductConfig } from './billing/record.js';
 
 /** Every router of the API, by name; each maps operation names to contracts. */
 export const contracts = {
@@ -31,12 +38,18 @@ export const contracts = {
   compose,
   cache,
   backup,
+  destination,
   domain,
   organization,
   environment,
   project,
   forgeC,
   forgeB,
+  forgeA,
+  forgeD,
+  gitProvider,
+  server,
+  sshKey,
   container,
   security,
   certificates,

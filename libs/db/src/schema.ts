@@ -378,7 +378,8 @@ export interface BackupsTable {
   serviceName: string | null;
   userId: string | null;
   includeEncryptionKey: boolean;
-  metadata: JsonOrNull<unknown>;
+  /** Encrypted JSON (it may hold database credentials of a compose backup); null when none. */
+  metadata: string | null;
   createdAt: CreatedAt;
 }
 

@@ -1,6 +1,20 @@
 import type { RouterHandlers } from '../http/context.js';
 import type { MetricsTokenService } from '../services/metrics-tokens.js';
+import type { NotificationService } from '../services/notifications.js';
 
-export const notificationHandlers = (metrics: MetricsTokenService): RouterHandlers<'notification'> => ({
+export const notificationHandlers = (metrics: MetricsTokenService, notifications: NotificationService): RouterHandlers<'notification'> => ({
   receiveNotification: (input) => metrics.receive(input.Token),
+  createHook: (input, { principal }) => notifications.create(principal, 'hook', input),
+  createMessenger: (input, { principal }) => notifications.create(principal, 'messenger', input),
+  createCommunity: (input, { principal }) => notifications.create(principal, 'community', input),
+  createEmail: (input, { principal }) => notifications.create(principal, 'email', input),
+  createPush: (input, { principal }) => notifications.create(principal, 'push', input),
+  updateHook: (input, { principal }) => notifications.update(principal, 'hook', input),
+  updateMessenger: (input, { principal }) => notifications.update(principal, 'messenger', input),
+  updateCommunity: (input, { principal }) => notifications.update(principal, 'community', input),
+  updateEmail: (input, { principal }) => notifications.update(principal, 'email', input),
+  updatePush: (input, { principal }) => notifications.update(principal, 'push', input),
+  one: (input, { principal }) => notifications.one(principal, input.notificationId),
+  all: (_input, { principal }) => notifications.all(principal),
+  remove: (input, { principal }) => notifications.remove(principal, input.notificationId),
 });

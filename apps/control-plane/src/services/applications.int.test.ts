@@ -144,6 +144,25 @@ describe('application records', () => {
     expect((await t.call('application.one', { applicationId: app.applicationId })).status).toBe(404);
   });
 
+  it('is copied whole by environment.duplicate, with a fresh appName and no webhook token', async () => {
+    const p = (await t.call('project.create', { name: 'copied' })).body;
+    const source = p.environments[0].environmentId;
+    const app = (await t.call('application.create', { name: 'api', environmentId: source })).body;
+    await t.call('application.update', {
+      applicationId: app.applicationId,
+      watchPaths: ['src/**'],
+      labelsCluster: { tier: 'api' },
+      env: 'TOKEN=abc',
+      refreshToken: 'hook-token',
+      password: 'pw',
+    });
+    const copy = await t.call('environment.duplicate', { environmentId: source, name: 'staging' });
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    const copied = (await t.call('application.one', { applicationId: copy.body.services[0].id })).body;
+    expect(copied).toMatchObject({ name: 'api', watchPaths: ['src/**'], labelsCluster: { tier: 'api' }, env: 'TOKEN=abc', hasPassword: true, refreshToken: null });
+    expect(copied.appName).not.toBe(app.appName);
+  });
+
   it('refuses an environment or server that does not exist', async () => {
     const noEnv = await t.call('application.create', { name: 'x', environmentId: 'env_missing' });
     expect(noEnv.status).toBe(404);

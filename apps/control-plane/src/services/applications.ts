@@ -1,9 +1,10 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Application, ForgeKind } from '@skiff/db';
+import type { Application } from '@skiff/db';
 import { appNameFrom } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
 import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import { checkGitUrl, checkInsideSource, checkInteger, checkReplicas, checkResources, checkSourceReferences } from './field-rules.js';
 import type { IdentityService } from './identity.js';
 import type { ProjectService } from './projects.js';
 import { RecordCodec } from './record-codec.js';
@@ -24,8 +25,6 @@ const SOURCE_FIELDS = [
   'customGitUrl', 'customGitBranch', 'customGitBuildPath', 'customGitSSHKeyId',
   'containerImage', 'registryUrl', 'username', 'password', 'watchPaths',
 ] as const;
-
-const FORGES: ForgeKind[] = ['forgeA', 'forgeB', 'forgeC', 'forgeD'];
 
 type Values = Record<string, unknown>;
 type ApplicationRecord = OutputOf<Contracts['application']['one']>;
@@ -123,40 +122,20 @@ export class ApplicationService {
     if (typeof f.appName === 'string' && f.appName !== row.appName) {
       await this.access.assertAppNameFree(row.serverId, f.appName, row.id);
     }
-    const integer = (field: string, min: number, max = Number.MAX_SAFE_INTEGER) => {
-      const v = f[field];
-      if (v === undefined || v === null) return;
-      if (!Number.isInteger(v) || (v as number) < min || (v as number) > max) {
-        throw Invalid(field, `must be an integer from ${min} to ${max}`);
-      }
-    };
-    integer('replicas', 0, 1000);
-    integer('previewPort', 1, 65535);
-    integer('previewLimit', 0, 100);
-    integer('forgeBProjectId', 1);
-    for (const field of ['memoryReservation', 'memoryLimit'] as const) {
-      const v = f[field];
-      if (typeof v === 'string' && !/^\d+$/.test(v)) throw Invalid(field, 'must be a number of bytes');
-    }
-    for (const field of ['cpuReservation', 'cpuLimit'] as const) {
-      const v = f[field];
-      if (typeof v === 'string' && !/^\d+$/.test(v)) throw Invalid(field, 'must be a number of nano-CPUs (1000000000 = 1 CPU)');
-    }
+    checkReplicas(f);
+    checkInteger(f, 'previewPort', 1, 65535);
+    checkInteger(f, 'previewLimit', 0, 100);
+    checkInteger(f, 'forgeBProjectId', 1);
+    checkResources(f);
     if (typeof f.triggerType === 'string' && !['push', 'tag'].includes(f.triggerType)) {
       throw Invalid('triggerType', 'must be push or tag');
     }
     if (typeof f.previewWildcard === 'string' && !/^\*\.[a-z0-9.-]+$/i.test(f.previewWildcard)) {
       throw Invalid('previewWildcard', 'must look like *.example.com');
     }
-    if (typeof f.customGitUrl === 'string' && !isGitUrl(f.customGitUrl)) {
-      throw Invalid('customGitUrl', 'must be an http(s), ssh or git@host:path URL');
-    }
-    for (const field of ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory'] as const) {
-      const v = f[field];
-      if (typeof v === 'string' && v.split('/').includes('..')) throw Invalid(field, 'must stay inside the source (no ..)');
-    }
-    await this.access.checkSshKey(p, f.customGitSSHKeyId as string | null | undefined);
-    for (const kind of FORGES) await this.access.checkForge(p, kind, f[`${kind}Id`] as string | null | undefined);
+    checkGitUrl(f);
+    checkInsideSource(f, ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory']);
+    await checkSourceReferences(this.access, p, f);
   }
 
   saveEnvironment(p: Principal, input: { applicationId: string; env: string | null; buildArgs: string | null; buildSecrets: string | null; createEnvFile: boolean }) {
@@ -187,14 +166,5 @@ export class ApplicationService {
     const { row } = await this.access.find(p, 'application', applicationId);
     await this.db.deleteFrom('applications').where('id', '=', applicationId).execute();
     return this.record(row);
-  }
-}
-
-function isGitUrl(url: string): boolean {
-  if (/^[\w.-]+@[\w.-]+:[\w./~-]+$/.test(url)) return true;
-  try {
-    return ['http:', 'https:', 'ssh:', 'git:'].includes(new URL(url).protocol);
-  } catch {
-    return false;
   }
 }

@@ -228,7 +228,7 @@ export class IdentityService {
   }
 
   /** Adds a newly created record to a member's access lists, so they keep what they create. */
-  async grantCreated(p: Principal, lists: { projects?: string[]; environments?: string[]; services?: string[] }) {
+  async grantCreated(p: Principal, lists: { projects?: string[]; environments?: string[]; services?: string[]; gitProviders?: string[] }) {
     if (isAdmin(p)) return;
     const member = await this.membership(p.userId, p.organizationId);
     if (!member) return;
@@ -236,6 +236,7 @@ export class IdentityService {
     perms.accessedProjects = [...new Set([...perms.accessedProjects, ...(lists.projects ?? [])])];
     perms.accessedEnvironments = [...new Set([...perms.accessedEnvironments, ...(lists.environments ?? [])])];
     perms.accessedServices = [...new Set([...perms.accessedServices, ...(lists.services ?? [])])];
+    perms.accessedGitProviders = [...new Set([...perms.accessedGitProviders, ...(lists.gitProviders ?? [])])];
     await this.db.updateTable('members').set({ permissions: JSON.stringify(perms) }).where('id', '=', member.id).execute();
     p.permissions = perms;
     this.deps.onAccessChange();

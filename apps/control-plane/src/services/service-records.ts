@@ -56,6 +56,19 @@ export async function countServices(db: Db, environmentIds: string[]): Promise<O
   return { applications: count('application'), compose: count('compose'), caches: count('cache') };
 }
 
+/** What a copy must not share with its original: webhook tokens and published ports. */
+const resetOnCopy: Record<ServiceKind, Record<string, null>> = {
+  application: { refreshToken: null },
+  compose: { refreshToken: null },
+  cache: { externalPort: null },
+};
+
+/** A row read back, ready to insert again: jsonb values (read as objects) go back as JSON text. */
+const insertable = (row: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [k, v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v]),
+  );
+
 /**
  * Copies services into another environment: same configuration, fresh ids and app names,
  * status idle. Returns the new ids. `only` limits the copy to some services.
@@ -78,7 +91,8 @@ export async function copyServices(
     for (const row of rows) {
       const id = ids(idPrefix);
       const copy = {
-        ...row,
+        ...insertable(row),
+        ...resetOnCopy[type],
         id,
         environmentId: to,
         appName: copyAppName(String(row.appName)),

@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { buildPlatform } from '../compose-root.js';
+import type { BillingConfig } from '../config.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -45,7 +46,7 @@ export function apiClient(app: Hono, defaultKey: string | null, methodOf: (op: s
  * A whole control plane on a fresh database: Postgres (a new database on the test cluster)
  * or an in-memory PGlite. First boot has run: `ownerKey` acts as the owner.
  */
-export async function startTestPlatform(options: { database?: 'postgres' | 'pglite' } = {}) {
+export async function startTestPlatform(options: { database?: 'postgres' | 'pglite'; publicIp?: string; billing?: BillingConfig } = {}) {
   const kind = options.database ?? 'postgres';
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
   const platform = await buildPlatform({
@@ -54,6 +55,8 @@ export async function startTestPlatform(options: { database?: 'postgres' | 'pgli
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     version: '0.0.0-test',
     validateOutput: true,
+    billing: options.billing,
+    publicIp: options.publicIp,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

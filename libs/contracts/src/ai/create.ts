@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, Unspecified, Uri } from '../primitives.js';
+import { NonEmpty, Uri } from '../primitives.js';
+import { AiRecord } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
   summary: 'Store a configuration for an OpenAI-compatible endpoint',
+  description:
+    '`apiUrl` must be an http(s) URL; link-local (169.254.0.0/16, fe80::/10) and cloud-metadata ' +
+    'addresses (such as metadata.google.internal) are refused. `apiKey` is stored encrypted and ' +
+    'never returned (`hasApiKey`); an empty key means the endpoint needs none.',
   input: z.object({
     name: NonEmpty,
     apiUrl: Uri,
@@ -12,7 +17,7 @@ export const create = defineContract({
     model: NonEmpty,
     isEnabled: z.boolean(),
   }),
-  output: Unspecified,
+  output: AiRecord,
   access: { role: 'admin' },
   example: {
     name: 'OpenAI',

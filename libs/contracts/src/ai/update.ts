@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, RequiredId, Unspecified, Uri } from '../primitives.js';
+import { NonEmpty, RequiredId, Uri } from '../primitives.js';
+import { AiRecord } from './record.js';
 
 export const update = defineContract({
   method: 'POST',
   summary: 'Change an AI configuration',
-  description: '`createdAt` is read-only and ignored.',
+  description:
+    'Changes the fields given. `createdAt` is read-only and ignored. An `apiKey` left out is ' +
+    'kept; an empty one removes it. ' +
+    '`apiUrl` must be an http(s) URL; link-local (169.254.0.0/16, fe80::/10) and cloud-metadata ' +
+    'addresses (such as metadata.google.internal) are refused.',
   input: z.object({
     aiId: RequiredId,
     name: NonEmpty.optional(),
@@ -15,7 +20,7 @@ export const update = defineContract({
     isEnabled: z.boolean().optional(),
     createdAt: z.string().optional(),
   }),
-  output: Unspecified,
+  output: AiRecord,
   access: { role: 'admin' },
   example: { aiId: 'ai_example', model: 'gpt-4o', isEnabled: false },
 });

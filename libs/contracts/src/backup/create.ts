@@ -1,15 +1,28 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { BackupDatabaseType, BackupType, Id, NonEmpty, Unspecified } from '../primitives.js';
+import { BackupDatabaseType, BackupType, Id, NonEmpty } from '../primitives.js';
+import { BackupRecord } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
   summary: 'Schedule backups of a database or of a database inside a compose stack',
   description:
-    '`schedule` is a cron expression; `database` the database name to dump; `prefix` the ' +
-    'folder inside the destination bucket; `keepLatestCount` N keeps the newest N files of ' +
-    'this backup (null or absent: keep all). The target is the one `db*Id` matching ' +
-    '`databaseType`, or `composeId` with `serviceName` when `backupType` is compose. ' +
+    '`database` is the database name to dump; `prefix` the folder inside the destination ' +
+    'bucket; `keepLatestCount` N (an integer, at least 1) keeps the newest N files of this ' +
+    'backup (null or absent: keep all); `enabled` null or absent means true; `userId` (default: ' +
+    'the caller) must be a member of the organization. ' +
+    '`databaseType` dbA…dbE names its target by the matching `dbAId`…`dbEId` and no other: ' +
+    'Skiff has no database service kind, so that id is the id of an **application** of the ' +
+    'caller\'s organization, that the caller may see, running that database (dbA PostgreSQL, ' +
+    'dbB MariaDB, dbC MySQL, dbD MongoDB, dbE libSQL). `backupType` compose names `composeId` ' +
+    'and `serviceName` (the service running the database) instead, and no `db*Id`. ' +
+    '`databaseType` web-server is the platform backup (its database and proxy ' +
+    'configuration): it takes no target and needs the admin role. A missing, extra or unknown ' +
+    'target is BAD_REQUEST naming the field; a target the caller may not see is FORBIDDEN. ' +
+    '`schedule` is a cron expression (5 fields, or 6 with seconds first; `*`, lists, ranges, ' +
+    'steps, month and day names; @hourly, @daily, @weekly, @monthly, @yearly). `prefix` is ' +
+    'normalised (trimmed, no leading slash, one trailing slash; `/` alone means the root). ' +
+    '`destinationId` is a destination of the caller\'s organization. ' +
     '`includeEncryptionKey` only concerns `web-server` (platform) backups. ' +
     '`metadata` is any JSON value or null. For `backupType` compose it says how to reach the ' +
     'database inside the stack (service `serviceName`), keyed by `databaseType`: ' +
@@ -21,7 +34,7 @@ export const create = defineContract({
     enabled: z.boolean().nullable().optional(),
     prefix: NonEmpty,
     destinationId: Id,
-    keepLatestCount: z.number().nullable().optional(),
+    keepLatestCount: z.number().int().min(1).nullable().optional(),
     database: NonEmpty,
     dbBId: z.string().nullable().optional(),
     dbCId: z.string().nullable().optional(),
@@ -40,7 +53,7 @@ export const create = defineContract({
       .optional()
       .describe('free-form JSON; for compose backups, how to reach the database in the stack'),
   }),
-  output: Unspecified,
+  output: BackupRecord,
   example: {
     schedule: '0 3 * * *',
     enabled: true,

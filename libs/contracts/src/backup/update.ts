@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { BackupDatabaseType, Id, NonEmpty, Unspecified } from '../primitives.js';
+import { BackupDatabaseType, Id, NonEmpty } from '../primitives.js';
+import { BackupRecord } from './record.js';
 
 export const update = defineContract({
   method: 'POST',
   summary: 'Change a backup schedule',
   description:
     '`enabled`, `keepLatestCount`, `serviceName` and `metadata` must be present (null ' +
-    'allowed). ' +
+    'allowed; `enabled` null keeps the current value). The target cannot change: ' +
+    '`databaseType` must stay the same for database and web-server backups (create a new ' +
+    'backup for another target); a compose backup may change `databaseType` (dbA…dbE) and ' +
+    '`serviceName` (required). `schedule`, `prefix`, `keepLatestCount` and `destinationId` ' +
+    'follow the rules of backup.create. ' +
     '`metadata` is any JSON value or null. For `backupType` compose it says how to reach the ' +
     'database inside the stack (service `serviceName`), keyed by `databaseType`: ' +
     '`{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, ' +
@@ -20,7 +25,7 @@ export const update = defineContract({
     backupId: Id,
     destinationId: Id,
     database: NonEmpty,
-    keepLatestCount: z.number().nullable(),
+    keepLatestCount: z.number().int().min(1).nullable(),
     serviceName: z.string().nullable(),
     metadata: z
       .json()
@@ -29,7 +34,7 @@ export const update = defineContract({
     databaseType: BackupDatabaseType,
     includeEncryptionKey: z.boolean().optional(),
   }),
-  output: Unspecified,
+  output: BackupRecord,
   example: {
     schedule: '0 4 * * *',
     enabled: true,

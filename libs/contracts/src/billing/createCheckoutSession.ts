@@ -7,8 +7,11 @@ export const createCheckoutSession = defineContract({
   summary: 'Open a payment-provider checkout session for a subscription',
   description:
     '`productId` is the price or product of the provider for `tier`; `serverQuantity` the ' +
-    'number of servers paid for; `isAnnual` picks yearly billing. Answers the session (its ' +
-    'URL to redirect to); BAD_REQUEST when no payment provider key is configured.',
+    'number of servers paid for; `isAnnual` picks yearly billing. Answers BAD_REQUEST ("no ' +
+    'payment provider is configured") when no provider key is set (`SKIFF_BILLING_API_KEY`), ' +
+    'and BAD_REQUEST naming `productId` when it is not a configured product. With a key set ' +
+    'it answers NOT_IMPLEMENTED for now: talking to the payment provider is not built yet ' +
+    '(the session, with its URL to redirect to, will be the answer).',
   input: z.object({
     tier: BillingTier,
     productId: z.string(),

@@ -6,8 +6,10 @@ export const createCustomerPortalSession = defineContract({
   method: 'POST',
   summary: "Open the payment provider's customer portal for the organization",
   description:
-    'Answers the session (its URL to redirect to); BAD_REQUEST when no payment provider key ' +
-    'is configured or the organization has no customer yet.',
+    'Answers BAD_REQUEST ("no payment provider is configured") when no provider key is set ' +
+    '(`SKIFF_BILLING_API_KEY`). With a key set it answers NOT_IMPLEMENTED for now: talking to ' +
+    'the payment provider is not built yet (the session, with its URL to redirect to, will ' +
+    'be the answer).',
   input: z.object({}),
   output: Unspecified,
   access: { role: 'admin' },

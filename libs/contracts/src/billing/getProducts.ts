@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Unspecified } from '../primitives.js';
+import { BillingProducts } from './record.js';
 
 export const getProducts = defineContract({
   method: 'GET',
-  summary: "The payment provider's products and prices, with the organization's subscription",
-  description: 'Answers BAD_REQUEST when no payment provider key is configured.',
+  summary: 'The products and prices the operator offers',
+  description:
+    'From the platform configuration (`SKIFF_BILLING_PRODUCTS`, a JSON list of products); an ' +
+    'empty list when none are configured. `paymentProviderConfigured` says whether a payment ' +
+    'provider key is set.',
   input: z.object({}),
-  output: Unspecified,
+  output: BillingProducts,
   example: {},
 });

@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { AppName, Id, NonEmpty, Unspecified } from '../primitives.js';
+import { AppName, Id, NonEmpty } from '../primitives.js';
+import { CacheRecord } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
   summary: 'Create a cache instance in an environment',
+  description:
+    '`databasePassword` (not empty) is write-only: encrypted at rest, never returned. `appName` ' +
+    '(derived from `name` with a random suffix when omitted) is unique on its server across ' +
+    'applications, compose stacks and cache instances. `containerImage` is an image reference.',
   input: z.object({
     name: NonEmpty,
     appName: AppName.optional(),
@@ -14,7 +19,7 @@ export const create = defineContract({
     description: z.string().nullable().optional(),
     serverId: z.string().nullable().optional(),
   }),
-  output: Unspecified,
+  output: CacheRecord,
   access: { grant: 'canCreateServices' },
   example: {
     name: 'Sessions',

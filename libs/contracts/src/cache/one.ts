@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { RequiredId, Unspecified } from '../primitives.js';
+import { RequiredId } from '../primitives.js';
+import { CacheRecord } from './record.js';
 
 export const one = defineContract({
   method: 'GET',
   summary: 'A cache instance with its settings',
   input: z.object({ cacheId: RequiredId }),
-  output: Unspecified,
+  output: CacheRecord,
   example: { cacheId: 'cch_example' },
 });

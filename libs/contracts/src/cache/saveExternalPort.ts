@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Id, Unspecified } from '../primitives.js';
+import { Id } from '../primitives.js';
+import { CacheRecord } from './record.js';
 
 export const saveExternalPort = defineContract({
   method: 'POST',
   summary: 'Publish the cache instance on a host port, or stop publishing it (null)',
+  description: '`externalPort` is an integer from 1 to 65535, unique on the server among cache instances.',
   input: z.object({ cacheId: Id, externalPort: z.number().nullable() }),
-  output: Unspecified,
+  output: CacheRecord,
   example: { cacheId: 'cch_example', externalPort: 6380 },
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Args, CLUSTER_DESCRIPTION, clusterFields } from '../application/cluster.js';
 import { defineContract } from '../contract.js';
-import { AppName, NonEmpty, RequiredId, Status, Unspecified } from '../primitives.js';
+import { AppName, NonEmpty, RequiredId, Status } from '../primitives.js';
+import { CacheRecord } from './record.js';
 
 const text = z.string().nullable().optional();
 
@@ -13,7 +14,9 @@ export const update = defineContract({
     '`applicationStatus` moves the instance to that status. `args` is a list of strings ' +
     'passed to `command`. `networkIds` lists the Docker networks (names or ids) the instance ' +
     'joins besides the platform network; `detachPlatformNetwork` true leaves the platform ' +
-    'network. `createdAt` is read-only and ignored. ' +
+    'network. `createdAt` is read-only and ignored. `environmentId` moves the instance (as ' +
+    'cache.move). `externalPort`: 1 to 65535, unique on the server among cache instances; ' +
+    '`replicas`: 0 to 1000; memory in bytes and CPU in nano-CPUs, as decimal strings. ' +
     CLUSTER_DESCRIPTION,
   input: z.object({
     cacheId: RequiredId,
@@ -38,7 +41,7 @@ export const update = defineContract({
     networkIds: z.array(z.string()).optional(),
     detachPlatformNetwork: z.boolean().optional(),
   }),
-  output: Unspecified,
+  output: CacheRecord,
   example: {
     cacheId: 'cch_example',
     containerImage: 'redis:8.2',

@@ -6,8 +6,8 @@ import {
   ComposeType,
   Id,
   NonEmpty,
-  Unspecified,
 } from '../primitives.js';
+import { ComposeRecord } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
@@ -17,7 +17,8 @@ export const create = defineContract({
     '`sourceType` (where the compose file comes from; `raw` when omitted), `composeType` ' +
     '(`container-compose` or `stack`; `container-compose` when omitted), `description`, ' +
     '`serverId` (a remote server; null or omitted: the platform host) and `composeFile` ' +
-    '(the compose YAML of a `raw` stack).',
+    '(the compose YAML of a `raw` stack). `composePath` starts as `docker-compose.yml`. `appName` ' +
+    'is unique on its server across applications, compose stacks and cache instances.',
   input: z.object({
     name: NonEmpty,
     environmentId: Id,
@@ -28,7 +29,7 @@ export const create = defineContract({
     serverId: z.string().nullable().optional(),
     composeFile: z.string().optional(),
   }),
-  output: Unspecified,
+  output: ComposeRecord,
   access: { grant: 'canCreateServices' },
   example: {
     name: 'Monitoring',

@@ -9,8 +9,8 @@ import {
   RequiredId,
   Status,
   TriggerType,
-  Unspecified,
 } from '../primitives.js';
+import { ComposeRecord } from './record.js';
 
 const text = z.string().nullable().optional();
 
@@ -71,7 +71,7 @@ export const update = defineContract({
     isolatedDeployment: z.boolean().optional(),
     isolatedDeploymentsVolume: z.boolean().optional(),
   }),
-  output: Unspecified,
+  output: ComposeRecord,
   example: {
     composeId: 'cmp_example',
     sourceType: 'git',

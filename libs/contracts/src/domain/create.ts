@@ -1,29 +1,33 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Unspecified } from '../primitives.js';
 import { routeFields } from './fields.js';
+import { DomainRecord } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
   summary: 'Route a host name (and path) to an application, a compose service or a preview',
   description:
-    'The domain belongs to `applicationId`, to `composeId` (routing to its service ' +
-    '`serviceName` on `port`) or to `previewDeploymentId`; `domainType` says which ' +
-    '(`application`, `compose` or `preview`). `path` is the public path prefix, ' +
-    '`internalPath` the path the service receives, `stripPath` removes the prefix before ' +
-    'forwarding. `middlewares` lists names of middlewares declared in the proxy\'s shared ' +
-    'middleware configuration (the dynamic middlewares file), applied in the given order; an ' +
-    'unknown name is refused; null or absent applies none. `customEntrypoint` replaces the ' +
-    'default web/websecure entrypoints; `customCertResolver` names a resolver other than the ' +
-    'default one when `certificateType` is acme. `forwardAuthEnabled` protects the route ' +
-    "with the proxy's forward-auth middleware.",
+    'The domain belongs to exactly one of `applicationId`, `composeId` (routing to its service ' +
+    '`serviceName` on `port`, both required) or `previewDeploymentId`; `domainType` follows ' +
+    '(`application`, `compose` or `preview`) and, when given, must match. The domain takes the ' +
+    "server of its service (a preview: its application's). One `host` + `path` is unique per " +
+    'server. `path` is the public path prefix (default /), `internalPath` the path the service ' +
+    'receives (default /), `stripPath` removes the prefix before forwarding. `port` defaults to ' +
+    '3000 for applications and previews. `middlewares` lists names of middlewares declared in ' +
+    "the proxy's shared middleware configuration, applied in the given order, each once; null " +
+    'or absent applies none. `customEntrypoint` replaces the default web/websecure entrypoints. ' +
+    '`certificateType` (default none): `acme` has the proxy obtain a certificate ' +
+    '(`customCertResolver` names a resolver other than the default one), `custom` serves a ' +
+    'stored certificate (certificates.create) that covers the host on the same server; both ' +
+    'need `https` (implied when absent). `forwardAuthEnabled` protects the route with the ' +
+    "proxy's forward-auth middleware. Access follows access to the service.",
   input: z.object({
     ...routeFields,
     applicationId: z.string().nullable().optional(),
     composeId: z.string().nullable().optional(),
     previewDeploymentId: z.string().nullable().optional(),
   }),
-  output: Unspecified,
+  output: DomainRecord,
   example: {
     host: 'shop.example.com',
     path: '/',

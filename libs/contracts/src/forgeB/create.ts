@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, Unspecified } from '../primitives.js';
+import { NonEmpty } from '../primitives.js';
+import { ForgeBRecord } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
@@ -9,8 +10,11 @@ export const create = defineContract({
     '`forgeBUrl` is the instance address (gitlab.com or self-hosted), `forgeBInternalUrl` ' +
     'the address the platform uses to reach it when different. `applicationId` and `secret` ' +
     'are the OAuth application credentials, `redirectUri` its callback; `groupName` limits ' +
-    'repositories to that group. `authId` is the user the connection is created for. ' +
-    'Secrets are never returned.',
+    'repositories to that group. `authId` is the user the connection is created for (a member ' +
+    'of the organization). `forgeBUrl` and `forgeBInternalUrl` must be http(s) URLs; ' +
+    'link-local and cloud-metadata addresses are refused. `secret` is stored encrypted and ' +
+    'never returned (`hasSecret`). The ids (`forgeBId`, `gitProviderId`) are generated; a ' +
+    '`gitProviderId` given here is ignored. A member who creates a connection is granted it.',
   input: z.object({
     applicationId: z.string().optional(),
     secret: z.string().optional(),
@@ -22,7 +26,7 @@ export const create = defineContract({
     forgeBUrl: NonEmpty,
     forgeBInternalUrl: z.string().nullable().optional(),
   }),
-  output: Unspecified,
+  output: ForgeBRecord,
   access: { grant: 'canAccessToGitProviders' },
   example: {
     applicationId: 'oauth-app-example',

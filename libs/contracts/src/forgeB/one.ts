@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { RequiredId, Unspecified } from '../primitives.js';
+import { RequiredId } from '../primitives.js';
+import { ForgeBRecord } from './record.js';
 
 export const one = defineContract({
   method: 'GET',
   summary: 'A forgeB (GitLab) connection, without its secrets',
+  description: 'Members need the connection\'s `gitProviderId` in `accessedGitProviders`.',
   input: z.object({ forgeBId: RequiredId }),
-  output: Unspecified,
+  output: ForgeBRecord,
   access: { grant: 'canAccessToGitProviders' },
   example: { forgeBId: 'fgb_example' },
 });

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, RequiredId, Unspecified } from '../primitives.js';
+import { NonEmpty, RequiredId } from '../primitives.js';
+import { ForgeBRecord } from './record.js';
 
 export const update = defineContract({
   method: 'POST',
   summary: 'Change a forgeB (GitLab) connection',
-  description: 'Secrets left out are kept.',
+  description:
+    '`name` and `forgeBUrl` are replaced; other fields left out are kept, and so is the ' +
+    '`secret` (an empty one removes it; `forgeBInternalUrl: null` clears that address). ' +
+    '`gitProviderId` must be the connection\'s own. URL rules as in `forgeB.create`.',
   input: z.object({
     applicationId: z.string().optional(),
     secret: z.string().optional(),
@@ -17,7 +21,7 @@ export const update = defineContract({
     gitProviderId: RequiredId,
     forgeBInternalUrl: z.string().nullable().optional(),
   }),
-  output: Unspecified,
+  output: ForgeBRecord,
   access: { grant: 'canAccessToGitProviders' },
   example: {
     name: 'GitLab self-hosted',

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Email, Id, NonEmpty, RequiredId, Unspecified } from '../primitives.js';
+import { Email, Id, NonEmpty, RequiredId } from '../primitives.js';
+import { ForgeCRecord } from './record.js';
 
 export const update = defineContract({
   method: 'POST',
   summary: 'Change a forgeC (Bitbucket) connection',
   description:
-    "Secrets left out are kept. `organizationId`, when given, must be the connection's own " +
-    'organization.',
+    '`name` is replaced; other fields left out are kept, and so are secrets (an empty one ' +
+    "removes it). `gitProviderId` must be the connection's own; `organizationId`, when " +
+    "given, must be the connection's own organization (the caller's). URL rules as in " +
+    '`forgeC.create`.',
   input: z.object({
     forgeCId: RequiredId,
     forgeCUsername: z.string().optional(),
@@ -15,11 +18,12 @@ export const update = defineContract({
     appPassword: z.string().optional(),
     apiToken: z.string().optional(),
     forgeCWorkspaceName: z.string().optional(),
+    apiUrl: z.string().optional(),
     gitProviderId: Id,
     name: NonEmpty,
     organizationId: z.string().optional(),
   }),
-  output: Unspecified,
+  output: ForgeCRecord,
   access: { grant: 'canAccessToGitProviders' },
   example: {
     forgeCId: 'fgc_example',

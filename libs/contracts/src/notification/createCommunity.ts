@@ -1,17 +1,19 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, Unspecified } from '../primitives.js';
 import { Flags, flagsExample } from './flags.js';
+import { WebhookUrl } from './fields.js';
+import { CommunityNotification } from './record.js';
 
 export const createCommunity = defineContract({
   method: 'POST',
   summary: 'Create a notification channel that posts to a community-server webhook',
+  description: 'A Discord-style webhook. `webhookUrl` is write-only (it carries the secret); `decoration` adds colours and emphasis to messages.',
   input: z.object({
     ...Flags.shape,
-    webhookUrl: NonEmpty,
+    webhookUrl: WebhookUrl,
     decoration: z.boolean(),
   }),
-  output: Unspecified,
+  output: CommunityNotification,
   access: { role: 'admin' },
   example: {
     ...flagsExample,

@@ -1,21 +1,24 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, Unspecified } from '../primitives.js';
+import { NonEmpty } from '../primitives.js';
 import { Flags, flagsExample } from './flags.js';
+import { FromAddress, SmtpPort, ToAddresses } from './fields.js';
+import { EmailNotification } from './record.js';
 
 export const createEmail = defineContract({
   method: 'POST',
   summary: 'Create a notification channel that sends email over SMTP',
+  description: '`password` is write-only. `fromAddress` and every `toAddresses` item are email addresses.',
   input: z.object({
     ...Flags.shape,
     smtpServer: NonEmpty,
-    smtpPort: z.number().min(1),
+    smtpPort: SmtpPort,
     username: NonEmpty,
     password: NonEmpty,
-    fromAddress: NonEmpty,
-    toAddresses: z.array(z.string()).min(1),
+    fromAddress: FromAddress,
+    toAddresses: ToAddresses,
   }),
-  output: Unspecified,
+  output: EmailNotification,
   access: { role: 'admin' },
   example: {
     ...flagsExample,

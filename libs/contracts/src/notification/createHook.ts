@@ -1,17 +1,19 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, Unspecified } from '../primitives.js';
 import { Flags, flagsExample } from './flags.js';
+import { WebhookUrl } from './fields.js';
+import { HookNotification } from './record.js';
 
 export const createHook = defineContract({
   method: 'POST',
   summary: 'Create a notification channel that posts to a chat webhook',
+  description: 'A Slack-style incoming webhook. `webhookUrl` is write-only (it carries the secret).',
   input: z.object({
     ...Flags.shape,
-    webhookUrl: NonEmpty,
+    webhookUrl: WebhookUrl,
     channel: z.string(),
   }),
-  output: Unspecified,
+  output: HookNotification,
   access: { role: 'admin' },
   example: {
     ...flagsExample,

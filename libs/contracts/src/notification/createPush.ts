@@ -1,19 +1,22 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, Unspecified } from '../primitives.js';
+import { NonEmpty } from '../primitives.js';
 import { Flags, flagsExample } from './flags.js';
+import { Priority, ServerUrl } from './fields.js';
+import { PushNotification } from './record.js';
 
 export const createPush = defineContract({
   method: 'POST',
   summary: 'Create a notification channel that sends push messages to a push server',
+  description: 'A Gotify-style push server. `appToken` is write-only.',
   input: z.object({
     ...Flags.shape,
-    serverUrl: NonEmpty,
+    serverUrl: ServerUrl,
     appToken: NonEmpty,
-    priority: z.number().min(1),
+    priority: Priority,
     decoration: z.boolean(),
   }),
-  output: Unspecified,
+  output: PushNotification,
   access: { role: 'admin' },
   example: {
     ...flagsExample,

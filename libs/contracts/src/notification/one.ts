@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { RequiredId, Unspecified } from '../primitives.js';
+import { RequiredId } from '../primitives.js';
+import { NotificationRecord } from './record.js';
 
 export const one = defineContract({
   method: 'GET',
   summary: 'A notification with its channel record',
   input: z.object({ notificationId: RequiredId }),
-  output: Unspecified,
+  output: NotificationRecord,
   example: { notificationId: 'ntf_example' },
 });

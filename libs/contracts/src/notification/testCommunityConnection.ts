@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Empty, NonEmpty } from '../primitives.js';
+import { Empty } from '../primitives.js';
+import { WebhookUrl } from './fields.js';
 
 export const testCommunityConnection = defineContract({
   method: 'POST',
   summary: 'Send a test message to a community-server webhook without storing it',
   input: z.object({
-    webhookUrl: NonEmpty,
+    webhookUrl: WebhookUrl,
     decoration: z.boolean().optional(),
   }),
   output: Empty,

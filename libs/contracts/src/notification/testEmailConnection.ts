@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { Empty, NonEmpty } from '../primitives.js';
+import { FromAddress, SmtpPort, ToAddresses } from './fields.js';
 
 export const testEmailConnection = defineContract({
   method: 'POST',
   summary: 'Send a test email over SMTP without storing the channel',
   input: z.object({
     smtpServer: NonEmpty,
-    smtpPort: z.number().min(1),
+    smtpPort: SmtpPort,
     username: NonEmpty,
     password: NonEmpty,
-    toAddresses: z.array(z.string()).min(1),
-    fromAddress: NonEmpty,
+    toAddresses: ToAddresses,
+    fromAddress: FromAddress,
   }),
   output: Empty,
   access: { role: 'admin' },

@@ -1,20 +1,23 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, RequiredId, Unspecified } from '../primitives.js';
+import { RequiredId } from '../primitives.js';
 import { FlagsPatch } from './flags.js';
+import { OrganizationOfCaller, UPDATE_NOTE, WebhookUrl } from './fields.js';
+import { CommunityNotification } from './record.js';
 
 export const updateCommunity = defineContract({
   method: 'POST',
   summary: 'Change a community-server webhook notification channel',
+  description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,
-    webhookUrl: NonEmpty.optional(),
+    webhookUrl: WebhookUrl.optional(),
     decoration: z.boolean().optional(),
     notificationId: RequiredId,
     communityId: RequiredId,
-    organizationId: z.string().optional(),
+    organizationId: OrganizationOfCaller,
   }),
-  output: Unspecified,
+  output: CommunityNotification,
   access: { role: 'admin' },
   example: {
     notificationId: 'ntf_example',

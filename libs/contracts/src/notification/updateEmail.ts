@@ -1,24 +1,27 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, RequiredId, Unspecified } from '../primitives.js';
+import { NonEmpty, RequiredId } from '../primitives.js';
 import { FlagsPatch } from './flags.js';
+import { FromAddress, OrganizationOfCaller, SmtpPort, ToAddresses, UPDATE_NOTE } from './fields.js';
+import { EmailNotification } from './record.js';
 
 export const updateEmail = defineContract({
   method: 'POST',
   summary: 'Change an SMTP email notification channel',
+  description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,
     smtpServer: NonEmpty.optional(),
-    smtpPort: z.number().min(1).optional(),
+    smtpPort: SmtpPort.optional(),
     username: NonEmpty.optional(),
     password: NonEmpty.optional(),
-    fromAddress: NonEmpty.optional(),
-    toAddresses: z.array(z.string()).min(1).optional(),
+    fromAddress: FromAddress.optional(),
+    toAddresses: ToAddresses.optional(),
     notificationId: RequiredId,
     emailId: RequiredId,
-    organizationId: z.string().optional(),
+    organizationId: OrganizationOfCaller,
   }),
-  output: Unspecified,
+  output: EmailNotification,
   access: { role: 'admin' },
   example: {
     notificationId: 'ntf_example',

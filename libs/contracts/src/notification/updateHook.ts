@@ -1,20 +1,23 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Id, NonEmpty, RequiredId, Unspecified } from '../primitives.js';
+import { Id, RequiredId } from '../primitives.js';
 import { FlagsPatch } from './flags.js';
+import { OrganizationOfCaller, UPDATE_NOTE, WebhookUrl } from './fields.js';
+import { HookNotification } from './record.js';
 
 export const updateHook = defineContract({
   method: 'POST',
   summary: 'Change a webhook notification channel',
+  description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,
-    webhookUrl: NonEmpty.optional(),
+    webhookUrl: WebhookUrl.optional(),
     channel: z.string().optional(),
     notificationId: RequiredId,
     hookId: Id,
-    organizationId: z.string().optional(),
+    organizationId: OrganizationOfCaller,
   }),
-  output: Unspecified,
+  output: HookNotification,
   access: { role: 'admin' },
   example: {
     notificationId: 'ntf_example',

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, RequiredId, Unspecified } from '../primitives.js';
+import { NonEmpty, RequiredId } from '../primitives.js';
 import { FlagsPatch } from './flags.js';
+import { OrganizationOfCaller, UPDATE_NOTE } from './fields.js';
+import { MessengerNotification } from './record.js';
 
 export const updateMessenger = defineContract({
   method: 'POST',
   summary: 'Change a messenger-bot notification channel',
+  description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,
     botToken: NonEmpty.optional(),
@@ -13,9 +16,9 @@ export const updateMessenger = defineContract({
     messageThreadId: z.string().optional(),
     notificationId: RequiredId,
     messengerId: RequiredId,
-    organizationId: z.string().optional(),
+    organizationId: OrganizationOfCaller,
   }),
-  output: Unspecified,
+  output: MessengerNotification,
   access: { role: 'admin' },
   example: {
     notificationId: 'ntf_example',

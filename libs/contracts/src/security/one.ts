@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { RequiredId, Unspecified } from '../primitives.js';
+import { RequiredId } from '../primitives.js';
+import { SecurityRecord } from './record.js';
 
 export const one = defineContract({
   method: 'GET',
   summary: 'A basic-auth entry (its password is never returned)',
   input: z.object({ securityId: RequiredId }),
-  output: Unspecified,
+  output: SecurityRecord,
   example: { securityId: 'sec_example' },
 });

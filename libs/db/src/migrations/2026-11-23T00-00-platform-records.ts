@@ -87,6 +87,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     json: ['args', 'networkIds', ...CLUSTER],
   });
   await db.schema.alterTable('cache_instances').addColumn('replicas', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  // A host port is published once per server.
+  await sql`create unique index cache_instances_server_external_port on cache_instances (coalesce(server_id, ''), external_port) where external_port is not null`.execute(db);
 
   // App names are Docker service names: unique per server across every kind of service.
   for (const table of ['applications', 'compose_stacks', 'cache_instances']) {
@@ -230,7 +232,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('service_name', 'text')
       .addColumn('user_id', 'text')
       .addColumn('include_encryption_key', 'boolean', (c) => c.notNull().defaultTo(false))
-      .addColumn('metadata', 'jsonb'),
+      // Sealed JSON: compose backups keep database credentials here.
+      .addColumn('metadata', 'text'),
   ).execute();
 
   await created(

@@ -1,0 +1,11 @@
+import type { RouterHandlers } from '../http/context.js';
+import type { AiService } from '../services/ai.js';
+
+export const aiHandlers = (ai: AiService): RouterHandlers<'ai'> => ({
+  create: (input, { principal }) => ai.create(principal, input),
+  one: (input, { principal }) => ai.one(principal, input.aiId),
+  get: (input, { principal }) => ai.one(principal, input.aiId),
+  getAll: (_input, { principal }) => ai.all(principal),
+  update: (input, { principal }) => ai.update(principal, input),
+  delete: (input, { principal }) => ai.delete(principal, input.aiId),
+});

@@ -1,0 +1,9 @@
+import type { RouterHandlers } from '../http/context.js';
+import type { BillingService } from '../services/billing.js';
+
+export const billingHandlers = (billing: BillingService): RouterHandlers<'billing'> => ({
+  getProducts: () => billing.getProducts(),
+  canCreateMoreServers: (_input, { principal }) => billing.canCreateMoreServers(principal),
+  createCheckoutSession: (input) => billing.createCheckoutSession(input),
+  createCustomerPortalSession: () => billing.createCustomerPortalSession(),
+});

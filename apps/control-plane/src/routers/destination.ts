@@ -1,0 +1,10 @@
+import type { RouterHandlers } from '../http/context.js';
+import type { DestinationService } from '../services/destinations.js';
+
+export const destinationHandlers = (destinations: DestinationService): RouterHandlers<'destination'> => ({
+  create: (input, { principal }) => destinations.create(principal, input),
+  one: (input, { principal }) => destinations.one(principal, input.destinationId),
+  all: (_input, { principal }) => destinations.all(principal),
+  update: (input, { principal }) => destinations.update(principal, input),
+  remove: (input, { principal }) => destinations.remove(principal, input.destinationId),
+});

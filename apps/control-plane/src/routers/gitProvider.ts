@@ -1,0 +1,7 @@
+import type { RouterHandlers } from '../http/context.js';
+import type { GitProviderService } from '../services/git-providers.js';
+
+export const gitProviderHandlers = (forges: GitProviderService): RouterHandlers<'gitProvider'> => ({
+  getAll: (_input, { principal }) => forges.all(principal),
+  remove: (input, { principal }) => forges.remove(principal, input.gitProviderId),
+});

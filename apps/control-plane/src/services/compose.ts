@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import type { Contracts, OutputOf } from '@skiff/contracts';
+import type { ComposeStack } from '@skiff/db';
+import { appNameFrom } from '@skiff/domain';
+import type { Principal } from '../authz/principal.js';
+import { Invalid } from '../errors.js';
+import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import { checkGitUrl, checkInsideSource, checkInteger, checkSourceReferences, moveTarget } from './field-rules.js';
+import type { IdentityService } from './identity.js';
+import type { ProjectService } from './projects.js';
+import { RecordCodec } from './record-codec.js';
+import type { ServiceAccess } from './service-access.js';
+
+/** Every column that says where the compose file comes from; `disconnectGitProvider` clears them. */
+const SOURCE_FIELDS = [
+  'repository', 'owner', 'branch', 'forgeAId', 'triggerType',
+  'forgeBId', 'forgeBRepository', 'forgeBOwner', 'forgeBBranch', 'forgeBPathNamespace', 'forgeBProjectId',
+  'forgeCId', 'forgeCRepository', 'forgeCRepositorySlug', 'forgeCOwner', 'forgeCBranch',
+  'forgeDId', 'forgeDRepository', 'forgeDOwner', 'forgeDBranch',
+  'customGitUrl', 'customGitBranch', 'customGitSSHKeyId', 'watchPaths',
+] as const;
+
+type Values = Record<string, unknown>;
+type ComposeRecord = OutputOf<Contracts['compose']['one']>;
+
+/** A deploy-webhook token: 32 random bytes, URL-safe. */
+const webhookToken = () => randomBytes(32).toString('base64url');
+
+/** Compose stack records: source, compose file and deploy settings; no workload yet. */
+export class ComposeService {
+  private readonly codec: RecordCodec<ComposeRecord>;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly projects: ProjectService,
+    private readonly identity: IdentityService,
+  ) {
+    this.codec = new RecordCodec<ComposeRecord>(deps.secrets, {
+      idField: 'composeId',
+      sealed: ['env', 'refreshToken'],
+      json: ['watchPaths'],
+    });
+  }
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  record = (row: ComposeStack) => this.codec.record(row);
+
+  async create(
+    p: Principal,
+    input: {
+      name: string;
+      environmentId: string;
+      appName?: string;
+      sourceType?: string;
+      composeType?: string;
+      description?: string | null;
+      serverId?: string | null;
+      composeFile?: string;
+    },
+  ) {
+    await this.projects.findEnvironment(p, input.environmentId);
+    const serverId = input.serverId ?? null;
+    await this.access.checkServer(p, serverId);
+    const appName = input.appName ?? appNameFrom(input.name);
+    await this.access.assertAppNameFree(serverId, appName);
+    const id = this.deps.ids('cmp');
+    const row = await this.write(() =>
+      this.db
+        .insertInto('composeStacks')
+        .values({
+          id,
+          environmentId: input.environmentId,
+          name: input.name,
+          appName,
+          description: input.description ?? null,
+          serverId,
+          sourceType: input.sourceType ?? 'raw',
+          composeType: input.composeType ?? 'container-compose',
+          composeFile: input.composeFile ?? '',
+          composePath: 'docker-compose.yml',
+          env: this.deps.secrets.seal(''),
+          enableSubmodules: false,
+          autoDeploy: true,
+          randomize: false,
+          isolatedDeployment: false,
+          isolatedDeploymentsVolume: false,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    await this.identity.grantCreated(p, { services: [id] });
+    return this.record(row);
+  }
+
+  /** An insert or update; the unique index on (server, appName) answers as bad input. */
+  private async write(run: () => Promise<ComposeStack>): Promise<ComposeStack> {
+    try {
+      return await run();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw Invalid('appName', 'already used on this server');
+      throw err;
+    }
+  }
+
+  async one(p: Principal, composeId: string) {
+    const { row } = await this.access.find(p, 'compose', composeId);
+    return this.record(row);
+  }
+
+  /** `compose.update`: changes the fields given, after checking them. */
+  async update(p: Principal, input: Values & { composeId: string }) {
+    const { composeId, ...fields } = input;
+    const { row } = await this.access.find(p, 'compose', composeId);
+    await this.check(p, row, fields);
+    return this.set(row, fields);
+  }
+
+  private async set(row: ComposeStack, fields: Values) {
+    const columns = this.codec.columns(fields);
+    if (Object.keys(columns).length === 0) return this.record(row);
+    const updated = await this.write(() =>
+      this.db.updateTable('composeStacks').set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow(),
+    );
+    return this.record(updated);
+  }
+
+  /** Rules beyond the contract's field shapes, each failure naming its field. */
+  private async check(p: Principal, row: ComposeStack, f: Values) {
+    if (typeof f.appName === 'string' && f.appName !== row.appName) {
+      await this.access.assertAppNameFree(row.serverId, f.appName, row.id);
+    }
+    checkInteger(f, 'forgeBProjectId', 1);
+    checkGitUrl(f);
+    checkInsideSource(f, ['composePath']);
+    if (typeof f.composePath === 'string' && f.composePath.startsWith('/')) {
+      throw Invalid('composePath', 'must be relative to the repository root');
+    }
+    if (typeof f.suffix === 'string' && !/^[a-zA-Z0-9_-]{0,32}$/.test(f.suffix)) {
+      throw Invalid('suffix', 'at most 32 letters, digits, underscores and hyphens');
+    }
+    await checkSourceReferences(this.access, p, f);
+  }
+
+  /** Removes the record, with its domains and backups; the workload part comes with the agent. */
+  async delete(p: Principal, composeId: string, deleteVolumes = false) {
+    const { row } = await this.access.find(p, 'compose', composeId);
+    await this.db.deleteFrom('composeStacks').where('id', '=', composeId).execute();
+    return { ...this.record(row), deleteVolumes };
+  }
+
+  /** Moves the stack to an environment of the same organization the caller may see. */
+  async move(p: Principal, composeId: string, targetEnvironmentId: string) {
+    const { row } = await this.access.find(p, 'compose', composeId);
+    await moveTarget(this.projects, p, targetEnvironmentId, 'targetEnvironmentId');
+    return this.set(row, { environmentId: targetEnvironmentId });
+  }
+
+  /** A new random webhook token; the previous one stops working. */
+  async refreshToken(p: Principal, composeId: string) {
+    const { row } = await this.access.find(p, 'compose', composeId);
+    return this.set(row, { refreshToken: webhookToken() });
+  }
+
+  async disconnectGitProvider(p: Principal, composeId: string) {
+    const { row } = await this.access.find(p, 'compose', composeId);
+    const cleared = Object.fromEntries(SOURCE_FIELDS.map((f) => [f, null]));
+    return this.set(row, { ...cleared, sourceType: 'raw', enableSubmodules: false });
+  }
+}

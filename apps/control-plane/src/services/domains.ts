@@ -1,0 +1,382 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Contracts, OutputOf } from '@skiff/contracts';
+import type { Domain } from '@skiff/db';
+import { checkRoutePath, generatedHost, hostCoveredBy, isPublicIPv4, nameSuffix, normalizeHost } from '@skiff/domain';
+import type { Principal } from '../authz/principal.js';
+import { isAdmin } from '../authz/policy.js';
+import { Forbidden, Invalid, NotFound } from '../errors.js';
+import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import { RecordCodec } from './record-codec.js';
+import type { ServiceAccess } from './service-access.js';
+
+type DomainRecord = OutputOf<Contracts['domain']['one']>;
+type DomainType = 'application' | 'compose' | 'preview';
+
+/** The service a domain routes to, with what the domain copies from it. */
+interface Owner {
+  type: DomainType;
+  applicationId: string | null;
+  composeId: string | null;
+  previewDeploymentId: string | null;
+  serverId: string | null;
+  organizationId: string;
+}
+
+/** The route fields of `domain.create` and `domain.update` (undefined: not given). */
+export interface RouteInput {
+  host: string;
+  path?: string | null;
+  port?: number | null;
+  customEntrypoint?: string | null;
+  https?: boolean;
+  certificateType?: 'acme' | 'none' | 'custom';
+  customCertResolver?: string | null;
+  serviceName?: string | null;
+  domainType?: string | null;
+  internalPath?: string | null;
+  stripPath?: boolean;
+  middlewares?: string[] | null;
+  forwardAuthEnabled?: boolean;
+  enabled?: boolean;
+}
+
+export interface DomainOptions {
+  /** The platform host's public address (`SKIFF_PUBLIC_IP`), for generated and validated domains. */
+  publicIp?: string;
+  /** How long validateDomain waits for DNS answers. */
+  dnsTimeoutMs?: number;
+}
+
+const OWNER_FIELDS = ['applicationId', 'composeId', 'previewDeploymentId'] as const;
+const TYPE_OF: Record<(typeof OWNER_FIELDS)[number], DomainType> = {
+  applicationId: 'application',
+  composeId: 'compose',
+  previewDeploymentId: 'preview',
+};
+const DEFAULT_PORT = 3000;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+const MIDDLEWARE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+
+/** Domains of applications, compose services and previews; generated and validated names. */
+export class DomainService {
+  private readonly codec: RecordCodec<DomainRecord>;
+  private readonly dnsTimeoutMs: number;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly options: DomainOptions = {},
+  ) {
+    this.codec = new RecordCodec<DomainRecord>(deps.secrets, {
+      idField: 'domainId',
+      json: ['middlewares'],
+      hidden: ['organizationId'],
+    });
+    this.dnsTimeoutMs = options.dnsTimeoutMs ?? 3000;
+  }
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  record = (row: Domain) => this.codec.record(row);
+
+  async create(p: Principal, input: RouteInput & { applicationId?: string | null; composeId?: string | null; previewDeploymentId?: string | null }) {
+    const given = OWNER_FIELDS.filter((f) => input[f] !== undefined && input[f] !== null && input[f] !== '');
+    if (given.length === 0) throw Invalid('applicationId', 'one of applicationId, composeId or previewDeploymentId is required');
+    if (given.length > 1) throw Invalid(given[1]!, `a domain belongs to one service: give only one of ${given.join(', ')}`);
+    const field = given[0]!;
+    const owner = await this.locate(p, TYPE_OF[field], input[field]!);
+    const route = await this.settle(owner, input);
+    const row = await this.write(() =>
+      this.db
+        .insertInto('domains')
+        .values({
+          id: this.deps.ids('dom'),
+          organizationId: owner.organizationId,
+          applicationId: owner.applicationId,
+          composeId: owner.composeId,
+          previewDeploymentId: owner.previewDeploymentId,
+          serverId: owner.serverId,
+          domainType: owner.type,
+          ...route,
+        } as never)
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return this.record(row);
+  }
+
+  async one(p: Principal, domainId: string) {
+    const { row } = await this.find(p, domainId);
+    return this.record(row);
+  }
+
+  async update(p: Principal, input: RouteInput & { domainId: string }) {
+    const { row, owner } = await this.find(p, input.domainId);
+    const route = await this.settle(owner, input, row);
+    const updated = await this.write(() =>
+      this.db
+        .updateTable('domains')
+        .set({ ...route, serverId: owner.serverId } as never)
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return this.record(updated);
+  }
+
+  async delete(p: Principal, domainId: string) {
+    const { row } = await this.find(p, domainId);
+    await this.db.deleteFrom('domains').where('id', '=', row.id).execute();
+    return this.record(row);
+  }
+
+  async byApplicationId(p: Principal, applicationId: string) {
+    await this.access.find(p, 'application', applicationId);
+    const rows = await this.db.selectFrom('domains').selectAll().where('applicationId', '=', applicationId).orderBy('createdAt').orderBy('id').execute();
+    return rows.map(this.record);
+  }
+
+  async byComposeId(p: Principal, composeId: string) {
+    await this.access.find(p, 'compose', composeId);
+    const rows = await this.db.selectFrom('domains').selectAll().where('composeId', '=', composeId).orderBy('createdAt').orderBy('id').execute();
+    return rows.map(this.record);
+  }
+
+  /** The domains of some previews, by preview id (for previewDeployment records). */
+  async ofPreviews(previewIds: string[]): Promise<Map<string, DomainRecord[]>> {
+    const out = new Map<string, DomainRecord[]>(previewIds.map((id) => [id, []]));
+    if (previewIds.length === 0) return out;
+    const rows = await this.db.selectFrom('domains').selectAll().where('previewDeploymentId', 'in', previewIds).orderBy('createdAt').orderBy('id').execute();
+    for (const row of rows) out.get(row.previewDeploymentId!)?.push(this.record(row));
+    return out;
+  }
+
+  async generateDomain(p: Principal, input: { appName: string; serverId?: string }) {
+    const { ip, reason } = await this.publicIpv4Of(p, input.serverId, 'serverId', false);
+    if (!ip) throw Invalid('serverId', reason!);
+    const host = generatedHost(input.appName, ip, nameSuffix());
+    if (!host.ok) throw Invalid('appName', host.reason);
+    return { host: host.value };
+  }
+
+  async canGenerateProxyMeDomains(p: Principal, serverId: string) {
+    const { ip, reason } = await this.publicIpv4Of(p, serverId, 'serverId', true);
+    return { canGenerate: ip !== null, ipAddress: ip, reason };
+  }
+
+  async validateDomain(p: Principal, input: { domain: string; serverId?: string }) {
+    const normalized = normalizeHost(input.domain);
+    if (!normalized.ok) throw Invalid('domain', normalized.reason);
+    const expected = await this.addressesOf(p, input.serverId);
+    const host = normalized.value.startsWith('*.') ? `skiff-check-${nameSuffix()}.${normalized.value.slice(2)}` : normalized.value;
+    const answer = await this.resolve(host);
+    const resolvedIps = 'ips' in answer ? answer.ips : [];
+    const serverIp = expected.ips[0] ?? null;
+    const fail = (reason: string) => ({ valid: false, reason, resolvedIps, serverIp });
+    if ('error' in answer) return fail(answer.error);
+    if (expected.ips.length === 0) return fail(expected.reason!);
+    if (!resolvedIps.some((ip) => expected.ips.includes(ip))) {
+      return fail(`${normalized.value} resolves to ${resolvedIps.join(', ')}, not to ${expected.ips.join(', ')}`);
+    }
+    return { valid: true, reason: null, resolvedIps, serverIp };
+  }
+
+  /** A domain of the caller's organization, with the service it routes to (its access rules). */
+  private async find(p: Principal, domainId: string): Promise<{ row: Domain; owner: Owner }> {
+    const row = await this.db.selectFrom('domains').selectAll().where('id', '=', domainId).executeTakeFirst();
+    if (!row || row.organizationId !== p.organizationId) throw NotFound('No such domain');
+    const type = row.domainType as DomainType;
+    const ownerId = type === 'application' ? row.applicationId : type === 'compose' ? row.composeId : row.previewDeploymentId;
+    const owner = await this.locate(p, type, ownerId!);
+    return { row, owner };
+  }
+
+  /** The service a domain routes to: found with ServiceAccess's organization and grant rules. */
+  private async locate(p: Principal, type: DomainType, id: string): Promise<Owner> {
+    const none = { applicationId: null, composeId: null, previewDeploymentId: null };
+    if (type === 'compose') {
+      const { row, project } = await this.access.find(p, 'compose', id);
+      return { ...none, type, composeId: id, serverId: row.serverId, organizationId: project.organizationId };
+    }
+    let applicationId = id;
+    if (type === 'preview') {
+      const preview = await this.db.selectFrom('previewDeployments').select('applicationId').where('id', '=', id).executeTakeFirst();
+      if (!preview) throw NotFound('No such preview deployment');
+      applicationId = preview.applicationId;
+    }
+    const { row, project } = await this.access.find(p, 'application', applicationId);
+    return type === 'preview'
+      ? { ...none, type, previewDeploymentId: id, serverId: row.serverId, organizationId: project.organizationId }
+      : { ...none, type, applicationId: id, serverId: row.serverId, organizationId: project.organizationId };
+  }
+
+  /**
+   * The route columns of a domain as it will be: the fields given over the current row (or the
+   * defaults), each checked, failures naming their field.
+   */
+  private async settle(owner: Owner, input: RouteInput, current?: Domain): Promise<Record<string, unknown>> {
+    /** undefined keeps the current value (or the default); null resets to the default. */
+    const pick = <T>(field: keyof RouteInput & keyof Domain, fallback: T): T => {
+      const v = input[field];
+      if (v === undefined) return current ? (current[field] as T) : fallback;
+      if (v === null || v === '') return fallback;
+      return v as T;
+    };
+
+    const host = normalizeHost(input.host);
+    if (!host.ok) throw Invalid('host', host.reason);
+    const path = checkRoutePath(pick('path', '/'));
+    if (!path.ok) throw Invalid('path', path.reason);
+    const internalPath = checkRoutePath(pick('internalPath', '/'));
+    if (!internalPath.ok) throw Invalid('internalPath', internalPath.reason);
+
+    if (input.domainType !== undefined && input.domainType !== null && input.domainType !== owner.type) {
+      throw Invalid('domainType', `must be ${owner.type} for this domain`);
+    }
+
+    const serviceName = pick<string | null>('serviceName', null);
+    if (owner.type === 'compose') {
+      if (serviceName === null) throw Invalid('serviceName', 'required for a compose domain');
+      if (!SERVICE_NAME.test(serviceName)) throw Invalid('serviceName', 'must be a compose service name (letters, digits, . _ -)');
+    } else if (serviceName !== null) {
+      throw Invalid('serviceName', 'only compose domains route to a service name');
+    }
+    const port = pick<number | null>('port', owner.type === 'compose' ? null : DEFAULT_PORT);
+    if (port === null) throw Invalid('port', 'required for a compose domain');
+
+    const certificateType = pick<string>('certificateType', 'none');
+    const https = input.https ?? (certificateType !== 'none' ? true : current ? current.https : false);
+    if (!https && certificateType !== 'none') {
+      throw Invalid(input.https === false ? 'https' : 'certificateType', `certificateType ${certificateType} needs https: true (certificateType none serves plain HTTP)`);
+    }
+    let customCertResolver: string | null;
+    if (input.customCertResolver !== undefined && input.customCertResolver !== null && input.customCertResolver !== '') {
+      if (certificateType !== 'acme') throw Invalid('customCertResolver', 'only with certificateType acme');
+      if (!NAME.test(input.customCertResolver)) throw Invalid('customCertResolver', 'must be a resolver name (letters, digits, . _ -)');
+      customCertResolver = input.customCertResolver;
+    } else if (input.customCertResolver === undefined && certificateType === 'acme') {
+      customCertResolver = current?.customCertResolver ?? null;
+    } else {
+      customCertResolver = null;
+    }
+    const changed = !current || current.host !== host.value || current.certificateType !== certificateType;
+    if (certificateType === 'custom' && changed) await this.assertCertificateCovers(owner, host.value);
+
+    const customEntrypoint = pick<string | null>('customEntrypoint', null);
+    if (customEntrypoint !== null && !NAME.test(customEntrypoint)) {
+      throw Invalid('customEntrypoint', 'must be an entrypoint name (letters, digits, . _ -)');
+    }
+    const middlewares = pick<string[] | null>('middlewares', null);
+    if (middlewares) {
+      const bad = middlewares.find((m) => !MIDDLEWARE.test(m));
+      if (bad !== undefined) throw Invalid('middlewares', `${JSON.stringify(bad)} is not a middleware name (letters, digits, . _ @ -)`);
+      if (new Set(middlewares).size !== middlewares.length) throw Invalid('middlewares', 'each middleware may be named once');
+    }
+
+    const route = {
+      host: host.value,
+      path: path.value,
+      internalPath: internalPath.value,
+      serviceName,
+      port,
+      https,
+      certificateType,
+      customCertResolver,
+      customEntrypoint,
+      stripPath: pick('stripPath', false),
+      middlewares: middlewares === null ? null : JSON.stringify(middlewares),
+      forwardAuthEnabled: pick('forwardAuthEnabled', false),
+      enabled: pick('enabled', true),
+    };
+    await this.assertRouteFree(owner.serverId, route.host, route.path, current?.id);
+    return route;
+  }
+
+  /** One host + path per server. */
+  private async assertRouteFree(serverId: string | null, host: string, path: string, exceptId?: string) {
+    let q = this.db.selectFrom('domains').select('id').where('host', '=', host).where('path', '=', path);
+    q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
+    if (exceptId) q = q.where('id', '!=', exceptId);
+    if (await q.executeTakeFirst()) throw Invalid('host', `${host}${path === '/' ? '' : path} is already routed on this server`);
+  }
+
+  /** `certificateType: custom` serves a stored certificate: one must cover the host there. */
+  private async assertCertificateCovers(owner: Owner, host: string) {
+    let q = this.db.selectFrom('certificates').select('subjectNames').where('organizationId', '=', owner.organizationId);
+    q = owner.serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', owner.serverId);
+    const certificates = await q.execute();
+    if (!certificates.some((c) => hostCoveredBy(host, c.subjectNames))) {
+      throw Invalid('certificateType', `no stored certificate covers ${host} on this server; add one with certificates.create`);
+    }
+  }
+
+  private async write(run: () => Promise<Domain>): Promise<Domain> {
+    try {
+      return await run();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw Invalid('host', 'this host and path are already routed on this server');
+      throw err;
+    }
+  }
+
+  /**
+   * The public IPv4 address generated domains point to: the configured one for the platform
+   * host (serverId absent or empty), the server's address otherwise. An unknown server is
+   * NOT_FOUND for reads (`asRead`) and BAD_REQUEST naming the field otherwise.
+   */
+  private async publicIpv4Of(p: Principal, serverId: string | undefined, field: string, asRead: boolean): Promise<{ ip: string | null; reason: string | null }> {
+    if (!serverId) {
+      const ip = this.options.publicIp;
+      if (!ip) return { ip: null, reason: 'the platform host has no public IPv4 address configured (SKIFF_PUBLIC_IP)' };
+      if (!isPublicIPv4(ip)) return { ip: null, reason: `the platform host's address ${ip} is not a public IPv4 address` };
+      return { ip, reason: null };
+    }
+    const server = await this.server(p, serverId, field, asRead);
+    if (!isPublicIPv4(server.address)) return { ip: null, reason: `the server's address ${server.address} is not a public IPv4 address` };
+    return { ip: server.address, reason: null };
+  }
+
+  /** The addresses a domain served by this server (absent: the platform host) should resolve to. */
+  private async addressesOf(p: Principal, serverId: string | undefined): Promise<{ ips: string[]; reason: string | null }> {
+    if (!serverId) {
+      const ip = this.options.publicIp;
+      return ip ? { ips: [ip], reason: null } : { ips: [], reason: 'the platform host has no public IP address configured (SKIFF_PUBLIC_IP)' };
+    }
+    const { address } = await this.server(p, serverId, 'serverId', false);
+    if (isIP(address)) return { ips: [address], reason: null };
+    const answer = await this.resolve(address);
+    return 'ips' in answer ? { ips: answer.ips, reason: null } : { ips: [], reason: `the server's address ${address}: ${answer.error}` };
+  }
+
+  private async server(p: Principal, serverId: string, field: string, asRead: boolean) {
+    const server = await this.db.selectFrom('servers').select(['id', 'organizationId', 'address']).where('id', '=', serverId).executeTakeFirst();
+    if (!server || server.organizationId !== p.organizationId) throw asRead ? NotFound('No such server') : Invalid(field, 'no such server');
+    if (!isAdmin(p) && !p.permissions.accessedServers.includes(serverId)) throw Forbidden('No access to this server');
+    return server;
+  }
+
+  /** DNS answers as the platform host sees them (hosts file included), within the timeout. */
+  private async resolve(host: string): Promise<{ ips: string[] } | { error: string }> {
+    if (isIP(host)) return { ips: [host] };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' })), this.dnsTimeoutMs);
+    });
+    try {
+      const answers = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]);
+      const ips = [...new Set(answers.map((a) => a.address))];
+      return ips.length ? { ips } : { error: `${host} has no address records` };
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOTFOUND' || code === 'ENODATA') return { error: `${host} does not resolve (no DNS records)` };
+      if (code === 'ETIMEOUT') return { error: `no DNS answer for ${host} within ${this.dnsTimeoutMs} ms` };
+      return { error: `DNS lookup of ${host} failed (${code ?? 'error'})` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import type { ForgeKind } from '@skiff/db';
+import type { Principal } from '../authz/principal.js';
+import { Invalid } from '../errors.js';
+import type { ProjectService } from './projects.js';
+import type { ServiceAccess } from './service-access.js';
+
+/**
+ * Rules on service settings that applications, compose stacks and cache instances share,
+ * beyond the shapes their contracts check. Each takes the fields given (`undefined`: not
+ * given, nothing to check) and throws `Invalid` naming the failing field.
+ */
+export type Fields = Record<string, unknown>;
+
+export const FORGES: readonly ForgeKind[] = ['forgeA', 'forgeB', 'forgeC', 'forgeD'];
+
+/** An integer from `min` to `max`, when given and not null. */
+export function checkInteger(f: Fields, field: string, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  const v = f[field];
+  if (v === undefined || v === null) return;
+  if (!Number.isInteger(v) || (v as number) < min || (v as number) > max) {
+    throw Invalid(field, `must be an integer from ${min} to ${max}`);
+  }
+}
+
+/** Replica counts a Swarm service takes. */
+export const checkReplicas = (f: Fields) => checkInteger(f, 'replicas', 0, 1000);
+
+/** Memory in bytes and CPU in nano-CPUs, as Swarm's resource limits and reservations take them. */
+export function checkResources(f: Fields): void {
+  for (const field of ['memoryReservation', 'memoryLimit']) {
+    const v = f[field];
+    if (typeof v === 'string' && !/^\d+$/.test(v)) throw Invalid(field, 'must be a number of bytes');
+  }
+  for (const field of ['cpuReservation', 'cpuLimit']) {
+    const v = f[field];
+    if (typeof v === 'string' && !/^\d+$/.test(v)) throw Invalid(field, 'must be a number of nano-CPUs (1000000000 = 1 CPU)');
+  }
+}
+
+export function isGitUrl(url: string): boolean {
+  if (/^[\w.-]+@[\w.-]+:[\w./~-]+$/.test(url)) return true;
+  try {
+    return ['http:', 'https:', 'ssh:', 'git:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** A plain git source URL: http(s), ssh, git, or scp-like `git@host:path`. */
+export function checkGitUrl(f: Fields, field = 'customGitUrl'): void {
+  const v = f[field];
+  if (typeof v === 'string' && !isGitUrl(v)) throw Invalid(field, 'must be an http(s), ssh or git@host:path URL');
+}
+
+/** Paths inside a checked-out source: no `..` segment may leave it. */
+export function checkInsideSource(f: Fields, fields: readonly string[]): void {
+  for (const field of fields) {
+    const v = f[field];
+    if (typeof v === 'string' && v.split(/[\\/]/).includes('..')) throw Invalid(field, 'must stay inside the source (no ..)');
+  }
+}
+
+/** The records a source setting names: the SSH key of a plain git URL and the forge connections. */
+export async function checkSourceReferences(access: ServiceAccess, p: Principal, f: Fields): Promise<void> {
+  await access.checkSshKey(p, f.customGitSSHKeyId as string | null | undefined);
+  for (const kind of FORGES) await access.checkForge(p, kind, f[`${kind}Id`] as string | null | undefined);
+}
+
+/**
+ * The environment a service moves to: one of the caller's organization that they may see.
+ * Another organization's (or a missing) environment is bad input naming `field`.
+ */
+export async function moveTarget(projects: ProjectService, p: Principal, environmentId: string, field: string) {
+  try {
+    return await projects.findEnvironment(p, environmentId);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'NOT_FOUND') throw Invalid(field, 'no such environment');
+    throw err;
+  }
+}

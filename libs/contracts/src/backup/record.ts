@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { BackupDatabaseType, BackupType, Timestamp } from '../primitives.js';
+
+const target = (what: string) => z.string().nullable().describe(what);
+
+/**
+ * A backup schedule as responses show it: when it runs, where it writes, and its one
+ * target: the `db*Id` matching `databaseType` (the application running that database),
+ * `composeId` with `serviceName` for a database inside a compose stack, or none for the
+ * platform backup (`databaseType` web-server).
+ */
+export const BackupRecord = z.object({
+  backupId: z.string(),
+  organizationId: z.string(),
+  destinationId: z.string(),
+  schedule: z.string().describe('cron expression'),
+  enabled: z.boolean(),
+  prefix: z.string().describe('folder inside the bucket, normalised: no leading slash, one trailing slash, or empty'),
+  keepLatestCount: z.number().int().nullable().describe('newest files of this backup kept; null keeps all'),
+  database: z.string().describe('the database name to dump'),
+  databaseType: BackupDatabaseType,
+  backupType: BackupType,
+  dbAId: target('the application running the PostgreSQL (dbA) database'),
+  dbBId: target('the application running the MariaDB (dbB) database'),
+  dbCId: target('the application running the MySQL (dbC) database'),
+  dbDId: target('the application running the MongoDB (dbD) database'),
+  dbEId: target('the application running the libSQL (dbE) database'),
+  composeId: target('the compose stack holding the database (backupType compose)'),
+  serviceName: z.string().nullable().describe('the compose service running the database (backupType compose)'),
+  userId: z.string().nullable().describe('the member the backup belongs to (its creator unless given)'),
+  includeEncryptionKey: z.boolean().describe('web-server backups only: include the platform secret key'),
+  metadata: z.json().nullable().describe('as given; stored encrypted'),
+  createdAt: Timestamp,
+});

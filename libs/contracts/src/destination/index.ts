@@ -1,0 +1,17 @@
+import { defineRouter } from '../contract.js';
+import { all } from './all.js';
+import { create } from './create.js';
+import { one } from './one.js';
+import { remove } from './remove.js';
+import { testConnection } from './testConnection.js';
+import { update } from './update.js';
+
+/** S3-compatible backup destinations (beyond the spec, which only names destinationId). */
+export const destination = defineRouter('destination', {
+  create,
+  one,
+  all,
+  update,
+  remove,
+  testConnection,
+});
