@@ -45,6 +45,8 @@ export const RemovalSummary = z.object({
   applications: z.number(),
   compose: z.number(),
   caches: z.number(),
+  domains: z.number().describe('domains of the removed services and of their preview deployments'),
+  backups: z.number().describe('backups whose target was one of the removed services'),
 });
 
 export const Permissions = z.object({

@@ -163,6 +163,28 @@ describe('application records', () => {
     expect(copied.appName).not.toBe(app.appName);
   });
 
+  it('goes with its project, with its domains and backups, and the answer counts them', async () => {
+    const p = (await t.call('project.create', { name: 'doomed' })).body;
+    const envId = p.environments[0].environmentId;
+    const app = (await t.call('application.create', { name: 'web', environmentId: envId })).body;
+    const stack = (await t.call('compose.create', { name: 'stack', environmentId: envId })).body;
+    await t.call('domain.create', { host: 'doomed.example.com', applicationId: app.applicationId, port: 3000 });
+    await t.call('domain.create', { host: 'stats.doomed.example.com', composeId: stack.composeId, serviceName: 'web', port: 80 });
+    const destination = (
+      await t.call('destination.create', { name: 's3', endpoint: 'https://s3.example.com', region: 'eu', bucket: 'doomed-backups', accessKey: 'a', secretKey: 'b' })
+    ).body;
+    const backup = await t.call('backup.create', {
+      schedule: '0 3 * * *', prefix: 'db', destinationId: destination.destinationId, database: 'app',
+      databaseType: 'dbA', dbAId: app.applicationId,
+    });
+    expect(backup.status, JSON.stringify(backup.body)).toBe(200);
+    const removed = await t.call('project.remove', { projectId: p.projectId });
+    expect(removed.body.removed).toEqual({ environments: 1, applications: 1, compose: 1, caches: 0, domains: 2, backups: 1 });
+    const left = await t.db.selectFrom('domains').select('id').where('host', 'like', '%doomed.example.com').execute();
+    expect(left).toEqual([]);
+    expect((await t.call('backup.one', { backupId: backup.body.backupId })).status).toBe(404);
+  });
+
   it('refuses an environment or server that does not exist', async () => {
     const noEnv = await t.call('application.create', { name: 'x', environmentId: 'env_missing' });
     expect(noEnv.status).toBe(404);

@@ -48,12 +48,34 @@ export interface RemovalCounts {
   applications: number;
   compose: number;
   caches: number;
+  domains: number;
+  backups: number;
 }
 
+const count = (row: { n: string | number }) => Number(row.n);
+const DB_TARGETS = ['dbAId', 'dbBId', 'dbCId', 'dbDId', 'dbEId'] as const;
+
+/** What removing these environments takes with it: their services and the records hanging off them. */
 export async function countServices(db: Db, environmentIds: string[]): Promise<Omit<RemovalCounts, 'environments'>> {
   const services = await servicesOf(db, environmentIds);
-  const count = (t: ServiceKind) => services.filter((s) => s.type === t).length;
-  return { applications: count('application'), compose: count('compose'), caches: count('cache') };
+  const idsOf = (t: ServiceKind) => services.filter((s) => s.type === t).map((s) => s.id);
+  const [apps, stacks, caches] = [idsOf('application'), idsOf('compose'), idsOf('cache')];
+  // `in ('')` matches nothing and keeps the queries valid when a kind has no service.
+  const [a, c] = [apps.length ? apps : [''], stacks.length ? stacks : ['']];
+  const domains = await db
+    .selectFrom('domains')
+    .leftJoin('previewDeployments', 'previewDeployments.id', 'domains.previewDeploymentId')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where((eb) =>
+      eb.or([eb('domains.applicationId', 'in', a), eb('domains.composeId', 'in', c), eb('previewDeployments.applicationId', 'in', a)]),
+    )
+    .executeTakeFirstOrThrow();
+  const backups = await db
+    .selectFrom('backups')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where((eb) => eb.or([eb('composeId', 'in', c), ...DB_TARGETS.map((column) => eb(column, 'in', a))]))
+    .executeTakeFirstOrThrow();
+  return { applications: apps.length, compose: stacks.length, caches: caches.length, domains: count(domains), backups: count(backups) };
 }
 
 /** What a copy must not share with its original: webhook tokens and published ports. */
