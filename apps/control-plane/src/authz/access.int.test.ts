@@ -75,6 +75,13 @@ describe('a member with grants', () => {
     const res = await grant({ accessedProjects: ['prj_missing'] });
     expect(res.status).toBe(400);
     expect(res.body.issues[0].path).toEqual(['accessedProjects']);
+    for (const field of ['accessedServers', 'accessedGitProviders']) {
+      const bad = await grant({ [field]: ['missing_id'] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.issues[0].path).toEqual([field]);
+    }
+    const server = (await t.call('server.create', { name: 'edge', address: '192.0.2.7' })).body;
+    expect((await grant({ accessedServers: [server.serverId] })).status).toBe(200);
   });
 });
 

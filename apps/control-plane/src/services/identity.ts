@@ -225,6 +225,17 @@ export class IdentityService {
     await check('accessedProjects', lists.accessedProjects, projectIds);
     await check('accessedEnvironments', lists.accessedEnvironments, environmentIds);
     await check('accessedServices', lists.accessedServices, serviceIds);
+    const serverIds = () =>
+      this.db.selectFrom('servers').select('id').where('organizationId', '=', organizationId).execute().then((r) => r.map((x) => x.id));
+    const gitProviderIds = () =>
+      this.db
+        .selectFrom('gitProviders')
+        .select('gitProviderId')
+        .where('organizationId', '=', organizationId)
+        .execute()
+        .then((r) => r.map((x) => x.gitProviderId));
+    await check('accessedServers', lists.accessedServers, serverIds);
+    await check('accessedGitProviders', lists.accessedGitProviders, gitProviderIds);
   }
 
   /** Adds a newly created record to a member's access lists, so they keep what they create. */
