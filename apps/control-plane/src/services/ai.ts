@@ -2,10 +2,10 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { AiConfig } from '@skiff/db';
 import { outboundUrlProblem } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
-import { assertOrganization } from '../authz/policy.js';
-import { Invalid, NotFound } from '../errors.js';
+import { Invalid } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
 import { RecordCodec } from './record-codec.js';
+import { allOfOrganization, findOfOrganization } from './organization-records.js';
 
 type AiRecord = OutputOf<Contracts['ai']['one']>;
 
@@ -56,10 +56,7 @@ export class AiService {
   }
 
   private async find(p: Principal, aiId: string): Promise<AiConfig> {
-    const row = await this.db.selectFrom('aiConfigs').selectAll().where('id', '=', aiId).executeTakeFirst();
-    if (!row) throw NotFound('No such AI configuration');
-    assertOrganization(p, row.organizationId);
-    return row;
+    return findOfOrganization(this.db, 'aiConfigs', p, aiId, 'AI configuration');
   }
 
   async one(p: Principal, aiId: string) {
@@ -67,14 +64,7 @@ export class AiService {
   }
 
   async all(p: Principal) {
-    const rows = await this.db
-      .selectFrom('aiConfigs')
-      .selectAll()
-      .where('organizationId', '=', p.organizationId)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .execute();
-    return rows.map(this.record);
+    return (await allOfOrganization(this.db, 'aiConfigs', p)).map(this.record);
   }
 
   async update(p: Principal, input: AiFields & { aiId: string; createdAt?: string }) {

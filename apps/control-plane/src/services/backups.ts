@@ -3,10 +3,11 @@ import type { Backup } from '@skiff/db';
 import { cronError, normalizeBackupPrefix } from '@skiff/domain';
 import { isAdmin } from '../authz/policy.js';
 import type { Principal } from '../authz/principal.js';
-import { Forbidden, Invalid, NotFound } from '../errors.js';
+import { Forbidden, Invalid } from '../errors.js';
 import { iso, type ServiceDeps } from './deps.js';
 import type { DestinationService } from './destinations.js';
 import type { ServiceAccess } from './service-access.js';
+import { allOfOrganization, findOfOrganization } from './organization-records.js';
 
 type BackupRecord = OutputOf<Contracts['backup']['one']>;
 type DatabaseKind = 'dbA' | 'dbB' | 'dbC' | 'dbD' | 'dbE';
@@ -189,8 +190,7 @@ export class BackupService {
 
   /** A backup the caller may see: of their organization, with its target visible to them. */
   private async find(p: Principal, backupId: string): Promise<Backup> {
-    const row = await this.db.selectFrom('backups').selectAll().where('id', '=', backupId).executeTakeFirst();
-    if (!row || row.organizationId !== p.organizationId) throw NotFound('No such backup');
+    const row = await findOfOrganization(this.db, 'backups', p, backupId, 'backup');
     if (row.composeId) {
       await this.access.find(p, 'compose', row.composeId);
     } else {
@@ -237,13 +237,6 @@ export class BackupService {
 
   /** `user.getBackups`: every backup of the caller's organization (admins). */
   async ofOrganization(p: Principal) {
-    const rows = await this.db
-      .selectFrom('backups')
-      .selectAll()
-      .where('organizationId', '=', p.organizationId)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .execute();
-    return rows.map(this.record);
+    return (await allOfOrganization(this.db, 'backups', p)).map(this.record);
   }
 }

@@ -8,6 +8,7 @@ import { Forbidden, Invalid, NotFound } from '../errors.js';
 import { type ServiceDeps, isUniqueViolation } from './deps.js';
 import { RecordCodec } from './record-codec.js';
 import type { ServiceAccess } from './service-access.js';
+import { findOfOrganization } from './organization-records.js';
 
 type CertificateRecord = OutputOf<Contracts['certificates']['one']>;
 
@@ -122,8 +123,7 @@ export class CertificateService {
 
   /** A certificate of the caller's organization; a member sees those of servers they were given. */
   private async find(p: Principal, certificateId: string): Promise<Certificate> {
-    const row = await this.db.selectFrom('certificates').selectAll().where('id', '=', certificateId).executeTakeFirst();
-    if (!row || row.organizationId !== p.organizationId) throw NotFound('No such certificate');
+    const row = await findOfOrganization(this.db, 'certificates', p, certificateId, 'certificate');
     if (row.serverId !== null && !isAdmin(p) && !p.permissions.accessedServers.includes(row.serverId)) {
       throw Forbidden('No access to the server of this certificate');
     }

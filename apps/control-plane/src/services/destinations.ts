@@ -1,10 +1,11 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Destination } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
-import { Invalid, NotFound } from '../errors.js';
+import { Invalid } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
 import { RecordCodec } from './record-codec.js';
 import { refuseMetadataTarget } from './target-url.js';
+import { allOfOrganization, asReference, findOfOrganization } from './organization-records.js';
 
 type DestinationRecord = OutputOf<Contracts['destination']['one']>;
 
@@ -47,19 +48,12 @@ export class DestinationService {
 
   /** A destination of the caller's organization; another organization's is NOT_FOUND. */
   async find(p: Principal, destinationId: string): Promise<Destination> {
-    const row = await this.db.selectFrom('destinations').selectAll().where('id', '=', destinationId).executeTakeFirst();
-    if (!row || row.organizationId !== p.organizationId) throw NotFound('No such destination');
-    return row;
+    return findOfOrganization(this.db, 'destinations', p, destinationId, 'destination');
   }
 
   /** The same as `find`, for a `destinationId` in another record's input: failures name the field. */
-  async reference(p: Principal, destinationId: string, field = 'destinationId'): Promise<Destination> {
-    try {
-      return await this.find(p, destinationId);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') throw Invalid(field, 'no such destination');
-      throw err;
-    }
+  reference(p: Principal, destinationId: string, field = 'destinationId'): Promise<Destination> {
+    return asReference(field, 'no such destination', () => this.find(p, destinationId));
   }
 
   async one(p: Principal, destinationId: string) {
@@ -67,14 +61,7 @@ export class DestinationService {
   }
 
   async all(p: Principal) {
-    const rows = await this.db
-      .selectFrom('destinations')
-      .selectAll()
-      .where('organizationId', '=', p.organizationId)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .execute();
-    return rows.map(this.record);
+    return (await allOfOrganization(this.db, 'destinations', p)).map(this.record);
   }
 
   async update(p: Principal, input: DestinationInput & { destinationId: string }) {

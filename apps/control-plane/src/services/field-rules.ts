@@ -1,6 +1,7 @@
 import type { ForgeKind } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
+import { asReference } from './organization-records.js';
 import type { ProjectService } from './projects.js';
 import type { ServiceAccess } from './service-access.js';
 
@@ -70,11 +71,6 @@ export async function checkSourceReferences(access: ServiceAccess, p: Principal,
  * The environment a service moves to: one of the caller's organization that they may see.
  * Another organization's (or a missing) environment is bad input naming `field`.
  */
-export async function moveTarget(projects: ProjectService, p: Principal, environmentId: string, field: string) {
-  try {
-    return await projects.findEnvironment(p, environmentId);
-  } catch (err) {
-    if ((err as { code?: string }).code === 'NOT_FOUND') throw Invalid(field, 'no such environment');
-    throw err;
-  }
+export function moveTarget(projects: ProjectService, p: Principal, environmentId: string, field: string) {
+  return asReference(field, 'no such environment', () => projects.findEnvironment(p, environmentId));
 }

@@ -1,10 +1,11 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Notification, NotificationKind } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
-import { Invalid, NotFound } from '../errors.js';
+import { Invalid } from '../errors.js';
 import { iso, type ServiceDeps } from './deps.js';
 import { flagOf } from './record-codec.js';
 import { refuseMetadataTarget } from './target-url.js';
+import { allOfOrganization, findOfOrganization } from './organization-records.js';
 
 export const FLAGS = [
   'appBuildError',
@@ -106,9 +107,7 @@ export class NotificationService {
 
   /** A notification of the caller's organization; another organization's is NOT_FOUND. */
   private async find(p: Principal, notificationId: string): Promise<Notification> {
-    const row = await this.db.selectFrom('notifications').selectAll().where('id', '=', notificationId).executeTakeFirst();
-    if (!row || row.organizationId !== p.organizationId) throw NotFound('No such notification');
-    return row;
+    return findOfOrganization(this.db, 'notifications', p, notificationId, 'notification');
   }
 
   /** `update<Kind>`: the notification and its channel id must belong together. */
@@ -147,14 +146,7 @@ export class NotificationService {
   }
 
   async all(p: Principal) {
-    const rows = await this.db
-      .selectFrom('notifications')
-      .selectAll()
-      .where('organizationId', '=', p.organizationId)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .execute();
-    return rows.map((r) => this.record(r));
+    return (await allOfOrganization(this.db, 'notifications', p)).map((r) => this.record(r));
   }
 
   async remove(p: Principal, notificationId: string) {

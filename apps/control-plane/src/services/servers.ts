@@ -2,9 +2,10 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Server } from '@skiff/db';
 import { isServerAddress } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
-import { assertOrganization, isAdmin } from '../authz/policy.js';
-import { DomainError, Forbidden, Invalid, NotFound } from '../errors.js';
+import { isAdmin } from '../authz/policy.js';
+import { DomainError, Forbidden, Invalid } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
+import { findOfOrganization } from './organization-records.js';
 
 type ServerRecord = OutputOf<Contracts['server']['one']>;
 
@@ -81,9 +82,7 @@ export class ServerService {
   }
 
   private async find(p: Principal, serverId: string): Promise<Server> {
-    const row = await this.db.selectFrom('servers').selectAll().where('id', '=', serverId).executeTakeFirst();
-    if (!row) throw NotFound('No such server');
-    assertOrganization(p, row.organizationId);
+    const row = await findOfOrganization(this.db, 'servers', p, serverId, 'server');
     if (!isAdmin(p) && !p.permissions.accessedServers.includes(row.id)) throw Forbidden('No access to this server');
     return row;
   }

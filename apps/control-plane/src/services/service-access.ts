@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Principal } from '../authz/principal.js';
 import { assertOrganization, canSeeService, isAdmin, requireGrant } from '../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
+import { asReference } from './organization-records.js';
 import { type ServiceKind, serviceTables } from './service-records.js';
 
 type RowOf<K extends ServiceKind> = Selectable<Database[(typeof serviceTables)[K]['table']]>;
@@ -38,13 +39,8 @@ export class ServiceAccess {
   }
 
   /** The same as `find`, for a reference in another record's input: failures name the field. */
-  async reference<K extends ServiceKind>(p: Principal, kind: K, id: string, field: string): Promise<Located<K>> {
-    try {
-      return await this.find(p, kind, id);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') throw Invalid(field, `no such ${KIND_NAMES[kind]}`);
-      throw err;
-    }
+  reference<K extends ServiceKind>(p: Principal, kind: K, id: string, field: string): Promise<Located<K>> {
+    return asReference(field, `no such ${KIND_NAMES[kind]}`, () => this.find(p, kind, id));
   }
 
   /** App names are Docker service names: unique on a server across every kind of service. */

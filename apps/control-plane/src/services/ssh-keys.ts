@@ -2,9 +2,9 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { SshKey } from '@skiff/db';
 import { generateEd25519SshKeyPair, readSshKeyPair, sshFingerprint } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
-import { assertOrganization } from '../authz/policy.js';
-import { Invalid, NotFound } from '../errors.js';
+import { Invalid } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
+import { allOfOrganization, findOfOrganization } from './organization-records.js';
 
 type SshKeyRecord = OutputOf<Contracts['sshKey']['one']>;
 
@@ -68,10 +68,7 @@ export class SshKeyService {
   }
 
   private async find(p: Principal, sshKeyId: string): Promise<SshKey> {
-    const row = await this.db.selectFrom('sshKeys').selectAll().where('id', '=', sshKeyId).executeTakeFirst();
-    if (!row) throw NotFound('No such SSH key');
-    assertOrganization(p, row.organizationId);
-    return row;
+    return findOfOrganization(this.db, 'sshKeys', p, sshKeyId, 'SSH key');
   }
 
   async one(p: Principal, sshKeyId: string) {
@@ -79,14 +76,7 @@ export class SshKeyService {
   }
 
   async all(p: Principal) {
-    const rows = await this.db
-      .selectFrom('sshKeys')
-      .selectAll()
-      .where('organizationId', '=', p.organizationId)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .execute();
-    return rows.map(record);
+    return (await allOfOrganization(this.db, 'sshKeys', p)).map(record);
   }
 
   async update(p: Principal, input: { sshKeyId: string; name?: string; description?: string | null }) {

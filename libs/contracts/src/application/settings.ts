@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { defineContract } from '../contract.js';
 import {
   AppName,
   CertificateType,
@@ -10,7 +9,6 @@ import {
 } from '../primitives.js';
 import {
   Args,
-  CLUSTER_DESCRIPTION,
   clusterFields,
   Icon,
   PreviewLabels,

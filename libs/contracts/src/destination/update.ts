@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { RequiredId } from '../primitives.js';
 import { DestinationFields } from './fields.js';
