@@ -52,6 +52,7 @@ import { DestinationService } from './services/destinations.js';
 import { NotificationService } from './services/notifications.js';
 import { OrganizationService } from './services/organizations.js';
 import { ProjectService } from './services/projects.js';
+import { PlatformSettingsService } from './services/platform-settings.js';
 import { ServiceAccess } from './services/service-access.js';
 
 export interface PlatformOptions {
@@ -100,6 +101,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const gitProviders = new GitProviderService(deps, identity);
   const servers = new ServerService(deps, options.billing?.maxServers ?? null);
   const sshKeys = new SshKeyService(deps);
+  const platformSettings = new PlatformSettingsService(deps, { publicIp: options.publicIp });
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 
@@ -130,7 +132,7 @@ export async function buildPlatform(options: PlatformOptions) {
     server: serverHandlers(servers),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
-    settings: settingsHandlers({ version: options.version, openApiDocument }),
+    settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings),
   };
 
   const app = createApp({

@@ -412,6 +412,22 @@ export interface GitProvidersTable {
   createdAt: CreatedAt;
 }
 
+/** The host settings (`settings.*`): a single row, id `platform`. */
+export interface PlatformSettingsTable {
+  id: string;
+  /** The platform's own domain (settings.assignDomainServer); null until assigned. */
+  host: string | null;
+  certificateType: Generated<'acme' | 'none' | 'custom'>;
+  letsEncryptEmail: string | null;
+  https: Generated<boolean>;
+  enableContainerCleanup: Generated<boolean>;
+  /** Encrypted; never returned. */
+  sshPrivateKey: string | null;
+  /** The private key's public half, as an authorized_keys line. */
+  sshPublicKey: string | null;
+  updatedAt: Date | null;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -434,6 +450,7 @@ export interface Database {
   backups: BackupsTable;
   aiConfigs: AiConfigsTable;
   gitProviders: GitProvidersTable;
+  platformSettings: PlatformSettingsTable;
 }
 
 export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances';
@@ -461,3 +478,4 @@ export type Destination = Selectable<DestinationsTable>;
 export type Backup = Selectable<BackupsTable>;
 export type AiConfig = Selectable<AiConfigsTable>;
 export type GitProvider = Selectable<GitProvidersTable>;
+export type PlatformSettings = Selectable<PlatformSettingsTable>;

@@ -8,6 +8,7 @@ import {
   parseOpenSshPrivateKey,
   parseOpenSshPublicKey,
   readSshKeyPair,
+  readSshPrivateKey,
   sshFingerprint,
 } from './ssh-keys.js';
 
@@ -179,6 +180,37 @@ describe('readSshKeyPair', () => {
     const { privateKey } = generateKeyPairSync('x25519');
     const x25519 = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
     expect(readSshKeyPair(ED25519_PUBLIC, x25519)).toMatchObject({ ok: false, field: 'privateKey', message: expect.stringMatching(/unsupported/) });
+  });
+});
+
+describe('readSshPrivateKey', () => {
+  it('derives the public key, type and fingerprint of an OpenSSH private key', () => {
+    for (const [pub, priv, fingerprint] of [
+      [ED25519_PUBLIC, ED25519_PRIVATE, ED25519_FINGERPRINT],
+      [RSA_PUBLIC, RSA_PRIVATE, RSA_FINGERPRINT],
+      [EC_PUBLIC, EC_PRIVATE, EC_FINGERPRINT],
+    ]) {
+      expect(readSshPrivateKey(priv)).toEqual({ ok: true, key: { publicKey: pub, type: pub.split(' ')[0], fingerprint } });
+    }
+  });
+
+  it('reads PEM private keys (no comment)', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const res = readSshPrivateKey(privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
+    expect(res.ok).toBe(true);
+    if (res.ok) {
+      expect(res.key.type).toBe('ssh-rsa');
+      expect(res.key.publicKey.split(' ')).toHaveLength(2);
+      expect(parseOpenSshPublicKey(res.key.publicKey).jwk).toEqual(publicKey.export({ format: 'jwk' }));
+    }
+  });
+
+  it('says why a key cannot be used', () => {
+    expect(readSshPrivateKey('not a key')).toEqual({ ok: false, message: 'not a private key in OpenSSH or PEM format' });
+    expect(readSshPrivateKey(ENCRYPTED_PRIVATE)).toMatchObject({ ok: false, message: expect.stringMatching(/passphrase/) });
+    expect(readSshPrivateKey(ED25519_PUBLIC)).toMatchObject({ ok: false });
+    const x25519 = generateKeyPairSync('x25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    expect(readSshPrivateKey(x25519)).toMatchObject({ ok: false, message: expect.stringMatching(/unsupported/) });
   });
 });
 

@@ -356,6 +356,24 @@ export function readSshKeyPair(publicKey: string, privateKey: string): SshKeyPai
 
 const messageOf = (err: unknown) => (err instanceof SshKeyFormatError ? err.message : 'could not be read as a key');
 
+export type SshPrivateKeyResult = { ok: true; key: SshKeyPair } | { ok: false; message: string };
+
+/**
+ * Reads a private key given alone (OpenSSH or PEM, unencrypted) and answers its public half
+ * as an `authorized_keys` line (with the key's own comment when OpenSSH stored one), its type
+ * and fingerprint; or why it could not be read.
+ */
+export function readSshPrivateKey(privateKey: string): SshPrivateKeyResult {
+  try {
+    const priv = readPrivate(privateKey);
+    const comment = privateKey.includes(BEGIN) ? parseOpenSshPrivateKey(privateKey).comment : '';
+    const line = encodeOpenSshPublicKey(createPublicKey(priv).export({ format: 'jwk' }), comment);
+    return { ok: true, key: { publicKey: line, type: line.split(' ')[0] as SshKeyType, fingerprint: sshFingerprint(line) } };
+  } catch (err) {
+    return { ok: false, message: messageOf(err) };
+  }
+}
+
 /** A fresh ed25519 pair: the private key in OpenSSH's format, the public key as an `authorized_keys` line. */
 export function generateEd25519SshKeyPair(comment = ''): SshKeyPair & { privateKey: string } {
   const { privateKey } = generateKeyPairSync('ed25519');

@@ -1,21 +1,31 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { CertificateType, Email, Unspecified } from '../primitives.js';
+import { CertificateType, Email, NonEmpty } from '../primitives.js';
+import { HostSettingsRecord } from './record.js';
 
 export const assignDomainServer = defineContract({
   method: 'POST',
   summary: 'Serve the platform dashboard on a domain of its own',
   description:
-    'The spec does not show the extra fields. `letsEncryptEmail` (optional, email) is the ' +
-    'account address for ACME certificates when `certificateType` is `acme`; `https` ' +
-    '(optional) serves the domain over HTTPS and redirects plain HTTP to it.',
+    'Records the domain; the proxy serves it once the proxy configuration is rendered. ' +
+    '`host` is a single host name (no scheme, port, path or wildcard, not an IP address), ' +
+    'stored lower-case and in ASCII form, and must not already route to a service on the ' +
+    'platform host. Extra fields (the spec does not show them): `letsEncryptEmail` (email), ' +
+    'the ACME account address, required with `certificateType: acme` unless one is already ' +
+    'stored (omitted: the stored address is kept); `https` (boolean, default true unless ' +
+    '`certificateType` is `none`) serves the domain over HTTPS and redirects plain HTTP to it; ' +
+    '`acme` and `custom` need HTTPS. `custom` needs a stored certificate of the caller\'s ' +
+    'organization on the platform host (certificates.create) that covers `host`. Each failure ' +
+    'is a BAD_REQUEST naming its field. Host settings affect every organization on this host: ' +
+    'besides the admin role, the caller must be a platform administrator (the user created at ' +
+    'first boot), FORBIDDEN otherwise. Answers the host settings.',
   input: z.object({
-    host: z.string(),
+    host: NonEmpty,
     certificateType: CertificateType,
     letsEncryptEmail: Email.optional(),
     https: z.boolean().optional(),
   }),
-  output: Unspecified,
+  output: HostSettingsRecord,
   access: { role: 'admin' },
   example: {
     host: 'skiff.example.com',

@@ -8,6 +8,7 @@ import { cleanSSHPrivateKey } from './cleanSSHPrivateKey.js';
 import { cleanStoppedContainers } from './cleanStoppedContainers.js';
 import { cleanUnusedImages } from './cleanUnusedImages.js';
 import { cleanUnusedVolumes } from './cleanUnusedVolumes.js';
+import { get } from './get.js';
 import { getIp } from './getIp.js';
 import { getOpenApiDocument } from './getOpenApiDocument.js';
 import { getPlatformVersion } from './getPlatformVersion.js';
@@ -61,4 +62,5 @@ export const settings = defineRouter('settings', {
   getIp,
   getOpenApiDocument,
   readProxyEnv,
+  get,
 });

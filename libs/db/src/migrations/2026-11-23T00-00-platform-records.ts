@@ -255,10 +255,25 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('config', 'jsonb', (c) => c.notNull())
       .addColumn('secrets', 'text', (c) => c.notNull()),
   ).execute();
+
+  // Host settings (settings.*): exactly one row, shared by every organization on this host.
+  await db.schema
+    .createTable('platform_settings')
+    .addColumn('id', 'text', (c) => c.primaryKey().check(sql`id = 'platform'`))
+    .addColumn('host', 'text')
+    .addColumn('certificate_type', 'text', (c) => c.notNull().defaultTo('none'))
+    .addColumn('lets_encrypt_email', 'text')
+    .addColumn('https', 'boolean', (c) => c.notNull().defaultTo(false))
+    .addColumn('enable_container_cleanup', 'boolean', (c) => c.notNull().defaultTo(false))
+    .addColumn('ssh_private_key', 'text')
+    .addColumn('ssh_public_key', 'text')
+    .addColumn('updated_at', 'timestamptz')
+    .execute();
+  await db.insertInto('platform_settings').values({ id: 'platform' }).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['git_providers', 'ai_configs', 'backups', 'destinations', 'notifications', 'certificates', 'security_entries', 'domains', 'preview_deployments', 'ssh_keys', 'servers']) {
+  for (const t of ['platform_settings', 'git_providers', 'ai_configs', 'backups', 'destinations', 'notifications', 'certificates', 'security_entries', 'domains', 'preview_deployments', 'ssh_keys', 'servers']) {
     await db.schema.dropTable(t).execute();
   }
 }
