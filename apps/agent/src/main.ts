@@ -16,12 +16,8 @@ function main(): void {
   }
 
   const log = bootLog.child({ serverId: config.serverId }, { level: config.logLevel });
-  log.info(
-    { config: describeConfig(config) },
-    'agent skeleton started: no connections are opened, commands arrive in a later version',
-  );
-
-  // Nothing else holds the event loop open yet.
+  // Nothing else holds the event loop open yet. Handlers go in before the start line, so a
+  // supervisor that signals as soon as it sees that line always gets a clean stop.
   const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
   const stop = (signal: NodeJS.Signals): void => {
     clearInterval(keepAlive);
@@ -30,6 +26,10 @@ function main(): void {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  log.info(
+    { config: describeConfig(config) },
+    'agent skeleton started: no connections are opened, commands arrive in a later version',
+  );
 }
 
 main();
