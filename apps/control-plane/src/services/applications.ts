@@ -1,10 +1,17 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Application } from '@skiff/db';
-import { appNameFrom } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
 import { type ServiceDeps, isUniqueViolation } from './deps.js';
-import { checkGitUrl, checkInsideSource, checkInteger, checkReplicas, checkResources, checkSourceReferences } from './field-rules.js';
+import {
+  checkGitUrl,
+  checkInsideSource,
+  checkInteger,
+  checkReplicas,
+  checkResources,
+  checkSourceReferences,
+  placeNewService,
+} from './field-rules.js';
 import type { IdentityService } from './identity.js';
 import type { ProjectService } from './projects.js';
 import { RecordCodec } from './record-codec.js';
@@ -57,11 +64,7 @@ export class ApplicationService {
     p: Principal,
     input: { name: string; appName?: string; description?: string | null; environmentId: string; serverId?: string | null; sourceType?: string },
   ) {
-    await this.projects.findEnvironment(p, input.environmentId);
-    const serverId = input.serverId ?? null;
-    await this.access.checkServer(p, serverId);
-    const appName = input.appName ?? appNameFrom(input.name);
-    await this.access.assertAppNameFree(serverId, appName);
+    const { serverId, appName } = await placeNewService(this.projects, this.access, p, input);
     const id = this.deps.ids('app');
     const row = await this.insert({
       id,

@@ -1,10 +1,10 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { CacheInstance } from '@skiff/db';
-import { appNameFrom, isImageReference } from '@skiff/domain';
+import { isImageReference } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
 import { type ServiceDeps, isUniqueViolation } from './deps.js';
-import { checkInteger, checkReplicas, checkResources, moveTarget } from './field-rules.js';
+import { checkInteger, checkReplicas, checkResources, moveTarget, placeNewService } from './field-rules.js';
 import type { IdentityService } from './identity.js';
 import type { ProjectService } from './projects.js';
 import { RecordCodec } from './record-codec.js';
@@ -66,13 +66,9 @@ export class CacheService {
       serverId?: string | null;
     },
   ) {
-    await this.projects.findEnvironment(p, input.environmentId);
-    const serverId = input.serverId ?? null;
-    await this.access.checkServer(p, serverId);
     const fields = { databasePassword: input.databasePassword, containerImage: input.containerImage ?? DEFAULT_CACHE_IMAGE };
     checkFields(fields);
-    const appName = input.appName ?? appNameFrom(input.name);
-    await this.access.assertAppNameFree(serverId, appName);
+    const { serverId, appName } = await placeNewService(this.projects, this.access, p, input);
     const id = this.deps.ids('rds');
     const row = await this.write(() =>
       this.db

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { ComposeStack } from '@skiff/db';
-import { appNameFrom } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
 import { type ServiceDeps, isUniqueViolation } from './deps.js';
-import { checkGitUrl, checkInsideSource, checkInteger, checkSourceReferences, moveTarget } from './field-rules.js';
+import { checkGitUrl, checkInsideSource, checkInteger, checkSourceReferences, moveTarget, placeNewService } from './field-rules.js';
 import type { IdentityService } from './identity.js';
 import type { ProjectService } from './projects.js';
 import { RecordCodec } from './record-codec.js';
@@ -62,11 +61,7 @@ export class ComposeService {
       composeFile?: string;
     },
   ) {
-    await this.projects.findEnvironment(p, input.environmentId);
-    const serverId = input.serverId ?? null;
-    await this.access.checkServer(p, serverId);
-    const appName = input.appName ?? appNameFrom(input.name);
-    await this.access.assertAppNameFree(serverId, appName);
+    const { serverId, appName } = await placeNewService(this.projects, this.access, p, input);
     const id = this.deps.ids('cmp');
     const row = await this.write(() =>
       this.db

@@ -1,5 +1,6 @@
 import type { ForgeKind } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
+import { appNameFrom } from '@skiff/domain';
 import { Invalid } from '../errors.js';
 import { asReference } from './organization-records.js';
 import type { ProjectService } from './projects.js';
@@ -73,4 +74,22 @@ export async function checkSourceReferences(access: ServiceAccess, p: Principal,
  */
 export function moveTarget(projects: ProjectService, p: Principal, environmentId: string, field: string) {
   return asReference(field, 'no such environment', () => projects.findEnvironment(p, environmentId));
+}
+
+/**
+ * Where a new service goes: an environment the caller may see, a server of their organization
+ * (null: the platform host) and an app name free on that server (drawn from the name if none).
+ */
+export async function placeNewService(
+  projects: ProjectService,
+  access: ServiceAccess,
+  p: Principal,
+  input: { name: string; environmentId: string; appName?: string; serverId?: string | null },
+): Promise<{ serverId: string | null; appName: string }> {
+  await projects.findEnvironment(p, input.environmentId);
+  const serverId = input.serverId ?? null;
+  await access.checkServer(p, serverId);
+  const appName = input.appName ?? appNameFrom(input.name);
+  await access.assertAppNameFree(serverId, appName);
+  return { serverId, appName };
 }
