@@ -109,9 +109,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     ),
   ).execute();
 
-  // A service on a server keeps it: removing a server with services is refused.
+  // A service on a server keeps it: removing a server with services is refused. Checked at
+  // commit, so that removing an organization (which cascades to both) goes through.
   for (const table of ['applications', 'compose_stacks', 'cache_instances']) {
-    await db.schema.alterTable(table).addForeignKeyConstraint(`${table}_server_fk`, ['server_id'], 'servers', ['id']).execute();
+    await db.schema
+      .alterTable(table)
+      .addForeignKeyConstraint(`${table}_server_fk`, ['server_id'], 'servers', ['id'], (c) => c.deferrable().initiallyDeferred())
+      .execute();
   }
 
   await created(
@@ -215,7 +219,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await created(
     organizationId(db.schema.createTable('backups').addColumn('id', 'text', (c) => c.primaryKey()))
-      .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id'))
+      .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id').modifyEnd(sql`deferrable initially deferred`))
       .addColumn('schedule', 'text', (c) => c.notNull())
       .addColumn('enabled', 'boolean', (c) => c.notNull().defaultTo(true))
       .addColumn('prefix', 'text', (c) => c.notNull())
