@@ -96,6 +96,18 @@ describe('application records', () => {
     for (const secret of ['hunter2', 's3cr3t', 'registry-pass']) expect(stored).not.toContain(secret);
   });
 
+  it('takes env null as no env text, for every kind of service', async () => {
+    const app = await createApp();
+    await t.call('application.update', { applicationId: app.applicationId, env: 'A=1' });
+    const cleared = await t.call('application.update', { applicationId: app.applicationId, env: null });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(cleared.body.env).toBe('');
+    const stack = (await t.call('compose.create', { name: 'c', environmentId: env })).body;
+    const cache = (await t.call('cache.create', { name: 'r', environmentId: env, databasePassword: 'pw' })).body;
+    expect((await t.call('compose.update', { composeId: stack.composeId, env: null })).body.env).toBe('');
+    expect((await t.call('cache.update', { cacheId: cache.cacheId, env: null })).body.env).toBe('');
+  });
+
   it('saves sources and build types, and disconnects back to a plain git source', async () => {
     const app = await createApp();
     const git = await t.call('application.saveGitProvider', {

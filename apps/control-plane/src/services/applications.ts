@@ -48,6 +48,7 @@ export class ApplicationService {
   ) {
     this.codec = new RecordCodec<ApplicationRecord>(deps.secrets, {
       idField: 'applicationId',
+      blankWhenNull: ['env'],
       sealed: ['env', 'previewEnv', 'buildArgs', 'previewBuildArgs', 'refreshToken'],
       writeOnly: ['password', 'buildSecrets', 'previewBuildSecrets'],
       json: ['watchPaths', 'previewLabels', 'args', ...CLUSTER],
@@ -139,14 +140,6 @@ export class ApplicationService {
     checkGitUrl(f);
     checkInsideSource(f, ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory']);
     await checkSourceReferences(this.access, p, f);
-  }
-
-  saveEnvironment(p: Principal, input: { applicationId: string; env: string | null; buildArgs: string | null; buildSecrets: string | null; createEnvFile: boolean }) {
-    return this.update(p, { ...input, env: input.env ?? '' });
-  }
-
-  saveBuildType(p: Principal, input: Values & { applicationId: string }) {
-    return this.update(p, input);
   }
 
   /** A save*Provider: the source fields given, and the source type they imply. */

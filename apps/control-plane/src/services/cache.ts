@@ -42,6 +42,7 @@ export class CacheService {
   ) {
     this.codec = new RecordCodec<CacheRecord>(deps.secrets, {
       idField: 'cacheId',
+      blankWhenNull: ['env'],
       sealed: ['env'],
       writeOnly: ['databasePassword'],
       json: ['args', 'networkIds', ...CLUSTER],
@@ -142,7 +143,7 @@ export class CacheService {
   }
 
   saveEnvironment(p: Principal, input: { cacheId: string; env: string | null }) {
-    return this.update(p, { cacheId: input.cacheId, env: input.env ?? '' });
+    return this.update(p, { cacheId: input.cacheId, env: input.env });
   }
 
   /** Publishes the instance on a host port; null stops publishing it. */

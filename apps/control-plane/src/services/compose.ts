@@ -37,6 +37,7 @@ export class ComposeService {
   ) {
     this.codec = new RecordCodec<ComposeRecord>(deps.secrets, {
       idField: 'composeId',
+      blankWhenNull: ['env'],
       sealed: ['env', 'refreshToken'],
       json: ['watchPaths'],
     });

@@ -14,6 +14,8 @@ export interface CodecSpec {
   json?: readonly string[];
   /** Columns kept out of responses altogether (internal bookkeeping). */
   hidden?: readonly string[];
+  /** Text fields stored as '' when given null (dotenv text: null means "nothing"). */
+  blankWhenNull?: readonly string[];
 }
 
 /**
@@ -25,6 +27,7 @@ export class RecordCodec<R = Record<string, unknown>> {
   private readonly writeOnly: Set<string>;
   private readonly json: Set<string>;
   private readonly hidden: Set<string>;
+  private readonly blankWhenNull: Set<string>;
 
   constructor(
     private readonly secrets: SecretBox,
@@ -34,13 +37,15 @@ export class RecordCodec<R = Record<string, unknown>> {
     this.writeOnly = new Set(spec.writeOnly);
     this.json = new Set(spec.json);
     this.hidden = new Set(spec.hidden);
+    this.blankWhenNull = new Set(spec.blankWhenNull);
   }
 
   /** Column values for the fields given; `undefined` fields are left out (unchanged). */
   columns(values: Record<string, unknown>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) continue;
+    for (const [key, given] of Object.entries(values)) {
+      if (given === undefined) continue;
+      const value = given === null && this.blankWhenNull.has(key) ? '' : given;
       if (this.sealed.has(key) || this.writeOnly.has(key)) {
         out[key] = value === null ? null : this.secrets.seal(String(value));
       } else if (this.json.has(key)) {
