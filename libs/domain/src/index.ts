@@ -6,3 +6,8 @@ export * from './image-ref.js';
 export * from './outbound-url.js';
 export * from './ssh-keys.js';
 export * from './pem.js';
+export * from './dotenv.js';
+export * from './env.js';
+export * from './argv.js';
+export * from './swarm-types.js';
+export * from './swarm-spec.js';

@@ -1,0 +1,204 @@
+/**
+ * The agent's port to a Docker Engine in Swarm mode. Command handlers and the reconcile loop
+ * use only this interface; `DockerodeDriver` implements it against the Engine API. Every
+ * method throws a `DockerError` subclass (./errors.ts) carrying the engine's message.
+ *
+ * Shapes passed in are the Engine API's own (PascalCase keys, durations in nanoseconds), as
+ * a pure builder produces them; shapes returned are the driver's own small summaries.
+ */
+
+/** Label every Docker object Skiff creates carries (ARCHITECTURE.md, "Workloads on Docker"). */
+export const MANAGED_LABEL = 'skiff.managed';
+
+export type Nanoseconds = number;
+
+/**
+ * A Swarm service spec (Engine API 1.41, body of `POST /services/create` and `/update`).
+ * Only `Name` and `Labels` are required here; the fields are as wide as the engine takes,
+ * so the stricter spec a builder produces is assignable to this type.
+ */
+export interface ServiceSpec {
+  Name: string;
+  /** Must include `skiff.managed: "true"`: the driver writes and removes only Skiff's services. */
+  Labels: Record<string, string>;
+  TaskTemplate: {
+    ContainerSpec: {
+      Image: string;
+      Labels?: Record<string, string>;
+      Command?: string[];
+      Args?: string[];
+      Hostname?: string;
+      Env?: string[];
+      Dir?: string;
+      User?: string;
+      Init?: boolean;
+      Mounts?: Array<{
+        Type: 'volume' | 'bind' | 'tmpfs';
+        Source?: string;
+        Target: string;
+        ReadOnly?: boolean;
+      }>;
+      StopSignal?: string;
+      StopGracePeriod?: Nanoseconds;
+      HealthCheck?: {
+        Test: string[];
+        Interval?: Nanoseconds;
+        Timeout?: Nanoseconds;
+        StartPeriod?: Nanoseconds;
+        StartInterval?: Nanoseconds;
+        Retries?: number;
+      };
+      Hosts?: string[];
+      Ulimits?: Array<{ Name: string; Soft: number; Hard: number }>;
+    };
+    Resources?: {
+      Limits?: { NanoCPUs?: number; MemoryBytes?: number };
+      Reservations?: { NanoCPUs?: number; MemoryBytes?: number };
+    };
+    RestartPolicy?: {
+      Condition?: 'none' | 'on-failure' | 'any';
+      Delay?: Nanoseconds;
+      MaxAttempts?: number;
+      Window?: Nanoseconds;
+    };
+    Placement?: {
+      Constraints?: string[];
+      Preferences?: Array<{ Spread: { SpreadDescriptor: string } }>;
+      MaxReplicas?: number;
+      Platforms?: Array<{ Architecture?: string; OS?: string }>;
+    };
+    Networks?: Array<{ Target: string; Aliases?: string[]; DriverOpts?: Record<string, string> }>;
+    LogDriver?: { Name: string; Options?: Record<string, string> };
+    /** Change it to roll out new tasks although nothing else changed (a redeploy). */
+    ForceUpdate?: number;
+  };
+  Mode?:
+    | { Replicated: { Replicas?: number } }
+    | { Global: Record<string, never> }
+    | { ReplicatedJob: { MaxConcurrent?: number; TotalCompletions?: number } }
+    | { GlobalJob: Record<string, never> };
+  UpdateConfig?: RolloutConfig & { FailureAction?: 'continue' | 'pause' | 'rollback' };
+  RollbackConfig?: RolloutConfig & { FailureAction?: 'continue' | 'pause' };
+  EndpointSpec?: {
+    /** `dnsrr` where the kernel has no IPVS (the routing mesh needs it). */
+    Mode?: 'vip' | 'dnsrr';
+    Ports?: Array<{
+      Protocol?: 'tcp' | 'udp' | 'sctp';
+      TargetPort: number;
+      PublishedPort?: number;
+      PublishMode?: 'ingress' | 'host';
+      Name?: string;
+    }>;
+  };
+}
+
+export interface RolloutConfig {
+  Parallelism: number;
+  Delay?: Nanoseconds;
+  Monitor?: Nanoseconds;
+  MaxFailureRatio?: number;
+  Order?: 'stop-first' | 'start-first';
+}
+
+/** Credentials for the registry of a service's image (sent as `X-Registry-Auth`). */
+export interface RegistryAuth {
+  username: string;
+  password: string;
+  /** The registry host, e.g. `registry.example.com:5000`. */
+  serveraddress: string;
+}
+
+export interface SwarmInfo {
+  nodeId: string;
+  /** True when this call initialised the swarm. */
+  created: boolean;
+}
+
+export interface NetworkInfo {
+  id: string;
+  name: string;
+  /** True when this call created the network. */
+  created: boolean;
+}
+
+export interface ServiceInfo {
+  id: string;
+  name: string;
+  /** The swarm object version; an update must name the current one. */
+  version: number;
+  labels: Record<string, string>;
+  image: string;
+  /** Replicas wanted, or null for global and job modes. */
+  replicas: number | null;
+  /** Rollout of the last update: `updating`, `completed`, `rollback_completed`…; null before any update. */
+  updateState: string | null;
+  updateMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ServiceWriteResult extends ServiceInfo {
+  /** True when the service was created, false when an existing one was updated. */
+  created: boolean;
+  /** Warnings the engine returned (e.g. an image it could not resolve on a registry). */
+  warnings: string[];
+}
+
+/** Swarm task states, in the order a task moves through them. */
+export type TaskState =
+  | 'new'
+  | 'allocated'
+  | 'pending'
+  | 'assigned'
+  | 'accepted'
+  | 'preparing'
+  | 'ready'
+  | 'starting'
+  | 'running'
+  | 'complete'
+  | 'shutdown'
+  | 'failed'
+  | 'rejected'
+  | 'remove'
+  | 'orphaned';
+
+export interface TaskInfo {
+  id: string;
+  /** The replica slot (replicated mode), or null. */
+  slot: number | null;
+  nodeId: string | null;
+  state: TaskState;
+  desiredState: TaskState;
+  /** The engine's short status message, e.g. `started` or `preparing`. */
+  message: string;
+  /** Why the task failed or was rejected (e.g. `No such image: …`), or null. */
+  error: string | null;
+  exitCode: number | null;
+  containerId: string | null;
+  image: string;
+  /** The task's container labels (from the spec's ContainerSpec.Labels): tell rollouts apart. */
+  labels: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateOrUpdateOptions {
+  registryAuth?: RegistryAuth;
+}
+
+export interface DockerDriver {
+  /** Makes sure the engine is a manager of an active swarm, initialising a single-node one if none. */
+  ensureSwarm(): Promise<SwarmInfo>;
+  /** An overlay network, attachable, labelled `skiff.managed=true`; an existing compatible one is kept. */
+  ensureNetwork(name: string): Promise<NetworkInfo>;
+  /** Creates the service named `spec.Name`, or updates it (passing its current version). */
+  createOrUpdateService(spec: ServiceSpec, options?: CreateOrUpdateOptions): Promise<ServiceWriteResult>;
+  /** Removes a Skiff service; false when there was none. Its tasks stop asynchronously. */
+  removeService(name: string): Promise<boolean>;
+  /** The service's tasks, newest first. */
+  serviceTasks(name: string): Promise<TaskInfo[]>;
+  /** Services carrying every given label (`{ 'skiff.managed': 'true' }`: all of Skiff's). */
+  servicesByLabel(labels: Record<string, string>): Promise<ServiceInfo[]>;
+  /** Whether the image is present locally (no pull, no registry call). */
+  imageExists(ref: string): Promise<boolean>;
+}

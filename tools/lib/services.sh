@@ -1,0 +1,101 @@
+# Real services the tests need, started idempotently: the Docker Engine (in a single-node
+# swarm) and the small local images the tests deploy. Sourced by tools/test after
+# tools/lib/setup.sh (it uses apt_install from there). Needs root, as on the project's
+# machines and in CI. Everything is skipped when it is already there, so a warm machine
+# pays only a few `docker` round trips.
+
+SKIFF_DOCKERD_LOG="${SKIFF_DOCKERD_LOG:-/tmp/skiff-dockerd.log}"
+SKIFF_DOCKERD_WAIT_S="${SKIFF_DOCKERD_WAIT_S:-60}"
+
+# The docker CLI from Debian's docker.io matches the engine (20.10); a newer client found
+# earlier on PATH (some machines have one in /usr/local/bin) is not needed.
+skiff_docker() {
+  if [ -x /usr/bin/docker ]; then /usr/bin/docker "$@"; else docker "$@"; fi
+}
+
+docker_answers() {
+  skiff_docker info --format '{{.ServerVersion}}' >/dev/null 2>&1
+}
+
+ensure_docker_packages() {
+  local missing=()
+  command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+  # The image is built from a statically linked busybox: the dynamically linked one of the
+  # `busybox` package would not run in an image without a libc.
+  dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    apt_install "${missing[@]}"
+  fi
+}
+
+ensure_dockerd() {
+  if docker_answers; then
+    return 0
+  fi
+  echo "==> starting dockerd (log: $SKIFF_DOCKERD_LOG)" >&2
+  # Detached from this shell: its own session, no inherited stdio (a CI runner reading
+  # tools/test's output must not wait on dockerd), and it keeps running after the tests.
+  setsid dockerd </dev/null >>"$SKIFF_DOCKERD_LOG" 2>&1 &
+  local pid=$! deadline=$((SECONDS + SKIFF_DOCKERD_WAIT_S))
+  until docker_answers; do
+    if ! kill -0 "$pid" 2>/dev/null && ! docker_answers; then
+      echo "error: dockerd exited during start; last lines of $SKIFF_DOCKERD_LOG:" >&2
+      tail -n 30 "$SKIFF_DOCKERD_LOG" >&2
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "error: dockerd did not answer within ${SKIFF_DOCKERD_WAIT_S}s; last lines of $SKIFF_DOCKERD_LOG:" >&2
+      tail -n 30 "$SKIFF_DOCKERD_LOG" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# A single-node swarm. It listens and advertises on loopback: this test engine never takes
+# other nodes, and a loopback address survives a change of the machine's own addresses.
+# The routing mesh (IPVS) does not work on these kernels: services use dnsrr endpoints and
+# host-mode published ports.
+ensure_swarm() {
+  local state
+  state=$(skiff_docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null)
+  [ "$state" = active ] && return 0
+  if [ "$state" != inactive ]; then
+    # pending, error or locked: start over rather than wait on a swarm that cannot come up.
+    echo "==> docker swarm state is '$state': leaving it" >&2
+    skiff_docker swarm leave --force >/dev/null 2>&1 || true
+  fi
+  echo "==> docker swarm init" >&2
+  skiff_docker swarm init --listen-addr 127.0.0.1:2377 --advertise-addr 127.0.0.1 >/dev/null || {
+    echo "error: docker swarm init failed" >&2
+    return 1
+  }
+}
+
+# busybox:latest, made from the machine's static busybox (no registry can be pulled from).
+ensure_busybox_image() {
+  skiff_docker image inspect busybox:latest >/dev/null 2>&1 && return 0
+  echo "==> building image busybox:latest" >&2
+  local root applet
+  root=$(mktemp -d /tmp/skiff-busybox.XXXXXX) || return 1
+  mkdir -p "$root/bin" "$root/etc" "$root/tmp" "$root/root"
+  chmod 1777 "$root/tmp"
+  cp /bin/busybox "$root/bin/busybox"
+  for applet in $("$root/bin/busybox" --list); do
+    [ "$applet" = busybox ] || ln -s busybox "$root/bin/$applet"
+  done
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+  tar -C "$root" -c . | skiff_docker import -c 'ENV PATH=/bin' -c 'CMD ["sh"]' - busybox:latest >/dev/null
+  local status=$?
+  rm -rf "$root"
+  [ "$status" -eq 0 ] || { echo "error: could not import busybox:latest" >&2; return 1; }
+}
+
+# Everything the Docker tests need, in order.
+ensure_docker() {
+  ensure_docker_packages &&
+    ensure_dockerd &&
+    ensure_swarm &&
+    ensure_busybox_image
+}
