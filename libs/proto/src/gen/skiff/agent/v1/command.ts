@@ -172,6 +172,13 @@ export interface DeployApplication {
   replicas: number;
   /** Pull the image even when it is present locally. */
   forcePull: boolean;
+  /**
+   * The rest of the service's settings, as the JSON of libs/domain's WorkloadSpecInput
+   * (appName, command, args, resources, the *Cluster values…); its `image`, `env` and
+   * `replicas` are ignored in favour of the fields above. The agent builds the Swarm
+   * service spec from it with swarmServiceSpec.
+   */
+  specJson: string;
 }
 
 export interface DeployApplication_EnvEntry {
@@ -579,7 +586,7 @@ export const WorkloadRef: MessageFns<WorkloadRef> = {
 };
 
 function createBaseDeployApplication(): DeployApplication {
-  return { deploymentId: "", workload: undefined, image: "", env: {}, replicas: 0, forcePull: false };
+  return { deploymentId: "", workload: undefined, image: "", env: {}, replicas: 0, forcePull: false, specJson: "" };
 }
 
 export const DeployApplication: MessageFns<DeployApplication> = {
@@ -601,6 +608,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     }
     if (message.forcePull !== false) {
       writer.uint32(48).bool(message.forcePull);
+    }
+    if (message.specJson !== "") {
+      writer.uint32(58).string(message.specJson);
     }
     return writer;
   },
@@ -669,6 +679,14 @@ export const DeployApplication: MessageFns<DeployApplication> = {
             message.forcePull = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.specJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -710,6 +728,11 @@ export const DeployApplication: MessageFns<DeployApplication> = {
         : isSet(object.force_pull)
         ? globalThis.Boolean(object.force_pull)
         : false,
+      specJson: isSet(object.specJson)
+        ? globalThis.String(object.specJson)
+        : isSet(object.spec_json)
+        ? globalThis.String(object.spec_json)
+        : "",
     };
   },
 
@@ -739,6 +762,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     if (message.forcePull !== false) {
       obj.forcePull = message.forcePull;
     }
+    if (message.specJson !== "") {
+      obj.specJson = message.specJson;
+    }
     return obj;
   },
 
@@ -763,6 +789,7 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     );
     message.replicas = object.replicas ?? 0;
     message.forcePull = object.forcePull ?? false;
+    message.specJson = object.specJson ?? "";
     return message;
   },
 };
