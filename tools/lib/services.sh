@@ -99,3 +99,9 @@ ensure_docker() {
     ensure_swarm &&
     ensure_busybox_image
 }
+
+# nats-server for the command channel; the vitest global setup starts it on loopback
+# (libs/testing/src/nats.ts).
+ensure_nats() {
+  command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || apt_install nats-server
+}

@@ -11,3 +11,4 @@ export * from './env.js';
 export * from './argv.js';
 export * from './swarm-types.js';
 export * from './swarm-spec.js';
+export * from './agent-channel.js';

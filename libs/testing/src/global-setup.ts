@@ -1,12 +1,16 @@
 import type { TestProject } from 'vitest/node';
+import { ensureTestNats } from './nats.js';
 import { ensureTestPostgres } from './postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
+    natsUrl: string;
   }
 }
 
 export default async function setup(project: TestProject) {
-  project.provide('postgresUrl', await ensureTestPostgres());
+  const [postgresUrl, natsUrl] = await Promise.all([ensureTestPostgres(), ensureTestNats()]);
+  project.provide('postgresUrl', postgresUrl);
+  project.provide('natsUrl', natsUrl);
 }

@@ -1,2 +1,3 @@
 export * from './postgres.js';
 export * from './wait-for.js';
+export * from './nats.js';

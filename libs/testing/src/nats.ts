@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { waitFor } from './wait-for.js';
+
+const PORT = Number(process.env.SKIFF_TEST_NATS_PORT ?? 14222);
+const ROOT = process.env.SKIFF_TEST_NATS_DIR ?? '/tmp/skiff-test-nats';
+
+function natsServerBinary(): string {
+  for (const p of ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']) if (existsSync(p)) return p;
+  throw new Error('nats-server not found: install the nats-server package (tools/test does)');
+}
+
+/** True when something answers the NATS protocol's INFO greeting on the port. */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('data', (chunk) => done(chunk.toString('utf8').startsWith('INFO ')));
+  });
+}
+
+/**
+ * A NATS server with JetStream on loopback for the tests, started once (detached, so it
+ * outlives one vitest run like the test PostgreSQL) and reused while it answers.
+ * `SKIFF_TEST_NATS_URL` points the tests at another one.
+ */
+export async function ensureTestNats(): Promise<string> {
+  if (process.env.SKIFF_TEST_NATS_URL) return process.env.SKIFF_TEST_NATS_URL;
+  const url = `nats://127.0.0.1:${PORT}`;
+  if (await answers(PORT)) return url;
+  rmSync(ROOT, { recursive: true, force: true });
+  mkdirSync(join(ROOT, 'store'), { recursive: true });
+  const log = openSync(join(ROOT, 'log'), 'a');
+  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(PORT), '-js', '-sd', join(ROOT, 'store')], {
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
+  child.unref();
+  await waitFor(() => answers(PORT), { timeoutMs: 20_000, what: 'test NATS server to answer' });
+  return url;
+}
