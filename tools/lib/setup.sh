@@ -31,6 +31,11 @@ ensure_postgres_binaries() {
   command -v runuser >/dev/null || apt_install util-linux
 }
 
+# How tools/up and tools/bench run the bundle. With the embedded database, --liftoff-only keeps
+# PGlite's WebAssembly on V8's baseline compiler (idles ~50 MB smaller, same query throughput) and
+# a 4 MB young generation saves ~10 MB more.
+CONTROL_PLANE_CMD=(node --liftoff-only --max-semi-space-size=4 dist/control-plane/main.mjs)
+
 # Bundles the control plane into one file (dist/control-plane/main.mjs): it starts faster and
 # idles in about half the memory of running the TypeScript sources through a loader.
 build_control_plane() {

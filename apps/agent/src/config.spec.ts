@@ -6,6 +6,7 @@ function anEnv(overrides: Env = {}): Env {
     SKIFF_SERVER_ID: 'srv_01HZY3-a',
     SKIFF_CONTROL_PLANE_GRPC: '127.0.0.1:7443',
     SKIFF_NATS_URL: 'nats://127.0.0.1:4222',
+    SKIFF_AGENT_CREDENTIAL: 'cred-s3cret',
     ...overrides,
   };
 }
@@ -27,6 +28,10 @@ describe('readConfig', () => {
       controlPlaneGrpc: '127.0.0.1:7443',
       natsServers: ['nats://127.0.0.1:4222'],
       logLevel: 'info',
+      credential: { value: 'cred-s3cret' },
+      dataDir: '/var/lib/skiff-agent',
+      maxConcurrentDeploys: 1,
+      dockerSocket: '/var/run/docker.sock',
     });
   });
 
@@ -37,6 +42,11 @@ describe('readConfig', () => {
         SKIFF_CONTROL_PLANE_GRPC: 'dns:///cp.example.internal:7443',
         SKIFF_NATS_URL: 'nats://a.internal:4222, tls://b.internal:4222',
         SKIFF_LOG_LEVEL: 'debug',
+        SKIFF_AGENT_CREDENTIAL: undefined,
+        SKIFF_AGENT_CREDENTIAL_FILE: ' /etc/skiff/credential ',
+        SKIFF_AGENT_DATA_DIR: '/srv/skiff-agent',
+        SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS: '3',
+        SKIFF_DOCKER_SOCKET: '/tmp/d2/docker.sock',
       }),
     );
     expect(config).toEqual({
@@ -44,6 +54,10 @@ describe('readConfig', () => {
       controlPlaneGrpc: 'dns:///cp.example.internal:7443',
       natsServers: ['nats://a.internal:4222', 'tls://b.internal:4222'],
       logLevel: 'debug',
+      credential: { file: '/etc/skiff/credential' },
+      dataDir: '/srv/skiff-agent',
+      maxConcurrentDeploys: 3,
+      dockerSocket: '/tmp/d2/docker.sock',
     });
   });
 
@@ -52,6 +66,7 @@ describe('readConfig', () => {
       'SKIFF_SERVER_ID is required',
       'SKIFF_CONTROL_PLANE_GRPC is required',
       'SKIFF_NATS_URL is required',
+      'SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE is required',
     ]);
     expect(issuesOf(anEnv({ SKIFF_SERVER_ID: '   ' }))).toEqual(['SKIFF_SERVER_ID is required']);
   });
@@ -93,6 +108,31 @@ describe('readConfig', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect(err?.message).not.toContain('hunter2');
   });
+
+  it('takes the credential from exactly one place, and checks paths and the deploy limit', () => {
+    expect(issuesOf(anEnv({ SKIFF_AGENT_CREDENTIAL_FILE: '/etc/skiff/credential' }))).toEqual([
+      'set only one of SKIFF_AGENT_CREDENTIAL and SKIFF_AGENT_CREDENTIAL_FILE',
+    ]);
+    expect(
+      issuesOf(
+        anEnv({
+          SKIFF_AGENT_CREDENTIAL: undefined,
+          SKIFF_AGENT_CREDENTIAL_FILE: 'credential',
+          SKIFF_AGENT_DATA_DIR: 'data',
+          SKIFF_DOCKER_SOCKET: 'docker.sock',
+          SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS: '0',
+        }),
+      ),
+    ).toEqual([
+      'SKIFF_AGENT_CREDENTIAL_FILE must be an absolute path',
+      'SKIFF_AGENT_DATA_DIR must be an absolute path',
+      'SKIFF_DOCKER_SOCKET must be an absolute path',
+      'SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS must be a whole number from 1 to 64',
+    ]);
+    expect(issuesOf(anEnv({ SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS: '1.5' }))).toEqual([
+      'SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS must be a whole number from 1 to 64',
+    ]);
+  });
 });
 
 describe('describeConfig', () => {
@@ -100,6 +140,8 @@ describe('describeConfig', () => {
     const config = readConfig(anEnv({ SKIFF_NATS_URL: 'nats://agent:hunter2@127.0.0.1:4222,nats://127.0.0.1:4223' }));
     const described = describeConfig(config);
     expect(described.natsServers).toEqual(['nats://***@127.0.0.1:4222', 'nats://127.0.0.1:4223']);
+    expect(described.credential).toBe('set');
     expect(JSON.stringify(described)).not.toContain('hunter2');
+    expect(JSON.stringify(described)).not.toContain('cred-s3cret');
   });
 });

@@ -8,7 +8,22 @@ export interface AgentConfig {
   natsServers: string[];
   /** SKIFF_LOG_LEVEL, default `info`. */
   logLevel: LogLevel;
+  /**
+   * Where the agent presents its server credential from (`authorization: Bearer …` on
+   * every report): SKIFF_AGENT_CREDENTIAL itself, or the 0600 file SKIFF_AGENT_CREDENTIAL_FILE
+   * names (read by main). Exactly one of the two. Never logged.
+   */
+  credential: { value: string } | { file: string };
+  /** The agent's own directory (its command journal), SKIFF_AGENT_DATA_DIR, default `/var/lib/skiff-agent`. */
+  dataDir: string;
+  /** Deploys run at once on this server, SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS, default 1. */
+  maxConcurrentDeploys: number;
+  /** The Docker Engine's unix socket, SKIFF_DOCKER_SOCKET, default `/var/run/docker.sock`. */
+  dockerSocket: string;
 }
+
+export const DEFAULT_DATA_DIR = '/var/lib/skiff-agent';
+export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -57,8 +72,31 @@ export function readConfig(env: Env): AgentConfig {
     issues.push(`SKIFF_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
+  const credentialValue = env.SKIFF_AGENT_CREDENTIAL?.trim() ?? '';
+  const credentialFile = env.SKIFF_AGENT_CREDENTIAL_FILE?.trim() ?? '';
+  if (credentialValue === '' && credentialFile === '') {
+    issues.push('SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE is required');
+  } else if (credentialValue !== '' && credentialFile !== '') {
+    issues.push('set only one of SKIFF_AGENT_CREDENTIAL and SKIFF_AGENT_CREDENTIAL_FILE');
+  } else if (credentialFile !== '' && !credentialFile.startsWith('/')) {
+    issues.push('SKIFF_AGENT_CREDENTIAL_FILE must be an absolute path');
+  }
+  const credential = credentialFile !== '' ? { file: credentialFile } : { value: credentialValue };
+
+  const dataDir = env.SKIFF_AGENT_DATA_DIR?.trim() || DEFAULT_DATA_DIR;
+  if (!dataDir.startsWith('/')) issues.push('SKIFF_AGENT_DATA_DIR must be an absolute path');
+
+  const dockerSocket = env.SKIFF_DOCKER_SOCKET?.trim() || DEFAULT_DOCKER_SOCKET;
+  if (!dockerSocket.startsWith('/')) issues.push('SKIFF_DOCKER_SOCKET must be an absolute path');
+
+  const concurrency = env.SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS?.trim() || '1';
+  const maxConcurrentDeploys = Number(concurrency);
+  if (!/^\d+$/.test(concurrency) || maxConcurrentDeploys < 1 || maxConcurrentDeploys > 64) {
+    issues.push('SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS must be a whole number from 1 to 64');
+  }
+
   if (issues.length > 0) throw new ConfigError(issues);
-  return { serverId, controlPlaneGrpc, natsServers, logLevel };
+  return { serverId, controlPlaneGrpc, natsServers, logLevel, credential, dataDir, maxConcurrentDeploys, dockerSocket };
 }
 
 /** The configuration as it may be logged: credentials in NATS URLs are masked. */
@@ -68,6 +106,10 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     controlPlaneGrpc: config.controlPlaneGrpc,
     natsServers: config.natsServers.map(maskCredentials),
     logLevel: config.logLevel,
+    credential: 'file' in config.credential ? { file: config.credential.file } : 'set',
+    dataDir: config.dataDir,
+    maxConcurrentDeploys: config.maxConcurrentDeploys,
+    dockerSocket: config.dockerSocket,
   };
 }
 

@@ -1,10 +1,28 @@
-// Composition root of the Skiff agent. This version is a skeleton: it reads and checks its
-// configuration, says so, and waits for SIGTERM. It opens no connections; the command
-// consumer (NATS), the report client (gRPC) and the Docker driver arrive in later versions.
-import { pino } from 'pino';
+// Composition root of the Skiff agent: configuration → credential → journal → report
+// client (gRPC) → Docker driver → NATS → the command path (agent.ts).
+//
+// NATS and the control plane may be unreachable at start or at any later moment: the NATS
+// connection waits and reconnects, the consumer waits for its stream, reports queue up and
+// are retried. SIGTERM (or SIGINT) stops consuming, abandons the running command (it stays
+// in the journal and runs again at the next start), delivers what reports it can within a
+// few seconds, and exits 0. Secrets (the credential, NATS passwords, env values) are never
+// logged.
+import { hostname } from 'node:os';
+import { pino, type Logger } from 'pino';
+import { Agent } from './agent.js';
+import { CommandJournal } from './commands/journal.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
+import { CredentialError, readCredential } from './credential.js';
+import { DockerodeDriver } from './docker/dockerode-driver.js';
+import { connectNats } from './nats/connect.js';
+import { ReportClient } from './reports/client.js';
+import type { NatsConnection } from '@nats-io/transport-node';
 
-function main(): void {
+const STOP_COMMANDS_MS = 20_000;
+const FLUSH_REPORTS_MS = 5_000;
+const CLOSE_NATS_MS = 5_000;
+
+async function main(): Promise<void> {
   const bootLog = pino({ name: 'skiff-agent' });
   let config: AgentConfig;
   try {
@@ -14,22 +32,83 @@ function main(): void {
     bootLog.fatal({ issues: err.issues }, 'invalid configuration');
     process.exit(1);
   }
-
   const log = bootLog.child({ serverId: config.serverId }, { level: config.logLevel });
-  // Nothing else holds the event loop open yet. Handlers go in before the start line, so a
-  // supervisor that signals as soon as it sees that line always gets a clean stop.
-  const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
-  const stop = (signal: NodeJS.Signals): void => {
-    clearInterval(keepAlive);
+
+  let stopping = false;
+  let agent: Agent | null = null;
+  let nc: NatsConnection | null = null;
+  let journal: CommandJournal | null = null;
+  let reports: ReportClient | null = null;
+  const stop = async (signal: NodeJS.Signals): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'agent stopping');
+    await shutDown(log, { agent, reports, journal, nc });
     log.info({ signal }, 'agent stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  log.info(
-    { config: describeConfig(config) },
-    'agent skeleton started: no connections are opened, commands arrive in a later version',
-  );
+  // Handlers go in before anything that waits, so a signal at any moment stops cleanly.
+  process.once('SIGTERM', (s) => void stop(s));
+  process.once('SIGINT', (s) => void stop(s));
+
+  try {
+    const credential = await readCredential(config.credential);
+    journal = await CommandJournal.open(config.dataDir, {
+      onSkippedLines: (count) => log.warn({ count }, 'unreadable journal lines skipped (a write cut short by a crash)'),
+    });
+    reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log });
+  } catch (err) {
+    if (!(err instanceof CredentialError)) throw err;
+    log.fatal({ problem: err.message }, 'cannot start');
+    process.exit(1);
+  }
+  const driver = new DockerodeDriver({ socketPath: config.dockerSocket });
+  log.info({ config: describeConfig(config) }, 'agent starting: connecting to NATS');
+
+  const connection = await connectNats(config.natsServers, `skiff-agent ${config.serverId}@${hostname()}`, log);
+  if (stopping) {
+    await connection.close();
+    return;
+  }
+  nc = connection;
+  agent = new Agent({
+    serverId: config.serverId,
+    nc,
+    driver,
+    journal,
+    reports,
+    log,
+    maxConcurrentDeploys: config.maxConcurrentDeploys,
+  });
+  agent.start();
+  log.info('agent started: connected to NATS');
 }
 
-main();
+async function shutDown(
+  log: Logger,
+  parts: { agent: Agent | null; reports: ReportClient | null; journal: CommandJournal | null; nc: NatsConnection | null },
+): Promise<void> {
+  const step = async (what: string, ms: number, run: () => Promise<unknown>) => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+      if ((await Promise.race([run(), timedOut])) === 'timeout') log.warn({ step: what, ms }, 'shutdown step timed out');
+    } catch (err) {
+      log.warn({ step: what, err: err instanceof Error ? err.message : String(err) }, 'shutdown step failed');
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  if (parts.agent) await step('stop commands', STOP_COMMANDS_MS, () => parts.agent!.stop());
+  if (parts.reports) {
+    await step('deliver reports', FLUSH_REPORTS_MS, () => parts.reports!.flush(FLUSH_REPORTS_MS));
+    parts.reports.close();
+  }
+  if (parts.journal) await step('close journal', 1_000, () => parts.journal!.close());
+  if (parts.nc) await step('close NATS', CLOSE_NATS_MS, () => parts.nc!.drain());
+}
+
+main().catch((err: unknown) => {
+  pino({ name: 'skiff-agent' }).fatal({ err: err instanceof Error ? err.message : String(err) }, 'agent crashed');
+  process.exit(1);
+});

@@ -1,6 +1,10 @@
+import { connect as connectNats } from '@nats-io/transport-node';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '@skiff/db';
+import { LOCAL_SERVER_ID } from '@skiff/domain';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { OutboxRelay } from './agents/outbox-relay.js';
+import { AgentCredentials, ReportServer } from './agents/report-server.js';
 import { createApp } from './app.js';
 import type { BillingConfig } from './config.js';
 import { SecretBox } from './crypto/secret-box.js';
@@ -15,6 +19,7 @@ import { billingHandlers } from './routers/billing.js';
 import { cacheHandlers } from './routers/cache.js';
 import { certificatesHandlers } from './routers/certificates.js';
 import { composeHandlers } from './routers/compose.js';
+import { deploymentHandlers } from './routers/deployment.js';
 import { destinationHandlers } from './routers/destination.js';
 import { domainHandlers } from './routers/domain.js';
 import { environmentHandlers } from './routers/environment.js';
@@ -38,7 +43,10 @@ import { BackupService } from './services/backups.js';
 import { BillingService } from './services/billing.js';
 import { CacheService } from './services/cache.js';
 import { CertificateService } from './services/certificates.js';
+import { CommandOutbox } from './services/command-outbox.js';
 import { ComposeService } from './services/compose.js';
+import { DeploymentReports } from './services/deployment-reports.js';
+import { DeploymentService } from './services/deployments.js';
 import type { ServiceDeps } from './services/deps.js';
 import { DestinationService } from './services/destinations.js';
 import { DomainService } from './services/domains.js';
@@ -67,6 +75,15 @@ export interface PlatformOptions {
   billing?: BillingConfig;
   /** The platform host's public IP address (`SKIFF_PUBLIC_IP`), for generated and validated domains. */
   publicIp?: string;
+  /**
+   * NATS with JetStream, which carries commands to agents. Without it no outbox relay runs
+   * and deployments stay queued (their commands wait in the outbox).
+   */
+  nats?: { url: string; pollMs?: number; republishAfterMs?: number; backoff?: { minMs: number; maxMs: number } };
+  /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
+  grpc?: { host: string; port: number };
+  /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
+  localAgentCredential?: string;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -103,6 +120,10 @@ export async function buildPlatform(options: PlatformOptions) {
   const sshKeys = new SshKeyService(deps);
   const platformSettings = new PlatformSettingsService(deps, { publicIp: options.publicIp });
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
+  const outbox = new CommandOutbox(deps.secrets);
+  let relay: OutboxRelay | undefined;
+  const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
+  const deploymentReports = new DeploymentReports(deps);
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 
   let openApi: Record<string, unknown> | undefined;
@@ -116,7 +137,8 @@ export async function buildPlatform(options: PlatformOptions) {
     notification: notificationHandlers(metricsTokens, notifications),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
-    application: applicationHandlers(applications),
+    application: applicationHandlers(applications, deployments),
+    deployment: deploymentHandlers(deployments),
     domain: domainHandlers(domains),
     security: securityHandlers(securityEntries),
     certificates: certificatesHandlers(certificates),
@@ -146,7 +168,57 @@ export async function buildPlatform(options: PlatformOptions) {
     validateOutput: options.validateOutput,
   });
 
-  return { app, database, identity, organizations, projects, secrets: deps.secrets, close: () => database.close() };
+  const agents = await startAgentChannel(options, { db: database.db, outbox, reports: deploymentReports, clock: deps.clock }).catch(
+    async (err) => {
+      await database.close();
+      throw err;
+    },
+  );
+  relay = agents.relay;
+
+  const close = async () => {
+    await agents.close();
+    await database.close();
+  };
+  return { app, database, identity, organizations, projects, secrets: deps.secrets, grpcPort: agents.grpcPort, close };
 }
 
 export type Platform = Awaited<ReturnType<typeof buildPlatform>>;
+
+/** The outbox relay (with `nats`) and the agents' report server (with `grpc`), started. */
+async function startAgentChannel(
+  options: PlatformOptions,
+  parts: { db: DatabaseHandle['db']; outbox: CommandOutbox; reports: DeploymentReports; clock: () => Date },
+) {
+  const { nats, grpc } = options;
+  const relay = nats
+    ? new OutboxRelay({
+        db: parts.db,
+        outbox: parts.outbox,
+        clock: parts.clock,
+        log: options.log.child({ component: 'outbox-relay' }),
+        pollMs: nats.pollMs,
+        republishAfterMs: nats.republishAfterMs,
+        backoff: nats.backoff,
+        connect: () =>
+          connectNats({ servers: nats.url, name: 'skiff-control-plane', timeout: 2000, maxReconnectAttempts: -1, reconnectTimeWait: 1000 }),
+      })
+    : undefined;
+  let reportServer: ReportServer | undefined;
+  let grpcPort: number | undefined;
+  if (grpc) {
+    const credentials = new AgentCredentials();
+    if (options.localAgentCredential) credentials.add(options.localAgentCredential, LOCAL_SERVER_ID);
+    reportServer = new ReportServer({ reports: parts.reports, credentials, clock: parts.clock, log: options.log.child({ component: 'agent-reports' }) });
+    grpcPort = await reportServer.listen(grpc.host, grpc.port);
+  }
+  relay?.start();
+  return {
+    relay,
+    grpcPort,
+    async close() {
+      await relay?.stop();
+      await reportServer?.close();
+    },
+  };
+}

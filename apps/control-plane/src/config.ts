@@ -16,11 +16,18 @@ export interface Config {
   billing: BillingConfig;
   /** The platform host's public IP address, for generated (sslip.io) and validated domains. */
   publicIp?: string;
+  /** `SKIFF_NATS_URL`: NATS with JetStream for agent commands; unset, deployments stay queued. */
+  natsUrl?: string;
+  /** `SKIFF_GRPC_HOST` / `SKIFF_GRPC_PORT`: where agents report (127.0.0.1:50051 by default). */
+  grpcHost: string;
+  grpcPort: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
   const port = Number(env.SKIFF_PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`SKIFF_PORT is not a port: ${env.SKIFF_PORT}`);
+  const grpcPort = Number(env.SKIFF_GRPC_PORT ?? 50051);
+  if (!Number.isInteger(grpcPort) || grpcPort < 0 || grpcPort > 65535) throw new Error(`SKIFF_GRPC_PORT is not a port: ${env.SKIFF_GRPC_PORT}`);
   const publicIp = env.SKIFF_PUBLIC_IP?.trim() || undefined;
   if (publicIp && !isIP(publicIp)) throw new Error(`SKIFF_PUBLIC_IP is not an IP address: ${env.SKIFF_PUBLIC_IP}`);
   return {
@@ -35,6 +42,9 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     version,
     billing: readBillingConfig(env),
     publicIp,
+    natsUrl: env.SKIFF_NATS_URL?.trim() || undefined,
+    grpcHost: env.SKIFF_GRPC_HOST?.trim() || '127.0.0.1',
+    grpcPort,
   };
 }
 

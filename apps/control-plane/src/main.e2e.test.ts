@@ -17,7 +17,7 @@ function start() {
   output = '';
   child = spawn('bash', ['tools/up'], {
     cwd: root,
-    env: { ...process.env, SKIFF_DATA_DIR: dataDir, SKIFF_PORT: String(port), LOG_LEVEL: 'warn' },
+    env: { ...process.env, SKIFF_DATA_DIR: dataDir, SKIFF_PORT: String(port), SKIFF_GRPC_PORT: '0', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (output += d));
@@ -50,6 +50,7 @@ describe('the control plane process', () => {
     expect(readFileSync(file, 'utf8').trim()).toBe(key);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'local-agent.credential')).mode & 0o777).toBe(0o600);
 
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const res = await fetch(`${base}/api/project.create`, {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
+import { loadLocalAgentCredential } from './agents/local-agent-credential.js';
 import { buildPlatform } from './compose-root.js';
 import { readConfig } from './config.js';
 import { loadSecretKey } from './secret-key.js';
@@ -18,8 +19,13 @@ const platform = await buildPlatform({
   version: VERSION,
   billing: config.billing,
   publicIp: config.publicIp,
+  nats: config.natsUrl ? { url: config.natsUrl } : undefined,
+  grpc: { host: config.grpcHost, port: config.grpcPort },
+  localAgentCredential: loadLocalAgentCredential(config.dataDir),
 });
 log.info({ database: platform.database.kind }, 'database ready');
+log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');
+if (!config.natsUrl) log.warn('SKIFF_NATS_URL is not set: deployments stay queued until it is');
 
 const keyFile = join(config.dataDir, 'initial-api-key');
 const first = await platform.identity.bootstrap({ email: config.ownerEmail, name: config.ownerName });

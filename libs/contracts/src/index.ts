@@ -25,11 +25,13 @@ import { cluster } from './cluster/index.js';
 import { notification } from './notification/index.js';
 import { settings } from './settings/index.js';
 import { user } from './user/index.js';
+import { deployment } from './deployment/index.js';
 
 export * from './contract.js';
 export * from './primitives.js';
 export * from './records.js';
 export { BillingProductConfig } from './billing/record.js';
+export { DeploymentRecord, DeploymentLog } from './deployment/record.js';
 
 /** Every router of the API, by name; each maps operation names to contracts. */
 export const contracts = {
@@ -59,6 +61,7 @@ export const contracts = {
   notification,
   settings,
   user,
+  deployment,
 };
 
 export type Contracts = typeof contracts;

@@ -428,6 +428,51 @@ export interface PlatformSettingsTable {
   updatedAt: Date | null;
 }
 
+export type DeploymentStatus = 'queued' | 'running' | 'done' | 'error' | 'cancelled';
+
+/** One deploy of an application: its status, timestamps and the tail of its log. */
+export interface DeploymentsTable {
+  id: string;
+  applicationId: string;
+  /** The server id on the agent channel: a server record's id, or 'local' (the platform host). */
+  serverId: string;
+  status: ColumnType<DeploymentStatus, DeploymentStatus | undefined, DeploymentStatus>;
+  title: string | null;
+  description: string | null;
+  /** The newest log lines, capped. */
+  log: Generated<string>;
+  reason: string | null;
+  /** The highest event sequence applied (events at or below it are duplicates). */
+  lastSequence: Generated<number>;
+  createdAt: CreatedAt;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export type CommandRowStatus = 'pending' | 'published' | 'done' | 'failed';
+
+/** The outbox: a command for a server's agent, written with the change it carries out. */
+export interface CommandsTable {
+  /** The Command's commandId (also the JetStream message id). */
+  id: string;
+  /** Creation order (identity). */
+  position: ColumnType<string, never, never>;
+  serverId: string;
+  /** The CommandKind's name, e.g. COMMAND_KIND_DEPLOY_APPLICATION. */
+  kind: string;
+  workloadKey: string;
+  deploymentId: string | null;
+  /** The encoded Command, base64, sealed with the platform key. */
+  payload: string;
+  status: ColumnType<CommandRowStatus, CommandRowStatus | undefined, CommandRowStatus>;
+  attempts: Generated<number>;
+  deadline: Date;
+  createdAt: CreatedAt;
+  publishedAt: Date | null;
+  finishedAt: Date | null;
+  resultReason: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -451,6 +496,8 @@ export interface Database {
   aiConfigs: AiConfigsTable;
   gitProviders: GitProvidersTable;
   platformSettings: PlatformSettingsTable;
+  deployments: DeploymentsTable;
+  commands: CommandsTable;
 }
 
 export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances';
@@ -479,3 +526,5 @@ export type Backup = Selectable<BackupsTable>;
 export type AiConfig = Selectable<AiConfigsTable>;
 export type GitProvider = Selectable<GitProvidersTable>;
 export type PlatformSettings = Selectable<PlatformSettingsTable>;
+export type Deployment = Selectable<DeploymentsTable>;
+export type CommandRow = Selectable<CommandsTable>;

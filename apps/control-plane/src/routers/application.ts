@@ -1,7 +1,8 @@
 import type { RouterHandlers } from '../http/context.js';
 import type { ApplicationService } from '../services/applications.js';
+import type { DeploymentService } from '../services/deployments.js';
 
-export const applicationHandlers = (apps: ApplicationService): RouterHandlers<'application'> => ({
+export const applicationHandlers = (apps: ApplicationService, deployments: DeploymentService): RouterHandlers<'application'> => ({
   create: (input, { principal }) => apps.create(principal, input),
   one: (input, { principal }) => apps.one(principal, input.applicationId),
   update: (input, { principal }) => apps.update(principal, input),
@@ -16,4 +17,6 @@ export const applicationHandlers = (apps: ApplicationService): RouterHandlers<'a
   disconnectGitProvider: (input, { principal }) => apps.disconnectGitProvider(principal, input.applicationId),
   markRunning: (input, { principal }) => apps.markRunning(principal, input.applicationId),
   delete: (input, { principal }) => apps.delete(principal, input.applicationId),
+  deploy: (input, { principal }) => deployments.deploy(principal, input, 'deploy'),
+  redeploy: (input, { principal }) => deployments.deploy(principal, input, 'redeploy'),
 });

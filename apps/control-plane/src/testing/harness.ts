@@ -3,7 +3,7 @@ import { freshDatabase } from '@skiff/testing';
 import type { Hono } from 'hono';
 import pino from 'pino';
 import { inject } from 'vitest';
-import { buildPlatform } from '../compose-root.js';
+import { type PlatformOptions, buildPlatform } from '../compose-root.js';
 import type { BillingConfig } from '../config.js';
 
 export interface Answer<T = any> {
@@ -46,7 +46,20 @@ export function apiClient(app: Hono, defaultKey: string | null, methodOf: (op: s
  * A whole control plane on a fresh database: Postgres (a new database on the test cluster)
  * or an in-memory PGlite. First boot has run: `ownerKey` acts as the owner.
  */
-export async function startTestPlatform(options: { database?: 'postgres' | 'pglite'; publicIp?: string; billing?: BillingConfig } = {}) {
+export async function startTestPlatform(
+  options: {
+    database?: 'postgres' | 'pglite';
+    publicIp?: string;
+    billing?: BillingConfig;
+    /** Run the outbox relay against this NATS (e.g. `inject('natsUrl')`); none by default. */
+    nats?: PlatformOptions['nats'];
+    /** Run the agents' gRPC report server (port 0 picks a free one); none by default. */
+    grpc?: PlatformOptions['grpc'];
+    localAgentCredential?: string;
+    clock?: () => Date;
+    ids?: PlatformOptions['ids'];
+  } = {},
+) {
   const kind = options.database ?? 'postgres';
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
   const platform = await buildPlatform({
@@ -57,6 +70,11 @@ export async function startTestPlatform(options: { database?: 'postgres' | 'pgli
     validateOutput: true,
     billing: options.billing,
     publicIp: options.publicIp,
+    nats: options.nats,
+    grpc: options.grpc,
+    localAgentCredential: options.localAgentCredential,
+    clock: options.clock,
+    ids: options.ids,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

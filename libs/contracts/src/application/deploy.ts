@@ -1,19 +1,24 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Empty, RequiredId } from '../primitives.js';
+import { DeploymentRecord } from '../deployment/record.js';
+import { RequiredId } from '../primitives.js';
 
 export const deploy = defineContract({
   method: 'POST',
   summary: 'Queue a build and deployment of the application',
   description:
     'Beyond the spec: the first deployment of an application (redeploy repeats one). The job ' +
-    "joins the application's FIFO queue; `title` and `description` label the deployment record.",
+    "joins the application's FIFO queue; `title` and `description` label the deployment record. " +
+    'Answers the new deployment, `queued` until the server\'s agent takes it. The environment is ' +
+    'resolved now (`${{project.NAME}}`, `${{environment.NAME}}`, `${{NAME}}`): an undefined ' +
+    'reference is BAD_REQUEST naming `env`, and nothing is queued. Today only registry images ' +
+    '(`sourceType: container`) deploy; other sources answer BAD_REQUEST.',
   input: z.object({
     applicationId: RequiredId,
     title: z.string().optional(),
     description: z.string().optional(),
   }),
-  output: Empty,
+  output: DeploymentRecord,
   example: { applicationId: 'app_example', title: 'First deployment' },
   extension: true,
 });

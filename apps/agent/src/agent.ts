@@ -1,0 +1,112 @@
+/**
+ * The agent's command path, assembled from its parts: JetStream consumer → intake (journal,
+ * de-duplication) → scheduler (per-workload FIFO, deploy slots) → runner → handlers, with
+ * reports going out through `reports`. main.ts builds the connections and hands them in;
+ * tests build the same thing against real NATS, Docker and an in-test gRPC server.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { CommandConsumer, type CommandConsumerOptions } from './commands/consumer.js';
+import { deployApplicationHandler, type DeployApplicationDeps } from './commands/deploy-application.js';
+import type { Reports } from './commands/deployment-events.js';
+import { CommandIntake } from './commands/intake.js';
+import type { CommandJournal } from './commands/journal.js';
+import { handlerRegistry, runCommand, type HandlerRegistry } from './commands/runner.js';
+import { CommandScheduler } from './commands/scheduler.js';
+import type { DockerDriver } from './docker/driver.js';
+
+export interface AgentDeps {
+  serverId: string;
+  nc: NatsConnection;
+  driver: DockerDriver;
+  journal: CommandJournal;
+  reports: Reports;
+  log: Logger;
+  maxConcurrentDeploys: number;
+  now?: () => Date;
+  /** Tuning of the deploy handler (poll interval, rollout timeout). */
+  deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs'>;
+  /** Tuning of the NATS consumer (backoff, ack wait). */
+  consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
+}
+
+export class Agent {
+  private readonly abort = new AbortController();
+  private readonly handlers: HandlerRegistry;
+  private readonly scheduler: CommandScheduler;
+  private readonly consumer: CommandConsumer;
+  private readonly intake: CommandIntake;
+  private stopping: Promise<void> | null = null;
+
+  constructor(private readonly deps: AgentDeps) {
+    const { journal, reports, log, now } = deps;
+    this.handlers = handlerRegistry([deployApplicationHandler({ driver: deps.driver, journal, reports, now, ...deps.deploy })]);
+    this.scheduler = new CommandScheduler({
+      maxSlots: deps.maxConcurrentDeploys,
+      run: ({ id }) =>
+        runCommand(id, { journal, reports, handlers: this.handlers, log, signal: this.abort.signal, now }).catch((err: unknown) => {
+          // Only the journal failing gets here: the command stays unfinished and runs at the next start.
+          log.error({ err, commandId: id }, 'command could not be run to its end');
+        }),
+    });
+    this.intake = new CommandIntake({
+      serverId: deps.serverId,
+      journal,
+      reports,
+      handlers: this.handlers,
+      schedule: (entry) => this.schedule(entry.id),
+      log,
+      now,
+    });
+    this.consumer = new CommandConsumer({
+      nc: deps.nc,
+      serverId: deps.serverId,
+      log,
+      onMessage: (data, msgId) => this.intake.receive(data, msgId),
+      ...deps.consumer,
+    });
+  }
+
+  /** Queues what an earlier process left unfinished (in the order it came), then consumes. */
+  start(): void {
+    const pending = this.deps.journal.unfinished();
+    if (pending.length > 0) this.deps.log.info({ count: pending.length }, 'resuming commands left unfinished by the last run');
+    for (const entry of pending) this.schedule(entry.id);
+    this.consumer.start();
+  }
+
+  /** Resolves when the NATS consumer is bound (the first time). */
+  ready(): Promise<void> {
+    return this.consumer.ready();
+  }
+
+  /** Resolves when no command waits or runs. */
+  idle(): Promise<void> {
+    return this.scheduler.idle();
+  }
+
+  /**
+   * Stops consuming, abandons the running commands (they stay `started` in the journal and
+   * run again at the next start) and waits for them to let go. Waiting commands stay queued
+   * in the journal.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.consumer.stop();
+      this.abort.abort();
+      await this.scheduler.stop();
+    })();
+    return this.stopping;
+  }
+
+  private schedule(id: string): boolean {
+    const entry = this.deps.journal.get(id);
+    if (!entry || entry.state === 'finished') return false;
+    const handler = entry.command ? this.handlers.get(entry.command.kind) : undefined;
+    return this.scheduler.enqueue({
+      id,
+      workloadKey: entry.workloadKey || `command:${id}`,
+      takesSlot: handler?.takesSlot ?? false,
+    });
+  }
+}

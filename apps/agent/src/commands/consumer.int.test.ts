@@ -1,0 +1,168 @@
+// The command consumer against its own nats-server (so the test can take NATS away and
+// bring it back): it waits for the stream, survives a NATS outage and a deleted consumer,
+// and takes every command exactly once.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { COMMAND_STREAM, commandConsumer } from '@skiff/domain';
+import { CommandKind, CommandStatus, WorkloadKind, timestampFromDate, type Command } from '@skiff/proto';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from '../agent.js';
+import { DockerodeDriver } from '../docker/dockerode-driver.js';
+import { ReportClient } from '../reports/client.js';
+import { ensureCommandStream, publishCommand } from '../testing/nats.js';
+import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
+import { waitUntil } from '../testing/wait.js';
+import { natsConnectionOptions } from '../nats/connect.js';
+import { CommandJournal } from './journal.js';
+
+const run = randomBytes(3).toString('hex');
+const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+const serverId = `c-${run}`;
+
+let port: number;
+let storeDir: string;
+let natsProcess: ChildProcess | null = null;
+let reportServer: RecordingReportServer;
+let admin: NatsConnection;
+let agentNc: NatsConnection;
+let agent: Agent;
+let journal: CommandJournal;
+let reports: ReportClient;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function startNats(): Promise<void> {
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(storeDir, 'js')], { stdio: 'ignore' });
+  natsProcess = child;
+  await waitUntil('nats-server to accept connections', async () => {
+    const nc = await connect({ servers: `nats://127.0.0.1:${port}`, reconnect: false });
+    await nc.close();
+    return true;
+  }, 20_000, 100);
+}
+
+async function killNats(): Promise<void> {
+  const child = natsProcess;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+  natsProcess = null;
+}
+
+/** A deploy the handler refuses before touching Docker (a memory limit under 6 MiB). */
+function aCommand(n: number): Command {
+  return {
+    commandId: `cc-${run}-${n}`,
+    serverId,
+    kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION,
+    workloadKey: 'application:consumer-test',
+    deadline: timestampFromDate(new Date(Date.now() + 120_000)),
+    createdAt: timestampFromDate(new Date()),
+    payload: {
+      $case: 'deployApplication',
+      value: {
+        deploymentId: `cc-dep-${run}-${n}`,
+        workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'consumer-test', appName: 'consumer-test' },
+        image: 'busybox:latest',
+        env: {},
+        replicas: 1,
+        forcePull: false,
+        specJson: JSON.stringify({ memoryLimit: '1000' }),
+      },
+    },
+  };
+}
+
+const resultsOf = (id: string) => reportServer.results.filter((r) => r.commandId === id);
+
+beforeAll(async () => {
+  port = await freePort();
+  storeDir = await mkdtemp(join(tmpdir(), 'skiff-consumer-test-'));
+  await startNats();
+  reportServer = await startReportServer();
+  admin = await connect({ ...natsConnectionOptions([`nats://127.0.0.1:${port}`], 'test admin'), reconnectTimeWait: 100 });
+  agentNc = await connect({ ...natsConnectionOptions([`nats://127.0.0.1:${port}`], 'test agent'), reconnectTimeWait: 100 });
+  journal = await CommandJournal.open(join(storeDir, 'agent'));
+  reports = new ReportClient({ target: reportServer.target, credential: 'c', log, retryInitialMs: 50, retryMaxMs: 500 });
+  agent = new Agent({
+    serverId,
+    nc: agentNc,
+    driver: new DockerodeDriver(),
+    journal,
+    reports,
+    log,
+    maxConcurrentDeploys: 1,
+    consumer: { retryInitialMs: 50, retryMaxMs: 300 },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await agent?.stop();
+  reports?.close();
+  await journal?.close();
+  await agentNc?.close();
+  await admin?.close();
+  await killNats();
+  await reportServer?.stop();
+  await rm(storeDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('CommandConsumer', () => {
+  it('waits for the stream the control plane creates, then consumes', async () => {
+    agent.start();
+    let ready = false;
+    void agent.ready().then(() => (ready = true));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(ready).toBe(false);
+    await ensureCommandStream(admin);
+    await waitUntil('the consumer to bind', () => ready, 15_000);
+    await publishCommand(admin, aCommand(1));
+    expect((await waitUntil('result 1', () => resultsOf(aCommand(1).commandId)[0])).status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+  });
+
+  it('resumes after NATS goes away and comes back, taking each command once', async () => {
+    await killNats();
+    await startNats();
+    await waitUntil('both clients to reconnect', async () => {
+      await admin.flush();
+      await agentNc.flush();
+      return true;
+    }, 20_000, 200);
+    await publishCommand(admin, aCommand(2));
+    await waitUntil('result 2', () => resultsOf(aCommand(2).commandId)[0], 60_000);
+    // Re-published by the relay after the outage (a new msg id): reported, not run again.
+    await publishCommand(admin, aCommand(1), `${aCommand(1).commandId}-again`);
+    await waitUntil('result 1 re-reported', () => resultsOf(aCommand(1).commandId).length === 2, 30_000);
+    expect(journal.get(aCommand(1).commandId)?.attempts).toBe(1);
+    expect(journal.get(aCommand(2).commandId)?.attempts).toBe(1);
+    expect(resultsOf(aCommand(2).commandId)).toHaveLength(1);
+  }, 90_000);
+
+  it('sets up its durable consumer again when it is deleted', async () => {
+    const jsm = await jetstreamManager(admin);
+    await jsm.consumers.delete(COMMAND_STREAM, commandConsumer(serverId));
+    await waitUntil('the consumer to be recreated', async () => (await jsm.consumers.info(COMMAND_STREAM, commandConsumer(serverId))).name, 30_000, 200);
+    await publishCommand(admin, aCommand(3));
+    await waitUntil('result 3', () => resultsOf(aCommand(3).commandId)[0], 30_000);
+    // The recreated consumer delivers the stream from its start again: nothing runs twice.
+    await waitUntil('old commands re-reported', () => resultsOf(aCommand(2).commandId).length >= 2, 30_000);
+    for (const n of [1, 2, 3]) expect(journal.get(aCommand(n).commandId)?.attempts).toBe(1);
+  }, 90_000);
+});

@@ -1,0 +1,207 @@
+/**
+ * DeployApplication: rolls out one application as a Swarm service and waits until the new
+ * version runs.
+ *
+ * Steps, each reported as a deployment event (RUNNING first, DONE or ERROR last; log lines
+ * name images, services, networks and task states, never env values):
+ * 1. the service spec from spec_json and the command's fields (deploy-spec.ts); a spec the
+ *    domain refuses fails the deployment with its message;
+ * 2. the swarm and the platform network exist (created when missing);
+ * 3. createOrUpdateService (an update is a rolling `start-first` update with rollback);
+ * 4. poll the service and its tasks until this deployment's tasks run (done), one of them
+ *    fails or the engine rolls back (error, with the task's error), or the wait's deadline
+ *    passes: the command's deadline, and never more than `rolloutTimeoutMs`.
+ *
+ * Idempotent: running it again for the same deployment writes the same spec (the engine
+ * starts no new tasks when nothing changed) and finds the tasks already running. So an
+ * agent that stopped in the middle of a deploy runs it again when it starts (see runner.ts).
+ * The image comes from the engine: each new task pulls it and falls back to a local copy,
+ * so a redeploy picks up a newer image under the same tag (`force_pull` adds nothing yet).
+ */
+import { SwarmSpecError, type WorkloadSpecInput } from '@skiff/domain';
+import { CommandKind, CommandStatus, DeploymentStatus, type Command, type DeployApplication } from '@skiff/proto';
+import type { DockerDriver, ServiceInfo, ServiceSpec, TaskInfo } from '../docker/driver.js';
+import { DockerError } from '../docker/errors.js';
+import { DeploymentEvents, type Reports } from './deployment-events.js';
+import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from './deploy-spec.js';
+import { AbandonedError, pause, type CommandContext, type CommandHandler, type CommandOutcome } from './handler.js';
+import type { CommandJournal } from './journal.js';
+import { assessRollout, rolloutTarget } from './rollout.js';
+
+export interface DeployApplicationDeps {
+  driver: DockerDriver;
+  journal: CommandJournal;
+  reports: Reports;
+  now?: () => Date;
+  /** Between two looks at the tasks. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Longest wait for the new version when the command allows more. Default 10 minutes. */
+  rolloutTimeoutMs?: number;
+}
+
+export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHandler {
+  const now = deps.now ?? (() => new Date());
+  const pollIntervalMs = deps.pollIntervalMs ?? 500;
+  const rolloutTimeoutMs = deps.rolloutTimeoutMs ?? 10 * 60_000;
+
+  const eventsOf = (command: Command, deploy: DeployApplication) =>
+    new DeploymentEvents(deps.journal, deps.reports, command.commandId, deploy.deploymentId, now);
+
+  return {
+    kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION,
+    payloadCase: 'deployApplication',
+    takesSlot: true,
+
+    validate(command) {
+      const deploy = payloadOf(command);
+      if (!deploy) return 'the command carries no DeployApplication';
+      if (deploy.deploymentId === '') return 'deployment_id is empty';
+      if (!deploy.workload || deploy.workload.appName === '' || deploy.workload.id === '') {
+        return 'workload (with app_name and id) is missing';
+      }
+      if (deploy.image === '') return 'image is empty';
+      return null;
+    },
+
+    async run(context) {
+      const deploy = payloadOf(context.command)!;
+      const events = eventsOf(context.command, deploy);
+      const fail = async (reason: string): Promise<CommandOutcome> => {
+        await events.emit({ status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR, lines: [`Deployment failed: ${reason}`], reason });
+        return { status: CommandStatus.COMMAND_STATUS_FAILED, reason };
+      };
+      try {
+        return await deploySteps(context, deploy, events, fail);
+      } catch (err) {
+        if (err instanceof AbandonedError || context.signal.aborted) throw err;
+        if (err instanceof DockerError) return fail(err.message);
+        context.log.error({ err }, 'deploy failed unexpectedly');
+        return fail(`the agent failed: ${(err as Error).message}`);
+      }
+    },
+
+    async ended(command, outcome) {
+      const deploy = payloadOf(command);
+      if (!deploy) return;
+      await eventsOf(command, deploy).emit({
+        status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR,
+        lines: [`Deployment not run: ${outcome.reason}`],
+        reason: outcome.reason,
+      });
+    },
+  };
+
+  async function deploySteps(
+    context: CommandContext,
+    deploy: DeployApplication,
+    events: DeploymentEvents,
+    fail: (reason: string) => Promise<CommandOutcome>,
+  ): Promise<CommandOutcome> {
+    const appName = deploy.workload!.appName;
+    await events.emit({
+      status: DeploymentStatus.DEPLOYMENT_STATUS_RUNNING,
+      lines: [
+        ...(context.resumed ? ['The agent stopped during this deployment and runs it again'] : []),
+        `Deploying image ${deploy.image} as service ${appName}`,
+      ],
+    });
+
+    let spec: ServiceSpec;
+    let input: WorkloadSpecInput;
+    try {
+      input = workloadSpecInput(deploy);
+      spec = deployServiceSpec(deploy);
+    } catch (err) {
+      if (err instanceof SwarmSpecError || err instanceof DeploySpecError) return fail(err.message);
+      throw err;
+    }
+
+    const swarm = await deps.driver.ensureSwarm();
+    if (swarm.created) await events.log('Initialised a single-node swarm on this server');
+    if (!input.detachPlatformNetwork) {
+      const platform = input.platformNetwork;
+      const network = await deps.driver.ensureNetwork(platform);
+      await events.log(network.created ? `Created network ${platform}` : `Network ${platform} is ready`);
+    }
+    if (context.signal.aborted) throw new AbandonedError();
+
+    const written = await deps.driver.createOrUpdateService(spec);
+    await events.log(
+      written.created ? `Created service ${appName}` : `Updated service ${appName}`,
+      ...written.warnings.map((w) => `Engine warning: ${w}`),
+    );
+
+    const waitUntil = Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + rolloutTimeoutMs);
+    const target = rolloutTarget(spec);
+    await events.log(
+      `Waiting for the new version to run (${target.mode === 'replicated' ? `${target.replicas} replicas` : target.mode}, up to ${Math.max(0, Math.round((waitUntil - now().getTime()) / 1000))} s)`,
+    );
+    return watchRollout(context, deploy.deploymentId, spec, target, waitUntil, events, fail);
+  }
+
+  async function watchRollout(
+    context: CommandContext,
+    deploymentId: string,
+    spec: ServiceSpec,
+    target: ReturnType<typeof rolloutTarget>,
+    waitUntil: number,
+    events: DeploymentEvents,
+    fail: (reason: string) => Promise<CommandOutcome>,
+  ): Promise<CommandOutcome> {
+    const seen = new Map<string, string>();
+    let summary = 'no look at the tasks yet';
+    for (;;) {
+      if (context.signal.aborted) throw new AbandonedError();
+      try {
+        const service = await findService(spec);
+        if (!service) return fail(`service ${spec.Name} disappeared during the deployment`);
+        const tasks = await deps.driver.serviceTasks(spec.Name);
+        const lines = taskTransitions(tasks, deploymentId, seen);
+        if (lines.length > 0) await events.log(...lines);
+        const assessment = assessRollout({ deploymentId, target, service, tasks });
+        if (assessment.phase === 'failed') return fail(assessment.reason);
+        summary = assessment.summary;
+        if (assessment.phase === 'done') {
+          await events.emit({ status: DeploymentStatus.DEPLOYMENT_STATUS_DONE, lines: [`Deployment done: ${summary}`] });
+          return { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
+        }
+      } catch (err) {
+        if (!(err instanceof DockerError)) throw err;
+        // The engine may be briefly unreachable; the deadline below ends a longer outage.
+        summary = `the engine did not answer: ${err.message}`;
+        context.log.warn({ err: err.message }, 'could not look at the rollout');
+      }
+      if (now().getTime() >= waitUntil) {
+        const reachedCommandDeadline = context.deadline !== null && waitUntil >= context.deadline.getTime();
+        return fail(
+          `the new version did not run before ${reachedCommandDeadline ? "the command's deadline" : 'the rollout timeout'} (${summary})`,
+        );
+      }
+      await pause(Math.min(pollIntervalMs, Math.max(0, waitUntil - now().getTime())), context.signal);
+    }
+  }
+
+  async function findService(spec: ServiceSpec): Promise<ServiceInfo | null> {
+    const list = await deps.driver.servicesByLabel({ 'skiff.managed': 'true', 'skiff.id': spec.Labels['skiff.id'] ?? '' });
+    return list.find((s) => s.name === spec.Name) ?? null;
+  }
+}
+
+function payloadOf(command: Command): DeployApplication | null {
+  return command.payload?.$case === 'deployApplication' ? command.payload.value : null;
+}
+
+/** Log lines for this deployment's tasks that changed state since the last look. */
+function taskTransitions(tasks: readonly TaskInfo[], deploymentId: string, seen: Map<string, string>): string[] {
+  const lines: string[] = [];
+  for (const task of [...tasks].reverse()) {
+    if (task.labels[DEPLOYMENT_LABEL] !== deploymentId) continue;
+    const key = `${task.state}/${task.error ?? ''}`;
+    if (seen.get(task.id) === key) continue;
+    seen.set(task.id, key);
+    const name = task.slot !== null ? `Task ${task.slot}` : `Task ${task.id.slice(0, 12)}`;
+    const detail = task.error ?? (task.message && task.message !== task.state ? task.message : '');
+    lines.push(`${name}: ${task.state}${detail ? ` (${detail})` : ''}`);
+  }
+  return lines;
+}

@@ -1,0 +1,82 @@
+import { PLATFORM_NETWORK, SwarmSpecError } from '@skiff/domain';
+import { WorkloadKind, type DeployApplication } from '@skiff/proto';
+import { describe, expect, it } from 'vitest';
+import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from './deploy-spec.js';
+
+function aDeploy(overrides: Partial<DeployApplication> = {}): DeployApplication {
+  return {
+    deploymentId: 'dep1',
+    workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'app1', appName: 'web-1' },
+    image: 'busybox:latest',
+    env: { B: '2', A: 's3cret' },
+    replicas: 0,
+    forcePull: false,
+    specJson: JSON.stringify({ command: "sh -c 'sleep 600'", image: 'ignored:1', env: ['X=ignored'], replicas: 9 }),
+    ...overrides,
+  };
+}
+
+describe('workloadSpecInput', () => {
+  it("takes spec_json, then the command's image, env, replicas and workload", () => {
+    expect(workloadSpecInput(aDeploy())).toEqual({
+      appName: 'web-1',
+      id: 'app1',
+      kind: 'application',
+      image: 'busybox:latest',
+      env: ['A=s3cret', 'B=2'],
+      replicas: 1,
+      command: "sh -c 'sleep 600'",
+      args: null,
+      memoryLimit: null,
+      memoryReservation: null,
+      cpuLimit: null,
+      cpuReservation: null,
+      platformNetwork: PLATFORM_NETWORK,
+    });
+    expect(workloadSpecInput(aDeploy({ replicas: 3, specJson: '' })).replicas).toBe(3);
+  });
+
+  it('refuses spec_json that is not a JSON object or names another workload', () => {
+    expect(() => workloadSpecInput(aDeploy({ specJson: '{' }))).toThrow(DeploySpecError);
+    expect(() => workloadSpecInput(aDeploy({ specJson: '[]' }))).toThrow('spec_json must be a JSON object');
+    expect(() => workloadSpecInput(aDeploy({ specJson: '{"appName":"other"}' }))).toThrow(
+      'spec_json names service "other" but the command deploys "web-1"',
+    );
+    expect(() => workloadSpecInput(aDeploy({ specJson: '{"id":"x"}' }))).toThrow(DeploySpecError);
+    expect(() => workloadSpecInput(aDeploy({ specJson: '{"kind":"cache"}' }))).toThrow(DeploySpecError);
+    expect(() => workloadSpecInput(aDeploy({ workload: undefined }))).toThrow('the command names no workload');
+  });
+});
+
+describe('deployServiceSpec', () => {
+  it('labels the service and its containers with the deployment', () => {
+    const spec = deployServiceSpec(aDeploy());
+    expect(spec.Name).toBe('web-1');
+    expect(spec.Labels).toEqual({
+      'skiff.managed': 'true',
+      'skiff.kind': 'application',
+      'skiff.id': 'app1',
+      [DEPLOYMENT_LABEL]: 'dep1',
+    });
+    expect(spec.TaskTemplate.ContainerSpec).toMatchObject({
+      Image: 'busybox:latest',
+      Command: ['sh', '-c', 'sleep 600'],
+      Env: ['A=s3cret', 'B=2'],
+      Labels: { 'skiff.managed': 'true', [DEPLOYMENT_LABEL]: 'dep1' },
+    });
+    expect(spec.Mode).toEqual({ Replicated: { Replicas: 1 } });
+    expect(spec.TaskTemplate.Networks).toEqual([{ Target: PLATFORM_NETWORK }]);
+  });
+
+  it("keeps a user's label out of the skiff.deployment key", () => {
+    const spec = deployServiceSpec(aDeploy({ specJson: JSON.stringify({ labelsCluster: { 'skiff.deployment': 'forged', team: 'a' } }) }));
+    expect(spec.Labels[DEPLOYMENT_LABEL]).toBe('dep1');
+    expect(spec.Labels.team).toBe('a');
+  });
+
+  it("passes on the domain's refusals", () => {
+    expect(() => deployServiceSpec(aDeploy({ image: 'Not An Image' }))).toThrow(SwarmSpecError);
+    expect(() => deployServiceSpec(aDeploy({ specJson: '{"memoryLimit":"100"}' }))).toThrow(/memoryLimit must be at least/);
+    expect(() => deployServiceSpec(aDeploy({ deploymentId: '' }))).toThrow(DeploySpecError);
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The Swarm service spec a DeployApplication command asks for. Pure.
+ *
+ * spec_json is libs/domain's WorkloadSpecInput; the command's own `image`, `env` and
+ * `replicas` replace its fields of those names (replicas 0 = the platform default, 1), its
+ * `workload` names the service (a spec_json naming another appName or id is refused), and
+ * the result carries `skiff.deployment=<deploymentId>` on the service and its containers,
+ * so the tasks of this rollout can be told apart from the previous version's (and a new
+ * deployment of an unchanged spec still rolls out new tasks).
+ */
+import { PLATFORM_NETWORK, swarmServiceSpec, type WorkloadSpecInput } from '@skiff/domain';
+import type { DeployApplication } from '@skiff/proto';
+import type { ServiceSpec } from '../docker/driver.js';
+
+export const DEPLOYMENT_LABEL = 'skiff.deployment';
+export const DEFAULT_REPLICAS = 1;
+
+/** The command's arguments cannot make a spec; the message names fields, never values of env. */
+export class DeploySpecError extends Error {
+  override name = 'DeploySpecError';
+}
+
+export function workloadSpecInput(deploy: DeployApplication): WorkloadSpecInput {
+  const workload = deploy.workload;
+  if (!workload || workload.appName === '' || workload.id === '') {
+    throw new DeploySpecError('the command names no workload (appName and id)');
+  }
+  let parsed: unknown = {};
+  if (deploy.specJson.trim() !== '') {
+    try {
+      parsed = JSON.parse(deploy.specJson);
+    } catch (err) {
+      throw new DeploySpecError(`spec_json is not JSON: ${(err as Error).message}`);
+    }
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new DeploySpecError('spec_json must be a JSON object (a WorkloadSpecInput)');
+  }
+  const spec = parsed as Partial<WorkloadSpecInput>;
+  if (spec.appName !== undefined && spec.appName !== workload.appName) {
+    throw new DeploySpecError(`spec_json names service "${String(spec.appName)}" but the command deploys "${workload.appName}"`);
+  }
+  if (spec.id !== undefined && spec.id !== workload.id) {
+    throw new DeploySpecError(`spec_json names workload id "${String(spec.id)}" but the command deploys "${workload.id}"`);
+  }
+  if (spec.kind !== undefined && spec.kind !== 'application') {
+    throw new DeploySpecError(`spec_json has kind "${String(spec.kind)}"; DeployApplication deploys applications`);
+  }
+  return {
+    command: null,
+    args: null,
+    memoryLimit: null,
+    memoryReservation: null,
+    cpuLimit: null,
+    cpuReservation: null,
+    platformNetwork: PLATFORM_NETWORK,
+    ...spec,
+    appName: workload.appName,
+    id: workload.id,
+    kind: 'application',
+    image: deploy.image,
+    env: Object.keys(deploy.env)
+      .sort()
+      .map((key) => `${key}=${deploy.env[key]}`),
+    replicas: deploy.replicas > 0 ? deploy.replicas : DEFAULT_REPLICAS,
+  };
+}
+
+/** The service spec, labelled with the deployment. Throws DeploySpecError or SwarmSpecError. */
+export function deployServiceSpec(deploy: DeployApplication): ServiceSpec {
+  if (deploy.deploymentId === '') throw new DeploySpecError('the command names no deployment');
+  const spec: ServiceSpec = swarmServiceSpec(workloadSpecInput(deploy));
+  const container = spec.TaskTemplate.ContainerSpec;
+  return {
+    ...spec,
+    Labels: { ...spec.Labels, [DEPLOYMENT_LABEL]: deploy.deploymentId },
+    TaskTemplate: {
+      ...spec.TaskTemplate,
+      ContainerSpec: { ...container, Labels: { ...container.Labels, [DEPLOYMENT_LABEL]: deploy.deploymentId } },
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * A deployment's events (status changes and log lines) as a command emits them: numbered
+ * from 1 without gaps or repeats across agent restarts, journaled before they are sent,
+ * then queued on the report client. Log lines are written by the handler and never carry
+ * env values.
+ */
+import { DeploymentStatus, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
+import type { CommandJournal } from './journal.js';
+
+/** Where reports go (the gRPC report client implements it). */
+export interface Reports {
+  reportEvent(event: DeploymentEvent): void;
+  reportResult(result: CommandResult): void;
+}
+
+export interface EmitInput {
+  status?: DeploymentStatus;
+  lines?: string[];
+  reason?: string;
+}
+
+export class DeploymentEvents {
+  private sequence: number;
+
+  constructor(
+    private readonly journal: CommandJournal,
+    private readonly reports: Reports,
+    private readonly commandId: string,
+    private readonly deploymentId: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    const events = journal.get(commandId)?.events ?? [];
+    this.sequence = events.reduce((max, e) => Math.max(max, Number(e.sequence)), 0);
+  }
+
+  /** Status change and/or log lines as one event. */
+  async emit({ status = DeploymentStatus.DEPLOYMENT_STATUS_UNSPECIFIED, lines = [], reason = '' }: EmitInput): Promise<void> {
+    const time = timestampFromDate(this.now());
+    const event: DeploymentEvent = {
+      deploymentId: this.deploymentId,
+      commandId: this.commandId,
+      sequence: String(this.sequence + 1),
+      status,
+      logLines: lines.flatMap((l) => l.split('\n')).map((text) => ({ time, text })),
+      reason,
+      occurredAt: time,
+    };
+    await this.journal.recordEvent(this.commandId, event);
+    this.sequence++;
+    this.reports.reportEvent(event);
+  }
+
+  log(...lines: string[]): Promise<void> {
+    return this.emit({ lines });
+  }
+}

@@ -1,0 +1,161 @@
+// The command journal on the real filesystem: durable records, replay, compaction.
+import { appendFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CommandKind,
+  CommandStatus,
+  DeploymentStatus,
+  WorkloadKind,
+  timestampFromDate,
+  type Command,
+  type CommandResult,
+  type DeploymentEvent,
+} from '@skiff/proto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CommandJournal, JOURNAL_FILE, JournalError } from './journal.js';
+
+let dir: string;
+const open: CommandJournal[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'skiff-journal-'));
+});
+afterEach(async () => {
+  for (const j of open.splice(0)) await j.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function openJournal(options: Parameters<typeof CommandJournal.open>[1] = {}): Promise<CommandJournal> {
+  const journal = await CommandJournal.open(dir, options);
+  open.push(journal);
+  return journal;
+}
+
+function aCommand(id: string, overrides: Partial<Command> = {}): Command {
+  return {
+    commandId: id,
+    serverId: 'srv1',
+    kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION,
+    workloadKey: 'application:app1',
+    deadline: timestampFromDate(new Date('2030-01-01T00:00:00Z')),
+    createdAt: timestampFromDate(new Date('2026-01-01T00:00:00Z')),
+    payload: {
+      $case: 'deployApplication',
+      value: {
+        deploymentId: 'dep1',
+        workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'app1', appName: 'web' },
+        image: 'busybox:latest',
+        env: { TOKEN: 'very-secret' },
+        replicas: 1,
+        forcePull: false,
+        specJson: '{}',
+      },
+    },
+    ...overrides,
+  };
+}
+
+/** Recent enough to stay within the default retention. */
+const FINISHED = new Date(Math.floor(Date.now() / 1000) * 1000);
+
+function anEvent(sequence: number, status = DeploymentStatus.DEPLOYMENT_STATUS_UNSPECIFIED): DeploymentEvent {
+  const time = timestampFromDate(new Date('2026-01-01T00:00:01.250Z'));
+  return { deploymentId: 'dep1', commandId: 'c1', sequence: String(sequence), status, logLines: [{ time, text: `line ${sequence}` }], reason: '', occurredAt: time };
+}
+
+const aResult = (id: string, finishedAt = FINISHED): CommandResult => ({
+  commandId: id,
+  status: CommandStatus.COMMAND_STATUS_SUCCEEDED,
+  reason: '',
+  finishedAt: timestampFromDate(finishedAt),
+});
+
+describe('CommandJournal', () => {
+  it('records a command through its life and finds it again after a reopen', async () => {
+    const journal = await openJournal();
+    await journal.accept(aCommand('c1'));
+    await journal.accept(aCommand('c2', { workloadKey: 'application:app2' }));
+    await journal.start('c1');
+    await journal.recordEvent('c1', anEvent(1, DeploymentStatus.DEPLOYMENT_STATUS_RUNNING));
+    await journal.recordEvent('c1', anEvent(2));
+    await journal.finish('c1', aResult('c1'));
+    await journal.start('c2');
+    expect(journal.get('c1')).toMatchObject({ state: 'finished', command: null, attempts: 1 });
+    expect(journal.unfinished().map((e) => e.id)).toEqual(['c2']);
+    await journal.close();
+
+    const again = await openJournal();
+    expect(again.get('c1')).toEqual({
+      id: 'c1',
+      workloadKey: 'application:app1',
+      kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION,
+      state: 'finished',
+      acceptedAt: expect.any(String),
+      command: null,
+      attempts: 1,
+      events: [anEvent(1, DeploymentStatus.DEPLOYMENT_STATUS_RUNNING), anEvent(2)],
+      result: aResult('c1'),
+    });
+    const c2 = again.get('c2');
+    expect(c2).toMatchObject({ state: 'started', attempts: 1 });
+    expect(c2?.command).toEqual(aCommand('c2', { workloadKey: 'application:app2' }));
+  });
+
+  it('refuses to journal an id twice and to change a finished command', async () => {
+    const journal = await openJournal();
+    await journal.accept(aCommand('c1'));
+    await expect(journal.accept(aCommand('c1'))).rejects.toBeInstanceOf(JournalError);
+    await journal.finish('c1', aResult('c1'));
+    await expect(journal.start('c1')).rejects.toThrow('it has finished');
+    await expect(journal.start('nope')).rejects.toThrow('it is not journaled');
+    await journal.acceptFinished(
+      { id: 'r1', workloadKey: '', kind: CommandKind.COMMAND_KIND_UNSPECIFIED },
+      { ...aResult('r1'), status: CommandStatus.COMMAND_STATUS_REJECTED, reason: 'bad' },
+    );
+    await expect(journal.acceptFinished({ id: 'r1', workloadKey: '', kind: 0 }, aResult('r1'))).rejects.toBeInstanceOf(JournalError);
+  });
+
+  it('keeps the file private and drops the command (and its env values) once finished', async () => {
+    const journal = await openJournal();
+    await journal.accept(aCommand('c1'));
+    expect((await stat(join(dir, JOURNAL_FILE))).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    await journal.finish('c1', aResult('c1'));
+    await journal.close();
+    await openJournal(); // compacts
+    const text = await readFile(join(dir, JOURNAL_FILE), 'utf8');
+    expect(text.trim().split('\n')).toHaveLength(1);
+    expect(Buffer.from(text).toString('base64')).not.toContain(Buffer.from('very-secret').toString('base64'));
+    expect(text).not.toContain('very-secret');
+    expect(JSON.parse(text)).toMatchObject({ op: 'entry', id: 'c1', state: 'finished', command: null });
+  });
+
+  it('skips a line torn by a crash and goes on appending after it', async () => {
+    const journal = await openJournal();
+    await journal.accept(aCommand('c1'));
+    await journal.close();
+    await appendFile(join(dir, JOURNAL_FILE), '{"op":"start","id":"c1","at":"2026-');
+    const skipped: number[] = [];
+    const again = await openJournal({ onSkippedLines: (n) => skipped.push(n) });
+    expect(skipped).toEqual([1]);
+    expect(again.get('c1')?.state).toBe('accepted');
+    await again.start('c1');
+    await again.close();
+    expect((await openJournal()).get('c1')).toMatchObject({ state: 'started', attempts: 1 });
+  });
+
+  it('forgets finished commands older than the retention period, never unfinished ones', async () => {
+    const journal = await openJournal();
+    await journal.accept(aCommand('old'));
+    await journal.finish('old', aResult('old', new Date('2026-01-01T00:00:00Z')));
+    await journal.accept(aCommand('recent'));
+    await journal.finish('recent', aResult('recent', new Date('2026-01-09T00:00:00Z')));
+    await journal.accept(aCommand('pending'));
+    await journal.close();
+    const later = await openJournal({ retentionMs: 7 * 24 * 3600_000, now: () => new Date('2026-01-10T00:00:00Z') });
+    expect(later.get('old')).toBeUndefined();
+    expect(later.get('recent')?.state).toBe('finished');
+    expect(later.get('pending')?.state).toBe('accepted');
+  });
+});

@@ -1,0 +1,322 @@
+/**
+ * The agent's durable record of the commands it has taken in (ARCHITECTURE.md, "Commands").
+ *
+ * A JSON-lines file, `commands.jsonl` in the agent's data directory (0700; the file 0600).
+ * Every change is appended and fsynced before the caller goes on, so an acked message is
+ * always in the journal, and a command journaled as finished is never run again:
+ *
+ * - `accept` (before the NATS ack): the command itself, base64 protobuf, so the agent can
+ *   run it after a restart although JetStream will not deliver it again. It may carry env
+ *   values (secrets): the file is private, and the command is dropped once it finished.
+ * - `start`: a handler began to act on it (counted, so a resumed run knows it is one).
+ * - `event`: a deployment event, journaled before it is sent, so sequences never repeat
+ *   and a restarted or re-asked agent re-sends the same events.
+ * - `finish`: the final CommandResult, re-reported unchanged whenever the id comes again.
+ * - `entry`: a whole record at once (compaction, or a command rejected on arrival).
+ *
+ * On open the file is replayed (a torn last line from a crash is skipped) and rewritten
+ * compactly: finished commands older than the retention period are forgotten, finished
+ * ones keep only their result and events. One journal per data directory and process.
+ */
+import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Command, CommandKind, CommandResult, DeploymentEvent } from '@skiff/proto';
+
+export const JOURNAL_FILE = 'commands.jsonl';
+const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type JournalState = 'accepted' | 'started' | 'finished';
+
+export interface JournalEntry {
+  readonly id: string;
+  readonly workloadKey: string;
+  readonly kind: CommandKind;
+  readonly state: JournalState;
+  /** When the agent first took the command in (ISO). */
+  readonly acceptedAt: string;
+  /** The command as received, until it finished. */
+  readonly command: Command | null;
+  /** How many times a handler started it (more than one: resumed after a restart). */
+  readonly attempts: number;
+  /** Deployment events emitted for it, in sequence order. */
+  readonly events: readonly DeploymentEvent[];
+  readonly result: CommandResult | null;
+}
+
+export interface JournalOptions {
+  /** Finished commands older than this are forgotten at the next open. Default 30 days. */
+  retentionMs?: number;
+  now?: () => Date;
+  /** Told how many unreadable lines were skipped on open (never their content). */
+  onSkippedLines?: (count: number) => void;
+}
+
+type Line =
+  | { op: 'accept'; id: string; at: string; workloadKey: string; kind: number; command: string }
+  | { op: 'start'; id: string; at: string }
+  | { op: 'event'; id: string; event: unknown }
+  | { op: 'finish'; id: string; at: string; result: unknown }
+  | {
+      op: 'entry';
+      id: string;
+      workloadKey: string;
+      kind: number;
+      state: JournalState;
+      acceptedAt: string;
+      command: string | null;
+      attempts: number;
+      events: unknown[];
+      result: unknown;
+    };
+
+export class JournalError extends Error {
+  override name = 'JournalError';
+}
+
+export class CommandJournal {
+  private readonly entries = new Map<string, JournalEntry>();
+  private handle: FileHandle | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly path: string,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Opens (creating) the journal in `dir`, replays it and compacts it. */
+  static async open(dir: string, options: JournalOptions = {}): Promise<CommandJournal> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const now = options.now ?? (() => new Date());
+    const journal = new CommandJournal(join(dir, JOURNAL_FILE), now);
+    const skipped = await journal.replay();
+    if (skipped > 0) options.onSkippedLines?.(skipped);
+    journal.forgetOlderThan(now().getTime() - (options.retentionMs ?? DEFAULT_RETENTION_MS));
+    await journal.compact(dir);
+    journal.handle = await open(journal.path, 'a', 0o600);
+    return journal;
+  }
+
+  get(id: string): JournalEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  /** Commands taken in but not finished, in the order they were accepted. */
+  unfinished(): JournalEntry[] {
+    return [...this.entries.values()].filter((e) => e.state !== 'finished');
+  }
+
+  /** Records a command before it is acked. Fails when its id is already journaled. */
+  async accept(command: Command): Promise<JournalEntry> {
+    const id = command.commandId;
+    if (this.entries.has(id)) throw new JournalError(`command ${id} is already journaled`);
+    const at = this.now().toISOString();
+    const line: Line = {
+      op: 'accept',
+      id,
+      at,
+      workloadKey: command.workloadKey,
+      kind: command.kind,
+      command: Buffer.from(Command.encode(command).finish()).toString('base64'),
+    };
+    await this.append([line]);
+    return this.put({
+      id,
+      workloadKey: command.workloadKey,
+      kind: command.kind,
+      state: 'accepted',
+      acceptedAt: at,
+      command,
+      attempts: 0,
+      events: [],
+      result: null,
+    });
+  }
+
+  /** Records a command that ends as it arrives (rejected): accepted and finished at once. */
+  async acceptFinished(
+    head: { id: string; workloadKey: string; kind: CommandKind },
+    result: CommandResult,
+  ): Promise<JournalEntry> {
+    if (this.entries.has(head.id)) throw new JournalError(`command ${head.id} is already journaled`);
+    const entry: JournalEntry = {
+      ...head,
+      state: 'finished',
+      acceptedAt: this.now().toISOString(),
+      command: null,
+      attempts: 0,
+      events: [],
+      result,
+    };
+    await this.append([entryLine(entry)]);
+    return this.put(entry);
+  }
+
+  /** Records that a handler begins (again) to act on the command. */
+  async start(id: string): Promise<JournalEntry> {
+    const entry = this.require(id, 'start');
+    await this.append([{ op: 'start', id, at: this.now().toISOString() }]);
+    return this.put({ ...entry, state: 'started', attempts: entry.attempts + 1 });
+  }
+
+  /** Records a deployment event before it is sent. */
+  async recordEvent(id: string, event: DeploymentEvent): Promise<JournalEntry> {
+    const entry = this.require(id, 'record an event of');
+    await this.append([{ op: 'event', id, event: DeploymentEvent.toJSON(event) }]);
+    return this.put({ ...entry, events: [...entry.events, event] });
+  }
+
+  /** Records how the command ended; the command's own content is dropped from memory. */
+  async finish(id: string, result: CommandResult): Promise<JournalEntry> {
+    const entry = this.require(id, 'finish');
+    await this.append([{ op: 'finish', id, at: this.now().toISOString(), result: CommandResult.toJSON(result) }]);
+    return this.put({ ...entry, state: 'finished', command: null, result });
+  }
+
+  async close(): Promise<void> {
+    await this.tail.catch(() => {});
+    await this.handle?.close();
+    this.handle = null;
+  }
+
+  private require(id: string, what: string): JournalEntry {
+    const entry = this.entries.get(id);
+    if (!entry) throw new JournalError(`cannot ${what} command ${id}: it is not journaled`);
+    if (entry.state === 'finished') throw new JournalError(`cannot ${what} command ${id}: it has finished`);
+    return entry;
+  }
+
+  private put(entry: JournalEntry): JournalEntry {
+    this.entries.set(entry.id, entry);
+    return entry;
+  }
+
+  /** Appends lines and fsyncs, one write after another; memory changes only after success. */
+  private append(lines: Line[]): Promise<void> {
+    const text = lines.map((l) => `${JSON.stringify(l)}\n`).join('');
+    const write = this.tail.then(async () => {
+      if (!this.handle) throw new JournalError('the journal is closed');
+      await this.handle.appendFile(text, 'utf8');
+      await this.handle.datasync();
+    });
+    this.tail = write.catch(() => {});
+    return write;
+  }
+
+  private async replay(): Promise<number> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    let skipped = 0;
+    for (const raw of text.split('\n')) {
+      if (raw.trim() === '') continue;
+      try {
+        this.apply(JSON.parse(raw) as Line);
+      } catch {
+        skipped++;
+      }
+    }
+    return skipped;
+  }
+
+  private apply(line: Line): void {
+    switch (line.op) {
+      case 'accept':
+        this.put({
+          id: line.id,
+          workloadKey: line.workloadKey,
+          kind: line.kind,
+          state: 'accepted',
+          acceptedAt: line.at,
+          command: Command.decode(Buffer.from(line.command, 'base64')),
+          attempts: 0,
+          events: [],
+          result: null,
+        });
+        return;
+      case 'start': {
+        const e = this.known(line.id);
+        this.put({ ...e, state: 'started', attempts: e.attempts + 1 });
+        return;
+      }
+      case 'event': {
+        const e = this.known(line.id);
+        this.put({ ...e, events: [...e.events, DeploymentEvent.fromJSON(line.event)] });
+        return;
+      }
+      case 'finish': {
+        const e = this.known(line.id);
+        this.put({ ...e, state: 'finished', command: null, result: CommandResult.fromJSON(line.result) });
+        return;
+      }
+      case 'entry':
+        this.put({
+          id: line.id,
+          workloadKey: line.workloadKey,
+          kind: line.kind,
+          state: line.state,
+          acceptedAt: line.acceptedAt,
+          command: line.command === null ? null : Command.decode(Buffer.from(line.command, 'base64')),
+          attempts: line.attempts,
+          events: line.events.map((e) => DeploymentEvent.fromJSON(e)),
+          result: line.result === null ? null : CommandResult.fromJSON(line.result),
+        });
+        return;
+      default:
+        throw new JournalError('unknown journal line');
+    }
+  }
+
+  private known(id: string): JournalEntry {
+    const entry = this.entries.get(id);
+    if (!entry) throw new JournalError(`journal line for unknown command ${id}`);
+    return entry;
+  }
+
+  private forgetOlderThan(cutoffMs: number): void {
+    for (const [id, entry] of this.entries) {
+      if (entry.state !== 'finished') continue;
+      const finished = entry.result?.finishedAt ? Number(entry.result.finishedAt.seconds) * 1000 : NaN;
+      const at = Number.isFinite(finished) ? finished : Date.parse(entry.acceptedAt);
+      if (at < cutoffMs) this.entries.delete(id);
+    }
+  }
+
+  /** Rewrites the file with one line per command, atomically (temp file, fsync, rename). */
+  private async compact(dir: string): Promise<void> {
+    const tmp = `${this.path}.tmp`;
+    const file = await open(tmp, 'w', 0o600);
+    try {
+      const text = [...this.entries.values()].map((e) => `${JSON.stringify(entryLine(e))}\n`).join('');
+      await file.writeFile(text, 'utf8');
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, this.path);
+    const directory = await open(dir, 'r');
+    try {
+      await directory.sync();
+    } finally {
+      await directory.close();
+    }
+  }
+}
+
+function entryLine(e: JournalEntry): Line {
+  return {
+    op: 'entry',
+    id: e.id,
+    workloadKey: e.workloadKey,
+    kind: e.kind,
+    state: e.state,
+    acceptedAt: e.acceptedAt,
+    command: e.command ? Buffer.from(Command.encode(e.command).finish()).toString('base64') : null,
+    attempts: e.attempts,
+    events: e.events.map((ev) => DeploymentEvent.toJSON(ev)),
+    result: e.result ? CommandResult.toJSON(e.result) : null,
+  };
+}

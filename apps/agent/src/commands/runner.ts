@@ -1,0 +1,96 @@
+/**
+ * Runs one journaled command when the scheduler lets it: checks its deadline, journals the
+ * start, calls its handler, journals and reports the result.
+ *
+ * - Not started and past its deadline: EXPIRED, without running.
+ * - Started by an earlier agent process that stopped before it finished (journaled
+ *   `started`, no result): run again. Handlers are idempotent (a deploy writes the same
+ *   spec and finds its tasks running), so this is the safe choice, and it ends the command
+ *   on its own instead of leaving a deployment `running`. Past its deadline by then: FAILED,
+ *   with that reason.
+ * - The agent stopping (its signal aborts) abandons the run: no result, the journal keeps it
+ *   `started`, and the next start runs it again.
+ */
+import { CommandStatus, commandKindToJSON, timestampFromDate, timestampToDate, type Command, type CommandKind } from '@skiff/proto';
+import type { Logger } from 'pino';
+import type { Reports } from './deployment-events.js';
+import { AbandonedError, type CommandHandler, type CommandOutcome } from './handler.js';
+import type { CommandJournal, JournalEntry } from './journal.js';
+
+export type HandlerRegistry = ReadonlyMap<CommandKind, CommandHandler>;
+
+export function handlerRegistry(handlers: CommandHandler[]): HandlerRegistry {
+  return new Map(handlers.map((h) => [h.kind, h]));
+}
+
+export interface RunnerDeps {
+  journal: CommandJournal;
+  reports: Reports;
+  handlers: HandlerRegistry;
+  log: Logger;
+  /** Aborted when the agent stops. */
+  signal: AbortSignal;
+  now?: () => Date;
+}
+
+export async function runCommand(id: string, deps: RunnerDeps): Promise<void> {
+  const now = deps.now ?? (() => new Date());
+  const entry = deps.journal.get(id);
+  if (!entry || entry.state === 'finished' || !entry.command) return;
+  const command = entry.command;
+  const log = deps.log.child({ commandId: id, kind: commandKindToJSON(command.kind), workloadKey: command.workloadKey });
+  const handler = deps.handlers.get(command.kind);
+  if (!handler) {
+    await finish(entry, { status: CommandStatus.COMMAND_STATUS_REJECTED, reason: `this agent does not handle ${commandKindToJSON(command.kind)} commands` }, deps, log, now);
+    return;
+  }
+
+  const deadline = command.deadline ? timestampToDate(command.deadline) : null;
+  const resumed = entry.state === 'started';
+  if (deadline && now().getTime() >= deadline.getTime()) {
+    const outcome: CommandOutcome = resumed
+      ? { status: CommandStatus.COMMAND_STATUS_FAILED, reason: `the deadline (${deadline.toISOString()}) passed while the agent was stopped during the run` }
+      : { status: CommandStatus.COMMAND_STATUS_EXPIRED, reason: `the deadline (${deadline.toISOString()}) passed before the command could start` };
+    await closeWithoutRun(handler, command, outcome, log);
+    await finish(entry, outcome, deps, log, now);
+    return;
+  }
+
+  await deps.journal.start(id);
+  log.info({ resumed }, 'command started');
+  let outcome: CommandOutcome;
+  try {
+    outcome = await handler.run({ command, signal: deps.signal, deadline, resumed, log });
+  } catch (err) {
+    if (err instanceof AbandonedError || deps.signal.aborted) {
+      log.info('command abandoned as the agent stops; it runs again at the next start');
+      return;
+    }
+    log.error({ err }, 'command handler failed');
+    outcome = { status: CommandStatus.COMMAND_STATUS_FAILED, reason: `the agent failed: ${(err as Error).message}` };
+    await closeWithoutRun(handler, command, outcome, log);
+  }
+  await finish(entry, outcome, deps, log, now);
+}
+
+/** Sends the stored events and result of a finished command again, unchanged. */
+export function reReport(entry: JournalEntry, reports: Reports): void {
+  for (const event of entry.events) reports.reportEvent(event);
+  if (entry.result) reports.reportResult(entry.result);
+}
+
+async function closeWithoutRun(handler: CommandHandler, command: Command, outcome: CommandOutcome, log: Logger): Promise<void> {
+  try {
+    await handler.ended?.(command, outcome);
+  } catch (err) {
+    log.error({ err }, 'could not report how the command ended');
+  }
+}
+
+async function finish(entry: JournalEntry, outcome: CommandOutcome, deps: RunnerDeps, log: Logger, now: () => Date): Promise<void> {
+  const result = { commandId: entry.id, status: outcome.status, reason: outcome.reason, finishedAt: timestampFromDate(now()) };
+  await deps.journal.finish(entry.id, result);
+  deps.reports.reportResult(result);
+  const level = outcome.status === CommandStatus.COMMAND_STATUS_SUCCEEDED ? 'info' : 'warn';
+  log[level]({ status: CommandStatus[outcome.status], reason: outcome.reason || undefined }, 'command finished');
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { CommandScheduler, type ScheduledCommand } from './scheduler.js';
+
+/** A scheduler whose runs end when the test says so, recording what started. */
+function harness(maxSlots: number) {
+  const started: string[] = [];
+  const finishers = new Map<string, () => void>();
+  const scheduler = new CommandScheduler({
+    maxSlots,
+    run: (c) =>
+      new Promise<void>((resolve) => {
+        started.push(c.id);
+        finishers.set(c.id, resolve);
+      }),
+  });
+  const finish = async (id: string) => {
+    const done = finishers.get(id);
+    if (!done) throw new Error(`${id} is not running`);
+    done();
+    // Let the scheduler's settle handlers run.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return { scheduler, started, finish, settle };
+}
+
+const deploy = (id: string, workloadKey: string): ScheduledCommand => ({ id, workloadKey, takesSlot: true });
+const light = (id: string, workloadKey: string): ScheduledCommand => ({ id, workloadKey, takesSlot: false });
+
+describe('CommandScheduler', () => {
+  it('runs the commands of one workload one after another, in order', async () => {
+    const { scheduler, started, finish, settle } = harness(4);
+    scheduler.enqueue(deploy('a1', 'application:A'));
+    scheduler.enqueue(deploy('a2', 'application:A'));
+    scheduler.enqueue(light('a3', 'application:A'));
+    await settle();
+    expect(started).toEqual(['a1']);
+    await finish('a1');
+    expect(started).toEqual(['a1', 'a2']);
+    await finish('a2');
+    expect(started).toEqual(['a1', 'a2', 'a3']);
+  });
+
+  it('runs different workloads side by side, at most maxSlots deploys at once', async () => {
+    const { scheduler, started, finish, settle } = harness(2);
+    for (const key of ['A', 'B', 'C', 'D']) scheduler.enqueue(deploy(`d-${key}`, `application:${key}`));
+    await settle();
+    expect(started).toEqual(['d-A', 'd-B']);
+    expect(scheduler.runningCount).toBe(2);
+    expect(scheduler.waitingCount).toBe(2);
+    await finish('d-B');
+    expect(started).toEqual(['d-A', 'd-B', 'd-C']);
+    await finish('d-A');
+    expect(started).toEqual(['d-A', 'd-B', 'd-C', 'd-D']);
+  });
+
+  it('lets commands that take no slot pass deploys waiting for one, but never within a workload', async () => {
+    const { scheduler, started, finish, settle } = harness(1);
+    scheduler.enqueue(deploy('d-A', 'application:A'));
+    scheduler.enqueue(deploy('d-B', 'application:B'));
+    scheduler.enqueue(light('stop-B', 'application:B'));
+    scheduler.enqueue(light('stop-C', 'application:C'));
+    await settle();
+    // d-B waits for the slot; stop-B waits behind d-B; stop-C runs.
+    expect(started).toEqual(['d-A', 'stop-C']);
+    await finish('d-A');
+    expect(started).toEqual(['d-A', 'stop-C', 'd-B']);
+    await finish('d-B');
+    expect(started).toEqual(['d-A', 'stop-C', 'd-B', 'stop-B']);
+  });
+
+  it('ignores an id that is already queued or running, and takes it again once it ended', async () => {
+    const { scheduler, started, finish, settle } = harness(1);
+    expect(scheduler.enqueue(deploy('x', 'application:A'))).toBe(true);
+    expect(scheduler.enqueue(deploy('x', 'application:A'))).toBe(false);
+    await settle();
+    expect(scheduler.has('x')).toBe(true);
+    await finish('x');
+    expect(scheduler.has('x')).toBe(false);
+    expect(started).toEqual(['x']);
+  });
+
+  it('moves on when a run fails', async () => {
+    const started: string[] = [];
+    const scheduler = new CommandScheduler({
+      maxSlots: 1,
+      run: async (c) => {
+        started.push(c.id);
+        if (c.id === 'bad') throw new Error('boom');
+      },
+    });
+    scheduler.enqueue(deploy('bad', 'application:A'));
+    scheduler.enqueue(deploy('good', 'application:A'));
+    await scheduler.idle();
+    expect(started).toEqual(['bad', 'good']);
+  });
+
+  it('starts nothing after stop and waits for what runs', async () => {
+    const { scheduler, started, finish, settle } = harness(1);
+    scheduler.enqueue(deploy('a', 'application:A'));
+    scheduler.enqueue(deploy('b', 'application:B'));
+    await settle();
+    let stopped = false;
+    const stopping = scheduler.stop().then(() => (stopped = true));
+    await settle();
+    expect(stopped).toBe(false);
+    await finish('a');
+    await stopping;
+    expect(started).toEqual(['a']);
+    expect(scheduler.enqueue(deploy('c', 'application:C'))).toBe(false);
+  });
+
+  it('refuses a limit below one', () => {
+    expect(() => new CommandScheduler({ maxSlots: 0, run: async () => {} })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * Decides when a taken-in command runs (ARCHITECTURE.md, "Commands" 5; REFERENCE.md,
+ * "Deploy queue"): commands of one workload run strictly one after another, in arrival
+ * order; commands of different workloads may run side by side; at most `maxSlots`
+ * slot-taking commands (deploys) run at once on this server. A command that waits for a
+ * slot holds back the later commands of its own workload only.
+ */
+
+export interface ScheduledCommand {
+  id: string;
+  /** The FIFO key; commands with the same key never overlap. */
+  workloadKey: string;
+  /** Whether it takes one of the server's deploy slots. */
+  takesSlot: boolean;
+}
+
+export interface SchedulerOptions {
+  maxSlots: number;
+  /** Runs one command; the scheduler moves on when the promise settles (a rejection is logged by the caller). */
+  run: (command: ScheduledCommand) => Promise<void>;
+}
+
+export class CommandScheduler {
+  private readonly waiting: ScheduledCommand[] = [];
+  private readonly runningKeys = new Set<string>();
+  private readonly running = new Map<string, Promise<void>>();
+  private slotsInUse = 0;
+  private stopped = false;
+  private readonly known = new Set<string>();
+
+  constructor(private readonly options: SchedulerOptions) {
+    if (!Number.isInteger(options.maxSlots) || options.maxSlots < 1) {
+      throw new RangeError('maxSlots must be a whole number of at least 1');
+    }
+  }
+
+  /** Queues a command; a command id already queued or running is ignored (false). */
+  enqueue(command: ScheduledCommand): boolean {
+    if (this.stopped || this.known.has(command.id)) return false;
+    this.known.add(command.id);
+    this.waiting.push(command);
+    this.pump();
+    return true;
+  }
+
+  /** Whether the id is waiting or running here. */
+  has(id: string): boolean {
+    return this.known.has(id);
+  }
+
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  /** Starts nothing more; resolves when what runs has settled. Waiting commands stay unrun. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** Resolves when nothing waits or runs (for tests and orderly shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0 || (this.waiting.length > 0 && !this.stopped)) {
+      await Promise.race([...this.running.values()].map((p) => p.catch(() => {})));
+    }
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const blockedKeys = new Set<string>();
+    for (let i = 0; i < this.waiting.length; ) {
+      const command = this.waiting[i];
+      const key = command.workloadKey;
+      const free = !this.runningKeys.has(key) && !blockedKeys.has(key);
+      const slot = !command.takesSlot || this.slotsInUse < this.options.maxSlots;
+      if (free && slot) {
+        this.waiting.splice(i, 1);
+        this.start(command);
+        continue;
+      }
+      // Later commands of this workload wait behind this one.
+      blockedKeys.add(key);
+      i++;
+    }
+  }
+
+  private start(command: ScheduledCommand): void {
+    this.runningKeys.add(command.workloadKey);
+    if (command.takesSlot) this.slotsInUse++;
+    const run = Promise.resolve()
+      .then(() => this.options.run(command))
+      .catch(() => {})
+      .finally(() => {
+        this.runningKeys.delete(command.workloadKey);
+        if (command.takesSlot) this.slotsInUse--;
+        this.running.delete(command.id);
+        this.known.delete(command.id);
+        this.pump();
+      });
+    this.running.set(command.id, run);
+  }
+}

@@ -1,0 +1,8 @@
+import { defineRouter } from '../contract.js';
+import { all } from './all.js';
+import { readLogs } from './readLogs.js';
+
+export const deployment = defineRouter('deployment', {
+  all,
+  readLogs,
+});
