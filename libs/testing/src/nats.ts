@@ -46,3 +46,44 @@ export async function ensureTestNats(): Promise<string> {
   await waitFor(() => answers(PORT), { timeoutMs: 20_000, what: 'test NATS server to answer' });
   return url;
 }
+
+/** A free TCP port on loopback (released before it is returned: bind it soon). */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A nats-server with JetStream of one test file alone (its own port and store), for tests
+ * whose subjects must not see other files' messages. `stop()` ends it and removes its store.
+ */
+export async function startDedicatedNats(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const store = mkdtempSync(join(tmpdir(), 'skiff-nats-'));
+  const port = await freePort();
+  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+      return answers(port);
+    },
+    { timeoutMs: 20_000, what: 'a dedicated NATS server to answer' },
+  );
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(store, { recursive: true, force: true });
+    },
+  };
+}
