@@ -1,4 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
@@ -21,6 +25,12 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/**
+ * Postgres settings for PGlite. It touches all of shared_buffers in its WebAssembly memory, and
+ * Postgres's default (128MB) was most of an idle control plane; the OS caches the data files anyway.
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   let dialect: Dialect;
   let kind: DatabaseHandle['kind'];
@@ -32,13 +42,27 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   } else {
     kind = 'pglite';
     const dir = config.pgliteDir ?? 'memory://';
-    if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
+    if (!dir.startsWith('memory://')) await createPgliteDir(dir);
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGliteDialect } = await import('kysely-pglite-dialect');
-    dialect = new PGliteDialect(await PGlite.create(dir));
+    const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS];
+    dialect = new PGliteDialect(await PGlite.create(dir, { startParams }));
   }
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })] });
   return { db, kind, close: () => db.destroy() };
+}
+
+/**
+ * Creates the PGlite database in `dir`, when there is none yet, in a short-lived node process:
+ * PGlite runs initdb in throw-away WebAssembly instances (about 500 MB) that would otherwise stay
+ * resident here until a full garbage collection, which an idle server does not reach.
+ */
+async function createPgliteDir(dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  if (existsSync(join(dir, 'PG_VERSION'))) return;
+  const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = 'require(process.argv[1]).PGlite.create(process.argv[2]).then((db) => db.close())';
+  await promisify(execFile)(process.execPath, ['-e', script, pglite, dir]);
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
