@@ -105,3 +105,30 @@ ensure_docker() {
 ensure_nats() {
   command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || apt_install nats-server
 }
+
+# A private registry with basic auth for the registry-image tests: Debian's docker-registry
+# and htpasswd (apache2-utils, for the bcrypt password file). The tests start their own
+# registry on loopback (libs/testing/src/registry.ts); nothing runs here.
+ensure_registry_packages() {
+  local missing=()
+  command -v docker-registry >/dev/null 2>&1 || [ -x /usr/bin/docker-registry ] || missing+=(docker-registry)
+  command -v htpasswd >/dev/null 2>&1 || [ -x /usr/bin/htpasswd ] || missing+=(apache2-utils)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    apt_install "${missing[@]}"
+  fi
+}
+
+nats_server_bin() {
+  local p
+  for p in /usr/sbin/nats-server /usr/bin/nats-server /usr/local/bin/nats-server; do
+    [ -x "$p" ] && { echo "$p"; return 0; }
+  done
+  command -v nats-server
+}
+
+# True when something on 127.0.0.1:<port> greets with the NATS protocol's INFO line.
+nats_answers() {
+  local greeting
+  greeting=$(timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && head -c 5 <&3' _ "$1" 2>/dev/null) || true
+  [ "$greeting" = 'INFO ' ]
+}

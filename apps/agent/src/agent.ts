@@ -13,6 +13,11 @@ import { CommandIntake } from './commands/intake.js';
 import type { CommandJournal } from './commands/journal.js';
 import { handlerRegistry, runCommand, type HandlerRegistry } from './commands/runner.js';
 import { CommandScheduler } from './commands/scheduler.js';
+import { reloadWorkloadHandler } from './commands/reload-workload.js';
+import { removeWorkloadHandler } from './commands/remove-workload.js';
+import { startWorkloadHandler } from './commands/start-workload.js';
+import { stopWorkloadHandler } from './commands/stop-workload.js';
+import type { WorkloadCommandDeps } from './commands/workload-services.js';
 import type { DockerDriver } from './docker/driver.js';
 
 export interface AgentDeps {
@@ -26,6 +31,8 @@ export interface AgentDeps {
   now?: () => Date;
   /** Tuning of the deploy handler (poll interval, rollout timeout). */
   deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs'>;
+  /** Tuning of the stop, start, reload and remove handlers (poll interval, longest wait, settle time). */
+  workload?: Pick<WorkloadCommandDeps, 'pollIntervalMs' | 'waitTimeoutMs' | 'settleMs'>;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -40,7 +47,14 @@ export class Agent {
 
   constructor(private readonly deps: AgentDeps) {
     const { journal, reports, log, now } = deps;
-    this.handlers = handlerRegistry([deployApplicationHandler({ driver: deps.driver, journal, reports, now, ...deps.deploy })]);
+    const workload: WorkloadCommandDeps = { driver: deps.driver, now, ...deps.workload };
+    this.handlers = handlerRegistry([
+      deployApplicationHandler({ driver: deps.driver, journal, reports, now, ...deps.deploy }),
+      stopWorkloadHandler(workload),
+      startWorkloadHandler(workload),
+      reloadWorkloadHandler(workload),
+      removeWorkloadHandler(workload),
+    ]);
     this.scheduler = new CommandScheduler({
       maxSlots: deps.maxConcurrentDeploys,
       run: ({ id }) =>

@@ -38,6 +38,7 @@ import { settingsHandlers } from './routers/settings.js';
 import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
 import { AiService } from './services/ai.js';
+import { ApplicationLifecycle } from './services/application-lifecycle.js';
 import { ApplicationService } from './services/applications.js';
 import { BackupService } from './services/backups.js';
 import { BillingService } from './services/billing.js';
@@ -123,6 +124,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const outbox = new CommandOutbox(deps.secrets);
   let relay: OutboxRelay | undefined;
   const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
+  const lifecycle = new ApplicationLifecycle(deps, access, outbox, applications, { onCommandQueued: () => relay?.notify() });
   const deploymentReports = new DeploymentReports(deps);
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 
@@ -137,7 +139,7 @@ export async function buildPlatform(options: PlatformOptions) {
     notification: notificationHandlers(metricsTokens, notifications),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
-    application: applicationHandlers(applications, deployments),
+    application: applicationHandlers(applications, deployments, lifecycle),
     deployment: deploymentHandlers(deployments),
     domain: domainHandlers(domains),
     security: securityHandlers(securityEntries),

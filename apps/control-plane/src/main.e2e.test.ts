@@ -1,75 +1,188 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+// The single host as `tools/up` starts it: NATS, the control plane on the embedded database
+// and the local agent, each its own process. Checks the first boot, a deploy through all of
+// them to the Docker Engine's swarm, a restart, and that stopping tools/up leaves nothing
+// running.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@skiff/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Answer } from './testing/harness.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-main-'));
-const port = 39000 + Math.floor(Math.random() * 1000);
-const base = `http://127.0.0.1:${port}`;
+const run = randomBytes(3).toString('hex');
+const dockerCli = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
+const services: string[] = [];
+let ports: { api: number; grpc: number; nats: number; web: number };
+let base = '';
 let child: ChildProcess | undefined;
 let output = '';
 
-/** Starts the control plane with `tools/up`, on the embedded database. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const running = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The pid tools/up printed on a line such as `Local agent: server "local", pid 123, log …`. */
+const printedPid = (prefix: string) => {
+  const m = new RegExp(`${prefix}[^\\n]*?pid (\\d+)`).exec(output);
+  expect(m, output).not.toBeNull();
+  return Number(m![1]);
+};
+
+/** Starts the whole single host with `tools/up`, on the embedded database. */
 function start() {
   output = '';
   child = spawn('bash', ['tools/up'], {
     cwd: root,
-    env: { ...process.env, SKIFF_DATA_DIR: dataDir, SKIFF_PORT: String(port), SKIFF_GRPC_PORT: '0', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      SKIFF_DATA_DIR: dataDir,
+      SKIFF_PORT: String(ports.api),
+      SKIFF_GRPC_PORT: String(ports.grpc),
+      SKIFF_NATS_PORT: String(ports.nats),
+      SKIFF_NATS_URL: '',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
-  return waitFor(() => output.includes('Skiff API:'), { timeoutMs: 90_000, what: 'the control plane to listen' });
+  const exited = new Promise<never>((_, reject) =>
+    child!.once('exit', (code) => reject(new Error(`tools/up exited (${code}):\n${output}`))),
+  );
+  exited.catch(() => {});
+  return Promise.race([
+    waitFor(() => output.includes('Skiff is up.'), { timeoutMs: 150_000, what: 'tools/up to start everything' }),
+    exited,
+  ]);
 }
 
+/** The processes tools/up started: NATS, the local agent, the control plane. */
+const startedPids = () => [
+  printedPid('NATS \\(JetStream\\)'),
+  printedPid('Local agent'),
+  Number(readFileSync(join(dataDir, 'control-plane.pid'), 'utf8')),
+];
+
+/** Stops tools/up as SIGTERM (or Ctrl-C) would; answers its exit code. */
 async function stop() {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child!.once('exit', r));
+  if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+  const exited = new Promise<number | null>((r) => child!.once('exit', r));
   child.kill('SIGTERM');
-  await exited;
+  return exited;
 }
+
+/** Calls the API over HTTP: POST with a JSON body, or GET (the query string in `op`). */
+const call = async (key: string, op: string, body?: unknown): Promise<Answer> => {
+  const res = await fetch(`${base}/api/${op}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+};
+
+beforeAll(async () => {
+  ports = { api: await freePort(), grpc: await freePort(), nats: await freePort(), web: await freePort() };
+  base = `http://127.0.0.1:${ports.api}`;
+});
 
 afterAll(async () => {
   await stop();
+  for (const name of services) await new Promise<void>((resolve) => execFile(dockerCli, ['service', 'rm', name], () => resolve()));
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, 120_000);
 
-describe('the control plane process', () => {
+describe('tools/up', () => {
   let key = '';
 
-  it('prints the API address and a working first API key, saved 0600', async () => {
+  it('starts NATS, the control plane and the local agent; prints the API address and a working first API key, saved 0600', async () => {
     await start();
     const m = /\n\s+(skf_[A-Za-z0-9_-]+)\n/.exec(output);
     expect(m, output).not.toBeNull();
     key = m![1]!;
     expect(output).toContain(`Skiff API: ${base}/api`);
+    expect(output).toContain(`NATS (JetStream): nats://127.0.0.1:${ports.nats}`);
     const file = join(dataDir, 'initial-api-key');
     expect(readFileSync(file, 'utf8').trim()).toBe(key);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'local-agent.credential')).mode & 0o777).toBe(0o600);
+    const agentLog = readFileSync(join(dataDir, 'logs', 'agent.log'), 'utf8');
+    expect(agentLog).toContain('agent started: connected to NATS');
+    expect(agentLog).not.toContain(readFileSync(join(dataDir, 'local-agent.credential'), 'utf8').trim());
+    expect(readFileSync(join(dataDir, 'logs', 'nats.log'), 'utf8')).toContain('Starting JetStream');
 
     expect((await fetch(`${base}/health`)).status).toBe(200);
-    const res = await fetch(`${base}/api/project.create`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'first', env: 'KEEP=me' }),
-    });
+    const res = await call(key, 'project.create', { name: 'first', env: 'KEEP=me' });
     expect(res.status).toBe(200);
     const anonymous = await fetch(`${base}/api/project.all`);
     expect(anonymous.status).toBe(401);
+  }, 180_000);
+
+  it('deploys an application through NATS, the local agent and the swarm', async () => {
+    const env = (await call(key, 'project.all')).body[0].environments[0].environmentId as string;
+    const app = (await call(key, 'application.create', { name: 'hello', appName: `up-${run}`, environmentId: env, sourceType: 'container' })).body;
+    services.push(app.appName);
+    await call(key, 'application.saveContainerProvider', {
+      applicationId: app.applicationId, containerImage: 'busybox:latest', username: null, password: null, registryUrl: null,
+    });
+    const updated = await call(key, 'application.update', {
+      applicationId: app.applicationId,
+      command: 'sh',
+      args: ['-c', 'mkdir -p /www && echo hello from skiff > /www/index.html && exec httpd -f -p 8080 -h /www'],
+      endpointSpecCluster: { Mode: 'dnsrr', Ports: [{ TargetPort: 8080, PublishedPort: ports.web, PublishMode: 'host' }] },
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    const queued = await call(key, 'application.deploy', { applicationId: app.applicationId });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+    const deployment = await waitFor(
+      async () => {
+        const all = (await call(key, `deployment.all?applicationId=${app.applicationId}`)).body as { status: string }[];
+        return all[0] && ['done', 'error', 'cancelled'].includes(all[0].status) ? all[0] : null;
+      },
+      { timeoutMs: 120_000, intervalMs: 250, what: 'the deployment to end' },
+    );
+    expect(deployment.status).toBe('done');
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${ports.web}/`).then((r) => r.text()).catch(() => '')).trim() === 'hello from skiff',
+      { timeoutMs: 30_000, what: 'the page to be served' },
+    );
+  }, 180_000);
+
+  it('stops the agent, the control plane and NATS when stopped, and leaves none running', async () => {
+    const pids = startedPids();
+    expect(pids.every(running)).toBe(true);
+    expect(await stop()).toBe(0);
+    expect(pids.filter(running)).toEqual([]);
+    expect(output).toContain('skiff: stopping');
   }, 120_000);
 
   it('keeps data and the key across a restart and prints no new key', async () => {
-    await stop();
     await start();
     expect(output).not.toMatch(/\n\s+skf_/);
     expect(output).toContain('The first API key is in');
     const res = await fetch(`${base}/api/project.all`, { headers: { authorization: `Bearer ${key}` } });
     const projects = await res.json();
     expect(projects).toMatchObject([{ name: 'first', env: 'KEEP=me' }]);
-  }, 120_000);
+  }, 180_000);
 });

@@ -7,8 +7,12 @@
  * 1. the service spec from spec_json and the command's fields (deploy-spec.ts); a spec the
  *    domain refuses fails the deployment with its message;
  * 2. the swarm and the platform network exist (created when missing);
- * 3. createOrUpdateService (an update is a rolling `start-first` update with rollback);
- * 4. poll the service and its tasks until this deployment's tasks run (done), one of them
+ * 3. the image is pulled first when the command carries registry credentials and the
+ *    image is not here, or when it asks for `force_pull` (registry-pull.ts); a failed pull
+ *    fails the deployment with the registry's reason (e.g. `unauthorized`);
+ * 4. createOrUpdateService (an update is a rolling `start-first` update with rollback), with
+ *    the registry credentials, which the engine keeps for the service's later tasks;
+ * 5. poll the service and its tasks until this deployment's tasks run (done), one of them
  *    fails or the engine rolls back (error, with the task's error), or the wait's deadline
  *    passes: the command's deadline, and never more than `rolloutTimeoutMs`.
  *
@@ -16,7 +20,8 @@
  * starts no new tasks when nothing changed) and finds the tasks already running. So an
  * agent that stopped in the middle of a deploy runs it again when it starts (see runner.ts).
  * The image comes from the engine: each new task pulls it and falls back to a local copy,
- * so a redeploy picks up a newer image under the same tag (`force_pull` adds nothing yet).
+ * so a redeploy picks up a newer image under the same tag. The registry password is never
+ * logged.
  */
 import { SwarmSpecError, type WorkloadSpecInput } from '@skiff/domain';
 import { CommandKind, CommandStatus, DeploymentStatus, type Command, type DeployApplication } from '@skiff/proto';
@@ -26,6 +31,7 @@ import { DeploymentEvents, type Reports } from './deployment-events.js';
 import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from './deploy-spec.js';
 import { AbandonedError, pause, type CommandContext, type CommandHandler, type CommandOutcome } from './handler.js';
 import type { CommandJournal } from './journal.js';
+import { pullIfNeeded, registryAuthOf } from './registry-pull.js';
 import { assessRollout, rolloutTarget } from './rollout.js';
 
 export interface DeployApplicationDeps {
@@ -37,6 +43,8 @@ export interface DeployApplicationDeps {
   pollIntervalMs?: number;
   /** Longest wait for the new version when the command allows more. Default 10 minutes. */
   rolloutTimeoutMs?: number;
+  /** Longest image pull when the command allows more. Default 10 minutes. */
+  pullTimeoutMs?: number;
 }
 
 export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHandler {
@@ -125,7 +133,20 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     }
     if (context.signal.aborted) throw new AbandonedError();
 
-    const written = await deps.driver.createOrUpdateService(spec);
+    const registryAuth = registryAuthOf(deploy);
+    const pulled = await pullIfNeeded({
+      driver: deps.driver,
+      deploy,
+      registryAuth,
+      events,
+      signal: context.signal,
+      deadline: Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)),
+      now,
+    });
+    if (pulled.failed) return fail(pulled.failed);
+    if (context.signal.aborted) throw new AbandonedError();
+
+    const written = await deps.driver.createOrUpdateService(spec, registryAuth ? { registryAuth } : {});
     await events.log(
       written.created ? `Created service ${appName}` : `Updated service ${appName}`,
       ...written.warnings.map((w) => `Engine warning: ${w}`),

@@ -37,6 +37,7 @@ function aTask(overrides: Partial<TaskInfo> & { deployment?: string } = {}): Tas
     containerId: 'c'.repeat(64),
     image: 'busybox:latest',
     labels: { [DEPLOYMENT_LABEL]: deployment },
+    forceUpdate: 0,
     createdAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
     ...rest,

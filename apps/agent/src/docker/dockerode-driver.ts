@@ -11,8 +11,11 @@ import { parseImageReference } from '@skiff/domain';
 import {
   MANAGED_LABEL,
   type CreateOrUpdateOptions,
+  type PullOptions,
   type DockerDriver,
   type NetworkInfo,
+  type ServiceChange,
+  type ServiceChangeResult,
   type ServiceInfo,
   type ServiceSpec,
   type ServiceWriteResult,
@@ -28,6 +31,7 @@ import {
   DockerSwarmError,
   toDockerError,
 } from './errors.js';
+import { engineReasonOf, pullFailure } from './pull-progress.js';
 
 export interface DockerodeDriverOptions {
   /** A configured client; otherwise one is made for `socketPath`. */
@@ -45,6 +49,8 @@ const SERVICE_NAME_RE = /^[a-zA-Z0-9](?:[-_]*[a-zA-Z0-9]+)*$/;
 const SERVICE_NAME_MAX = 63;
 /** Docker network names. */
 const NETWORK_NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
+/** Longest image pull when the caller sets no limit. */
+const PULL_TIMEOUT_MS = 10 * 60_000;
 /** Updates retried when another writer changed the service in between. */
 const WRITE_ATTEMPTS = 4;
 
@@ -54,6 +60,7 @@ const WRITE_ATTEMPTS = 4;
  */
 interface WithAuth {
   createService(auth: unknown, spec: unknown): Promise<unknown>;
+  createImage(auth: unknown, options: { _query: Record<string, string>; abortSignal?: AbortSignal }): Promise<unknown>;
 }
 interface ServiceWithAuth {
   update(auth: unknown, options: { _query: { version: number | undefined }; _body: unknown }): Promise<unknown>;
@@ -81,7 +88,7 @@ interface EngineTask {
   Slot?: number;
   NodeID?: string;
   DesiredState?: string;
-  Spec?: { ContainerSpec?: { Image?: string; Labels?: Record<string, string> } };
+  Spec?: { ContainerSpec?: { Image?: string; Labels?: Record<string, string> }; ForceUpdate?: number };
   Status?: {
     State?: string;
     Message?: string;
@@ -177,6 +184,7 @@ function toTaskInfo(t: EngineTask): TaskInfo {
     containerId: container?.ContainerID || null,
     image: t.Spec?.ContainerSpec?.Image ?? '',
     labels: t.Spec?.ContainerSpec?.Labels ?? {},
+    forceUpdate: t.Spec?.ForceUpdate ?? 0,
     createdAt: t.CreatedAt ?? '',
     updatedAt: t.UpdatedAt ?? '',
   };
@@ -361,6 +369,48 @@ export class DockerodeDriver implements DockerDriver {
     throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
   }
 
+  async updateService(name: string, change: ServiceChange): Promise<ServiceChangeResult | null> {
+    const operation = `updateService ${String(name)}`;
+    checkServiceName(name, operation);
+    let lastError: DockerError | null = null;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.inspectService(name, operation);
+      if (!current) return null;
+      if (!isManaged(current.Spec?.Labels)) {
+        throw new DockerConflictError(operation, `service ${name} is not managed by Skiff`);
+      }
+      const info = toServiceInfo(current);
+      // The engine's whole spec, as `docker service update` reads and writes it back.
+      const next = change(structuredClone(current.Spec) as ServiceSpec, info);
+      if (next === null) return { ...info, changed: false, warnings: [] };
+      if (next.Name !== name || !isManaged(next.Labels)) {
+        throw new DockerInvalidError(operation, `the new spec must keep the name ${name} and the label ${MANAGED_LABEL}=true`);
+      }
+      let warnings: string[];
+      try {
+        const answer = (await this.call(operation, () =>
+          // No credentials: the engine keeps those of the service's last write.
+          (this.docker.getService(current.ID) as unknown as ServiceWithAuth).update(undefined, {
+            _query: { version: info.version },
+            _body: next,
+          }),
+        )) as { Warnings?: string[] | null } | undefined;
+        warnings = answer?.Warnings ?? [];
+      } catch (err) {
+        const e = toDockerError(operation, err);
+        if (isOutOfSequence(e)) {
+          lastError = e;
+          continue;
+        }
+        throw e;
+      }
+      const after = await this.inspectService(name, operation);
+      if (!after) throw new DockerError(operation, `service ${name} disappeared right after it was written`);
+      return { ...toServiceInfo(after), changed: true, warnings };
+    }
+    throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
+  }
+
   async removeService(name: string): Promise<boolean> {
     const operation = `removeService ${String(name)}`;
     checkServiceName(name, operation);
@@ -418,5 +468,43 @@ export class DockerodeDriver implements DockerDriver {
       if (err instanceof DockerError && err.statusCode === 404) return false;
       throw err;
     }
+  }
+
+  async pullImage(ref: string, options: PullOptions = {}): Promise<void> {
+    const operation = `pullImage ${String(ref)}`;
+    checkImageRef(ref, operation);
+    const parsed = parseImageReference(ref)!;
+    // The name and the tag (or digest) apart: a name alone would pull every tag.
+    const fromImage = parsed.host ? `${parsed.host}/${parsed.path}` : parsed.path;
+    const tag = parsed.digest ?? parsed.tag ?? 'latest';
+    const timeoutMs = options.timeoutMs ?? PULL_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const auth = options.registryAuth
+      ? {
+          username: options.registryAuth.username,
+          password: options.registryAuth.password,
+          serveraddress: options.registryAuth.serveraddress,
+        }
+      : undefined;
+    let failure: string | null;
+    try {
+      // The query in `_query` alone: the credentials travel only in X-Registry-Auth.
+      const stream = (await (this.docker as unknown as WithAuth).createImage(auth, {
+        _query: { fromImage, tag },
+        abortSignal: signal,
+      })) as AsyncIterable<Buffer>;
+      failure = await pullFailure(stream);
+    } catch (err) {
+      if (timeout.aborted && !options.signal?.aborted) {
+        throw new DockerError(operation, `the pull did not finish within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`, null, { cause: err });
+      }
+      const e = toDockerError(operation, err);
+      const reason = engineReasonOf(e.engineMessage);
+      if (reason === e.engineMessage) throw e;
+      const Kind = e.constructor as typeof DockerError;
+      throw new Kind(operation, reason, e.statusCode, { cause: err });
+    }
+    if (failure !== null) throw new DockerError(operation, failure);
   }
 }

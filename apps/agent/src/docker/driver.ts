@@ -178,12 +178,34 @@ export interface TaskInfo {
   image: string;
   /** The task's container labels (from the spec's ContainerSpec.Labels): tell rollouts apart. */
   labels: Record<string, string>;
+  /** The task's TaskTemplate.ForceUpdate (0 when unset): tells the tasks of a reload apart. */
+  forceUpdate: number;
   createdAt: string;
   updatedAt: string;
 }
 
+/** What `updateService` found and did. */
+export interface ServiceChangeResult extends ServiceInfo {
+  /** False when `change` asked for nothing (the service was left as it was). */
+  changed: boolean;
+  /** Warnings the engine returned for the update. */
+  warnings: string[];
+}
+
+/** Gets a service's current spec; answers the spec to write, or null to leave it. */
+export type ServiceChange = (spec: ServiceSpec, current: ServiceInfo) => ServiceSpec | null;
+
 export interface CreateOrUpdateOptions {
   registryAuth?: RegistryAuth;
+}
+
+export interface PullOptions {
+  /** The registry login; never logged, sent only in the `X-Registry-Auth` header. */
+  registryAuth?: RegistryAuth;
+  /** The pull is abandoned when this aborts (the agent stops). */
+  signal?: AbortSignal;
+  /** The pull fails with a DockerError when it has not finished in this time. Default 10 minutes. */
+  timeoutMs?: number;
 }
 
 export interface DockerDriver {
@@ -193,6 +215,13 @@ export interface DockerDriver {
   ensureNetwork(name: string): Promise<NetworkInfo>;
   /** Creates the service named `spec.Name`, or updates it (passing its current version). */
   createOrUpdateService(spec: ServiceSpec, options?: CreateOrUpdateOptions): Promise<ServiceWriteResult>;
+  /**
+   * Reads the Skiff service `name`, hands its spec to `change` and writes what that answers
+   * (read again and retried when another writer came in between). Null when there is no such
+   * service; a DockerConflictError when it is not managed by Skiff. Registry credentials
+   * given at its last write stay with it.
+   */
+  updateService(name: string, change: ServiceChange): Promise<ServiceChangeResult | null>;
   /** Removes a Skiff service; false when there was none. Its tasks stop asynchronously. */
   removeService(name: string): Promise<boolean>;
   /** The service's tasks, newest first. */
@@ -201,4 +230,6 @@ export interface DockerDriver {
   servicesByLabel(labels: Record<string, string>): Promise<ServiceInfo[]>;
   /** Whether the image is present locally (no pull, no registry call). */
   imageExists(ref: string): Promise<boolean>;
+  /** Pulls the image from its registry; a failure carries the registry's reason (e.g. `unauthorized`). */
+  pullImage(ref: string, options?: PullOptions): Promise<void>;
 }

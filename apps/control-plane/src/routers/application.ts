@@ -1,8 +1,13 @@
 import type { RouterHandlers } from '../http/context.js';
+import type { ApplicationLifecycle } from '../services/application-lifecycle.js';
 import type { ApplicationService } from '../services/applications.js';
 import type { DeploymentService } from '../services/deployments.js';
 
-export const applicationHandlers = (apps: ApplicationService, deployments: DeploymentService): RouterHandlers<'application'> => ({
+export const applicationHandlers = (
+  apps: ApplicationService,
+  deployments: DeploymentService,
+  lifecycle: ApplicationLifecycle,
+): RouterHandlers<'application'> => ({
   create: (input, { principal }) => apps.create(principal, input),
   one: (input, { principal }) => apps.one(principal, input.applicationId),
   update: (input, { principal }) => apps.update(principal, input),
@@ -16,7 +21,10 @@ export const applicationHandlers = (apps: ApplicationService, deployments: Deplo
   saveGitProvider: (input, { principal }) => apps.saveSource(principal, 'git', input),
   disconnectGitProvider: (input, { principal }) => apps.disconnectGitProvider(principal, input.applicationId),
   markRunning: (input, { principal }) => apps.markRunning(principal, input.applicationId),
-  delete: (input, { principal }) => apps.delete(principal, input.applicationId),
+  delete: (input, { principal }) => lifecycle.delete(principal, input.applicationId),
+  stop: (input, { principal }) => lifecycle.stop(principal, input.applicationId),
+  start: (input, { principal }) => lifecycle.start(principal, input.applicationId),
+  reload: (input, { principal }) => lifecycle.reload(principal, input),
   deploy: (input, { principal }) => deployments.deploy(principal, input, 'deploy'),
   redeploy: (input, { principal }) => deployments.deploy(principal, input, 'redeploy'),
 });

@@ -36,7 +36,7 @@ const SOURCE_FIELDS = [
 type Values = Record<string, unknown>;
 type ApplicationRecord = OutputOf<Contracts['application']['one']>;
 
-/** Application records: settings, sources, build and environment; no workload yet. */
+/** Application records: settings, sources, build and environment (delete: ApplicationLifecycle). */
 export class ApplicationService {
   private readonly codec: RecordCodec<ApplicationRecord>;
 
@@ -155,12 +155,5 @@ export class ApplicationService {
   async markRunning(p: Principal, applicationId: string) {
     await this.update(p, { applicationId, applicationStatus: 'running' });
     return {};
-  }
-
-  /** Removes the record, with its domains, security entries, previews and backups. */
-  async delete(p: Principal, applicationId: string) {
-    const { row } = await this.access.find(p, 'application', applicationId);
-    await this.db.deleteFrom('applications').where('id', '=', applicationId).execute();
-    return this.record(row);
   }
 }

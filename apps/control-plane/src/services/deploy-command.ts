@@ -1,6 +1,6 @@
 import type { Application } from '@skiff/db';
 import { PLATFORM_NETWORK, type WorkloadSpecInput, wireServerId } from '@skiff/domain';
-import { type Command, CommandKind, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { type Command, CommandKind, type RegistryAuth, WorkloadKind, timestampFromDate } from '@skiff/proto';
 
 /** How long an agent has to finish a deploy before it ends as expired (ARCHITECTURE.md: every step has a deadline). */
 export const DEPLOY_DEADLINE_MS = 15 * 60_000;
@@ -51,6 +51,8 @@ export interface DeployCommandInput {
   spec: WorkloadSpecInput;
   /** The resolved environment (values are secrets). */
   env: Map<string, string>;
+  /** The login to the image's private registry (applicationRegistryAuth); the password is a secret. */
+  registryAuth?: RegistryAuth;
   createdAt: Date;
   deadline: Date;
 }
@@ -75,6 +77,7 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
         replicas: input.spec.replicas,
         forcePull: false,
         specJson: JSON.stringify(input.spec),
+        registryAuth: input.registryAuth,
       },
     },
   };

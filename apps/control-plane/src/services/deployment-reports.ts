@@ -8,6 +8,7 @@ import {
   timestampToDate,
 } from '@skiff/proto';
 import { appendLog, applicationStatusFor, canMove, isFinished } from './deployment-status.js';
+import { applyWorkloadResult } from './workload-commands.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */
 export class ReportRefused extends Error {
@@ -92,7 +93,8 @@ export class DeploymentReports {
   /**
    * How a command ended: the command is marked done or failed, with its reason. A deploy
    * command that failed, expired or was rejected ends its deployment in error (a cancelled
-   * one as cancelled) when the agent's events have not ended it already.
+   * one as cancelled) when the agent's events have not ended it already. A stop, start,
+   * reload or remove command moves its application as workload-commands.ts says.
    */
   async applyCommandResult(serverId: string, result: CommandResult): Promise<Applied> {
     if (result.status === CommandStatus.COMMAND_STATUS_UNSPECIFIED || result.status === CommandStatus.UNRECOGNIZED) {
@@ -111,6 +113,7 @@ export class DeploymentReports {
         .where('id', '=', c.id)
         .execute();
 
+      if (await applyWorkloadResult(tx, c, succeeded)) return 'applied';
       const end = DEPLOYMENT_END[result.status];
       if (!end || !c.deploymentId) return 'applied';
       const d = await tx.selectFrom('deployments').selectAll().where('id', '=', c.deploymentId).forUpdate().executeTakeFirst();

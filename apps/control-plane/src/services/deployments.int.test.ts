@@ -1,8 +1,9 @@
-import { Command, CommandKind, WorkloadKind, timestampToDate } from '@skiff/proto';
+import { Command, CommandKind, CommandStatus, WorkloadKind, timestampToDate } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '../ids.js';
 import { addMember, startTestPlatform, type TestPlatform } from '../testing/harness.js';
 import { CommandOutbox } from './command-outbox.js';
+import { DeploymentReports } from './deployment-reports.js';
 
 // The command id generator can be told to hand out one id twice, so a command insert fails
 // inside the deploy transaction (to show that the deployment row goes with it).
@@ -262,8 +263,15 @@ describe('deployment.all and deployment.readLogs', () => {
     const app = await containerApp();
     await ok('application.deploy', { applicationId: app.applicationId });
     await ok('application.delete', { applicationId: app.applicationId });
+    // A deployed application goes once its agent reports the workload removed.
+    const remove = (await rowsOf(app.applicationId)).commands.find((c) => c.kind === 'COMMAND_KIND_REMOVE_WORKLOAD')!;
+    await new DeploymentReports({ db: t.db, clock: () => new Date() }).applyCommandResult('local', {
+      commandId: remove.id,
+      status: CommandStatus.COMMAND_STATUS_SUCCEEDED,
+      reason: '',
+    });
     const { deployments, commands } = await rowsOf(app.applicationId);
     expect(deployments).toEqual([]);
-    expect(commands.map((c) => c.deploymentId)).toEqual([null]);
+    expect(commands.map((c) => c.deploymentId)).toEqual([null, null]);
   });
 });

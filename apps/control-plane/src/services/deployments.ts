@@ -6,6 +6,8 @@ import { DomainError, Invalid, NotFound } from '../errors.js';
 import type { CommandOutbox } from './command-outbox.js';
 import { DEPLOY_DEADLINE_MS, applicationWorkloadSpec, deployApplicationCommand } from './deploy-command.js';
 import { type ServiceDeps, iso } from './deps.js';
+import { applicationRegistryAuth } from './registry-auth.js';
+import { lockApplicationForWork } from './workload-commands.js';
 import type { Located, ServiceAccess } from './service-access.js';
 
 type DeploymentRecord = OutputOf<Contracts['deployment']['all']>[number];
@@ -64,13 +66,15 @@ export class DeploymentService {
       );
     }
     if (!app.containerImage) throw Invalid('containerImage', 'no image set (application.saveContainerProvider)');
-    // Registry credentials (username, password, registryUrl) are not sent yet: public or local images only.
+    const registryAuth = applicationRegistryAuth(app, (sealed) => this.deps.secrets.open(sealed));
     const env = this.resolveEnv(located);
 
     const now = this.deps.clock();
     const deploymentId = this.deps.ids('dep');
     const commandId = this.deps.ids('cmd');
     const row = await this.db.transaction().execute(async (tx) => {
+      // One application's commands are written one after the other; none while it is being deleted.
+      await lockApplicationForWork(tx, app.id);
       const { n } = await tx
         .selectFrom('deployments')
         .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -99,6 +103,7 @@ export class DeploymentService {
         app,
         spec,
         env,
+        registryAuth,
         createdAt: now,
         deadline: new Date(now.getTime() + (this.options.deadlineMs ?? DEPLOY_DEADLINE_MS)),
       });

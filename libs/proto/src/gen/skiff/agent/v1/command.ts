@@ -15,6 +15,7 @@ export enum CommandKind {
   COMMAND_KIND_STOP_WORKLOAD = 2,
   COMMAND_KIND_START_WORKLOAD = 3,
   COMMAND_KIND_REMOVE_WORKLOAD = 4,
+  COMMAND_KIND_RELOAD_WORKLOAD = 5,
   UNRECOGNIZED = -1,
 }
 
@@ -35,6 +36,9 @@ export function commandKindFromJSON(object: any): CommandKind {
     case 4:
     case "COMMAND_KIND_REMOVE_WORKLOAD":
       return CommandKind.COMMAND_KIND_REMOVE_WORKLOAD;
+    case 5:
+    case "COMMAND_KIND_RELOAD_WORKLOAD":
+      return CommandKind.COMMAND_KIND_RELOAD_WORKLOAD;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -54,6 +58,8 @@ export function commandKindToJSON(object: CommandKind): string {
       return "COMMAND_KIND_START_WORKLOAD";
     case CommandKind.COMMAND_KIND_REMOVE_WORKLOAD:
       return "COMMAND_KIND_REMOVE_WORKLOAD";
+    case CommandKind.COMMAND_KIND_RELOAD_WORKLOAD:
+      return "COMMAND_KIND_RELOAD_WORKLOAD";
     case CommandKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -132,19 +138,20 @@ export interface Command {
    * The command must have finished by this instant; a command that starts or runs past
    * it ends with COMMAND_STATUS_EXPIRED or COMMAND_STATUS_FAILED and its reason.
    */
-  deadline:
+  deadline?:
     | Timestamp
     | undefined;
   /** When the control plane created the command. */
-  createdAt:
+  createdAt?:
     | Timestamp
     | undefined;
   /** The command's arguments. Field numbers 20 and up; one per CommandKind. */
-  payload:
+  payload?:
     | { $case: "deployApplication"; value: DeployApplication }
     | { $case: "stopWorkload"; value: StopWorkload }
     | { $case: "startWorkload"; value: StartWorkload }
     | { $case: "removeWorkload"; value: RemoveWorkload }
+    | { $case: "reloadWorkload"; value: ReloadWorkload }
     | undefined;
 }
 
@@ -161,7 +168,7 @@ export interface WorkloadRef {
 export interface DeployApplication {
   /** The deployment record this run reports its events and logs to. */
   deploymentId: string;
-  workload:
+  workload?:
     | WorkloadRef
     | undefined;
   /** Image reference to run. Later versions add the build source as new fields. */
@@ -179,6 +186,12 @@ export interface DeployApplication {
    * service spec from it with swarmServiceSpec.
    */
   specJson: string;
+  /**
+   * Credentials for the registry that holds `image`, when it is private; absent for public
+   * and local images. The agent pulls with them and hands them to the engine for the
+   * service's tasks.
+   */
+  registryAuth?: RegistryAuth | undefined;
 }
 
 export interface DeployApplication_EnvEntry {
@@ -186,23 +199,53 @@ export interface DeployApplication_EnvEntry {
   value: string;
 }
 
-/** StopWorkload stops a workload's containers and keeps its configuration and volumes. */
+/** RegistryAuth is a login to one container registry (the engine's `X-Registry-Auth`). */
+export interface RegistryAuth {
+  /** The registry host with its port, e.g. `registry.example.com:5000`. */
+  serverAddress: string;
+  username: string;
+  /** A secret: never log it, nor the encoded header that carries it. */
+  password: string;
+}
+
+/**
+ * StopWorkload stops a workload's containers and keeps its configuration and volumes.
+ * A replicated service is scaled to 0 and its replica count kept in the service label
+ * `skiff.replicas`; a global service gets a placement constraint no node matches. The
+ * command succeeds once no task of the workload runs (also when it has no service).
+ */
 export interface StopWorkload {
-  workload: WorkloadRef | undefined;
+  workload?: WorkloadRef | undefined;
 }
 
-/** StartWorkload starts a stopped workload with its last deployed configuration. */
+/**
+ * StartWorkload starts a stopped workload with its last deployed configuration: the
+ * replica count kept by StopWorkload (1 when none was kept), or the global service's
+ * placement without the stop constraint. It succeeds once the tasks run.
+ */
 export interface StartWorkload {
-  workload: WorkloadRef | undefined;
+  workload?: WorkloadRef | undefined;
 }
 
-/** RemoveWorkload removes a workload's Docker objects. */
+/**
+ * RemoveWorkload removes a workload's Docker objects: the Skiff-managed services labelled
+ * with the workload's id. Removing what is already gone succeeds.
+ */
 export interface RemoveWorkload {
-  workload:
+  workload?:
     | WorkloadRef
     | undefined;
   /** Also remove the volumes the workload owns. */
   removeVolumes: boolean;
+}
+
+/**
+ * ReloadWorkload restarts a workload's tasks with the same spec (TaskTemplate.ForceUpdate
+ * raised by one, following the service's update config) and succeeds once the new tasks
+ * run. A stopped workload stays stopped.
+ */
+export interface ReloadWorkload {
+  workload?: WorkloadRef | undefined;
 }
 
 function createBaseCommand(): Command {
@@ -249,6 +292,9 @@ export const Command: MessageFns<Command> = {
         break;
       case "removeWorkload":
         RemoveWorkload.encode(message.payload.value, writer.uint32(186).fork()).join();
+        break;
+      case "reloadWorkload":
+        ReloadWorkload.encode(message.payload.value, writer.uint32(194).fork()).join();
         break;
     }
     return writer;
@@ -347,6 +393,14 @@ export const Command: MessageFns<Command> = {
             message.payload = { $case: "removeWorkload", value: RemoveWorkload.decode(reader, reader.uint32()) };
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.payload = { $case: "reloadWorkload", value: ReloadWorkload.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -399,6 +453,10 @@ export const Command: MessageFns<Command> = {
         ? { $case: "removeWorkload", value: RemoveWorkload.fromJSON(object.removeWorkload) }
         : isSet(object.remove_workload)
         ? { $case: "removeWorkload", value: RemoveWorkload.fromJSON(object.remove_workload) }
+        : isSet(object.reloadWorkload)
+        ? { $case: "reloadWorkload", value: ReloadWorkload.fromJSON(object.reloadWorkload) }
+        : isSet(object.reload_workload)
+        ? { $case: "reloadWorkload", value: ReloadWorkload.fromJSON(object.reload_workload) }
         : undefined,
     };
   },
@@ -431,6 +489,8 @@ export const Command: MessageFns<Command> = {
       obj.startWorkload = StartWorkload.toJSON(message.payload.value);
     } else if (message.payload?.$case === "removeWorkload") {
       obj.removeWorkload = RemoveWorkload.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "reloadWorkload") {
+      obj.reloadWorkload = ReloadWorkload.toJSON(message.payload.value);
     }
     return obj;
   },
@@ -472,6 +532,12 @@ export const Command: MessageFns<Command> = {
       case "removeWorkload": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "removeWorkload", value: RemoveWorkload.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "reloadWorkload": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "reloadWorkload", value: ReloadWorkload.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -586,7 +652,16 @@ export const WorkloadRef: MessageFns<WorkloadRef> = {
 };
 
 function createBaseDeployApplication(): DeployApplication {
-  return { deploymentId: "", workload: undefined, image: "", env: {}, replicas: 0, forcePull: false, specJson: "" };
+  return {
+    deploymentId: "",
+    workload: undefined,
+    image: "",
+    env: {},
+    replicas: 0,
+    forcePull: false,
+    specJson: "",
+    registryAuth: undefined,
+  };
 }
 
 export const DeployApplication: MessageFns<DeployApplication> = {
@@ -611,6 +686,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     }
     if (message.specJson !== "") {
       writer.uint32(58).string(message.specJson);
+    }
+    if (message.registryAuth !== undefined) {
+      RegistryAuth.encode(message.registryAuth, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -687,6 +765,14 @@ export const DeployApplication: MessageFns<DeployApplication> = {
             message.specJson = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.registryAuth = RegistryAuth.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -733,6 +819,11 @@ export const DeployApplication: MessageFns<DeployApplication> = {
         : isSet(object.spec_json)
         ? globalThis.String(object.spec_json)
         : "",
+      registryAuth: isSet(object.registryAuth)
+        ? RegistryAuth.fromJSON(object.registryAuth)
+        : isSet(object.registry_auth)
+        ? RegistryAuth.fromJSON(object.registry_auth)
+        : undefined,
     };
   },
 
@@ -765,6 +856,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     if (message.specJson !== "") {
       obj.specJson = message.specJson;
     }
+    if (message.registryAuth !== undefined) {
+      obj.registryAuth = RegistryAuth.toJSON(message.registryAuth);
+    }
     return obj;
   },
 
@@ -790,6 +884,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     message.replicas = object.replicas ?? 0;
     message.forcePull = object.forcePull ?? false;
     message.specJson = object.specJson ?? "";
+    message.registryAuth = (object.registryAuth !== undefined && object.registryAuth !== null)
+      ? RegistryAuth.fromPartial(object.registryAuth)
+      : undefined;
     return message;
   },
 };
@@ -875,6 +972,111 @@ export const DeployApplication_EnvEntry: MessageFns<DeployApplication_EnvEntry> 
     const message = createBaseDeployApplication_EnvEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRegistryAuth(): RegistryAuth {
+  return { serverAddress: "", username: "", password: "" };
+}
+
+export const RegistryAuth: MessageFns<RegistryAuth> = {
+  encode(message: RegistryAuth, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.serverAddress !== "") {
+      writer.uint32(10).string(message.serverAddress);
+    }
+    if (message.username !== "") {
+      writer.uint32(18).string(message.username);
+    }
+    if (message.password !== "") {
+      writer.uint32(26).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegistryAuth {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegistryAuth();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.serverAddress = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegistryAuth {
+    return {
+      serverAddress: isSet(object.serverAddress)
+        ? globalThis.String(object.serverAddress)
+        : isSet(object.server_address)
+        ? globalThis.String(object.server_address)
+        : "",
+      username: isSet(object.username) ? globalThis.String(object.username) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: RegistryAuth): unknown {
+    const obj: any = {};
+    if (message.serverAddress !== "") {
+      obj.serverAddress = message.serverAddress;
+    }
+    if (message.username !== "") {
+      obj.username = message.username;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RegistryAuth>): RegistryAuth {
+    return RegistryAuth.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RegistryAuth>): RegistryAuth {
+    const message = createBaseRegistryAuth();
+    message.serverAddress = object.serverAddress ?? "";
+    message.username = object.username ?? "";
+    message.password = object.password ?? "";
     return message;
   },
 };
@@ -1104,6 +1306,75 @@ export const RemoveWorkload: MessageFns<RemoveWorkload> = {
       ? WorkloadRef.fromPartial(object.workload)
       : undefined;
     message.removeVolumes = object.removeVolumes ?? false;
+    return message;
+  },
+};
+
+function createBaseReloadWorkload(): ReloadWorkload {
+  return { workload: undefined };
+}
+
+export const ReloadWorkload: MessageFns<ReloadWorkload> = {
+  encode(message: ReloadWorkload, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workload !== undefined) {
+      WorkloadRef.encode(message.workload, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReloadWorkload {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReloadWorkload();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workload = WorkloadRef.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReloadWorkload {
+    return { workload: isSet(object.workload) ? WorkloadRef.fromJSON(object.workload) : undefined };
+  },
+
+  toJSON(message: ReloadWorkload): unknown {
+    const obj: any = {};
+    if (message.workload !== undefined) {
+      obj.workload = WorkloadRef.toJSON(message.workload);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReloadWorkload>): ReloadWorkload {
+    return ReloadWorkload.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReloadWorkload>): ReloadWorkload {
+    const message = createBaseReloadWorkload();
+    message.workload = (object.workload !== undefined && object.workload !== null)
+      ? WorkloadRef.fromPartial(object.workload)
+      : undefined;
     return message;
   },
 };

@@ -148,7 +148,7 @@ export interface RegisterRequest {
   hostname: string;
   /** Docker Engine version as the engine reports it; empty when it is unreachable. */
   dockerVersion: string;
-  credential:
+  credential?:
     | //
     /** One-time token from the join command of `server.create`. */
     { $case: "joinToken"; value: string }
@@ -171,12 +171,12 @@ export interface RegisterResponse {
 
 export interface HeartbeatRequest {
   /** When the agent sent the heartbeat. */
-  sentAt: Timestamp | undefined;
+  sentAt?: Timestamp | undefined;
 }
 
 export interface HeartbeatResponse {
   /** The control plane's clock, so the agent can warn about clock skew. */
-  serverTime: Timestamp | undefined;
+  serverTime?: Timestamp | undefined;
 }
 
 /** DeploymentEvent carries a deployment's new status, new log lines, or both. */
@@ -191,11 +191,11 @@ export interface DeploymentEvent {
   logLines: LogLine[];
   /** Why the deployment ended in ERROR or CANCELLED; empty otherwise. */
   reason: string;
-  occurredAt: Timestamp | undefined;
+  occurredAt?: Timestamp | undefined;
 }
 
 export interface LogLine {
-  time:
+  time?:
     | Timestamp
     | undefined;
   /** One line of output, without its line break. */
@@ -207,7 +207,7 @@ export interface CommandResult {
   status: CommandStatus;
   /** Why the command did not succeed; empty when it did. */
   reason: string;
-  finishedAt: Timestamp | undefined;
+  finishedAt?: Timestamp | undefined;
 }
 
 /** Ack acknowledges a report. It is empty today; fields may be added. */

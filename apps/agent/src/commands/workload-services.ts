@@ -1,0 +1,139 @@
+/**
+ * What the workload commands (stop, start, reload, remove) share: the workload a command
+ * names, the Swarm services that make it up, and waiting for their tasks with a deadline.
+ *
+ * A workload's services are found by label (`skiff.managed=true`, `skiff.kind`, `skiff.id`),
+ * not by name, so a service deployed under an earlier appName is still found, and a
+ * service of the same name that belongs to something else is never touched.
+ */
+import { CommandStatus, WorkloadKind, workloadKindToJSON, type Command, type WorkloadRef } from '@skiff/proto';
+import { MANAGED_LABEL, type DockerDriver, type ServiceInfo, type ServiceSpec } from '../docker/driver.js';
+import { DockerError } from '../docker/errors.js';
+import { AbandonedError, pause, type CommandContext, type CommandOutcome } from './handler.js';
+import type { TaskReading } from './service-lifecycle.js';
+
+export interface WorkloadCommandDeps {
+  driver: DockerDriver;
+  now?: () => Date;
+  /** Between two looks at the tasks. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Longest wait for the tasks when the command's deadline allows more. Default 5 minutes. */
+  waitTimeoutMs?: number;
+  /** How long started tasks must keep running to count as started. Default 2 s. */
+  settleMs?: number;
+}
+
+/** The `skiff.kind` label of the workload kinds that are Swarm services. */
+const SERVICE_KINDS: Partial<Record<WorkloadKind, string>> = {
+  [WorkloadKind.WORKLOAD_KIND_APPLICATION]: 'application',
+  [WorkloadKind.WORKLOAD_KIND_CACHE]: 'cache',
+};
+
+export function workloadOf(command: Command): WorkloadRef | null {
+  const payload = command.payload;
+  switch (payload?.$case) {
+    case 'stopWorkload':
+    case 'startWorkload':
+    case 'reloadWorkload':
+    case 'removeWorkload':
+      return payload.value.workload ?? null;
+    default:
+      return null;
+  }
+}
+
+/** Why the command's workload cannot be acted on, or null. */
+export function checkWorkload(command: Command): string | null {
+  const workload = workloadOf(command);
+  if (!workload || workload.id === '' || workload.appName === '') return 'workload (with app_name and id) is missing';
+  if (!SERVICE_KINDS[workload.kind]) return `workloads of kind ${workloadKindToJSON(workload.kind)} are not handled by this command yet`;
+  return null;
+}
+
+/** The Skiff services of the workload, by label. */
+export function workloadServices(driver: DockerDriver, workload: WorkloadRef): Promise<ServiceInfo[]> {
+  return driver.servicesByLabel({ [MANAGED_LABEL]: 'true', 'skiff.kind': SERVICE_KINDS[workload.kind] ?? '', 'skiff.id': workload.id });
+}
+
+/**
+ * Writes `change` to the service: the spec it has afterwards (what `change` answered, or the
+ * current one when it answered null) and whether it was written; null when the service is
+ * gone. Errors of `change` (LifecycleRefused) pass through.
+ */
+export async function changeService(
+  driver: DockerDriver,
+  name: string,
+  change: (spec: ServiceSpec) => ServiceSpec | null,
+): Promise<{ spec: ServiceSpec; changed: boolean } | null> {
+  const seen: { spec?: ServiceSpec } = {};
+  const written = await driver.updateService(name, (current) => {
+    const next = change(current);
+    seen.spec = next ?? current;
+    return next;
+  });
+  return written && seen.spec ? { spec: seen.spec, changed: written.changed } : null;
+}
+
+export const succeeded = (): CommandOutcome => ({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });
+export const failed = (reason: string): CommandOutcome => ({ status: CommandStatus.COMMAND_STATUS_FAILED, reason });
+
+/**
+ * Looks (`look`) until it reads done or failed, or the wait ends: at the command's deadline,
+ * and never later than `waitTimeoutMs` from now. A `done` that names the running tasks it
+ * counts on holds only once the same tasks have kept running for `settleMs` (a task that
+ * crashes right after its start fails the command instead). An engine that does not answer
+ * for a while is looked at again; the deadline ends a longer outage.
+ */
+export async function waitForTasks(
+  context: CommandContext,
+  deps: WorkloadCommandDeps,
+  what: string,
+  look: () => Promise<TaskReading>,
+): Promise<CommandOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const pollIntervalMs = deps.pollIntervalMs ?? 500;
+  const waitUntil = Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.waitTimeoutMs ?? 5 * 60_000));
+  const settleMs = deps.settleMs ?? 2_000;
+  let summary = 'no look at the tasks yet';
+  // The running tasks a `done` counted on, and since when they have run.
+  const settling: { tasks: string | null; since: number } = { tasks: null, since: 0 };
+  for (;;) {
+    if (context.signal.aborted) throw new AbandonedError();
+    try {
+      const reading = await look();
+      if (reading.phase === 'failed') return failed(`${what}: ${reading.reason}`);
+      summary = reading.summary;
+      if (reading.phase === 'done') {
+        const tasks = reading.settling?.join(',');
+        if (tasks === undefined || (settling.tasks === tasks && now().getTime() - settling.since >= settleMs)) {
+          context.log.info({ summary: reading.summary }, `${what}: done`);
+          return succeeded();
+        }
+        if (settling.tasks !== tasks) Object.assign(settling, { tasks, since: now().getTime() });
+        summary = `${reading.summary}, making sure they keep running`;
+      } else {
+        settling.tasks = null;
+      }
+    } catch (err) {
+      if (!(err instanceof DockerError)) throw err;
+      summary = `the engine did not answer: ${err.message}`;
+      context.log.warn({ err: err.message }, 'could not look at the tasks');
+    }
+    if (now().getTime() >= waitUntil) {
+      const byDeadline = context.deadline !== null && waitUntil >= context.deadline.getTime();
+      return failed(`${what}: not done before ${byDeadline ? "the command's deadline" : 'the wait timed out'} (${summary})`);
+    }
+    await pause(Math.min(pollIntervalMs, Math.max(0, waitUntil - now().getTime())), context.signal);
+  }
+}
+
+/** Runs a handler's steps; a Docker failure becomes FAILED with the engine's message. */
+export async function asOutcome(context: CommandContext, steps: () => Promise<CommandOutcome>): Promise<CommandOutcome> {
+  try {
+    return await steps();
+  } catch (err) {
+    if (err instanceof AbandonedError || context.signal.aborted) throw err;
+    if (err instanceof DockerError) return failed(err.message);
+    throw err;
+  }
+}
