@@ -1,0 +1,137 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDedicatedNats, waitFor } from '@skiff/testing';
+import { expect } from 'vitest';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const agentMain = fileURLToPath(new URL('../../../agent/src/main.ts', import.meta.url));
+// The control plane never talks to Docker; tests look and clean up with the engine's own CLI.
+const dockerCli = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
+
+export const docker = (args: string[]) =>
+  new Promise<{ ok: boolean; out: string }>((resolve) =>
+    execFile(dockerCli, args, (err, stdout) => resolve({ ok: !err, out: String(stdout).trim() })),
+  );
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** The page a service serves on a host port, or null while nothing answers. */
+export const page = async (port: number) => {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) });
+    return res.ok ? (await res.text()).trim() : null;
+  } catch {
+    return null;
+  }
+};
+
+/** busybox's HTTP server serving `$PAGE`, on port 8080 published on the host's `port`. */
+export const webServerSettings = (page: string, port: number) => ({
+  env: `PAGE=${page}`,
+  command: 'sh',
+  args: ['-c', 'mkdir -p /www && echo "$PAGE" > /www/index.html && exec httpd -f -p 8080 -h /www'],
+  endpointSpecCluster: { Mode: 'dnsrr', Ports: [{ TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }] },
+});
+
+/**
+ * The whole single host for an end-to-end test file: the API on a real Postgres, the outbox
+ * relay on a NATS of this file alone, the report server over gRPC, the local agent as its own
+ * process and the Docker Engine's swarm. Services the test names in `services` are removed
+ * by `close()`, even after a failure.
+ */
+export async function startTestStack(label: string) {
+  const run = randomBytes(3).toString('hex');
+  const credential = `e2e-${randomBytes(16).toString('hex')}`;
+  const nats = await startDedicatedNats();
+  const t: TestPlatform = await startTestPlatform({
+    nats: { url: nats.url, pollMs: 200 },
+    grpc: { host: '127.0.0.1', port: 0 },
+    localAgentCredential: credential,
+  });
+  const agentDir = mkdtempSync(join(tmpdir(), 'skiff-e2e-agent-'));
+  let agentOutput = '';
+  const agent: ChildProcess = spawn(process.execPath, ['--import', 'tsx', agentMain], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SKIFF_SERVER_ID: 'local',
+      SKIFF_NATS_URL: nats.url,
+      SKIFF_CONTROL_PLANE_GRPC: `127.0.0.1:${t.platform.grpcPort}`,
+      SKIFF_AGENT_CREDENTIAL: credential,
+      SKIFF_AGENT_DATA_DIR: agentDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  agent.stdout?.setEncoding('utf8').on('data', (c: string) => (agentOutput += c));
+  agent.stderr?.setEncoding('utf8').on('data', (c: string) => (agentOutput += c));
+  const environmentId: string = (await t.call('project.create', { name: `e2e-${label}-${run}` })).body.environments[0].environmentId;
+  const services: string[] = [];
+  const tail = () => agentOutput.slice(-2000);
+
+  return {
+    t,
+    run,
+    environmentId,
+    services,
+    agentOutput: () => agentOutput,
+
+    /** A container application named `<name>-<run>`, removed from the swarm by close(). */
+    async containerApplication(name: string, provider: { containerImage: string; username?: string; password?: string; registryUrl?: string }) {
+      const app = (await t.call('application.create', { name, appName: `${name}-${run}`, environmentId, sourceType: 'container' })).body;
+      services.push(app.appName);
+      const saved = await t.call('application.saveContainerProvider', {
+        applicationId: app.applicationId,
+        username: null,
+        password: null,
+        registryUrl: null,
+        ...provider,
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      return app as { applicationId: string; appName: string };
+    },
+
+    /** Queues a deploy and waits until the deployment ends; answers it. */
+    async deployAndWait(applicationId: string, op: 'application.deploy' | 'application.redeploy' = 'application.deploy') {
+      const queued = await t.call(op, { applicationId });
+      expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+      const deploymentId = queued.body.deploymentId as string;
+      return waitFor(
+        async () => {
+          const all = (await t.call('deployment.all', { applicationId })).body as { deploymentId: string; status: string }[];
+          const mine = all.find((d) => d.deploymentId === deploymentId);
+          return mine && ['done', 'error', 'cancelled'].includes(mine.status) ? mine : null;
+        },
+        { timeoutMs: 120_000, intervalMs: 250, what: `deployment ${deploymentId} to end (agent output: ${tail()})` },
+      );
+    },
+
+    async close() {
+      for (const name of services) await docker(['service', 'rm', name]);
+      if (agent.exitCode === null) {
+        const exited = new Promise((resolve) => agent.once('exit', resolve));
+        agent.kill('SIGTERM');
+        await exited;
+      }
+      await t.close();
+      await nats.stop();
+      rmSync(agentDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
