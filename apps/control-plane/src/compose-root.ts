@@ -49,6 +49,7 @@ import { ComposeService } from './services/compose.js';
 import { DeploymentReports } from './services/deployment-reports.js';
 import { DeploymentService } from './services/deployments.js';
 import type { ServiceDeps } from './services/deps.js';
+import type { WorkloadRemovals } from './services/service-records.js';
 import { DestinationService } from './services/destinations.js';
 import { DomainService } from './services/domains.js';
 import { GitProviderService } from './services/git-providers.js';
@@ -101,8 +102,14 @@ export async function buildPlatform(options: PlatformOptions) {
     onAccessChange: () => principals?.clear(),
   };
   const identity = new IdentityService(deps);
-  const organizations = new OrganizationService(deps, identity);
-  const projects = new ProjectService(deps, identity);
+  // Bound once the application lifecycle exists (it needs the services built from these two).
+  let lifecycleRef: ApplicationLifecycle | undefined;
+  const workloads: WorkloadRemovals = {
+    queueRemovals: (tx, environmentIds) => lifecycleRef!.queueRemovals(tx, environmentIds),
+    notify: () => lifecycleRef?.notify(),
+  };
+  const organizations = new OrganizationService(deps, identity, workloads);
+  const projects = new ProjectService(deps, identity, workloads);
   const metricsTokens = new MetricsTokenService(deps);
   const access = new ServiceAccess(deps.db);
   const applications = new ApplicationService(deps, access, projects, identity);
@@ -125,6 +132,7 @@ export async function buildPlatform(options: PlatformOptions) {
   let relay: OutboxRelay | undefined;
   const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
   const lifecycle = new ApplicationLifecycle(deps, access, outbox, applications, { onCommandQueued: () => relay?.notify() });
+  lifecycleRef = lifecycle;
   const deploymentReports = new DeploymentReports(deps);
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 

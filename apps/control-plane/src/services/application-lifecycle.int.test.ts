@@ -257,3 +257,44 @@ describe('access', () => {
     expect((await commandsOf(a.applicationId)).map((c) => c.kind)).toEqual(['COMMAND_KIND_DEPLOY_APPLICATION', 'COMMAND_KIND_STOP_WORKLOAD']);
   });
 });
+
+describe('removing what holds applications', () => {
+  const removesOf = async (applicationId: string) =>
+    (await commandsOf(applicationId)).filter((c) => c.kind === 'COMMAND_KIND_REMOVE_WORKLOAD').map((c) => decode(c.payload));
+
+  it('queues the removal of every deployed workload of a removed environment or project, and of no other', async () => {
+    const project = await ok('project.create', { name: 'going' });
+    const production = project.environments[0].environmentId as string;
+    const staging = (await ok('environment.create', { projectId: project.projectId, name: 'staging' })).environmentId as string;
+    const place = async (environmentId: string, deployed: boolean) => {
+      const a = await ok('application.create', { name: 'w', environmentId });
+      await ok('application.saveContainerProvider', { applicationId: a.applicationId, containerImage: 'busybox:latest', username: null, password: null, registryUrl: null });
+      if (deployed) await ok('application.deploy', { applicationId: a.applicationId });
+      return a as { applicationId: string; appName: string };
+    };
+    const onStaging = await place(staging, true);
+    const onProduction = await place(production, true);
+    const neverDeployed = await place(production, false);
+
+    await ok('environment.remove', { environmentId: staging });
+    const [removal] = await removesOf(onStaging.applicationId);
+    expect(removal?.payload).toEqual({ $case: 'removeWorkload', value: { workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: onStaging.applicationId, appName: onStaging.appName }, removeVolumes: false } });
+    expect(await removesOf(onProduction.applicationId)).toEqual([]);
+
+    await ok('project.remove', { projectId: project.projectId });
+    expect(await removesOf(onProduction.applicationId)).toHaveLength(1);
+    expect(await removesOf(neverDeployed.applicationId)).toEqual([]);
+  });
+
+  it('queues them for every project of a removed organization', async () => {
+    const other = await ok('organization.create', { name: 'Leaving' });
+    const key = (await ok('user.createApiKey', { name: 'k', metadata: { organizationId: other.organizationId } })).key;
+    const as = t.as(key);
+    const project = (await as('project.create', { name: 'p' })).body;
+    const a = (await as('application.create', { name: 'w', environmentId: project.environments[0].environmentId })).body;
+    await as('application.saveContainerProvider', { applicationId: a.applicationId, containerImage: 'busybox:latest', username: null, password: null, registryUrl: null });
+    expect((await as('application.deploy', { applicationId: a.applicationId })).status).toBe(200);
+    await ok('organization.delete', { organizationId: other.organizationId });
+    expect(await removesOf(a.applicationId)).toHaveLength(1);
+  });
+});

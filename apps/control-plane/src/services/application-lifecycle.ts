@@ -72,6 +72,28 @@ export class ApplicationLifecycle {
     return this.apps.record(row);
   }
 
+  /**
+   * Inside the transaction that removes these environments (a project, an environment or an
+   * organization going): a remove command for each of their applications that was deployed,
+   * so no Swarm service outlives its record. Answers how many were queued; call `notify()`
+   * after the commit when any were.
+   */
+  async queueRemovals(tx: Db, environmentIds: string[]): Promise<number> {
+    if (environmentIds.length === 0) return 0;
+    const deployed = await tx
+      .selectFrom('applications')
+      .select(['id', 'appName', 'serverId'])
+      .where('environmentId', 'in', environmentIds)
+      .where((eb) => eb.exists(eb.selectFrom('deployments').select('deployments.id').whereRef('deployments.applicationId', '=', 'applications.id')))
+      .execute();
+    for (const app of deployed) await this.outbox.queue(tx, this.command('remove', app));
+    return deployed.length;
+  }
+
+  notify(): void {
+    this.options.onCommandQueued?.();
+  }
+
   private async queue(p: Principal, applicationId: string, op: WorkloadOperation, appName?: string): Promise<void> {
     const { row } = await this.access.find(p, 'application', applicationId);
     if (appName !== undefined && appName !== row.appName) {

@@ -5,6 +5,7 @@ import { hashToken, newInvitationToken } from '../crypto/tokens.js';
 import { Forbidden, Invalid, NotFound, Unauthorized } from '../errors.js';
 import { type ServiceDeps, iso } from './deps.js';
 import { type IdentityService, organizationRecord } from './identity.js';
+import type { WorkloadRemovals } from './service-records.js';
 
 const INVITATION_DAYS = 7;
 
@@ -37,6 +38,7 @@ export class OrganizationService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly identity: IdentityService,
+    private readonly workloads: WorkloadRemovals,
   ) {}
 
   private get db() {
@@ -108,8 +110,15 @@ export class OrganizationService {
       .where('userId', '=', p.userId)
       .executeTakeFirstOrThrow();
     if (Number(count) <= 1) throw Invalid('organizationId', 'this is your only organization');
-    await this.db.transaction().execute(async (trx) => {
+    const queued = await this.db.transaction().execute(async (trx) => {
       const members = await trx.selectFrom('members').select('userId').where('organizationId', '=', organizationId).execute();
+      const environments = await trx
+        .selectFrom('environments')
+        .innerJoin('projects', 'projects.id', 'environments.projectId')
+        .select('environments.id')
+        .where('projects.organizationId', '=', organizationId)
+        .execute();
+      const removals = await this.workloads.queueRemovals(trx, environments.map((e) => e.id));
       await trx.deleteFrom('organizations').where('id', '=', organizationId).execute();
       // Members whose default this was fall back to another organization of theirs.
       for (const { userId } of members) {
@@ -121,7 +130,9 @@ export class OrganizationService {
           .where('defaultOrganizationId', '=', organizationId)
           .execute();
       }
+      return removals;
     });
+    if (queued > 0) this.workloads.notify();
     this.deps.onAccessChange();
     const { role: _r, isDefault: _d, ...record } = org;
     return record;

@@ -11,7 +11,7 @@ import {
 import { Invalid, NotFound } from '../errors.js';
 import { type ServiceDeps, iso, isUniqueViolation } from './deps.js';
 import type { IdentityService } from './identity.js';
-import { type ServiceKind, copyServices, countServices, servicesOf } from './service-records.js';
+import { type ServiceKind, type WorkloadRemovals, copyServices, countServices, servicesOf } from './service-records.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
 
@@ -20,7 +20,18 @@ export class ProjectService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly identity: IdentityService,
+    private readonly workloads: WorkloadRemovals,
   ) {}
+
+  /** Deletes with `remove`, after queueing the removal of the environments' workloads. */
+  private async removeWithWorkloads(environmentIds: string[], remove: (tx: Db) => Promise<unknown>) {
+    const queued = await this.db.transaction().execute(async (tx) => {
+      const n = await this.workloads.queueRemovals(tx, environmentIds);
+      await remove(tx);
+      return n;
+    });
+    if (queued > 0) this.workloads.notify();
+  }
 
   private get db() {
     return this.deps.db;
@@ -147,7 +158,10 @@ export class ProjectService {
     const project = await this.findProject(p, projectId);
     const environments = await this.db.selectFrom('environments').select('id').where('projectId', '=', projectId).execute();
     const counts = await countServices(this.db, environments.map((e) => e.id));
-    await this.db.deleteFrom('projects').where('id', '=', projectId).execute();
+    await this.removeWithWorkloads(
+      environments.map((e) => e.id),
+      (tx) => tx.deleteFrom('projects').where('id', '=', projectId).execute(),
+    );
     return { project: this.projectRecord(project), removed: { environments: environments.length, ...counts } };
   }
 
@@ -226,7 +240,7 @@ export class ProjectService {
       throw Invalid('environmentId', "a project keeps at least one environment; remove the project instead");
     }
     const counts = await countServices(this.db, [environmentId]);
-    await this.db.deleteFrom('environments').where('id', '=', environmentId).execute();
+    await this.removeWithWorkloads([environmentId], (tx) => tx.deleteFrom('environments').where('id', '=', environmentId).execute());
     return { environment: this.environmentRecord(environment), removed: { environments: 1, ...counts } };
   }
 

@@ -43,6 +43,16 @@ export async function servicesOf(db: Db, environmentIds: string[]): Promise<Serv
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/**
+ * Removing environments (with a project or an organization) removes their workloads too:
+ * `queueRemovals` writes the agent commands in the removing transaction, `notify` wakes the
+ * relay after the commit.
+ */
+export interface WorkloadRemovals {
+  queueRemovals(tx: Db, environmentIds: string[]): Promise<number>;
+  notify(): void;
+}
+
 export interface RemovalCounts {
   environments: number;
   applications: number;
