@@ -190,12 +190,26 @@ export async function buildPlatform(options: PlatformOptions) {
     await agents.close();
     await database.close();
   };
-  return { app, database, identity, organizations, projects, secrets: deps.secrets, grpcPort: agents.grpcPort, close };
+  return {
+    app,
+    database,
+    identity,
+    organizations,
+    projects,
+    secrets: deps.secrets,
+    grpcPort: agents.grpcPort,
+    /** Ends the commands past their deadline (done every minute while the agent channel runs). */
+    expireOverdueCommands: () => deploymentReports.expireOverdue(),
+    close,
+  };
 }
 
 export type Platform = Awaited<ReturnType<typeof buildPlatform>>;
 
-/** The outbox relay (with `nats`) and the agents' report server (with `grpc`), started. */
+/** How often commands past their deadline are ended. */
+const OVERDUE_SWEEP_MS = 60_000;
+
+/** The outbox relay (with `nats`) and the agents' report server (with `grpc`), started, and the overdue sweep. */
 async function startAgentChannel(
   options: PlatformOptions,
   parts: { db: DatabaseHandle['db']; outbox: CommandOutbox; reports: DeploymentReports; clock: () => Date },
@@ -223,10 +237,15 @@ async function startAgentChannel(
     grpcPort = await reportServer.listen(grpc.host, grpc.port);
   }
   relay?.start();
+  const sweep = () =>
+    parts.reports.expireOverdue().catch((err: unknown) => options.log.error({ err }, 'could not end overdue commands'));
+  const sweeper = nats || grpc ? setInterval(sweep, OVERDUE_SWEEP_MS) : undefined;
+  sweeper?.unref();
   return {
     relay,
     grpcPort,
     async close() {
+      clearInterval(sweeper);
       await relay?.stop();
       await reportServer?.close();
     },

@@ -124,4 +124,28 @@ export class DeploymentReports {
       return 'applied';
     });
   }
+
+  /**
+   * Commands whose deadline passed while no agent finished them (their server was offline,
+   * or never came back): each ends as if its agent had answered EXPIRED, so a deployment
+   * accepted by the API always ends. An agent that receives one later finds it expired too.
+   */
+  async expireOverdue(): Promise<number> {
+    const overdue = await this.deps.db
+      .selectFrom('commands')
+      .select(['id', 'serverId'])
+      .where('status', 'in', ['pending', 'published'])
+      .where('deadline', '<', this.deps.clock())
+      .orderBy('position')
+      .execute();
+    for (const c of overdue) {
+      await this.applyCommandResult(c.serverId, {
+        commandId: c.id,
+        status: CommandStatus.COMMAND_STATUS_EXPIRED,
+        reason: `the deadline passed before server ${c.serverId} ran the command`,
+        finishedAt: undefined,
+      });
+    }
+    return overdue.length;
+  }
 }
