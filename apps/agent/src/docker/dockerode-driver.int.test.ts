@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil as waitFor } from '../testing/wait.js';
 import { DockerodeDriver } from './dockerode-driver.js';
 import { MANAGED_LABEL, type ServiceSpec, type TaskInfo } from './driver.js';
 import {
@@ -25,23 +26,8 @@ function uniqueName(kind: string): string {
   return `skt-${kind}-${run}`;
 }
 
-async function waitUntil<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-      last = null;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** The engine can be slow to converge under load: a longer deadline than the default. */
+const waitUntil = <T>(what: string, check: () => Promise<T | null | undefined | false>) => waitFor(what, check, 45_000, 200);
 
 function serviceSpec(name: string, overrides: { image?: string; env?: string[]; revision?: string; network?: string } = {}): ServiceSpec {
   services.add(name);

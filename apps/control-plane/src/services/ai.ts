@@ -1,11 +1,10 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { AiConfig } from '@skiff/db';
-import { outboundUrlProblem } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
-import { Invalid } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
 import { RecordCodec } from './record-codec.js';
 import { allOfOrganization, findOfOrganization } from './organization-records.js';
+import { refuseMetadataTarget } from './target-url.js';
 
 type AiRecord = OutputOf<Contracts['ai']['one']>;
 
@@ -36,10 +35,7 @@ export class AiService {
 
   /** Column values of the fields given; an empty API key is stored empty (no key). */
   private columns(f: AiFields): Record<string, unknown> {
-    if (f.apiUrl !== undefined) {
-      const problem = outboundUrlProblem(f.apiUrl);
-      if (problem) throw Invalid('apiUrl', problem);
-    }
+    refuseMetadataTarget('apiUrl', f.apiUrl);
     const { apiKey, ...rest } = f;
     const out = this.codec.columns(rest);
     if (apiKey !== undefined) out.apiKey = apiKey === '' ? '' : this.deps.secrets.seal(apiKey);

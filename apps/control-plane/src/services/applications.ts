@@ -2,7 +2,7 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Application } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
-import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import { type ServiceDeps, uniqueAs } from './deps.js';
 import {
   checkGitUrl,
   checkInsideSource,
@@ -34,6 +34,7 @@ const SOURCE_FIELDS = [
 ] as const;
 
 type Values = Record<string, unknown>;
+const APP_NAME_TAKEN = 'already used on this server';
 type ApplicationRecord = OutputOf<Contracts['application']['one']>;
 
 /** Application records: settings, sources, build and environment (delete: ApplicationLifecycle). */
@@ -86,13 +87,10 @@ export class ApplicationService {
     return this.record(row);
   }
 
-  private async insert(values: Values) {
-    try {
-      return (await this.db.insertInto('applications').values(values as never).returningAll().executeTakeFirstOrThrow()) as Application;
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('appName', 'already used on this server');
-      throw err;
-    }
+  private insert(values: Values) {
+    return uniqueAs('appName', APP_NAME_TAKEN, async () =>
+      (await this.db.insertInto('applications').values(values as never).returningAll().executeTakeFirstOrThrow()) as Application,
+    );
   }
 
   async one(p: Principal, applicationId: string) {
@@ -107,18 +105,10 @@ export class ApplicationService {
     await this.check(p, row, fields);
     const columns = this.codec.columns(fields);
     if (Object.keys(columns).length === 0) return this.record(row);
-    try {
-      const updated = await this.db
-        .updateTable('applications')
-        .set(columns as never)
-        .where('id', '=', applicationId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return this.record(updated);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('appName', 'already used on this server');
-      throw err;
-    }
+    const updated = await uniqueAs('appName', APP_NAME_TAKEN, () =>
+      this.db.updateTable('applications').set(columns as never).where('id', '=', applicationId).returningAll().executeTakeFirstOrThrow(),
+    );
+    return this.record(updated);
   }
 
   /** Rules beyond the contract's field shapes, each failure naming its field. */

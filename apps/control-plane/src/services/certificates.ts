@@ -5,7 +5,7 @@ import { commonNameOf, dnsNamesOf, isPrivateKeyLabel, normalizeHost, pemBlocks }
 import type { Principal } from '../authz/principal.js';
 import { isAdmin } from '../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
-import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import { type ServiceDeps, uniqueAs } from './deps.js';
 import { RecordCodec } from './record-codec.js';
 import type { ServiceAccess } from './service-access.js';
 import { findOfOrganization } from './organization-records.js';
@@ -78,8 +78,8 @@ export class CertificateService {
     let q = this.db.selectFrom('certificates').select('id').where('certificatePath', '=', certificatePath);
     q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
     if (await q.executeTakeFirst()) throw Invalid('certificatePath', 'already used by another certificate on this server');
-    try {
-      const row = await this.db
+    const row = await uniqueAs('certificateId', 'already used', () =>
+      this.db
         .insertInto('certificates')
         .values({
           id,
@@ -93,12 +93,9 @@ export class CertificateService {
           subjectNames: JSON.stringify(pair.subjectNames),
         })
         .returningAll()
-        .executeTakeFirstOrThrow();
-      return this.record(row);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('certificateId', 'already used');
-      throw err;
-    }
+        .executeTakeFirstOrThrow(),
+    );
+    return this.record(row);
   }
 
   async one(p: Principal, certificateId: string) {

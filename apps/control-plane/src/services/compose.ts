@@ -3,7 +3,7 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { ComposeStack } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
-import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import { type ServiceDeps, uniqueAs } from './deps.js';
 import { checkGitUrl, checkInsideSource, checkInteger, checkSourceReferences, moveTarget, placeNewService } from './field-rules.js';
 import type { IdentityService } from './identity.js';
 import type { ProjectService } from './projects.js';
@@ -93,13 +93,8 @@ export class ComposeService {
   }
 
   /** An insert or update; the unique index on (server, appName) answers as bad input. */
-  private async write(run: () => Promise<ComposeStack>): Promise<ComposeStack> {
-    try {
-      return await run();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('appName', 'already used on this server');
-      throw err;
-    }
+  private write(run: () => Promise<ComposeStack>): Promise<ComposeStack> {
+    return uniqueAs('appName', 'already used on this server', run);
   }
 
   async one(p: Principal, composeId: string) {

@@ -6,7 +6,7 @@ import { checkRoutePath, generatedHost, hostCoveredBy, isPublicIPv4, nameSuffix,
 import type { Principal } from '../authz/principal.js';
 import { isAdmin } from '../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
-import { type ServiceDeps, isUniqueViolation } from './deps.js';
+import { type ServiceDeps, uniqueAs } from './deps.js';
 import { RecordCodec } from './record-codec.js';
 import type { ServiceAccess } from './service-access.js';
 
@@ -314,13 +314,8 @@ export class DomainService {
     }
   }
 
-  private async write(run: () => Promise<Domain>): Promise<Domain> {
-    try {
-      return await run();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('host', 'this host and path are already routed on this server');
-      throw err;
-    }
+  private write(run: () => Promise<Domain>): Promise<Domain> {
+    return uniqueAs('host', 'this host and path are already routed on this server', run);
   }
 
   /**

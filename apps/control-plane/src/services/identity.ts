@@ -4,7 +4,7 @@ import { defaultPermissions, storedPermissions } from '../authz/principal.js';
 import { isAdmin } from '../authz/policy.js';
 import { hashToken, keyStart, newApiKey } from '../crypto/tokens.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
-import { type ServiceDeps, iso, isUniqueViolation } from './deps.js';
+import { type ServiceDeps, iso, uniqueAs } from './deps.js';
 import { servicesOf } from './service-records.js';
 
 export const userRecord = (u: User) => ({
@@ -144,18 +144,15 @@ export class IdentityService {
   }
 
   async update(p: Principal, input: { name?: string; lastName?: string; email?: string; image?: string | null }) {
-    try {
-      const user = await this.db
+    const user = await uniqueAs('email', 'another user has this email', () =>
+      this.db
         .updateTable('users')
         .set({ name: input.name, lastName: input.lastName, email: input.email, image: input.image })
         .where('id', '=', p.userId)
         .returningAll()
-        .executeTakeFirstOrThrow();
-      return userRecord(user);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('email', 'another user has this email');
-      throw err;
-    }
+        .executeTakeFirstOrThrow(),
+    );
+    return userRecord(user);
   }
 
   async remove(p: Principal, userId: string) {

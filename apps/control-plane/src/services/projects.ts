@@ -9,11 +9,12 @@ import {
   requireGrant,
 } from '../authz/policy.js';
 import { Invalid, NotFound } from '../errors.js';
-import { type ServiceDeps, iso, isUniqueViolation } from './deps.js';
+import { type ServiceDeps, iso, uniqueAs } from './deps.js';
 import type { IdentityService } from './identity.js';
 import { type ServiceKind, type WorkloadRemovals, copyServices, countServices, servicesOf } from './service-records.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
+const ENVIRONMENT_NAME_TAKEN = 'an environment with this name exists in the project';
 
 /** Projects and their environments, with the services a caller may see inside them. */
 export class ProjectService {
@@ -179,13 +180,8 @@ export class ProjectService {
     return this.environmentRecord(row);
   }
 
-  private async insertEnvironment(db: Db, values: Omit<Environment, 'createdAt'>) {
-    try {
-      return await db.insertInto('environments').values(values).returningAll().executeTakeFirstOrThrow();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('name', 'an environment with this name exists in the project');
-      throw err;
-    }
+  private insertEnvironment(db: Db, values: Omit<Environment, 'createdAt'>) {
+    return uniqueAs('name', ENVIRONMENT_NAME_TAKEN, () => db.insertInto('environments').values(values).returningAll().executeTakeFirstOrThrow());
   }
 
   async environment(p: Principal, environmentId: string) {
@@ -210,8 +206,8 @@ export class ProjectService {
       if (!target || target.organizationId !== p.organizationId) throw Invalid('projectId', 'no such project');
       if (!canSeeProject(p, target.id)) throw Invalid('projectId', 'no access to this project');
     }
-    try {
-      const row = await this.db
+    const row = await uniqueAs('name', ENVIRONMENT_NAME_TAKEN, () =>
+      this.db
         .updateTable('environments')
         .set({
           name: input.name,
@@ -221,12 +217,9 @@ export class ProjectService {
         })
         .where('id', '=', input.environmentId)
         .returningAll()
-        .executeTakeFirstOrThrow();
-      return this.environmentRecord(row);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('name', 'an environment with this name exists in the project');
-      throw err;
-    }
+        .executeTakeFirstOrThrow(),
+    );
+    return this.environmentRecord(row);
   }
 
   async removeEnvironment(p: Principal, environmentId: string) {

@@ -3,7 +3,7 @@ import type { SecurityEntry } from '@skiff/db';
 import bcrypt from 'bcryptjs';
 import type { Principal } from '../authz/principal.js';
 import { Invalid, NotFound } from '../errors.js';
-import { type ServiceDeps, iso, isUniqueViolation } from './deps.js';
+import { type ServiceDeps, iso, uniqueAs } from './deps.js';
 import type { ServiceAccess } from './service-access.js';
 
 type SecurityRecord = OutputOf<Contracts['security']['one']>;
@@ -83,13 +83,8 @@ export class SecurityService {
     if (await q.executeTakeFirst()) throw Invalid('username', `${username} already has an entry on this application`);
   }
 
-  private async write(run: () => Promise<SecurityEntry>): Promise<SecurityEntry> {
-    try {
-      return await run();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw Invalid('username', 'already has an entry on this application');
-      throw err;
-    }
+  private write(run: () => Promise<SecurityEntry>): Promise<SecurityEntry> {
+    return uniqueAs('username', 'already has an entry on this application', run);
   }
 }
 
