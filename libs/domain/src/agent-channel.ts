@@ -18,3 +18,6 @@ export const commandConsumer = (serverId: string) => `agent-${serverId}`;
 
 /** A services's server id on the wire: its record's `serverId`, or the platform host's. */
 export const wireServerId = (serverId: string | null) => serverId ?? LOCAL_SERVER_ID;
+
+/** `agent.<serverId>.ctl`: where the control plane sends a server's control requests (NATS request/reply, not queued). */
+export const controlSubject = (serverId: string) => `agent.${serverId}.ctl`;

@@ -118,6 +118,70 @@ export function workloadKindToJSON(object: WorkloadKind): string {
   }
 }
 
+/** BuildType names how a source becomes an image. */
+export enum BuildType {
+  BUILD_TYPE_UNSPECIFIED = 0,
+  BUILD_TYPE_CONTAINERFILE = 1,
+  BUILD_TYPE_STATIC = 2,
+  BUILD_TYPE_PACK_ONE = 3,
+  BUILD_TYPE_PACK_TWO = 4,
+  BUILD_TYPE_LEGACY_BUILDPACKS = 5,
+  BUILD_TYPE_CLOUDNATIVE_BUILDPACKS = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function buildTypeFromJSON(object: any): BuildType {
+  switch (object) {
+    case 0:
+    case "BUILD_TYPE_UNSPECIFIED":
+      return BuildType.BUILD_TYPE_UNSPECIFIED;
+    case 1:
+    case "BUILD_TYPE_CONTAINERFILE":
+      return BuildType.BUILD_TYPE_CONTAINERFILE;
+    case 2:
+    case "BUILD_TYPE_STATIC":
+      return BuildType.BUILD_TYPE_STATIC;
+    case 3:
+    case "BUILD_TYPE_PACK_ONE":
+      return BuildType.BUILD_TYPE_PACK_ONE;
+    case 4:
+    case "BUILD_TYPE_PACK_TWO":
+      return BuildType.BUILD_TYPE_PACK_TWO;
+    case 5:
+    case "BUILD_TYPE_LEGACY_BUILDPACKS":
+      return BuildType.BUILD_TYPE_LEGACY_BUILDPACKS;
+    case 6:
+    case "BUILD_TYPE_CLOUDNATIVE_BUILDPACKS":
+      return BuildType.BUILD_TYPE_CLOUDNATIVE_BUILDPACKS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return BuildType.UNRECOGNIZED;
+  }
+}
+
+export function buildTypeToJSON(object: BuildType): string {
+  switch (object) {
+    case BuildType.BUILD_TYPE_UNSPECIFIED:
+      return "BUILD_TYPE_UNSPECIFIED";
+    case BuildType.BUILD_TYPE_CONTAINERFILE:
+      return "BUILD_TYPE_CONTAINERFILE";
+    case BuildType.BUILD_TYPE_STATIC:
+      return "BUILD_TYPE_STATIC";
+    case BuildType.BUILD_TYPE_PACK_ONE:
+      return "BUILD_TYPE_PACK_ONE";
+    case BuildType.BUILD_TYPE_PACK_TWO:
+      return "BUILD_TYPE_PACK_TWO";
+    case BuildType.BUILD_TYPE_LEGACY_BUILDPACKS:
+      return "BUILD_TYPE_LEGACY_BUILDPACKS";
+    case BuildType.BUILD_TYPE_CLOUDNATIVE_BUILDPACKS:
+      return "BUILD_TYPE_CLOUDNATIVE_BUILDPACKS";
+    case BuildType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Command is the envelope of every command. */
 export interface Command {
   /** Unique id, chosen by the control plane when it writes the outbox row. */
@@ -191,10 +255,103 @@ export interface DeployApplication {
    * and local images. The agent pulls with them and hands them to the engine for the
    * service's tasks.
    */
-  registryAuth?: RegistryAuth | undefined;
+  registryAuth?:
+    | RegistryAuth
+    | undefined;
+  /**
+   * Where the code to build comes from; absent when `image` is run as it is (a registry
+   * image). When present, the agent fetches the source, builds it with `build` and tags
+   * the result as `image` before the rollout.
+   */
+  source?:
+    | BuildSource
+    | undefined;
+  /** How to build the fetched source; present exactly when `source` is. */
+  build?: BuildRecipe | undefined;
 }
 
 export interface DeployApplication_EnvEntry {
+  key: string;
+  value: string;
+}
+
+/** BuildSource is where an application's code comes from. */
+export interface BuildSource {
+  kind?: { $case: "git"; value: GitSource } | { $case: "archive"; value: ArchiveSource } | undefined;
+}
+
+/** GitSource is a generic git repository. */
+export interface GitSource {
+  /** http(s)://, ssh://, git:// or scp-like `user@host:path`. */
+  url: string;
+  /** The branch to check out (a shallow clone of it). */
+  branch: string;
+  /** Also fetch the repository's submodules (recursively, shallow). */
+  submodules: boolean;
+  /**
+   * OpenSSH/PEM private key for ssh URLs; empty for none. A secret: never log it, never
+   * leave it on disk after the clone.
+   */
+  sshPrivateKey: string;
+}
+
+/**
+ * ArchiveSource is an archive uploaded for a `drop` application. The agent downloads it
+ * from the control plane (AgentArtifacts.FetchArchive) and extracts it under the archive
+ * safety rules (no `..`, no absolute paths, no links, size-limited; a single top-level
+ * folder is flattened).
+ */
+export interface ArchiveSource {
+  archiveId: string;
+  /** `zip` or `tar.gz`. */
+  format: string;
+  /** Size in bytes, for the progress log and the extraction limit. */
+  size: string;
+  /** SHA-256 of the archive as uploaded, hex; the agent refuses a download that differs. */
+  sha256: string;
+}
+
+/**
+ * BuildRecipe says how to build the fetched source. Paths are relative to the source's
+ * root, use `/`, and never contain `..` (the agent checks again).
+ */
+export interface BuildRecipe {
+  type: BuildType;
+  /**
+   * The directory of the source that is built (the application's build path); empty is
+   * the root.
+   */
+  buildPath: string;
+  /** containerfile: the file's path, relative to build_path; empty is `Dockerfile`. */
+  containerfile: string;
+  /** containerfile: the build context, relative to build_path; empty is build_path itself. */
+  contextPath: string;
+  /** containerfile: the stage to build (`--target`); empty is the last stage. */
+  buildStage: string;
+  /**
+   * Build arguments (`--build-arg`). Values may be secrets: they go to the builder through
+   * its environment, never through its argument list or a log.
+   */
+  buildArgs: { [key: string]: string };
+  /**
+   * Build secrets (`RUN --mount=type=secret,id=<key>`). Secrets: they reach the builder as
+   * files readable only by the agent, removed after the build, and never an image layer.
+   */
+  buildSecrets: { [key: string]: string };
+  /** static: the directory to serve, relative to build_path; empty is build_path itself. */
+  publishDirectory: string;
+  /** static: answer unknown paths with /index.html (single-page applications). */
+  staticSpa: boolean;
+  /** pack_two / legacy_buildpacks: the version of the builder asked for; empty for its default. */
+  builderVersion: string;
+}
+
+export interface BuildRecipe_BuildArgsEntry {
+  key: string;
+  value: string;
+}
+
+export interface BuildRecipe_BuildSecretsEntry {
   key: string;
   value: string;
 }
@@ -246,6 +403,47 @@ export interface RemoveWorkload {
  */
 export interface ReloadWorkload {
   workload?: WorkloadRef | undefined;
+}
+
+/**
+ * Control requests are not queued: the control plane sends them as NATS request/reply on
+ * subject `agent.<server_id>.ctl` (one binary-encoded ControlRequest) and the agent answers
+ * with one ControlReply right away. An agent that does not answer within the request's
+ * deadline is unreachable, and the caller says so.
+ */
+export interface ControlRequest {
+  request?: { $case: "cancelWorkload"; value: CancelWorkload } | { $case: "cleanQueue"; value: CleanQueue } | undefined;
+}
+
+/**
+ * CancelWorkload stops the running command of one workload, only that one: its build (or
+ * job) is killed, its deployment ends CANCELLED, and whatever ran before keeps running.
+ */
+export interface CancelWorkload {
+  /** `<workload kind>:<workload id>`, as Command.workload_key. */
+  workloadKey: string;
+  /** Cancel only when the running command is this deployment's; empty: whatever runs. */
+  deploymentId: string;
+  /**
+   * Cancel only while the command is still building (killBuild); a rollout that has begun
+   * is left to finish.
+   */
+  buildOnly: boolean;
+}
+
+/**
+ * CleanQueue drops the commands of one workload that wait behind the running one; each
+ * ends CANCELLED (its deployment too). The running command is not touched.
+ */
+export interface CleanQueue {
+  workloadKey: string;
+}
+
+export interface ControlReply {
+  /** Commands that were cancelled (the running one) or dropped (waiting ones). */
+  commandIds: string[];
+  /** Why nothing was done, when the request could not be carried out; empty otherwise. */
+  error: string;
 }
 
 function createBaseCommand(): Command {
@@ -661,6 +859,8 @@ function createBaseDeployApplication(): DeployApplication {
     forcePull: false,
     specJson: "",
     registryAuth: undefined,
+    source: undefined,
+    build: undefined,
   };
 }
 
@@ -689,6 +889,12 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     }
     if (message.registryAuth !== undefined) {
       RegistryAuth.encode(message.registryAuth, writer.uint32(66).fork()).join();
+    }
+    if (message.source !== undefined) {
+      BuildSource.encode(message.source, writer.uint32(74).fork()).join();
+    }
+    if (message.build !== undefined) {
+      BuildRecipe.encode(message.build, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -773,6 +979,22 @@ export const DeployApplication: MessageFns<DeployApplication> = {
             message.registryAuth = RegistryAuth.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.source = BuildSource.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.build = BuildRecipe.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -824,6 +1046,8 @@ export const DeployApplication: MessageFns<DeployApplication> = {
         : isSet(object.registry_auth)
         ? RegistryAuth.fromJSON(object.registry_auth)
         : undefined,
+      source: isSet(object.source) ? BuildSource.fromJSON(object.source) : undefined,
+      build: isSet(object.build) ? BuildRecipe.fromJSON(object.build) : undefined,
     };
   },
 
@@ -859,6 +1083,12 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     if (message.registryAuth !== undefined) {
       obj.registryAuth = RegistryAuth.toJSON(message.registryAuth);
     }
+    if (message.source !== undefined) {
+      obj.source = BuildSource.toJSON(message.source);
+    }
+    if (message.build !== undefined) {
+      obj.build = BuildRecipe.toJSON(message.build);
+    }
     return obj;
   },
 
@@ -886,6 +1116,12 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     message.specJson = object.specJson ?? "";
     message.registryAuth = (object.registryAuth !== undefined && object.registryAuth !== null)
       ? RegistryAuth.fromPartial(object.registryAuth)
+      : undefined;
+    message.source = (object.source !== undefined && object.source !== null)
+      ? BuildSource.fromPartial(object.source)
+      : undefined;
+    message.build = (object.build !== undefined && object.build !== null)
+      ? BuildRecipe.fromPartial(object.build)
       : undefined;
     return message;
   },
@@ -970,6 +1206,853 @@ export const DeployApplication_EnvEntry: MessageFns<DeployApplication_EnvEntry> 
   },
   fromPartial(object: DeepPartial<DeployApplication_EnvEntry>): DeployApplication_EnvEntry {
     const message = createBaseDeployApplication_EnvEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseBuildSource(): BuildSource {
+  return { kind: undefined };
+}
+
+export const BuildSource: MessageFns<BuildSource> = {
+  encode(message: BuildSource, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.kind?.$case) {
+      case "git":
+        GitSource.encode(message.kind.value, writer.uint32(10).fork()).join();
+        break;
+      case "archive":
+        ArchiveSource.encode(message.kind.value, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BuildSource {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBuildSource();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = { $case: "git", value: GitSource.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = { $case: "archive", value: ArchiveSource.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BuildSource {
+    return {
+      kind: isSet(object.git)
+        ? { $case: "git", value: GitSource.fromJSON(object.git) }
+        : isSet(object.archive)
+        ? { $case: "archive", value: ArchiveSource.fromJSON(object.archive) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: BuildSource): unknown {
+    const obj: any = {};
+    if (message.kind?.$case === "git") {
+      obj.git = GitSource.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "archive") {
+      obj.archive = ArchiveSource.toJSON(message.kind.value);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BuildSource>): BuildSource {
+    return BuildSource.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BuildSource>): BuildSource {
+    const message = createBaseBuildSource();
+    switch (object.kind?.$case) {
+      case "git": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "git", value: GitSource.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "archive": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "archive", value: ArchiveSource.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseGitSource(): GitSource {
+  return { url: "", branch: "", submodules: false, sshPrivateKey: "" };
+}
+
+export const GitSource: MessageFns<GitSource> = {
+  encode(message: GitSource, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.branch !== "") {
+      writer.uint32(18).string(message.branch);
+    }
+    if (message.submodules !== false) {
+      writer.uint32(24).bool(message.submodules);
+    }
+    if (message.sshPrivateKey !== "") {
+      writer.uint32(34).string(message.sshPrivateKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GitSource {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGitSource();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.branch = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.submodules = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sshPrivateKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GitSource {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      branch: isSet(object.branch) ? globalThis.String(object.branch) : "",
+      submodules: isSet(object.submodules) ? globalThis.Boolean(object.submodules) : false,
+      sshPrivateKey: isSet(object.sshPrivateKey)
+        ? globalThis.String(object.sshPrivateKey)
+        : isSet(object.ssh_private_key)
+        ? globalThis.String(object.ssh_private_key)
+        : "",
+    };
+  },
+
+  toJSON(message: GitSource): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.branch !== "") {
+      obj.branch = message.branch;
+    }
+    if (message.submodules !== false) {
+      obj.submodules = message.submodules;
+    }
+    if (message.sshPrivateKey !== "") {
+      obj.sshPrivateKey = message.sshPrivateKey;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GitSource>): GitSource {
+    return GitSource.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GitSource>): GitSource {
+    const message = createBaseGitSource();
+    message.url = object.url ?? "";
+    message.branch = object.branch ?? "";
+    message.submodules = object.submodules ?? false;
+    message.sshPrivateKey = object.sshPrivateKey ?? "";
+    return message;
+  },
+};
+
+function createBaseArchiveSource(): ArchiveSource {
+  return { archiveId: "", format: "", size: "0", sha256: "" };
+}
+
+export const ArchiveSource: MessageFns<ArchiveSource> = {
+  encode(message: ArchiveSource, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.archiveId !== "") {
+      writer.uint32(10).string(message.archiveId);
+    }
+    if (message.format !== "") {
+      writer.uint32(18).string(message.format);
+    }
+    if (message.size !== "0") {
+      writer.uint32(24).uint64(message.size);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(34).string(message.sha256);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchiveSource {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchiveSource();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.archiveId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.size = reader.uint64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchiveSource {
+    return {
+      archiveId: isSet(object.archiveId)
+        ? globalThis.String(object.archiveId)
+        : isSet(object.archive_id)
+        ? globalThis.String(object.archive_id)
+        : "",
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      size: isSet(object.size) ? globalThis.String(object.size) : "0",
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+    };
+  },
+
+  toJSON(message: ArchiveSource): unknown {
+    const obj: any = {};
+    if (message.archiveId !== "") {
+      obj.archiveId = message.archiveId;
+    }
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    if (message.size !== "0") {
+      obj.size = message.size;
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ArchiveSource>): ArchiveSource {
+    return ArchiveSource.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ArchiveSource>): ArchiveSource {
+    const message = createBaseArchiveSource();
+    message.archiveId = object.archiveId ?? "";
+    message.format = object.format ?? "";
+    message.size = object.size ?? "0";
+    message.sha256 = object.sha256 ?? "";
+    return message;
+  },
+};
+
+function createBaseBuildRecipe(): BuildRecipe {
+  return {
+    type: 0,
+    buildPath: "",
+    containerfile: "",
+    contextPath: "",
+    buildStage: "",
+    buildArgs: {},
+    buildSecrets: {},
+    publishDirectory: "",
+    staticSpa: false,
+    builderVersion: "",
+  };
+}
+
+export const BuildRecipe: MessageFns<BuildRecipe> = {
+  encode(message: BuildRecipe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== 0) {
+      writer.uint32(8).int32(message.type);
+    }
+    if (message.buildPath !== "") {
+      writer.uint32(18).string(message.buildPath);
+    }
+    if (message.containerfile !== "") {
+      writer.uint32(26).string(message.containerfile);
+    }
+    if (message.contextPath !== "") {
+      writer.uint32(34).string(message.contextPath);
+    }
+    if (message.buildStage !== "") {
+      writer.uint32(42).string(message.buildStage);
+    }
+    globalThis.Object.entries(message.buildArgs).forEach(([key, value]: [string, string]) => {
+      BuildRecipe_BuildArgsEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
+    });
+    globalThis.Object.entries(message.buildSecrets).forEach(([key, value]: [string, string]) => {
+      BuildRecipe_BuildSecretsEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
+    if (message.publishDirectory !== "") {
+      writer.uint32(66).string(message.publishDirectory);
+    }
+    if (message.staticSpa !== false) {
+      writer.uint32(72).bool(message.staticSpa);
+    }
+    if (message.builderVersion !== "") {
+      writer.uint32(82).string(message.builderVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BuildRecipe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBuildRecipe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.buildPath = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.containerfile = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.contextPath = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.buildStage = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = BuildRecipe_BuildArgsEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.buildArgs[entry6.key] = entry6.value;
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = BuildRecipe_BuildSecretsEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.buildSecrets[entry7.key] = entry7.value;
+            }
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.publishDirectory = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.staticSpa = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.builderVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BuildRecipe {
+    return {
+      type: isSet(object.type) ? buildTypeFromJSON(object.type) : 0,
+      buildPath: isSet(object.buildPath)
+        ? globalThis.String(object.buildPath)
+        : isSet(object.build_path)
+        ? globalThis.String(object.build_path)
+        : "",
+      containerfile: isSet(object.containerfile) ? globalThis.String(object.containerfile) : "",
+      contextPath: isSet(object.contextPath)
+        ? globalThis.String(object.contextPath)
+        : isSet(object.context_path)
+        ? globalThis.String(object.context_path)
+        : "",
+      buildStage: isSet(object.buildStage)
+        ? globalThis.String(object.buildStage)
+        : isSet(object.build_stage)
+        ? globalThis.String(object.build_stage)
+        : "",
+      buildArgs: isObject(object.buildArgs)
+        ? (globalThis.Object.entries(object.buildArgs) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.build_args)
+        ? (globalThis.Object.entries(object.build_args) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      buildSecrets: isObject(object.buildSecrets)
+        ? (globalThis.Object.entries(object.buildSecrets) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.build_secrets)
+        ? (globalThis.Object.entries(object.build_secrets) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      publishDirectory: isSet(object.publishDirectory)
+        ? globalThis.String(object.publishDirectory)
+        : isSet(object.publish_directory)
+        ? globalThis.String(object.publish_directory)
+        : "",
+      staticSpa: isSet(object.staticSpa)
+        ? globalThis.Boolean(object.staticSpa)
+        : isSet(object.static_spa)
+        ? globalThis.Boolean(object.static_spa)
+        : false,
+      builderVersion: isSet(object.builderVersion)
+        ? globalThis.String(object.builderVersion)
+        : isSet(object.builder_version)
+        ? globalThis.String(object.builder_version)
+        : "",
+    };
+  },
+
+  toJSON(message: BuildRecipe): unknown {
+    const obj: any = {};
+    if (message.type !== 0) {
+      obj.type = buildTypeToJSON(message.type);
+    }
+    if (message.buildPath !== "") {
+      obj.buildPath = message.buildPath;
+    }
+    if (message.containerfile !== "") {
+      obj.containerfile = message.containerfile;
+    }
+    if (message.contextPath !== "") {
+      obj.contextPath = message.contextPath;
+    }
+    if (message.buildStage !== "") {
+      obj.buildStage = message.buildStage;
+    }
+    if (message.buildArgs) {
+      const entries = globalThis.Object.entries(message.buildArgs) as [string, string][];
+      if (entries.length > 0) {
+        obj.buildArgs = {};
+        entries.forEach(([k, v]) => {
+          obj.buildArgs[k] = v;
+        });
+      }
+    }
+    if (message.buildSecrets) {
+      const entries = globalThis.Object.entries(message.buildSecrets) as [string, string][];
+      if (entries.length > 0) {
+        obj.buildSecrets = {};
+        entries.forEach(([k, v]) => {
+          obj.buildSecrets[k] = v;
+        });
+      }
+    }
+    if (message.publishDirectory !== "") {
+      obj.publishDirectory = message.publishDirectory;
+    }
+    if (message.staticSpa !== false) {
+      obj.staticSpa = message.staticSpa;
+    }
+    if (message.builderVersion !== "") {
+      obj.builderVersion = message.builderVersion;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BuildRecipe>): BuildRecipe {
+    return BuildRecipe.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BuildRecipe>): BuildRecipe {
+    const message = createBaseBuildRecipe();
+    message.type = object.type ?? 0;
+    message.buildPath = object.buildPath ?? "";
+    message.containerfile = object.containerfile ?? "";
+    message.contextPath = object.contextPath ?? "";
+    message.buildStage = object.buildStage ?? "";
+    message.buildArgs = (globalThis.Object.entries(object.buildArgs ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.buildSecrets = (globalThis.Object.entries(object.buildSecrets ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.publishDirectory = object.publishDirectory ?? "";
+    message.staticSpa = object.staticSpa ?? false;
+    message.builderVersion = object.builderVersion ?? "";
+    return message;
+  },
+};
+
+function createBaseBuildRecipe_BuildArgsEntry(): BuildRecipe_BuildArgsEntry {
+  return { key: "", value: "" };
+}
+
+export const BuildRecipe_BuildArgsEntry: MessageFns<BuildRecipe_BuildArgsEntry> = {
+  encode(message: BuildRecipe_BuildArgsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BuildRecipe_BuildArgsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBuildRecipe_BuildArgsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BuildRecipe_BuildArgsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: BuildRecipe_BuildArgsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BuildRecipe_BuildArgsEntry>): BuildRecipe_BuildArgsEntry {
+    return BuildRecipe_BuildArgsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BuildRecipe_BuildArgsEntry>): BuildRecipe_BuildArgsEntry {
+    const message = createBaseBuildRecipe_BuildArgsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseBuildRecipe_BuildSecretsEntry(): BuildRecipe_BuildSecretsEntry {
+  return { key: "", value: "" };
+}
+
+export const BuildRecipe_BuildSecretsEntry: MessageFns<BuildRecipe_BuildSecretsEntry> = {
+  encode(message: BuildRecipe_BuildSecretsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BuildRecipe_BuildSecretsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBuildRecipe_BuildSecretsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BuildRecipe_BuildSecretsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: BuildRecipe_BuildSecretsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BuildRecipe_BuildSecretsEntry>): BuildRecipe_BuildSecretsEntry {
+    return BuildRecipe_BuildSecretsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BuildRecipe_BuildSecretsEntry>): BuildRecipe_BuildSecretsEntry {
+    const message = createBaseBuildRecipe_BuildSecretsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
@@ -1375,6 +2458,386 @@ export const ReloadWorkload: MessageFns<ReloadWorkload> = {
     message.workload = (object.workload !== undefined && object.workload !== null)
       ? WorkloadRef.fromPartial(object.workload)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseControlRequest(): ControlRequest {
+  return { request: undefined };
+}
+
+export const ControlRequest: MessageFns<ControlRequest> = {
+  encode(message: ControlRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.request?.$case) {
+      case "cancelWorkload":
+        CancelWorkload.encode(message.request.value, writer.uint32(10).fork()).join();
+        break;
+      case "cleanQueue":
+        CleanQueue.encode(message.request.value, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ControlRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseControlRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request = { $case: "cancelWorkload", value: CancelWorkload.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.request = { $case: "cleanQueue", value: CleanQueue.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ControlRequest {
+    return {
+      request: isSet(object.cancelWorkload)
+        ? { $case: "cancelWorkload", value: CancelWorkload.fromJSON(object.cancelWorkload) }
+        : isSet(object.cancel_workload)
+        ? { $case: "cancelWorkload", value: CancelWorkload.fromJSON(object.cancel_workload) }
+        : isSet(object.cleanQueue)
+        ? { $case: "cleanQueue", value: CleanQueue.fromJSON(object.cleanQueue) }
+        : isSet(object.clean_queue)
+        ? { $case: "cleanQueue", value: CleanQueue.fromJSON(object.clean_queue) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ControlRequest): unknown {
+    const obj: any = {};
+    if (message.request?.$case === "cancelWorkload") {
+      obj.cancelWorkload = CancelWorkload.toJSON(message.request.value);
+    } else if (message.request?.$case === "cleanQueue") {
+      obj.cleanQueue = CleanQueue.toJSON(message.request.value);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ControlRequest>): ControlRequest {
+    return ControlRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ControlRequest>): ControlRequest {
+    const message = createBaseControlRequest();
+    switch (object.request?.$case) {
+      case "cancelWorkload": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "cancelWorkload", value: CancelWorkload.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "cleanQueue": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "cleanQueue", value: CleanQueue.fromPartial(object.request.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseCancelWorkload(): CancelWorkload {
+  return { workloadKey: "", deploymentId: "", buildOnly: false };
+}
+
+export const CancelWorkload: MessageFns<CancelWorkload> = {
+  encode(message: CancelWorkload, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadKey !== "") {
+      writer.uint32(10).string(message.workloadKey);
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    if (message.buildOnly !== false) {
+      writer.uint32(24).bool(message.buildOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelWorkload {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelWorkload();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.buildOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelWorkload {
+    return {
+      workloadKey: isSet(object.workloadKey)
+        ? globalThis.String(object.workloadKey)
+        : isSet(object.workload_key)
+        ? globalThis.String(object.workload_key)
+        : "",
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      buildOnly: isSet(object.buildOnly)
+        ? globalThis.Boolean(object.buildOnly)
+        : isSet(object.build_only)
+        ? globalThis.Boolean(object.build_only)
+        : false,
+    };
+  },
+
+  toJSON(message: CancelWorkload): unknown {
+    const obj: any = {};
+    if (message.workloadKey !== "") {
+      obj.workloadKey = message.workloadKey;
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.buildOnly !== false) {
+      obj.buildOnly = message.buildOnly;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelWorkload>): CancelWorkload {
+    return CancelWorkload.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelWorkload>): CancelWorkload {
+    const message = createBaseCancelWorkload();
+    message.workloadKey = object.workloadKey ?? "";
+    message.deploymentId = object.deploymentId ?? "";
+    message.buildOnly = object.buildOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseCleanQueue(): CleanQueue {
+  return { workloadKey: "" };
+}
+
+export const CleanQueue: MessageFns<CleanQueue> = {
+  encode(message: CleanQueue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadKey !== "") {
+      writer.uint32(10).string(message.workloadKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CleanQueue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCleanQueue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CleanQueue {
+    return {
+      workloadKey: isSet(object.workloadKey)
+        ? globalThis.String(object.workloadKey)
+        : isSet(object.workload_key)
+        ? globalThis.String(object.workload_key)
+        : "",
+    };
+  },
+
+  toJSON(message: CleanQueue): unknown {
+    const obj: any = {};
+    if (message.workloadKey !== "") {
+      obj.workloadKey = message.workloadKey;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CleanQueue>): CleanQueue {
+    return CleanQueue.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CleanQueue>): CleanQueue {
+    const message = createBaseCleanQueue();
+    message.workloadKey = object.workloadKey ?? "";
+    return message;
+  },
+};
+
+function createBaseControlReply(): ControlReply {
+  return { commandIds: [], error: "" };
+}
+
+export const ControlReply: MessageFns<ControlReply> = {
+  encode(message: ControlReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.commandIds) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.error !== "") {
+      writer.uint32(18).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ControlReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseControlReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.commandIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ControlReply {
+    return {
+      commandIds: globalThis.Array.isArray(object?.commandIds)
+        ? object.commandIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.command_ids)
+        ? object.command_ids.map((e: any) => globalThis.String(e))
+        : [],
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: ControlReply): unknown {
+    const obj: any = {};
+    if (message.commandIds?.length) {
+      obj.commandIds = message.commandIds;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ControlReply>): ControlReply {
+    return ControlReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ControlReply>): ControlReply {
+    const message = createBaseControlReply();
+    message.commandIds = object.commandIds?.map((e) => e) || [];
+    message.error = object.error ?? "";
     return message;
   },
 };

@@ -11,9 +11,11 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type ClientWritableStream,
   type handleClientStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -141,6 +143,14 @@ export function commandStatusToJSON(object: CommandStatus): string {
   }
 }
 
+export interface FetchArchiveRequest {
+  archiveId: string;
+}
+
+export interface ArchiveChunk {
+  data: Buffer;
+}
+
 export interface RegisterRequest {
   serverId: string;
   /** Version of the agent program (semver). */
@@ -213,6 +223,146 @@ export interface CommandResult {
 /** Ack acknowledges a report. It is empty today; fields may be added. */
 export interface Ack {
 }
+
+function createBaseFetchArchiveRequest(): FetchArchiveRequest {
+  return { archiveId: "" };
+}
+
+export const FetchArchiveRequest: MessageFns<FetchArchiveRequest> = {
+  encode(message: FetchArchiveRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.archiveId !== "") {
+      writer.uint32(10).string(message.archiveId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FetchArchiveRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFetchArchiveRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.archiveId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FetchArchiveRequest {
+    return {
+      archiveId: isSet(object.archiveId)
+        ? globalThis.String(object.archiveId)
+        : isSet(object.archive_id)
+        ? globalThis.String(object.archive_id)
+        : "",
+    };
+  },
+
+  toJSON(message: FetchArchiveRequest): unknown {
+    const obj: any = {};
+    if (message.archiveId !== "") {
+      obj.archiveId = message.archiveId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<FetchArchiveRequest>): FetchArchiveRequest {
+    return FetchArchiveRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FetchArchiveRequest>): FetchArchiveRequest {
+    const message = createBaseFetchArchiveRequest();
+    message.archiveId = object.archiveId ?? "";
+    return message;
+  },
+};
+
+function createBaseArchiveChunk(): ArchiveChunk {
+  return { data: Buffer.alloc(0) };
+}
+
+export const ArchiveChunk: MessageFns<ArchiveChunk> = {
+  encode(message: ArchiveChunk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data.length !== 0) {
+      writer.uint32(10).bytes(message.data);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchiveChunk {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchiveChunk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchiveChunk {
+    return { data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0) };
+  },
+
+  toJSON(message: ArchiveChunk): unknown {
+    const obj: any = {};
+    if (message.data.length !== 0) {
+      obj.data = base64FromBytes(message.data);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ArchiveChunk>): ArchiveChunk {
+    return ArchiveChunk.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ArchiveChunk>): ArchiveChunk {
+    const message = createBaseArchiveChunk();
+    message.data = object.data ?? Buffer.alloc(0);
+    return message;
+  },
+};
 
 function createBaseRegisterRequest(): RegisterRequest {
   return { serverId: "", agentVersion: "", hostname: "", dockerVersion: "", credential: undefined };
@@ -1286,6 +1436,65 @@ export const AgentReportsClient = makeGenericClientConstructor(
   service: typeof AgentReportsService;
   serviceName: string;
 };
+
+/**
+ * AgentArtifacts is served by the control plane; agents call it with the same credential
+ * as AgentReports to download what a command refers to.
+ */
+export type AgentArtifactsService = typeof AgentArtifactsService;
+export const AgentArtifactsService = {
+  /**
+   * FetchArchive streams an uploaded archive (ArchiveSource.archive_id) in chunks. Only the
+   * agent of the server the archive's application runs on may fetch it.
+   */
+  fetchArchive: {
+    path: "/skiff.agent.v1.AgentArtifacts/FetchArchive" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: FetchArchiveRequest): Buffer => Buffer.from(FetchArchiveRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FetchArchiveRequest => FetchArchiveRequest.decode(value),
+    responseSerialize: (value: ArchiveChunk): Buffer => Buffer.from(ArchiveChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ArchiveChunk => ArchiveChunk.decode(value),
+  },
+} as const;
+
+export interface AgentArtifactsServer extends UntypedServiceImplementation {
+  /**
+   * FetchArchive streams an uploaded archive (ArchiveSource.archive_id) in chunks. Only the
+   * agent of the server the archive's application runs on may fetch it.
+   */
+  fetchArchive: handleServerStreamingCall<FetchArchiveRequest, ArchiveChunk>;
+}
+
+export interface AgentArtifactsClient extends Client {
+  /**
+   * FetchArchive streams an uploaded archive (ArchiveSource.archive_id) in chunks. Only the
+   * agent of the server the archive's application runs on may fetch it.
+   */
+  fetchArchive(request: FetchArchiveRequest, options?: Partial<CallOptions>): ClientReadableStream<ArchiveChunk>;
+  fetchArchive(
+    request: FetchArchiveRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ArchiveChunk>;
+}
+
+export const AgentArtifactsClient = makeGenericClientConstructor(
+  AgentArtifactsService,
+  "skiff.agent.v1.AgentArtifacts",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): AgentArtifactsClient;
+  service: typeof AgentArtifactsService;
+  serviceName: string;
+};
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
