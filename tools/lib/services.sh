@@ -92,12 +92,49 @@ ensure_busybox_image() {
   [ "$status" -eq 0 ] || { echo "error: could not import busybox:latest" >&2; return 1; }
 }
 
+# caddy:2, the image static sites are served from (and, later, the proxy), made from
+# Debian's caddy: its binary is dynamically linked (libc, libzstd), so the image is
+# busybox:latest plus the binary, the shared libraries `ldd` names and the CA bundle. Like
+# the official image: XDG dirs under /config and /data, working dir /srv, a default
+# Caddyfile serving /usr/share/caddy on :80, and `caddy run --config /etc/caddy/Caddyfile
+# --adapter caddyfile` as its command.
+ensure_caddy_image() {
+  skiff_docker image inspect caddy:2 >/dev/null 2>&1 && return 0
+  command -v caddy >/dev/null 2>&1 || [ -x /usr/bin/caddy ] || apt_install caddy
+  echo "==> building image caddy:2" >&2
+  local ctx lib status
+  ctx=$(mktemp -d /tmp/skiff-caddy.XXXXXX) || return 1
+  mkdir -p "$ctx/root/usr/bin" "$ctx/root/etc/caddy" "$ctx/root/usr/share/caddy" "$ctx/root/etc/ssl/certs" \
+    "$ctx/root/config" "$ctx/root/data" "$ctx/root/srv"
+  cp /usr/bin/caddy "$ctx/root/usr/bin/caddy"
+  for lib in $(ldd /usr/bin/caddy | grep -o '/[^ ]*'); do
+    mkdir -p "$ctx/root$(dirname "$lib")"
+    cp -L "$lib" "$ctx/root$lib"
+  done
+  [ -f /etc/ssl/certs/ca-certificates.crt ] && cp /etc/ssl/certs/ca-certificates.crt "$ctx/root/etc/ssl/certs/"
+  printf '<!doctype html><title>Caddy</title><p>Caddy works.</p>\n' >"$ctx/root/usr/share/caddy/index.html"
+  printf ':80 {\n\troot * /usr/share/caddy\n\tfile_server\n}\n' >"$ctx/root/etc/caddy/Caddyfile"
+  cat >"$ctx/Dockerfile" <<'DOCKERFILE'
+FROM busybox:latest
+COPY root/ /
+ENV PATH=/usr/bin:/bin XDG_CONFIG_HOME=/config XDG_DATA_HOME=/data HOME=/root
+WORKDIR /srv
+EXPOSE 80 443 2019
+CMD ["caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"]
+DOCKERFILE
+  skiff_docker build -q -t caddy:2 "$ctx" >/dev/null
+  status=$?
+  rm -rf "$ctx"
+  [ "$status" -eq 0 ] || { echo "error: could not build caddy:2" >&2; return 1; }
+}
+
 # Everything the Docker tests need, in order.
 ensure_docker() {
   ensure_docker_packages &&
     ensure_dockerd &&
     ensure_swarm &&
-    ensure_busybox_image
+    ensure_busybox_image &&
+    ensure_caddy_image
 }
 
 # nats-server for the command channel; the vitest global setup starts it on loopback

@@ -12,7 +12,10 @@ import type { Reports } from './commands/deployment-events.js';
 import { CommandIntake } from './commands/intake.js';
 import type { CommandJournal } from './commands/journal.js';
 import { handlerRegistry, runCommand, type HandlerRegistry } from './commands/runner.js';
+import { RunningCommands } from './commands/running-commands.js';
 import { CommandScheduler } from './commands/scheduler.js';
+import { CommandControl } from './control/command-control.js';
+import { ControlResponder } from './control/responder.js';
 import { reloadWorkloadHandler } from './commands/reload-workload.js';
 import { removeWorkloadHandler } from './commands/remove-workload.js';
 import { startWorkloadHandler } from './commands/start-workload.js';
@@ -29,8 +32,8 @@ export interface AgentDeps {
   log: Logger;
   maxConcurrentDeploys: number;
   now?: () => Date;
-  /** Tuning of the deploy handler (poll interval, rollout timeout). */
-  deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs'>;
+  /** Tuning of the deploy handler (poll interval, rollout timeout) and how it builds (build settings). */
+  deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build'>;
   /** Tuning of the stop, start, reload and remove handlers (poll interval, longest wait, settle time). */
   workload?: Pick<WorkloadCommandDeps, 'pollIntervalMs' | 'waitTimeoutMs' | 'settleMs'>;
   /** Tuning of the NATS consumer (backoff, ack wait). */
@@ -43,6 +46,10 @@ export class Agent {
   private readonly scheduler: CommandScheduler;
   private readonly consumer: CommandConsumer;
   private readonly intake: CommandIntake;
+  /** Running commands, cancellable through the control responder (control requests on `agent.<id>.ctl`). */
+  private readonly running = new RunningCommands();
+  private readonly control: ControlResponder;
+  private controlStarted: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly deps: AgentDeps) {
@@ -58,7 +65,7 @@ export class Agent {
     this.scheduler = new CommandScheduler({
       maxSlots: deps.maxConcurrentDeploys,
       run: ({ id }) =>
-        runCommand(id, { journal, reports, handlers: this.handlers, log, signal: this.abort.signal, now }).catch((err: unknown) => {
+        runCommand(id, { journal, reports, handlers: this.handlers, log, signal: this.abort.signal, running: this.running, now }).catch((err: unknown) => {
           // Only the journal failing gets here: the command stays unfinished and runs at the next start.
           log.error({ err, commandId: id }, 'command could not be run to its end');
         }),
@@ -71,6 +78,12 @@ export class Agent {
       schedule: (entry) => this.schedule(entry.id),
       log,
       now,
+    });
+    this.control = new ControlResponder({
+      nc: deps.nc,
+      serverId: deps.serverId,
+      log,
+      control: new CommandControl({ scheduler: this.scheduler, running: this.running, journal, reports, handlers: this.handlers, log, now }),
     });
     this.consumer = new CommandConsumer({
       nc: deps.nc,
@@ -87,11 +100,14 @@ export class Agent {
     if (pending.length > 0) this.deps.log.info({ count: pending.length }, 'resuming commands left unfinished by the last run');
     for (const entry of pending) this.schedule(entry.id);
     this.consumer.start();
+    this.controlStarted ??= this.control.start().catch((err: unknown) => {
+      this.deps.log.error({ err }, 'could not subscribe to control requests');
+    });
   }
 
   /** Resolves when the NATS consumer is bound (the first time). */
   ready(): Promise<void> {
-    return this.consumer.ready();
+    return Promise.all([this.consumer.ready(), this.controlStarted]).then(() => {});
   }
 
   /** Resolves when no command waits or runs. */
@@ -107,6 +123,7 @@ export class Agent {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.consumer.stop();
+      await this.control.stop();
       this.abort.abort();
       await this.scheduler.stop();
     })();

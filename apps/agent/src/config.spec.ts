@@ -32,6 +32,8 @@ describe('readConfig', () => {
       dataDir: '/var/lib/skiff-agent',
       maxConcurrentDeploys: 1,
       dockerSocket: '/var/run/docker.sock',
+      dockerCli: null,
+      buildTimeoutMs: 1_800_000,
     });
   });
 
@@ -47,6 +49,8 @@ describe('readConfig', () => {
         SKIFF_AGENT_DATA_DIR: '/srv/skiff-agent',
         SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS: '3',
         SKIFF_DOCKER_SOCKET: '/tmp/d2/docker.sock',
+        SKIFF_DOCKER_CLI: ' /opt/docker/bin/docker ',
+        SKIFF_BUILD_TIMEOUT_SECONDS: '600',
       }),
     );
     expect(config).toEqual({
@@ -58,7 +62,17 @@ describe('readConfig', () => {
       dataDir: '/srv/skiff-agent',
       maxConcurrentDeploys: 3,
       dockerSocket: '/tmp/d2/docker.sock',
+      dockerCli: '/opt/docker/bin/docker',
+      buildTimeoutMs: 600_000,
     });
+  });
+
+  it('refuses a build timeout that is not a number of seconds from 1 to 86400', () => {
+    for (const value of ['0', '-5', '1.5', 'ten', '86401']) {
+      expect(issuesOf(anEnv({ SKIFF_BUILD_TIMEOUT_SECONDS: value }))).toEqual([
+        'SKIFF_BUILD_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400',
+      ]);
+    }
   });
 
   it('reports every missing variable at once', () => {
@@ -66,7 +80,6 @@ describe('readConfig', () => {
       'SKIFF_SERVER_ID is required',
       'SKIFF_CONTROL_PLANE_GRPC is required',
       'SKIFF_NATS_URL is required',
-      'SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE is required',
     ]);
     expect(issuesOf(anEnv({ SKIFF_SERVER_ID: '   ' }))).toEqual(['SKIFF_SERVER_ID is required']);
   });
@@ -131,6 +144,19 @@ describe('readConfig', () => {
     ]);
     expect(issuesOf(anEnv({ SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS: '1.5' }))).toEqual([
       'SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS must be a whole number from 1 to 64',
+    ]);
+  });
+
+  it('takes a join token instead of a credential, or neither (the credential a join stored)', () => {
+    const joining = readConfig(anEnv({ SKIFF_AGENT_CREDENTIAL: undefined, SKIFF_JOIN_TOKEN: ' sjt_token-value ' }));
+    expect(joining).toMatchObject({ credential: { stored: true }, joinToken: 'sjt_token-value' });
+    expect(describeConfig(joining)).toMatchObject({ credential: 'stored', joinToken: 'set' });
+    expect(JSON.stringify(describeConfig(joining))).not.toContain('sjt_token-value');
+    const restarted = readConfig(anEnv({ SKIFF_AGENT_CREDENTIAL: undefined }));
+    expect(restarted.credential).toEqual({ stored: true });
+    expect(restarted.joinToken).toBeUndefined();
+    expect(issuesOf(anEnv({ SKIFF_JOIN_TOKEN: 'sjt_x' }))).toEqual([
+      'SKIFF_JOIN_TOKEN cannot be used with SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE',
     ]);
   });
 });

@@ -11,15 +11,26 @@ export interface AgentConfig {
   /**
    * Where the agent presents its server credential from (`authorization: Bearer …` on
    * every report): SKIFF_AGENT_CREDENTIAL itself, or the 0600 file SKIFF_AGENT_CREDENTIAL_FILE
-   * names (read by main). Exactly one of the two. Never logged.
+   * names (read by main); at most one of the two. Neither (`stored`): the credential a join
+   * stored in the data directory (credential.ts). Never logged.
    */
-  credential: { value: string } | { file: string };
+  credential: { value: string } | { file: string } | { stored: true };
+  /**
+   * SKIFF_JOIN_TOKEN: the one-time token of `server.create`'s join command. Used once: the
+   * credential it brings is stored in the data directory and used from then on (a restart
+   * with the same token does not join again). Not with an explicit credential. Never logged.
+   */
+  joinToken?: string;
   /** The agent's own directory (its command journal), SKIFF_AGENT_DATA_DIR, default `/var/lib/skiff-agent`. */
   dataDir: string;
   /** Deploys run at once on this server, SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS, default 1. */
   maxConcurrentDeploys: number;
   /** The Docker Engine's unix socket, SKIFF_DOCKER_SOCKET, default `/var/run/docker.sock`. */
   dockerSocket: string;
+  /** The docker CLI builds run with, SKIFF_DOCKER_CLI; null: /usr/bin/docker when present, else `docker` on PATH. */
+  dockerCli: string | null;
+  /** Longest build of one deployment, SKIFF_BUILD_TIMEOUT_SECONDS, default 1800 (the command's deadline may end it sooner). */
+  buildTimeoutMs: number;
 }
 
 export const DEFAULT_DATA_DIR = '/var/lib/skiff-agent';
@@ -74,14 +85,17 @@ export function readConfig(env: Env): AgentConfig {
 
   const credentialValue = env.SKIFF_AGENT_CREDENTIAL?.trim() ?? '';
   const credentialFile = env.SKIFF_AGENT_CREDENTIAL_FILE?.trim() ?? '';
-  if (credentialValue === '' && credentialFile === '') {
-    issues.push('SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE is required');
-  } else if (credentialValue !== '' && credentialFile !== '') {
+  const joinToken = env.SKIFF_JOIN_TOKEN?.trim() ?? '';
+  if (credentialValue !== '' && credentialFile !== '') {
     issues.push('set only one of SKIFF_AGENT_CREDENTIAL and SKIFF_AGENT_CREDENTIAL_FILE');
   } else if (credentialFile !== '' && !credentialFile.startsWith('/')) {
     issues.push('SKIFF_AGENT_CREDENTIAL_FILE must be an absolute path');
   }
-  const credential = credentialFile !== '' ? { file: credentialFile } : { value: credentialValue };
+  if (joinToken !== '' && (credentialValue !== '' || credentialFile !== '')) {
+    issues.push('SKIFF_JOIN_TOKEN cannot be used with SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE');
+  }
+  const credential: AgentConfig['credential'] =
+    credentialFile !== '' ? { file: credentialFile } : credentialValue !== '' ? { value: credentialValue } : { stored: true };
 
   const dataDir = env.SKIFF_AGENT_DATA_DIR?.trim() || DEFAULT_DATA_DIR;
   if (!dataDir.startsWith('/')) issues.push('SKIFF_AGENT_DATA_DIR must be an absolute path');
@@ -95,8 +109,27 @@ export function readConfig(env: Env): AgentConfig {
     issues.push('SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS must be a whole number from 1 to 64');
   }
 
+  const dockerCli = env.SKIFF_DOCKER_CLI?.trim() || null;
+  const buildTimeout = env.SKIFF_BUILD_TIMEOUT_SECONDS?.trim() || '1800';
+  const buildTimeoutMs = Number(buildTimeout) * 1000;
+  if (!/^\d+$/.test(buildTimeout) || buildTimeoutMs < 1000 || buildTimeoutMs > 24 * 3600_000) {
+    issues.push('SKIFF_BUILD_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400');
+  }
+
   if (issues.length > 0) throw new ConfigError(issues);
-  return { serverId, controlPlaneGrpc, natsServers, logLevel, credential, dataDir, maxConcurrentDeploys, dockerSocket };
+  return {
+    serverId,
+    controlPlaneGrpc,
+    natsServers,
+    logLevel,
+    credential,
+    ...(joinToken !== '' ? { joinToken } : {}),
+    dataDir,
+    maxConcurrentDeploys,
+    dockerSocket,
+    dockerCli,
+    buildTimeoutMs,
+  };
 }
 
 /** The configuration as it may be logged: credentials in NATS URLs are masked. */
@@ -106,10 +139,13 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     controlPlaneGrpc: config.controlPlaneGrpc,
     natsServers: config.natsServers.map(maskCredentials),
     logLevel: config.logLevel,
-    credential: 'file' in config.credential ? { file: config.credential.file } : 'set',
+    credential: 'file' in config.credential ? { file: config.credential.file } : 'stored' in config.credential ? 'stored' : 'set',
+    joinToken: config.joinToken ? 'set' : undefined,
     dataDir: config.dataDir,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
     dockerSocket: config.dockerSocket,
+    dockerCli: config.dockerCli ?? 'default',
+    buildTimeoutMs: config.buildTimeoutMs,
   };
 }
 

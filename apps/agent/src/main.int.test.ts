@@ -171,7 +171,7 @@ describe('agent main', () => {
     }
   }, 60_000);
 
-  it('waits for NATS and the control plane without failing, exits 0 on SIGTERM, and logs no secret', async () => {
+  it('waits for the control plane (then NATS) without failing, exits 0 on SIGTERM, and logs no secret', async () => {
     const agent = startAgent({
       SKIFF_SERVER_ID: 'srv_main_test',
       SKIFF_CONTROL_PLANE_GRPC: '127.0.0.1:1',
@@ -180,10 +180,10 @@ describe('agent main', () => {
       SKIFF_AGENT_DATA_DIR: await aDataDir(),
     });
     try {
-      await waitUntil('the start log line', hasLine(agent, 'agent starting: connecting to NATS'), 15_000);
+      await waitUntil('the start log line', hasLine(agent, 'agent starting: registering with the control plane'), 15_000);
       agent.child.kill('SIGTERM');
       expect(await agent.exited).toBe(0);
-      const started = agent.lines().find((l) => l.msg === 'agent starting: connecting to NATS');
+      const started = agent.lines().find((l) => l.msg === 'agent starting: registering with the control plane');
       expect(started).toMatchObject({ level: 30, serverId: 'srv_main_test' });
       expect(agent.raw()).not.toContain('hunter2');
       expect(agent.raw()).not.toContain(CREDENTIAL);
@@ -199,8 +199,21 @@ describe('agent main', () => {
       expect.objectContaining({
         level: 60,
         msg: 'invalid configuration',
-        issues: expect.arrayContaining(['SKIFF_SERVER_ID is required', 'SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE is required']),
+        issues: expect.arrayContaining(['SKIFF_SERVER_ID is required', 'SKIFF_NATS_URL is required']),
       }),
+    );
+  }, 30_000);
+
+  it('exits 1 naming the ways to get a credential when it has none (no token, none stored)', async () => {
+    const agent = startAgent({
+      SKIFF_SERVER_ID: 'srv_main_test',
+      SKIFF_CONTROL_PLANE_GRPC: '127.0.0.1:1',
+      SKIFF_NATS_URL: 'nats://127.0.0.1:1',
+      SKIFF_AGENT_DATA_DIR: await aDataDir(),
+    });
+    expect(await agent.exited).toBe(1);
+    expect(agent.lines()).toContainEqual(
+      expect.objectContaining({ level: 60, msg: 'cannot start', problem: expect.stringContaining('no credential: set SKIFF_JOIN_TOKEN') }),
     );
   }, 30_000);
 

@@ -1,5 +1,6 @@
-// Composition root of the Skiff agent: configuration → credential → journal → report
-// client (gRPC) → Docker driver → NATS → the command path (agent.ts).
+// Composition root of the Skiff agent: configuration → credential (joining with a one-time
+// token when that is how it was started) → journal → report client (gRPC), registration and
+// heartbeats → Docker driver, adopting what runs → NATS → the command path (agent.ts).
 //
 // NATS and the control plane may be unreachable at start or at any later moment: the NATS
 // connection waits and reconnects, the consumer waits for its stream, reports queue up and
@@ -8,19 +9,26 @@
 // few seconds, and exits 0. Secrets (the credential, NATS passwords, env values) are never
 // logged.
 import { hostname } from 'node:os';
+import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
+import { dockerCliOf } from './build/settings.js';
 import { CommandJournal } from './commands/journal.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
-import { CredentialError, readCredential } from './credential.js';
+import { CredentialError, obtainCredential } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { connectNats } from './nats/connect.js';
+import { adoptWorkloads } from './reconcile/adopt.js';
+import { ArtifactClient } from './reports/artifacts.js';
 import { ReportClient } from './reports/client.js';
+import { AgentPresence } from './reports/presence.js';
+import { AGENT_VERSION } from './version.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 const STOP_COMMANDS_MS = 20_000;
 const FLUSH_REPORTS_MS = 5_000;
 const CLOSE_NATS_MS = 5_000;
+const DOCKER_VERSION_MS = 5_000;
 
 async function main(): Promise<void> {
   const bootLog = pino({ name: 'skiff-agent' });
@@ -39,10 +47,13 @@ async function main(): Promise<void> {
   let nc: NatsConnection | null = null;
   let journal: CommandJournal | null = null;
   let reports: ReportClient | null = null;
+  let artifacts: ArtifactClient | null = null;
+  let presence: AgentPresence | null = null;
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'agent stopping');
+    presence?.stop();
     await shutDown(log, { agent, reports, journal, nc });
     log.info({ signal }, 'agent stopped');
     process.exit(0);
@@ -51,21 +62,45 @@ async function main(): Promise<void> {
   process.once('SIGTERM', (s) => void stop(s));
   process.once('SIGINT', (s) => void stop(s));
 
+  const docker = new Dockerode({ socketPath: config.dockerSocket, timeout: 60_000 });
+  const driver = new DockerodeDriver({ docker });
+  presence = new AgentPresence({
+    target: config.controlPlaneGrpc,
+    serverId: config.serverId,
+    info: { agentVersion: AGENT_VERSION, hostname: hostname(), dockerVersion: await dockerVersion(docker, log) },
+    log,
+  });
+  log.info({ config: describeConfig(config) }, 'agent starting: registering with the control plane');
   try {
-    const credential = await readCredential(config.credential);
+    const credential = await obtainCredential({
+      config,
+      join: (token) => presence!.join(token),
+      note: (what, detail) => {
+        if (what === 'join-refused-using-stored') log.warn({ reason: detail }, 'join token refused: using the credential stored by an earlier join');
+        else if (what === 'stored') log.info('using the credential stored by an earlier join');
+      },
+    });
+    if (stopping) return;
     journal = await CommandJournal.open(config.dataDir, {
       onSkippedLines: (count) => log.warn({ count }, 'unreadable journal lines skipped (a write cut short by a crash)'),
     });
     reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log });
+    artifacts = new ArtifactClient({ target: config.controlPlaneGrpc, credential });
+    // NATS may need the credentials the registration hands out, so it comes first.
+    await presence.start(credential);
   } catch (err) {
+    if (stopping) return;
     if (!(err instanceof CredentialError)) throw err;
     log.fatal({ problem: err.message }, 'cannot start');
     process.exit(1);
   }
-  const driver = new DockerodeDriver({ socketPath: config.dockerSocket });
-  log.info({ config: describeConfig(config) }, 'agent starting: connecting to NATS');
+  // What runs is adopted as it is; an engine that does not answer yet is no reason not to start.
+  await adoptWorkloads(driver, log).catch((err: unknown) =>
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not list the workloads on this engine'),
+  );
+  log.info('agent registered: connecting to NATS');
 
-  const connection = await connectNats(config.natsServers, `skiff-agent ${config.serverId}@${hostname()}`, log);
+  const connection = await connectNats(config.natsServers, `skiff-agent ${config.serverId}@${hostname()}`, log, presence.natsCredentials() ? () => presence!.natsCredentials() : undefined);
   if (stopping) {
     await connection.close();
     return;
@@ -79,9 +114,33 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
+    deploy: {
+      build: {
+        dataDir: config.dataDir,
+        dockerCli: dockerCliOf(config.dockerCli),
+        dockerSocket: config.dockerSocket,
+        timeoutMs: config.buildTimeoutMs,
+        artifacts: artifacts ?? undefined,
+      },
+    },
   });
   agent.start();
   log.info('agent started: connected to NATS');
+}
+
+/** The Docker Engine's version, or empty when it does not answer in time. */
+async function dockerVersion(docker: Dockerode, log: Logger): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), DOCKER_VERSION_MS)));
+    const version = (await Promise.race([docker.version(), timeout])) as { Version?: string };
+    return version.Version ?? '';
+  } catch (err) {
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not read the Docker Engine version');
+    return '';
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function shutDown(

@@ -4,6 +4,7 @@ import { PrincipalCache } from './http/authenticate.js';
 import type { AllHandlers } from './http/context.js';
 import { errorBody } from './http/envelope.js';
 import { mountApi } from './http/mount.js';
+import type { UploadLimits } from './http/uploads.js';
 import { randomIds } from './ids.js';
 
 export interface AppDeps {
@@ -14,6 +15,8 @@ export interface AppDeps {
   /** Readiness probe: resolves when the database answers. */
   checkHealth: () => Promise<void>;
   validateOutput?: boolean;
+  /** Where uploaded files (`application.dropDeployment`) are received, and their size limit. */
+  uploads?: UploadLimits;
 }
 
 export function createApp(deps: AppDeps): Hono {

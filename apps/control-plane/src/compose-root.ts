@@ -1,10 +1,18 @@
-import { connect as connectNats } from '@nats-io/transport-node';
+import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-node';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '@skiff/db';
 import { LOCAL_SERVER_ID } from '@skiff/domain';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentArtifactsService } from '@skiff/proto';
+import { artifactHandlers } from './agents/artifact-server.js';
+import { ControlClient, NoAgentControl } from './agents/control-client.js';
+import { natsCredentialIssuer } from './agents/nats-credentials.js';
 import { OutboxRelay } from './agents/outbox-relay.js';
-import { AgentCredentials, ReportServer } from './agents/report-server.js';
+import { AgentCredentials } from './agents/agent-credentials.js';
+import { ReportServer } from './agents/report-server.js';
 import { createApp } from './app.js';
 import type { BillingConfig } from './config.js';
 import { SecretBox } from './crypto/secret-box.js';
@@ -46,8 +54,10 @@ import { CacheService } from './services/cache.js';
 import { CertificateService } from './services/certificates.js';
 import { CommandOutbox } from './services/command-outbox.js';
 import { ComposeService } from './services/compose.js';
+import { DeploymentControl } from './services/deployment-control.js';
 import { DeploymentReports } from './services/deployment-reports.js';
 import { DeploymentService } from './services/deployments.js';
+import { DropArchiveService } from './services/drop-archives.js';
 import type { ServiceDeps } from './services/deps.js';
 import type { WorkloadRemovals } from './services/service-records.js';
 import { DestinationService } from './services/destinations.js';
@@ -61,7 +71,8 @@ import { PlatformSettingsService } from './services/platform-settings.js';
 import { PreviewService } from './services/previews.js';
 import { ProjectService } from './services/projects.js';
 import { SecurityService } from './services/security.js';
-import { ServerService } from './services/servers.js';
+import { ServerAgents } from './services/server-agents.js';
+import { ServerService, agentEndpoints } from './services/servers.js';
 import { ServiceAccess } from './services/service-access.js';
 import { SshKeyService } from './services/ssh-keys.js';
 
@@ -81,11 +92,32 @@ export interface PlatformOptions {
    * NATS with JetStream, which carries commands to agents. Without it no outbox relay runs
    * and deployments stay queued (their commands wait in the outbox).
    */
-  nats?: { url: string; pollMs?: number; republishAfterMs?: number; backoff?: { minMs: number; maxMs: number } };
+  nats?: {
+    url: string;
+    /** The control plane's own NATS credentials (text of a `.creds` file), when NATS runs in operator mode. */
+    creds?: string;
+    /** The account's signing seed, to give each agent its own narrow NATS credentials when it registers. */
+    accountSeed?: string;
+    pollMs?: number;
+    republishAfterMs?: number;
+    backoff?: { minMs: number; maxMs: number };
+  };
   /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
   grpc?: { host: string; port: number };
   /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
   localAgentCredential?: string;
+  /**
+   * Uploaded archives of `drop` applications: kept in `dir` (`<dataDir>/archives`), at most
+   * `maxBytes` each (`SKIFF_MAX_ARCHIVE_BYTES`, default 256 MiB). Without `dir`, a temporary
+   * folder removed by close() (tests).
+   */
+  archives?: { dir?: string; maxBytes?: number };
+  /**
+   * Remote servers' agents: seconds between heartbeats (default 15; offline after three
+   * missed), and the addresses put in join commands (`SKIFF_AGENT_GRPC_ADDRESS`,
+   * `SKIFF_AGENT_NATS_URL`; default: the gRPC listen address and `nats.url`).
+   */
+  agents?: { heartbeatIntervalSeconds?: number; grpcAddress?: string; natsUrl?: string; joinTokenTtlMs?: number };
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -124,7 +156,23 @@ export async function buildPlatform(options: PlatformOptions) {
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
   const gitProviders = new GitProviderService(deps, identity);
-  const servers = new ServerService(deps, options.billing?.maxServers ?? null);
+  const agentCredentials: AgentCredentials = new AgentCredentials({
+    onLoadError: (err) => options.log.error({ err }, 'could not reload the agents\' credentials'),
+    load: () => serverAgents.credentialSource(),
+  });
+  if (options.localAgentCredential) agentCredentials.add(options.localAgentCredential, LOCAL_SERVER_ID);
+  const serverAgents: ServerAgents = new ServerAgents(deps, {
+    credentials: agentCredentials,
+    heartbeatIntervalSeconds: options.agents?.heartbeatIntervalSeconds ?? 15,
+    log: options.log.child({ component: 'server-agents' }),
+  });
+  // The gRPC port is known once the report server listens (port 0 in tests): read when a token is issued.
+  let grpcPort: number | undefined;
+  const servers = new ServerService(deps, options.billing?.maxServers ?? null, {
+    agents: serverAgents,
+    endpoints: agentEndpoints(options, () => grpcPort),
+    joinTokenTtlMs: options.agents?.joinTokenTtlMs,
+  });
   const sshKeys = new SshKeyService(deps);
   const platformSettings = new PlatformSettingsService(deps, { publicIp: options.publicIp });
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
@@ -133,7 +181,19 @@ export async function buildPlatform(options: PlatformOptions) {
   const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
   const lifecycle = new ApplicationLifecycle(deps, access, outbox, applications, { onCommandQueued: () => relay?.notify() });
   lifecycleRef = lifecycle;
+  // Cancels and queue cleaning go to agents as NATS requests over the relay's connection.
+  const deploymentControl = new DeploymentControl(
+    deps,
+    access,
+    options.nats
+      ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))) })
+      : new NoAgentControl(),
+  );
   const deploymentReports = new DeploymentReports(deps);
+  const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
+  const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
+  await drops.clearIncoming();
+  drops.sweep().catch((err: unknown) => options.log.error({ err }, 'could not remove stale archive files'));
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
 
   let openApi: Record<string, unknown> | undefined;
@@ -147,7 +207,7 @@ export async function buildPlatform(options: PlatformOptions) {
     notification: notificationHandlers(metricsTokens, notifications),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
-    application: applicationHandlers(applications, deployments, lifecycle),
+    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),
     deployment: deploymentHandlers(deployments),
     domain: domainHandlers(domains),
     security: securityHandlers(securityEntries),
@@ -176,19 +236,30 @@ export async function buildPlatform(options: PlatformOptions) {
       await sql`select 1`.execute(database.db);
     },
     validateOutput: options.validateOutput,
+    uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
   });
 
-  const agents = await startAgentChannel(options, { db: database.db, outbox, reports: deploymentReports, clock: deps.clock }).catch(
+  const agents = await startAgentChannel(options, {
+    db: database.db,
+    outbox,
+    reports: deploymentReports,
+    clock: deps.clock,
+    credentials: agentCredentials,
+    serverAgents,
+    archives: drops,
+  }).catch(
     async (err) => {
       await database.close();
       throw err;
     },
   );
   relay = agents.relay;
+  grpcPort = agents.grpcPort;
 
   const close = async () => {
     await agents.close();
     await database.close();
+    if (!options.archives?.dir) await rm(archivesDir, { recursive: true, force: true });
   };
   return {
     app,
@@ -197,6 +268,8 @@ export async function buildPlatform(options: PlatformOptions) {
     organizations,
     projects,
     secrets: deps.secrets,
+    /** Uploaded archives of drop applications (where their files are, the sweep). */
+    archives: drops,
     grpcPort: agents.grpcPort,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
@@ -206,13 +279,24 @@ export async function buildPlatform(options: PlatformOptions) {
 
 export type Platform = Awaited<ReturnType<typeof buildPlatform>>;
 
+/** The largest archive `application.dropDeployment` takes by default (SKIFF_MAX_ARCHIVE_BYTES). */
+export const DEFAULT_MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
+
 /** How often commands past their deadline are ended. */
 const OVERDUE_SWEEP_MS = 60_000;
 
 /** The outbox relay (with `nats`) and the agents' report server (with `grpc`), started, and the overdue sweep. */
 async function startAgentChannel(
   options: PlatformOptions,
-  parts: { db: DatabaseHandle['db']; outbox: CommandOutbox; reports: DeploymentReports; clock: () => Date },
+  parts: {
+    db: DatabaseHandle['db'];
+    outbox: CommandOutbox;
+    reports: DeploymentReports;
+    clock: () => Date;
+    credentials: AgentCredentials;
+    serverAgents: ServerAgents;
+    archives: DropArchiveService;
+  },
 ) {
   const { nats, grpc } = options;
   const relay = nats
@@ -225,15 +309,31 @@ async function startAgentChannel(
         republishAfterMs: nats.republishAfterMs,
         backoff: nats.backoff,
         connect: () =>
-          connectNats({ servers: nats.url, name: 'skiff-control-plane', timeout: 2000, maxReconnectAttempts: -1, reconnectTimeWait: 1000 }),
+          connectNats({
+            servers: nats.url,
+            name: 'skiff-control-plane',
+            timeout: 2000,
+            maxReconnectAttempts: -1,
+            reconnectTimeWait: 1000,
+            ...(nats.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(nats.creds)) } : {}),
+          }),
       })
     : undefined;
   let reportServer: ReportServer | undefined;
   let grpcPort: number | undefined;
   if (grpc) {
-    const credentials = new AgentCredentials();
-    if (options.localAgentCredential) credentials.add(options.localAgentCredential, LOCAL_SERVER_ID);
-    reportServer = new ReportServer({ reports: parts.reports, credentials, clock: parts.clock, log: options.log.child({ component: 'agent-reports' }) });
+    await parts.credentials.reload();
+    reportServer = new ReportServer({
+      reports: parts.reports,
+      credentials: parts.credentials,
+      agents: parts.serverAgents,
+      natsCredentials: natsCredentialIssuer(nats?.accountSeed ?? null) ?? undefined,
+      clock: parts.clock,
+      log: options.log.child({ component: 'agent-reports' }),
+    });
+    reportServer.addService(AgentArtifactsService, (authenticate) =>
+      artifactHandlers({ archives: parts.archives, log: options.log.child({ component: 'agent-artifacts' }) }, authenticate),
+    );
     grpcPort = await reportServer.listen(grpc.host, grpc.port);
   }
   relay?.start();

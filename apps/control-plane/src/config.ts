@@ -18,9 +18,26 @@ export interface Config {
   publicIp?: string;
   /** `SKIFF_NATS_URL`: NATS with JetStream for agent commands; unset, deployments stay queued. */
   natsUrl?: string;
+  /**
+   * NATS in operator mode (tools/up sets it up): `SKIFF_NATS_CREDS`, the control plane's own
+   * `.creds` file, and `SKIFF_NATS_ACCOUNT_SEED_FILE`, the account seed it signs each agent's
+   * narrow credentials with.
+   */
+  natsCredsFile?: string;
+  natsAccountSeedFile?: string;
   /** `SKIFF_GRPC_HOST` / `SKIFF_GRPC_PORT`: where agents report (127.0.0.1:50051 by default). */
   grpcHost: string;
   grpcPort: number;
+  /** `SKIFF_MAX_ARCHIVE_BYTES`: the largest archive `application.dropDeployment` takes (256 MiB by default). */
+  maxArchiveBytes: number;
+  /**
+   * Remote servers' agents. `SKIFF_AGENT_GRPC_ADDRESS` (`host:port`) and `SKIFF_AGENT_NATS_URL`:
+   * the addresses join commands tell agents to use (default: the gRPC listen address, a
+   * wildcard one replaced by SKIFF_PUBLIC_IP or the host name, and SKIFF_NATS_URL);
+   * `SKIFF_AGENT_HEARTBEAT_SECONDS`: seconds between heartbeats, default 15 (a server is
+   * offline after three missed).
+   */
+  agents: { grpcAddress?: string; natsUrl?: string; heartbeatIntervalSeconds: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -29,6 +46,18 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
   const grpcPort = Number(env.SKIFF_GRPC_PORT ?? 50051);
   if (!Number.isInteger(grpcPort) || grpcPort < 0 || grpcPort > 65535) throw new Error(`SKIFF_GRPC_PORT is not a port: ${env.SKIFF_GRPC_PORT}`);
   const publicIp = env.SKIFF_PUBLIC_IP?.trim() || undefined;
+  const heartbeatText = env.SKIFF_AGENT_HEARTBEAT_SECONDS?.trim() || '15';
+  const heartbeatIntervalSeconds = Number(heartbeatText);
+  if (!/^\d+$/.test(heartbeatText) || heartbeatIntervalSeconds < 1 || heartbeatIntervalSeconds > 3600) {
+    throw new Error(`SKIFF_AGENT_HEARTBEAT_SECONDS is not a whole number from 1 to 3600: ${env.SKIFF_AGENT_HEARTBEAT_SECONDS}`);
+  }
+  const agentGrpc = env.SKIFF_AGENT_GRPC_ADDRESS?.trim() || undefined;
+  if (agentGrpc && /\s/.test(agentGrpc)) throw new Error('SKIFF_AGENT_GRPC_ADDRESS must not contain whitespace');
+  const maxArchiveText = env.SKIFF_MAX_ARCHIVE_BYTES?.trim() || String(256 * 1024 * 1024);
+  const maxArchiveBytes = Number(maxArchiveText);
+  if (!/^\d+$/.test(maxArchiveText) || !Number.isSafeInteger(maxArchiveBytes) || maxArchiveBytes < 1) {
+    throw new Error(`SKIFF_MAX_ARCHIVE_BYTES is not a positive whole number of bytes: ${env.SKIFF_MAX_ARCHIVE_BYTES}`);
+  }
   if (publicIp && !isIP(publicIp)) throw new Error(`SKIFF_PUBLIC_IP is not an IP address: ${env.SKIFF_PUBLIC_IP}`);
   return {
     port,
@@ -43,8 +72,12 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     billing: readBillingConfig(env),
     publicIp,
     natsUrl: env.SKIFF_NATS_URL?.trim() || undefined,
+    natsCredsFile: env.SKIFF_NATS_CREDS?.trim() || undefined,
+    natsAccountSeedFile: env.SKIFF_NATS_ACCOUNT_SEED_FILE?.trim() || undefined,
     grpcHost: env.SKIFF_GRPC_HOST?.trim() || '127.0.0.1',
     grpcPort,
+    maxArchiveBytes,
+    agents: { grpcAddress: agentGrpc, natsUrl: env.SKIFF_AGENT_NATS_URL?.trim() || undefined, heartbeatIntervalSeconds },
   };
 }
 

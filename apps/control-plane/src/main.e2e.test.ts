@@ -2,6 +2,7 @@
 // and the local agent, each its own process. Checks the first boot, a deploy through all of
 // them to the Docker Engine's swarm, a restart, and that stopping tools/up leaves nothing
 // running.
+import { connect as connectNats } from '@nats-io/transport-node';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -131,6 +132,10 @@ describe('tools/up', () => {
     expect(agentLog).toContain('agent started: connected to NATS');
     expect(agentLog).not.toContain(readFileSync(join(dataDir, 'local-agent.credential'), 'utf8').trim());
     expect(readFileSync(join(dataDir, 'logs', 'nats.log'), 'utf8')).toContain('Starting JetStream');
+    // NATS runs in operator mode: nobody gets in without credentials, and they are not world-readable.
+    await expect(connectNats({ servers: `nats://127.0.0.1:${ports.nats}`, reconnect: false, timeout: 3_000 })).rejects.toThrow(/Authorization/i);
+    expect(statSync(join(dataDir, 'nats', 'auth', 'account.nk')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'nats', 'auth', 'control-plane.creds')).mode & 0o777).toBe(0o600);
 
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const res = await call(key, 'project.create', { name: 'first', env: 'KEEP=me' });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
@@ -19,9 +19,17 @@ const platform = await buildPlatform({
   version: VERSION,
   billing: config.billing,
   publicIp: config.publicIp,
-  nats: config.natsUrl ? { url: config.natsUrl } : undefined,
+  nats: config.natsUrl
+    ? {
+        url: config.natsUrl,
+        ...(config.natsCredsFile ? { creds: readFileSync(config.natsCredsFile, 'utf8') } : {}),
+        ...(config.natsAccountSeedFile ? { accountSeed: readFileSync(config.natsAccountSeedFile, 'utf8').trim() } : {}),
+      }
+    : undefined,
   grpc: { host: config.grpcHost, port: config.grpcPort },
   localAgentCredential: loadLocalAgentCredential(config.dataDir),
+  archives: { dir: join(config.dataDir, 'archives'), maxBytes: config.maxArchiveBytes },
+  agents: config.agents,
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');

@@ -30,6 +30,16 @@ export interface Access {
   auth?: 'key' | 'bodyToken';
 }
 
+/**
+ * A file sent along with the input: the request is `multipart/form-data`, the input's fields
+ * are its text parts and the file is the part named `field`. The server streams it to disk
+ * (size-limited) and hands the handler where it is; it never reaches the input schema.
+ */
+export interface Upload {
+  field: string;
+  description: string;
+}
+
 export interface ContractSpec<I extends z.ZodObject, O extends z.ZodType> {
   method: Method;
   summary: string;
@@ -42,6 +52,8 @@ export interface ContractSpec<I extends z.ZodObject, O extends z.ZodType> {
   example: z.input<I>;
   /** True for operations beyond the spec's lists. */
   extension?: boolean;
+  /** The operation takes a file (multipart/form-data); POST only. */
+  upload?: Upload;
 }
 
 export interface Contract<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType>

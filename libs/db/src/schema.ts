@@ -248,6 +248,17 @@ export interface ServersTable {
   description: string | null;
   status: Generated<string>;
   createdAt: CreatedAt;
+  /** SHA-256 (hex) of the agent's credential; null until the agent joins. */
+  credentialHash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SHA-256 (hex) of the unused one-time join token, and when it expires. */
+  joinTokenHash: ColumnType<string | null, string | null | undefined, string | null>;
+  joinTokenExpiresAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  joinedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the agent was last heard from (written at most once per heartbeat interval). */
+  lastSeenAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  agentVersion: ColumnType<string | null, string | null | undefined, string | null>;
+  dockerVersion: ColumnType<string | null, string | null | undefined, string | null>;
+  hostname: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SshKeysTable {
@@ -528,3 +539,22 @@ export type GitProvider = Selectable<GitProvidersTable>;
 export type PlatformSettings = Selectable<PlatformSettingsTable>;
 export type Deployment = Selectable<DeploymentsTable>;
 export type CommandRow = Selectable<CommandsTable>;
+
+/** An archive uploaded for a `drop` application; the file is `<dataDir>/archives/<id>`. */
+export interface ApplicationArchivesTable {
+  id: string;
+  applicationId: string;
+  format: 'zip' | 'tar.gz';
+  /** Bytes as uploaded (int8: a string from Postgres, a number from PGlite). */
+  size: ColumnType<string | number, number, never>;
+  /** SHA-256 as uploaded, lowercase hex. */
+  sha256: string;
+  createdAt: CreatedAt;
+}
+
+// Declaration merging keeps this addition at the end of the file.
+export interface Database {
+  applicationArchives: ApplicationArchivesTable;
+}
+
+export type ApplicationArchive = Selectable<ApplicationArchivesTable>;

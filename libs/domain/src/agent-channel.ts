@@ -21,3 +21,37 @@ export const wireServerId = (serverId: string | null) => serverId ?? LOCAL_SERVE
 
 /** `agent.<serverId>.ctl`: where the control plane sends a server's control requests (NATS request/reply, not queued). */
 export const controlSubject = (serverId: string) => `agent.${serverId}.ctl`;
+
+/** The prefix of an agent's reply inboxes; its NATS user may only subscribe below its own. */
+export const agentInboxPrefix = (serverId: string) => `_INBOX_${serverId}`;
+
+export interface NatsPermissions {
+  pub: { allow: string[] };
+  sub: { allow: string[] };
+  /** Lets the agent answer the control requests it receives (once each) without a publish grant. */
+  resp: { max: number; ttl: number };
+}
+
+/**
+ * What one server's agent may do on NATS: read and acknowledge its own commands through its
+ * own durable consumer (created with its own filter subject only), receive its control
+ * requests and answer them. Nothing of another server, and no publishing of commands.
+ */
+export function agentNatsPermissions(serverId: string): NatsPermissions {
+  const consumer = commandConsumer(serverId);
+  const api = '$JS.API.CONSUMER';
+  return {
+    pub: {
+      allow: [
+        '$JS.API.INFO',
+        `${api}.INFO.${COMMAND_STREAM}.${consumer}`,
+        `${api}.CREATE.${COMMAND_STREAM}.${consumer}.${commandSubject(serverId)}`,
+        `${api}.DELETE.${COMMAND_STREAM}.${consumer}`,
+        `${api}.MSG.NEXT.${COMMAND_STREAM}.${consumer}`,
+        `$JS.ACK.${COMMAND_STREAM}.${consumer}.>`,
+      ],
+    },
+    sub: { allow: [`${agentInboxPrefix(serverId)}.>`, controlSubject(serverId)] },
+    resp: { max: 1, ttl: 0 },
+  };
+}

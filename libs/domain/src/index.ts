@@ -12,3 +12,4 @@ export * from './argv.js';
 export * from './swarm-types.js';
 export * from './swarm-spec.js';
 export * from './agent-channel.js';
+export * from './archive-entries.js';

@@ -21,7 +21,7 @@ describe('AgentReports over grpc-js', () => {
 
   const impl: AgentReportsServer = {
     register: (call, callback) =>
-      callback(null, { serverId: call.request.serverId, serverCredential: 'cred', heartbeatIntervalSeconds: 15 }),
+      callback(null, { serverId: call.request.serverId, serverCredential: 'cred', heartbeatIntervalSeconds: 15, natsCredentials: '', natsInboxPrefix: '' }),
     heartbeat: (_call, callback) => callback(null, { serverTime: { seconds: '1', nanos: 0 } }),
     reportDeploymentEvents: (call, callback) => {
       call.on('data', (event: DeploymentEvent) => received.push(event));
@@ -59,7 +59,7 @@ describe('AgentReports over grpc-js', () => {
         (err, res) => (err ? reject(err) : resolve(res)),
       ),
     );
-    expect(response).toEqual({ serverId: 'srv1', serverCredential: 'cred', heartbeatIntervalSeconds: 15 });
+    expect(response).toEqual({ serverId: 'srv1', serverCredential: 'cred', heartbeatIntervalSeconds: 15, natsCredentials: '', natsInboxPrefix: '' });
   });
 
   it('streams deployment events in order', async () => {

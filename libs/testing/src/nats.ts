@@ -60,16 +60,33 @@ async function freePort(): Promise<number> {
   });
 }
 
+export interface DedicatedNats {
+  url: string;
+  /** With `auth`: the directory of tools/lib/nats-auth.mjs's files (account.nk, control-plane.creds). */
+  authDir?: string;
+  stop: () => Promise<void>;
+}
+
 /**
  * A nats-server with JetStream of one test file alone (its own port and store), for tests
  * whose subjects must not see other files' messages. `stop()` ends it and removes its store.
+ * `auth: true` runs it in operator mode exactly as tools/up does (tools/lib/nats-auth.mjs).
  */
-export async function startDedicatedNats(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const { mkdtempSync } = await import('node:fs');
+export async function startDedicatedNats(options: { auth?: boolean } = {}): Promise<DedicatedNats> {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const store = mkdtempSync(join(tmpdir(), 'skiff-nats-'));
   const port = await freePort();
-  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: 'ignore' });
+  let args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store];
+  let authDir: string | undefined;
+  if (options.auth) {
+    authDir = join(store, 'auth');
+    await runNatsAuthSetup(authDir);
+    const conf = join(store, 'server.conf');
+    writeFileSync(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(store, 'js')}" }\ninclude ./auth/auth.conf\n`);
+    args = ['-c', conf];
+  }
+  const child = spawn(natsServerBinary(), args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await waitFor(
     async () => {
@@ -80,10 +97,23 @@ export async function startDedicatedNats(): Promise<{ url: string; stop: () => P
   );
   return {
     url: `nats://127.0.0.1:${port}`,
+    ...(authDir ? { authDir } : {}),
     async stop() {
       child.kill('SIGTERM');
       await exited;
       rmSync(store, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs tools/lib/nats-auth.mjs, the setup tools/up uses, into `dir`. */
+async function runNatsAuthSetup(dir: string): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const script = fileURLToPath(new URL('../../../tools/lib/nats-auth.mjs', import.meta.url));
+  await new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [script, dir], { timeout: 30_000 }, (err, _out, stderr) =>
+      err ? reject(new Error(`nats-auth.mjs failed: ${stderr || err.message}`)) : resolve(),
+    ),
+  );
 }

@@ -7,10 +7,16 @@
  * 1. the service spec from spec_json and the command's fields (deploy-spec.ts); a spec the
  *    domain refuses fails the deployment with its message;
  * 2. the swarm and the platform network exist (created when missing);
- * 3. the image is pulled first when the command carries registry credentials and the
+ * 3. with a `source` (git or an uploaded archive): the build (build/build-image.ts): fetch
+ *    into `<agent data>/builds/<deploymentId>/`, build as `build` says, tag the result as
+ *    `image` (the control plane names it `<appName>:<deploymentId>`), remove the work
+ *    directory. It runs in phase `build` (a killBuild cancels it), within the build timeout
+ *    and the command's deadline; an abort kills the builder at once. A failed build fails
+ *    the deployment with the builder's reason. The image is local: no pull follows;
+ * 3'. without a source, the image is pulled first when the command carries registry credentials and the
  *    image is not here, or when it asks for `force_pull` (registry-pull.ts); a failed pull
  *    fails the deployment with the registry's reason (e.g. `unauthorized`);
- * 4. createOrUpdateService (an update is a rolling `start-first` update with rollback), with
+ * 4. (phase `rollout`) createOrUpdateService (an update is a rolling `start-first` update with rollback), with
  *    the registry credentials, which the engine keeps for the service's later tasks;
  * 5. poll the service and its tasks until this deployment's tasks run (done), one of them
  *    fails or the engine rolls back (error, with the task's error), or the wait's deadline
@@ -29,10 +35,16 @@ import type { DockerDriver, ServiceInfo, ServiceSpec, TaskInfo } from '../docker
 import { DockerError } from '../docker/errors.js';
 import { DeploymentEvents, type Reports } from './deployment-events.js';
 import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from './deploy-spec.js';
+import { buildImage } from '../build/build-image.js';
+import { BuildError } from '../build/errors.js';
+import { displayUrl } from '../build/git-source.js';
+import { DEFAULT_BUILD_TIMEOUT_MS, type BuildSettings } from '../build/settings.js';
+import { removeStaleWorkDirs } from '../build/workdir.js';
 import { AbandonedError, pause, type CommandContext, type CommandHandler, type CommandOutcome } from './handler.js';
 import type { CommandJournal } from './journal.js';
 import { pullIfNeeded, registryAuthOf } from './registry-pull.js';
 import { assessRollout, rolloutTarget } from './rollout.js';
+import { undoRollout } from '../control/undo-rollout.js';
 
 export interface DeployApplicationDeps {
   driver: DockerDriver;
@@ -45,12 +57,19 @@ export interface DeployApplicationDeps {
   rolloutTimeoutMs?: number;
   /** Longest image pull when the command allows more. Default 10 minutes. */
   pullTimeoutMs?: number;
+  /**
+   * How builds run (commands with a `source`). Absent: such commands fail, naming the
+   * missing setting. When given, work directories an earlier agent process left are
+   * removed as the handler is made (once, at agent start).
+   */
+  build?: BuildSettings;
 }
 
 export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHandler {
   const now = deps.now ?? (() => new Date());
   const pollIntervalMs = deps.pollIntervalMs ?? 500;
   const rolloutTimeoutMs = deps.rolloutTimeoutMs ?? 10 * 60_000;
+  if (deps.build) removeStaleWorkDirs(deps.build.dataDir);
 
   const eventsOf = (command: Command, deploy: DeployApplication) =>
     new DeploymentEvents(deps.journal, deps.reports, command.commandId, deploy.deploymentId, now);
@@ -68,6 +87,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
         return 'workload (with app_name and id) is missing';
       }
       if (deploy.image === '') return 'image is empty';
+      if (deploy.source && !deploy.build) return 'the command has a source but no build recipe';
       return null;
     },
 
@@ -82,7 +102,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
         return await deploySteps(context, deploy, events, fail);
       } catch (err) {
         if (err instanceof AbandonedError || context.signal.aborted) throw err;
-        if (err instanceof DockerError) return fail(err.message);
+        if (err instanceof DockerError || err instanceof BuildError) return fail(err.message);
         context.log.error({ err }, 'deploy failed unexpectedly');
         return fail(`the agent failed: ${(err as Error).message}`);
       }
@@ -91,6 +111,16 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     async ended(command, outcome) {
       const deploy = payloadOf(command);
       if (!deploy) return;
+      if (outcome.status === CommandStatus.COMMAND_STATUS_CANCELLED) {
+        // Cancelled (running or waiting): the previous version keeps serving (control/undo-rollout.ts).
+        const undone = await undoRollout(deps.driver, { appName: deploy.workload!.appName, workloadId: deploy.workload!.id, deploymentId: deploy.deploymentId });
+        await eventsOf(command, deploy).emit({
+          status: DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED,
+          lines: [...undone, `Deployment cancelled: ${outcome.reason}`],
+          reason: outcome.reason,
+        });
+        return;
+      }
       await eventsOf(command, deploy).emit({
         status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR,
         lines: [`Deployment not run: ${outcome.reason}`],
@@ -110,7 +140,9 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
       status: DeploymentStatus.DEPLOYMENT_STATUS_RUNNING,
       lines: [
         ...(context.resumed ? ['The agent stopped during this deployment and runs it again'] : []),
-        `Deploying image ${deploy.image} as service ${appName}`,
+        deploy.source
+          ? `Deploying ${sourceName(deploy)} as service ${appName} (built as image ${deploy.image})`
+          : `Deploying image ${deploy.image} as service ${appName}`,
       ],
     });
 
@@ -134,17 +166,22 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     if (context.signal.aborted) throw new AbandonedError();
 
     const registryAuth = registryAuthOf(deploy);
-    const pulled = await pullIfNeeded({
-      driver: deps.driver,
-      deploy,
-      registryAuth,
-      events,
-      signal: context.signal,
-      deadline: Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)),
-      now,
-    });
-    if (pulled.failed) return fail(pulled.failed);
+    if (deploy.source) {
+      await build(context, deploy, events);
+    } else {
+      const pulled = await pullIfNeeded({
+        driver: deps.driver,
+        deploy,
+        registryAuth,
+        events,
+        signal: context.signal,
+        deadline: Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)),
+        now,
+      });
+      if (pulled.failed) return fail(pulled.failed);
+    }
     if (context.signal.aborted) throw new AbandonedError();
+    context.setPhase?.('rollout');
 
     const written = await deps.driver.createOrUpdateService(spec, registryAuth ? { registryAuth } : {});
     await events.log(
@@ -158,6 +195,31 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
       `Waiting for the new version to run (${target.mode === 'replicated' ? `${target.replicas} replicas` : target.mode}, up to ${Math.max(0, Math.round((waitUntil - now().getTime()) / 1000))} s)`,
     );
     return watchRollout(context, deploy.deploymentId, spec, target, waitUntil, events, fail);
+  }
+
+  /** The build step; throws BuildError (the deployment fails with it) or AbandonedError. */
+  async function build(context: CommandContext, deploy: DeployApplication, events: DeploymentEvents): Promise<void> {
+    if (!deps.build) throw new BuildError('this agent is not set up to build (no build settings)');
+    context.setPhase?.('build');
+    const timeoutMs = deps.build.timeoutMs > 0 ? deps.build.timeoutMs : DEFAULT_BUILD_TIMEOUT_MS;
+    const deadline = Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + timeoutMs);
+    const workload = deploy.workload!;
+    await buildImage({
+      settings: deps.build,
+      deploymentId: deploy.deploymentId,
+      source: deploy.source!,
+      recipe: deploy.build!,
+      image: deploy.image,
+      labels: {
+        'skiff.managed': 'true',
+        'skiff.kind': 'application',
+        'skiff.id': workload.id,
+        [DEPLOYMENT_LABEL]: deploy.deploymentId,
+      },
+      signal: context.signal,
+      deadline,
+      log: (...lines) => events.log(...lines),
+    });
   }
 
   async function watchRollout(
@@ -206,6 +268,14 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     const list = await deps.driver.servicesByLabel({ 'skiff.managed': 'true', 'skiff.id': spec.Labels['skiff.id'] ?? '' });
     return list.find((s) => s.name === spec.Name) ?? null;
   }
+}
+
+/** Where the code comes from, as the log may show it (no credentials). */
+function sourceName(deploy: DeployApplication): string {
+  const kind = deploy.source?.kind;
+  if (kind?.$case === 'git') return `${displayUrl(kind.value.url)} (branch ${kind.value.branch})`;
+  if (kind?.$case === 'archive') return `the uploaded archive ${kind.value.archiveId}`;
+  return 'the source';
 }
 
 function payloadOf(command: Command): DeployApplication | null {

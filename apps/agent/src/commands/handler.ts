@@ -7,15 +7,28 @@
 import type { Command, CommandKind, CommandStatus } from '@skiff/proto';
 import type { Logger } from 'pino';
 
+/** What a running command is doing, as its handler says (`setPhase`): a killBuild stops only a build. */
+export type CommandPhase = 'build' | 'rollout';
+
 export interface CommandContext {
   command: Command;
-  /** Aborted when the agent stops: end quickly, without reporting an outcome. */
+  /**
+   * Aborted when the agent stops, or when the command is cancelled (its `reason` is then a
+   * CommandCancelled): end quickly, without reporting an outcome (throw AbandonedError, or
+   * let an abort error through). The runner tells the two apart.
+   */
   signal: AbortSignal;
   /** The command's deadline, or null when it has none. */
   deadline: Date | null;
   /** True when an earlier agent process had started it and stopped before it finished. */
   resumed: boolean;
   log: Logger;
+  /**
+   * Says which phase the run has entered (`build` while fetching and building the source,
+   * `rollout` from the service update on). A CancelWorkload with `build_only` cancels the
+   * command only while it is in `build`. Absent in contexts built outside the runner.
+   */
+  setPhase?(phase: CommandPhase): void;
 }
 
 export interface CommandOutcome {
@@ -34,10 +47,25 @@ export interface CommandHandler {
   validate(command: Command): string | null;
   run(context: CommandContext): Promise<CommandOutcome>;
   /**
-   * Called when the command ends without running (its deadline passed), so the handler
-   * can close what it reports on (a deployment's status). Optional.
+   * Called when the command ends without `run` saying how, so the handler can close what it
+   * reports on (a deployment's status): it never ran (its deadline passed; it was removed
+   * from the queue: COMMAND_STATUS_CANCELLED), its run was cancelled (COMMAND_STATUS_CANCELLED:
+   * undo what the run began), or its handler failed. Optional.
    */
   ended?(command: Command, outcome: CommandOutcome): Promise<void>;
+}
+
+/**
+ * The abort reason of a cancelled command (CancelWorkload): the runner ends the command
+ * CANCELLED with this message as its reason, instead of abandoning it as on an agent stop.
+ */
+export class CommandCancelled extends Error {
+  override name = 'CommandCancelled';
+}
+
+/** Whether the signal was aborted by a cancel (not by the agent stopping). */
+export function cancelledBy(signal: AbortSignal): CommandCancelled | null {
+  return signal.aborted && signal.reason instanceof CommandCancelled ? signal.reason : null;
 }
 
 /** Thrown (or rejected with) when a run stops because the agent stops. */

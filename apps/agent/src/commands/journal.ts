@@ -11,6 +11,9 @@
  * - `start`: a handler began to act on it (counted, so a resumed run knows it is one).
  * - `event`: a deployment event, journaled before it is sent, so sequences never repeat
  *   and a restarted or re-asked agent re-sends the same events.
+ * - `cancel`: a cancel of the running command was asked (CancelWorkload); a run that the
+ *   agent's end interrupted before it could finish is then ended CANCELLED at the next
+ *   start instead of being run again.
  * - `finish`: the final CommandResult, re-reported unchanged whenever the id comes again.
  * - `entry`: a whole record at once (compaction, or a command rejected on arrival).
  *
@@ -41,6 +44,8 @@ export interface JournalEntry {
   /** Deployment events emitted for it, in sequence order. */
   readonly events: readonly DeploymentEvent[];
   readonly result: CommandResult | null;
+  /** Why it was cancelled while it ran (`cancel`), or null. */
+  readonly cancelReason?: string | null;
 }
 
 export interface JournalOptions {
@@ -55,6 +60,7 @@ type Line =
   | { op: 'accept'; id: string; at: string; workloadKey: string; kind: number; command: string }
   | { op: 'start'; id: string; at: string }
   | { op: 'event'; id: string; event: unknown }
+  | { op: 'cancel'; id: string; at: string; reason: string }
   | { op: 'finish'; id: string; at: string; result: unknown }
   | {
       op: 'entry';
@@ -67,6 +73,7 @@ type Line =
       attempts: number;
       events: unknown[];
       result: unknown;
+      cancelReason?: string | null;
     };
 
 export class JournalError extends Error {
@@ -165,6 +172,13 @@ export class CommandJournal {
     return this.put({ ...entry, events: [...entry.events, event] });
   }
 
+  /** Records that a cancel of the (running) command was asked, before the run is aborted. */
+  async recordCancel(id: string, reason: string): Promise<JournalEntry> {
+    const entry = this.require(id, 'cancel');
+    await this.append([{ op: 'cancel', id, at: this.now().toISOString(), reason }]);
+    return this.put({ ...entry, cancelReason: reason });
+  }
+
   /** Records how the command ended; the command's own content is dropped from memory. */
   async finish(id: string, result: CommandResult): Promise<JournalEntry> {
     const entry = this.require(id, 'finish');
@@ -247,6 +261,11 @@ export class CommandJournal {
         this.put({ ...e, events: [...e.events, DeploymentEvent.fromJSON(line.event)] });
         return;
       }
+      case 'cancel': {
+        const e = this.known(line.id);
+        this.put({ ...e, cancelReason: line.reason });
+        return;
+      }
       case 'finish': {
         const e = this.known(line.id);
         this.put({ ...e, state: 'finished', command: null, result: CommandResult.fromJSON(line.result) });
@@ -263,6 +282,7 @@ export class CommandJournal {
           attempts: line.attempts,
           events: line.events.map((e) => DeploymentEvent.fromJSON(e)),
           result: line.result === null ? null : CommandResult.fromJSON(line.result),
+          cancelReason: line.cancelReason ?? null,
         });
         return;
       default:
@@ -318,5 +338,6 @@ function entryLine(e: JournalEntry): Line {
     attempts: e.attempts,
     events: e.events.map((ev) => DeploymentEvent.toJSON(ev)),
     result: e.result ? CommandResult.toJSON(e.result) : null,
+    ...(e.cancelReason ? { cancelReason: e.cancelReason } : {}),
   };
 }

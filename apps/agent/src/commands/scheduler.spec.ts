@@ -112,6 +112,36 @@ describe('CommandScheduler', () => {
     expect(scheduler.enqueue(deploy('c', 'application:C'))).toBe(false);
   });
 
+  it("takes a workload's waiting commands out of the queue, leaving the running one and other workloads", async () => {
+    const { scheduler, started, finish, settle } = harness(1);
+    scheduler.enqueue(deploy('a1', 'application:A'));
+    scheduler.enqueue(deploy('a2', 'application:A'));
+    scheduler.enqueue(deploy('b1', 'application:B'));
+    scheduler.enqueue(light('a3', 'application:A'));
+    await settle();
+    expect(started).toEqual(['a1']);
+
+    expect(scheduler.removeWaiting('application:A').map((c) => c.id)).toEqual(['a2', 'a3']);
+    expect(scheduler.removeWaiting('application:A')).toEqual([]);
+    expect(scheduler.waitingCount).toBe(1);
+    // Until the caller forgets them, the removed ids cannot be queued again (a redelivery).
+    expect(scheduler.enqueue(deploy('a2', 'application:A'))).toBe(false);
+    scheduler.forget('a2');
+    scheduler.forget('a3');
+    // The running one cannot be forgotten.
+    scheduler.forget('a1');
+    expect(scheduler.has('a1')).toBe(true);
+
+    await finish('a1');
+    expect(started).toEqual(['a1', 'b1']);
+    await finish('b1');
+    await scheduler.idle();
+    expect(started).toEqual(['a1', 'b1']);
+    expect(scheduler.enqueue(light('a3', 'application:A'))).toBe(true);
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'a3']);
+  });
+
   it('refuses a limit below one', () => {
     expect(() => new CommandScheduler({ maxSlots: 0, run: async () => {} })).toThrow(RangeError);
   });

@@ -3,7 +3,8 @@
  * "Deploy queue"): commands of one workload run strictly one after another, in arrival
  * order; commands of different workloads may run side by side; at most `maxSlots`
  * slot-taking commands (deploys) run at once on this server. A command that waits for a
- * slot holds back the later commands of its own workload only.
+ * slot holds back the later commands of its own workload only. Waiting commands of a
+ * workload can be taken out of the queue (removeWaiting, for CleanQueue).
  */
 
 export interface ScheduledCommand {
@@ -41,6 +42,23 @@ export class CommandScheduler {
     this.waiting.push(command);
     this.pump();
     return true;
+  }
+
+  /**
+   * Takes the waiting commands of one workload out of the queue (CleanQueue), in queue order;
+   * the running one is not touched. They will not run: the caller ends them, then calls
+   * `forget` for each (until then the same id cannot be queued again, e.g. by a redelivery
+   * that arrives before the caller journaled the end).
+   */
+  removeWaiting(workloadKey: string): ScheduledCommand[] {
+    const removed = this.waiting.filter((c) => c.workloadKey === workloadKey);
+    for (const command of removed) this.waiting.splice(this.waiting.indexOf(command), 1);
+    return removed;
+  }
+
+  /** Lets a removed command's id be queued again (see removeWaiting). */
+  forget(id: string): void {
+    if (!this.running.has(id) && !this.waiting.some((c) => c.id === id)) this.known.delete(id);
   }
 
   /** Whether the id is waiting or running here. */

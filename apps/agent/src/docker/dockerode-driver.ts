@@ -63,7 +63,7 @@ interface WithAuth {
   createImage(auth: unknown, options: { _query: Record<string, string>; abortSignal?: AbortSignal }): Promise<unknown>;
 }
 interface ServiceWithAuth {
-  update(auth: unknown, options: { _query: { version: number | undefined }; _body: unknown }): Promise<unknown>;
+  update(auth: unknown, options: { _query: { version: number | undefined; rollback?: 'previous' }; _body: unknown }): Promise<unknown>;
 }
 
 interface EngineServiceObject {
@@ -78,6 +78,8 @@ interface EngineServiceObject {
     Mode?: { Replicated?: { Replicas?: number } };
   };
   UpdateStatus?: { State?: string; Message?: string };
+  /** The spec before the last update; absent on a service never updated. */
+  PreviousSpec?: unknown;
 }
 
 interface EngineTask {
@@ -407,6 +409,38 @@ export class DockerodeDriver implements DockerDriver {
       const after = await this.inspectService(name, operation);
       if (!after) throw new DockerError(operation, `service ${name} disappeared right after it was written`);
       return { ...toServiceInfo(after), changed: true, warnings };
+    }
+    throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
+  }
+
+  async rollbackService(name: string): Promise<'rolled-back' | 'no-previous-version' | 'missing'> {
+    const operation = `rollbackService ${String(name)}`;
+    checkServiceName(name, operation);
+    let lastError: DockerError | null = null;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.inspectService(name, operation);
+      if (!current) return 'missing';
+      if (!isManaged(current.Spec?.Labels)) {
+        throw new DockerConflictError(operation, `service ${name} is not managed by Skiff`);
+      }
+      if (!current.PreviousSpec) return 'no-previous-version';
+      try {
+        await this.call(operation, () =>
+          // The engine takes the previous spec itself; the body is the current one, as the CLI sends it.
+          (this.docker.getService(current.ID) as unknown as ServiceWithAuth).update(undefined, {
+            _query: { version: current.Version?.Index, rollback: 'previous' },
+            _body: current.Spec,
+          }),
+        );
+        return 'rolled-back';
+      } catch (err) {
+        const e = toDockerError(operation, err);
+        if (isOutOfSequence(e)) {
+          lastError = e;
+          continue;
+        }
+        throw e;
+      }
     }
     throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
   }

@@ -222,6 +222,13 @@ export interface DockerDriver {
    * given at its last write stay with it.
    */
   updateService(name: string, change: ServiceChange): Promise<ServiceChangeResult | null>;
+  /**
+   * The engine's rollback (`docker service rollback`): the service goes back to its previous
+   * spec, rolled out with its rollback config. `no-previous-version` when the service was
+   * never updated (it has no previous spec), `missing` when there is no such service; a
+   * DockerConflictError when it is not managed by Skiff.
+   */
+  rollbackService(name: string): Promise<'rolled-back' | 'no-previous-version' | 'missing'>;
   /** Removes a Skiff service; false when there was none. Its tasks stop asynchronously. */
   removeService(name: string): Promise<boolean>;
   /** The service's tasks, newest first. */

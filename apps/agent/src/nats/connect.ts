@@ -4,7 +4,7 @@
  * user/password options (from the first URL that carries them). The connection waits for
  * a first server and reconnects forever: commands simply wait in their stream meanwhile.
  */
-import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 export function natsConnectionOptions(servers: readonly string[], name: string): ConnectionOptions {
@@ -30,9 +30,22 @@ export function natsConnectionOptions(servers: readonly string[], name: string):
   };
 }
 
+/** NATS credentials handed out at registration (operator mode); read again at every reconnect. */
+export type NatsCredentialsSource = () => { creds: string; inboxPrefix: string } | null;
+
 /** Connects, logging state changes (server addresses only, never credentials). */
-export async function connectNats(servers: readonly string[], name: string, log: Logger): Promise<NatsConnection> {
-  const nc = await connect(natsConnectionOptions(servers, name));
+export async function connectNats(servers: readonly string[], name: string, log: Logger, credentials?: NatsCredentialsSource): Promise<NatsConnection> {
+  const options = natsConnectionOptions(servers, name);
+  const first = credentials?.();
+  const nc = await connect(
+    first
+      ? {
+          ...options,
+          inboxPrefix: first.inboxPrefix,
+          authenticator: credsAuthenticator(() => new TextEncoder().encode(credentials?.()?.creds ?? first.creds)),
+        }
+      : options,
+  );
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnect') log.info({ nats: s.type, server: s.server }, `NATS ${s.type}`);

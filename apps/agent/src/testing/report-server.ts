@@ -46,7 +46,7 @@ export async function startReportServer(port = 0): Promise<RecordingReportServer
   const note = (metadata: Metadata) => recorder.authorizations.push(String(metadata.get('authorization')[0] ?? ''));
 
   const impl: AgentReportsServer = {
-    register: (call, callback) => callback(null, { serverId: call.request.serverId, serverCredential: '', heartbeatIntervalSeconds: 15 }),
+    register: (call, callback) => callback(null, { serverId: call.request.serverId, serverCredential: '', heartbeatIntervalSeconds: 15, natsCredentials: '', natsInboxPrefix: '' }),
     heartbeat: (_call, callback) => callback(null, { serverTime: undefined }),
     reportDeploymentEvents: (call, callback) => {
       note(call.metadata);

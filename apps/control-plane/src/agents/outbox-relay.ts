@@ -141,16 +141,28 @@ export class OutboxRelay {
     if (due.length === 0) return false;
     for (const c of due) {
       if (this.stopped) return false;
-      await js.publish(commandSubject(c.serverId), this.o.outbox.open(c.payload), {
-        msgID: c.id,
-        timeout: this.o.publishTimeoutMs ?? 5000,
+      // The row stays locked while it is published: a cancel of a command not sent yet
+      // (deployment-control.ts) waits for it and then finds it published, or it finds the
+      // command cancelled here and it is not sent.
+      await this.o.db.transaction().execute(async (tx) => {
+        const still = await tx
+          .selectFrom('commands')
+          .select('id')
+          .where('id', '=', c.id)
+          .where('status', 'in', ['pending', 'published'])
+          .forUpdate()
+          .executeTakeFirst();
+        if (!still) return;
+        await js.publish(commandSubject(c.serverId), this.o.outbox.open(c.payload), {
+          msgID: c.id,
+          timeout: this.o.publishTimeoutMs ?? 5000,
+        });
+        await tx
+          .updateTable('commands')
+          .set({ status: 'published', publishedAt: this.o.clock(), attempts: sql<number>`attempts + 1` })
+          .where('id', '=', c.id)
+          .execute();
       });
-      await this.o.db
-        .updateTable('commands')
-        .set({ status: 'published', publishedAt: this.o.clock(), attempts: sql<number>`attempts + 1` })
-        .where('id', '=', c.id)
-        .where('status', 'in', ['pending', 'published'])
-        .execute();
     }
     return due.length === this.batchSize;
   }
@@ -172,7 +184,19 @@ export class OutboxRelay {
       .execute();
   }
 
-  private async connection(): Promise<NatsConnection> {
+  /**
+   * The relay's NATS connection (opened when missing, the command stream made sure of); the
+   * control client sends agents' control requests over it.
+   */
+  connection(): Promise<NatsConnection> {
+    // One opening at a time: the relay's loop and control requests may ask together.
+    this.opening ??= this.open().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private opening: Promise<NatsConnection> | undefined;
+
+  private async open(): Promise<NatsConnection> {
     if (!this.nc || this.nc.isClosed()) {
       this.streamReady = false;
       const nc = await this.o.connect();

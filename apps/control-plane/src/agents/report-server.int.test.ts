@@ -197,6 +197,6 @@ describe('register and heartbeat', () => {
     const joining = await new Promise<ServiceError | null>((resolve) =>
       client.register({ serverId: '', agentVersion: '0.0.0', hostname: 'h', dockerVersion: '', credential: { $case: 'joinToken', value: 'jt' } }, (err) => resolve(err)),
     );
-    expect(joining?.code).toBe(status.UNIMPLEMENTED);
+    expect(joining?.code).toBe(status.UNAUTHENTICATED);
   });
 });

@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import {
   type Metadata,
   Server,
   ServerCredentials,
   type ServerErrorResponse,
   type ServerReadableStream,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
   type sendUnaryData,
   status,
 } from '@grpc/grpc-js';
@@ -16,37 +17,40 @@ import {
   timestampFromDate,
 } from '@skiff/proto';
 import type { Logger } from 'pino';
+import type { NatsCredentialIssuer } from './nats-credentials.js';
 import { type DeploymentReports, ReportRefused } from '../services/deployment-reports.js';
+import { type AgentInfo, JoinRefused } from '../services/server-agents.js';
+import type { AgentCredentials } from './agent-credentials.js';
 
-const digest = (credential: string) => createHash('sha256').update(credential, 'utf8').digest('hex');
+// The credential lookup lives in its own module; re-exported for the servers beside this one.
+export { AgentCredentials } from './agent-credentials.js';
 
-/**
- * Which server a credential belongs to. Credentials are kept as SHA-256 digests and looked
- * up by the digest of what is presented, so the comparison never depends on the secret.
- */
-export class AgentCredentials {
-  private readonly byDigest = new Map<string, string>();
-
-  add(credential: string, serverId: string): this {
-    if (credential.length < 16) throw new Error('an agent credential must be at least 16 characters');
-    this.byDigest.set(digest(credential), serverId);
-    return this;
-  }
-
-  serverOf(credential: string): string | undefined {
-    return this.byDigest.get(digest(credential));
-  }
+/** What the report server needs from the server records (ServerAgents implements it). */
+export interface AgentRegistry {
+  /** Seconds between heartbeats, told to agents in RegisterResponse. */
+  readonly heartbeatIntervalSeconds: number;
+  /** Consumes a one-time join token; throws JoinRefused (→ UNAUTHENTICATED) when it cannot be used. */
+  join(token: string, claimedServerId: string, info: AgentInfo): Promise<{ serverId: string; credential: string }>;
+  /** An agent with its credential registered. */
+  registered(serverId: string, info: AgentInfo): Promise<void>;
+  /** Any authenticated call: the server's agent is alive. */
+  seen(serverId: string): void;
 }
 
 export interface ReportServerOptions {
   reports: DeploymentReports;
   credentials: AgentCredentials;
+  /** Joins, registrations and presence; without it joining is refused and presence is kept here only. */
+  agents?: AgentRegistry;
   clock: () => Date;
   log: Logger;
+  /** Used without `agents`. Default 15. */
   heartbeatIntervalSeconds?: number;
+  /** Gives each registering agent its NATS credentials; without it (open NATS) agents get none. */
+  natsCredentials?: NatsCredentialIssuer;
 }
 
-type GrpcError = Partial<ServerErrorResponse> & { code: status; details: string };
+export type GrpcError = Partial<ServerErrorResponse> & { code: status; details: string };
 
 const grpcError = (code: status, details: string): GrpcError => Object.assign(new Error(details), { code, details });
 
@@ -63,6 +67,18 @@ export class ReportServer {
 
   constructor(private readonly o: ReportServerOptions) {
     this.server.addService(AgentReportsService, this.handlers());
+  }
+
+  /**
+   * Serves another of the agents' services (AgentArtifacts) on the same gRPC server; call it
+   * before `listen`. `make` receives this server's credential check, so all calls authenticate alike.
+   */
+  addService<S extends UntypedServiceImplementation>(
+    definition: ServiceDefinition<S>,
+    make: (authenticate: (metadata: Metadata) => string | GrpcError) => S,
+  ): this {
+    this.server.addService(definition, make((metadata) => this.authenticate(metadata)));
+    return this;
   }
 
   /** Listens on `host:port` (0: any free port); answers the port. */
@@ -95,6 +111,7 @@ export class ReportServer {
     const serverId = this.o.credentials.serverOf(credential);
     if (!serverId) return grpcError(status.UNAUTHENTICATED, 'unknown server credential');
     this.lastSeen.set(serverId, this.o.clock());
+    this.o.agents?.seen(serverId);
     return serverId;
   }
 
@@ -109,15 +126,46 @@ export class ReportServer {
   private handlers(): AgentReportsServer {
     return {
       register: (call, callback) => {
-        const { credential } = call.request;
+        const { credential, serverId: claimed } = call.request;
+        const info: AgentInfo = { agentVersion: call.request.agentVersion, hostname: call.request.hostname, dockerVersion: call.request.dockerVersion };
+        const heartbeatIntervalSeconds = this.o.agents?.heartbeatIntervalSeconds ?? this.o.heartbeatIntervalSeconds ?? 15;
         if (credential?.$case === 'joinToken') {
-          callback(grpcError(status.UNIMPLEMENTED, 'joining with a one-time token is not available yet'), null);
+          if (!this.o.agents) return callback(grpcError(status.UNAVAILABLE, 'this control plane does not take joins'), null);
+          this.o.agents.join(credential.value, claimed, info).then(
+            (joined) => {
+              this.lastSeen.set(joined.serverId, this.o.clock());
+              callback(null, { serverId: joined.serverId, serverCredential: joined.credential, heartbeatIntervalSeconds, natsCredentials: '', natsInboxPrefix: '' });
+            },
+            (err: unknown) => {
+              if (err instanceof JoinRefused) {
+                this.o.log.warn({ serverId: claimed, reason: err.message }, 'join refused');
+                return callback(grpcError(status.UNAUTHENTICATED, err.message), null);
+              }
+              callback(this.failure(err, 'join'), null);
+            },
+          );
           return;
         }
         const serverId = this.authenticate(call.metadata, credential?.value);
         if (typeof serverId !== 'string') return callback(serverId, null);
-        this.o.log.info({ serverId, agentVersion: call.request.agentVersion }, 'agent registered');
-        callback(null, { serverId, serverCredential: '', heartbeatIntervalSeconds: this.o.heartbeatIntervalSeconds ?? 15 });
+        if (claimed && claimed !== serverId) {
+          return callback(grpcError(status.PERMISSION_DENIED, `this credential belongs to another server than ${claimed}`), null);
+        }
+        const registered = this.o.agents?.registered(serverId, info) ?? Promise.resolve();
+        const nats = this.o.natsCredentials?.forServer(serverId);
+        Promise.all([registered, nats]).then(
+          ([, natsCredentials]) => {
+            this.o.log.info({ serverId, agentVersion: info.agentVersion, hostname: info.hostname }, 'agent registered');
+            callback(null, {
+              serverId,
+              serverCredential: '',
+              heartbeatIntervalSeconds,
+              natsCredentials: natsCredentials?.creds ?? '',
+              natsInboxPrefix: natsCredentials?.inboxPrefix ?? '',
+            });
+          },
+          (err: unknown) => callback(this.failure(err, 'registration'), null),
+        );
       },
 
       heartbeat: (call, callback) => {

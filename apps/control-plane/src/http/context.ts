@@ -1,12 +1,15 @@
 import type { Contracts, InputOf, OutputOf, RouterName } from '@skiff/contracts';
 import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
+import type { UploadedFile } from './uploads.js';
 
 export interface RequestContext {
   /** The caller. Operations authenticated by a token in their body (`bodyToken`) get none. */
   principal: Principal;
   requestId: string;
   log: Logger;
+  /** The file of an operation that takes one (`contract.upload`); removed after the handler unless moved. */
+  upload?: UploadedFile;
 }
 
 export type Handler<C> = (input: InputOf<C>, ctx: RequestContext) => Promise<OutputOf<C>>;

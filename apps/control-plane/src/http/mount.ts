@@ -1,13 +1,15 @@
-import { contractsByName, type Contract } from '@skiff/contracts';
+import { rm } from 'node:fs/promises';
+import { contractsByName, type Contract, type Upload } from '@skiff/contracts';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
 import { checkAccess } from '../authz/policy.js';
-import { DomainError, NotImplemented, Unauthorized, statusOf } from '../errors.js';
+import { DomainError, Invalid, NotImplemented, Unauthorized, statusOf } from '../errors.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, validationError } from './envelope.js';
 import { inputFromQuery } from './input-shape.js';
+import { type MultipartBody, type UploadLimits, readMultipart } from './uploads.js';
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -18,6 +20,8 @@ export interface MountDeps {
   /** Check every answer against its contract's output schema (tests turn this on). */
   validateOutput?: boolean;
   newRequestId: () => string;
+  /** Where operations that take a file (`contract.upload`) receive it; without it they answer NOT_IMPLEMENTED. */
+  uploads?: UploadLimits;
 }
 
 /** Serves every contract at `/api/<router>.<operation>`. */
@@ -33,6 +37,7 @@ export function mountApi(app: Hono, deps: MountDeps): void {
     const started = performance.now();
     const log = deps.log.child({ requestId, operation: name });
     ctx.header('x-request-id', requestId);
+    let received: MultipartBody | undefined;
     try {
       const contract = contractsByName.get(name);
       if (!contract || contract.method !== ctx.req.method) {
@@ -46,12 +51,16 @@ export function mountApi(app: Hono, deps: MountDeps): void {
         if (!principal) throw Unauthorized('Invalid API key');
         checkAccess(principal, contract.access);
       }
-      const raw = contract.method === 'GET' ? inputFromQuery(contract.input, queryOf(ctx)) : await jsonBody(ctx);
+      let raw: unknown;
+      if (contract.method === 'GET') raw = inputFromQuery(contract.input, queryOf(ctx));
+      else if (contract.upload) raw = (received = await uploadBody(ctx, contract, contract.upload, deps.uploads)).fields;
+      else raw = await jsonBody(ctx);
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error);
+      if (contract.upload && !received?.file) throw Invalid(contract.upload.field, 'required: a file part of a multipart/form-data body');
       const handler = handlerOf(contract);
       if (!handler) throw NotImplemented(contract.name);
-      const context: RequestContext = { principal: principal as Principal, requestId, log };
+      const context: RequestContext = { principal: principal as Principal, requestId, log, upload: received?.file ?? undefined };
       const result = await handler(parsed.data, context);
       if (deps.validateOutput) {
         const check = contract.output.safeParse(result);
@@ -64,8 +73,22 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       return ctx.json(result ?? {}, 200);
     } catch (err) {
       return errorResponse(ctx, err, log, requestId, started);
+    } finally {
+      // A service that keeps an uploaded file moves it; whatever is left is removed.
+      if (received?.file) await rm(received.file.path, { force: true });
     }
   });
+}
+
+/**
+ * The input of an operation that takes a file: the text parts of a multipart/form-data body
+ * (the file goes to disk), or a JSON body, which carries the fields but never the file.
+ */
+async function uploadBody(ctx: Context, contract: Contract, upload: Upload, limits: UploadLimits | undefined): Promise<MultipartBody> {
+  if (!limits) throw NotImplemented(contract.name);
+  const type = ctx.req.header('content-type') ?? '';
+  if (/^multipart\/form-data\b/i.test(type)) return readMultipart(ctx.req.raw, upload, limits);
+  return { fields: (await jsonBody(ctx)) as Record<string, string>, file: null };
 }
 
 function errorResponse(ctx: Context, err: unknown, log: Logger, requestId: string, started: number) {

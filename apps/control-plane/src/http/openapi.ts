@@ -38,6 +38,14 @@ function operationOf(c: Contract) {
       schema,
       ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
     }));
+  } else if (c.upload) {
+    const { field, description } = c.upload;
+    const schema = {
+      ...input,
+      properties: { ...input.properties, [field]: { type: 'string', contentMediaType: 'application/octet-stream', description } },
+      required: [...(input.required ?? []), field],
+    };
+    op.requestBody = { required: true, content: { 'multipart/form-data': { schema } } };
   } else {
     op.requestBody = {
       required: true,

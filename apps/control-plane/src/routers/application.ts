@@ -1,12 +1,16 @@
 import type { RouterHandlers } from '../http/context.js';
 import type { ApplicationLifecycle } from '../services/application-lifecycle.js';
 import type { ApplicationService } from '../services/applications.js';
+import type { DeploymentControl } from '../services/deployment-control.js';
 import type { DeploymentService } from '../services/deployments.js';
+import type { DropArchiveService } from '../services/drop-archives.js';
 
 export const applicationHandlers = (
   apps: ApplicationService,
   deployments: DeploymentService,
   lifecycle: ApplicationLifecycle,
+  drops: DropArchiveService,
+  control: DeploymentControl,
 ): RouterHandlers<'application'> => ({
   create: (input, { principal }) => apps.create(principal, input),
   one: (input, { principal }) => apps.one(principal, input.applicationId),
@@ -27,4 +31,9 @@ export const applicationHandlers = (
   reload: (input, { principal }) => lifecycle.reload(principal, input),
   deploy: (input, { principal }) => deployments.deploy(principal, input, 'deploy'),
   redeploy: (input, { principal }) => deployments.deploy(principal, input, 'redeploy'),
+  cancelDeployment: (input, { principal }) => control.cancelDeployment(principal, input.applicationId),
+  killBuild: (input, { principal }) => control.killBuild(principal, input.applicationId),
+  cleanQueues: (input, { principal }) => control.cleanQueues(principal, input.applicationId),
+  // The mount hands over the file only with a multipart body (it refuses the call without one).
+  dropDeployment: (input, { principal, upload }) => drops.upload(principal, input, upload!),
 });

@@ -7,4 +7,5 @@ export const serverHandlers = (servers: ServerService): RouterHandlers<'server'>
   all: (_input, { principal }) => servers.all(principal),
   update: (input, { principal }) => servers.update(principal, input),
   remove: (input, { principal }) => servers.remove(principal, input.serverId),
+  regenerateJoinToken: (input, { principal }) => servers.regenerateJoinToken(principal, input.serverId),
 });

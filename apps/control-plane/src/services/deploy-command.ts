@@ -1,9 +1,74 @@
 import type { Application } from '@skiff/db';
 import { PLATFORM_NETWORK, type WorkloadSpecInput, wireServerId } from '@skiff/domain';
-import { type Command, CommandKind, type RegistryAuth, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import {
+  type BuildRecipe,
+  type BuildSource,
+  BuildType,
+  type Command,
+  CommandKind,
+  type RegistryAuth,
+  WorkloadKind,
+  timestampFromDate,
+} from '@skiff/proto';
 
 /** How long an agent has to finish a deploy before it ends as expired (ARCHITECTURE.md: every step has a deadline). */
 export const DEPLOY_DEADLINE_MS = 15 * 60_000;
+/** The same for a deploy that builds (fetch and build, then the rollout); the agent's own build timeout (30 min by default) ends a build sooner. */
+export const BUILD_DEPLOY_DEADLINE_MS = 60 * 60_000;
+
+const BUILD_TYPES: Record<string, BuildType> = {
+  containerfile: BuildType.BUILD_TYPE_CONTAINERFILE,
+  static: BuildType.BUILD_TYPE_STATIC,
+  pack_one: BuildType.BUILD_TYPE_PACK_ONE,
+  pack_two: BuildType.BUILD_TYPE_PACK_TWO,
+  legacy_buildpacks: BuildType.BUILD_TYPE_LEGACY_BUILDPACKS,
+  cloudnative_buildpacks: BuildType.BUILD_TYPE_CLOUDNATIVE_BUILDPACKS,
+};
+
+/**
+ * The tag a build's result gets on the agent's engine: `<appName>:<deploymentId>`, the
+ * repository part lower-cased with characters Docker refuses in a repository name turned
+ * into `-` (appNames may have capitals, dots and underscores anywhere). One tag per
+ * deployment, so a rollback finds the previous version's image still there.
+ */
+export function builtImageName(appName: string, deploymentId: string): string {
+  const repository =
+    appName
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'app';
+  const tag = deploymentId.replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[.-]+/, '').slice(0, 128) || 'build';
+  return `${repository}:${tag}`;
+}
+
+/**
+ * How the agent builds an application's source, from its build settings. Pure. Null
+ * `buildType` is `containerfile`. The build path is the source type's (`customGitBuildPath`
+ * for git, `dropBuildPath` for drop); every path is passed as written and resolved (and
+ * checked to stay inside the source) by the agent. Build args and secrets are resolved
+ * maps (their values are secrets).
+ */
+export function buildRecipe(
+  app: Application,
+  buildPath: string | null,
+  resolved: { buildArgs: Map<string, string>; buildSecrets: Map<string, string> },
+): BuildRecipe {
+  const type = BUILD_TYPES[app.buildType ?? 'containerfile'] ?? BuildType.BUILD_TYPE_UNSPECIFIED;
+  const version =
+    type === BuildType.BUILD_TYPE_LEGACY_BUILDPACKS ? app.legacyVersion : type === BuildType.BUILD_TYPE_PACK_TWO ? app.packTwoVersion : null;
+  return {
+    type,
+    buildPath: (buildPath ?? '').trim(),
+    containerfile: (app.containerfile ?? '').trim(),
+    contextPath: (app.containerContextPath ?? '').trim(),
+    buildStage: (app.containerBuildStage ?? '').trim(),
+    buildArgs: Object.fromEntries(resolved.buildArgs),
+    buildSecrets: Object.fromEntries(resolved.buildSecrets),
+    publishDirectory: (app.publishDirectory ?? '').trim(),
+    staticSpa: app.isStaticSpa ?? false,
+    builderVersion: (version ?? '').trim(),
+  };
+}
 
 /** `<workload kind>:<workload id>`: the key of a workload's FIFO queue on its agent. */
 export const workloadKey = (kind: 'application' | 'compose' | 'cache', id: string) => `${kind}:${id}`;
@@ -53,6 +118,8 @@ export interface DeployCommandInput {
   env: Map<string, string>;
   /** The login to the image's private registry (applicationRegistryAuth); the password is a secret. */
   registryAuth?: RegistryAuth;
+  /** What to build, for git and drop sources (the spec's image is then the build's tag, builtImageName). */
+  build?: { source: BuildSource; recipe: BuildRecipe };
   createdAt: Date;
   deadline: Date;
 }
@@ -78,6 +145,8 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
         forcePull: false,
         specJson: JSON.stringify(input.spec),
         registryAuth: input.registryAuth,
+        source: input.build?.source,
+        build: input.build?.recipe,
       },
     },
   };

@@ -7,6 +7,7 @@ import {
   commandStatusToJSON,
   timestampToDate,
 } from '@skiff/proto';
+import { applicationStatusAfterCancel } from './deployment-control.js';
 import { appendLog, applicationStatusFor, canMove, isFinished } from './deployment-status.js';
 import { applyWorkloadResult } from './workload-commands.js';
 
@@ -84,7 +85,8 @@ export class DeploymentReports {
         })
         .where('id', '=', d.id)
         .execute();
-      const appStatus = next && applicationStatusFor(next);
+      const appStatus =
+        next === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, d.applicationId, d.id) : next && applicationStatusFor(next);
       if (appStatus) await tx.updateTable('applications').set({ applicationStatus: appStatus }).where('id', '=', d.applicationId).execute();
       return 'applied';
     });
@@ -113,13 +115,15 @@ export class DeploymentReports {
         .where('id', '=', c.id)
         .execute();
 
-      if (await applyWorkloadResult(tx, c, succeeded)) return 'applied';
+      // A cancelled stop, start, reload or remove never ran (or was stopped): its application keeps its status.
+      const cancelled = result.status === CommandStatus.COMMAND_STATUS_CANCELLED;
+      if (!cancelled && (await applyWorkloadResult(tx, c, succeeded))) return 'applied';
       const end = DEPLOYMENT_END[result.status];
       if (!end || !c.deploymentId) return 'applied';
       const d = await tx.selectFrom('deployments').selectAll().where('id', '=', c.deploymentId).forUpdate().executeTakeFirst();
       if (!d || !canMove(d.status, end)) return 'applied';
       await tx.updateTable('deployments').set({ status: end, reason, finishedAt: at }).where('id', '=', d.id).execute();
-      const appStatus = applicationStatusFor(end);
+      const appStatus = end === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, d.applicationId, d.id) : applicationStatusFor(end);
       if (appStatus) await tx.updateTable('applications').set({ applicationStatus: appStatus }).where('id', '=', d.applicationId).execute();
       return 'applied';
     });

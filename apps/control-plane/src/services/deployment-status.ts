@@ -20,8 +20,9 @@ export const isFinished = (status: DeploymentStatus) => NEXT[status].length === 
 
 /**
  * The application's `applicationStatus` once one of its deployments reaches `status`;
- * undefined leaves it as it is (queued: nothing runs yet; cancelled: the previous version
- * keeps serving, so the application keeps the status it had).
+ * undefined leaves it as it is (queued: nothing runs yet; cancelled: a deployment cancelled
+ * while queued never moved it, and one cancelled while running gives it back the status it
+ * had before, as deployment-control.ts `applicationStatusAfterCancel` works out).
  */
 export function applicationStatusFor(status: DeploymentStatus): 'running' | 'done' | 'error' | undefined {
   switch (status) {

@@ -172,12 +172,16 @@ describe('application.deploy', () => {
     expect(await rowsOf(app.applicationId)).toEqual({ deployments: [], commands: [] });
   });
 
-  it('refuses other sources and a missing image, naming the field', async () => {
+  it('refuses forge sources, a git source without its URL and a missing image, naming the field', async () => {
     const git = await ok('application.create', { name: 'from-git', environmentId: env });
     const res = await t.call('application.deploy', { applicationId: git.applicationId });
     expect(res.status).toBe(400);
-    expect(res.body.message).toContain('building from git comes later');
-    expect(res.body.issues[0].path).toEqual(['sourceType']);
+    expect(res.body.issues[0].path).toEqual(['customGitUrl']);
+    const forge = await ok('application.create', { name: 'from-forge', environmentId: env, sourceType: 'forgeA' });
+    const refused = await t.call('application.deploy', { applicationId: forge.applicationId });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues[0].path).toEqual(['sourceType']);
+    expect(refused.body.message).toContain('forgeA');
 
     const noImage = await containerApp();
     await ok('application.saveContainerProvider', { applicationId: noImage.applicationId, containerImage: null, username: null, password: null, registryUrl: null });
@@ -273,5 +277,115 @@ describe('deployment.all and deployment.readLogs', () => {
     const { deployments, commands } = await rowsOf(app.applicationId);
     expect(deployments).toEqual([]);
     expect(commands.map((c) => c.deploymentId)).toEqual([null, null]);
+  });
+});
+
+describe('application.deploy of a source that is built', () => {
+  const deployOf = (payload: string) => {
+    const command = decode(payload);
+    return { command, deploy: command.payload!.$case === 'deployApplication' ? command.payload!.value : undefined };
+  };
+
+  it('sends a git source with its SSH key, the recipe with resolved build args and secrets, a per-deployment image tag and a longer deadline', async () => {
+    const key = await ok('sshKey.generate', { name: 'deploy key' });
+    const app = await ok('application.create', { name: 'Built Web', appName: 'Built_Web.1', environmentId: env });
+    await ok('application.saveGitProvider', {
+      applicationId: app.applicationId,
+      customGitUrl: 'https://git.example.com/acme/shop.git',
+      customGitBranch: 'release/2',
+      customGitBuildPath: '/services/web',
+      watchPaths: null,
+      enableSubmodules: true,
+      customGitSSHKeyId: key.sshKeyId,
+    });
+    await ok('application.saveBuildType', {
+      applicationId: app.applicationId,
+      buildType: 'containerfile',
+      containerfile: 'docker/Containerfile',
+      containerContextPath: '.',
+      containerBuildStage: 'runtime',
+      legacyVersion: null,
+      packTwoVersion: null,
+    });
+    await ok('application.saveEnvironment', {
+      applicationId: app.applicationId,
+      env: 'RUNTIME_ONLY=1',
+      buildArgs: 'NODE_VERSION=20\nAPI_HOST=${{project.DB_HOST}}\nLABEL=${{NODE_VERSION}}-${{environment.TIER}}',
+      buildSecrets: 'NPM_TOKEN=npm-s3cret',
+      createEnvFile: false,
+    });
+    const before = Date.now();
+    const res = await ok('application.deploy', { applicationId: app.applicationId });
+    const { commands } = await rowsOf(app.applicationId);
+    expect(commands[0]!.payload).not.toContain('npm-s3cret');
+    const { command, deploy } = deployOf(commands[0]!.payload);
+    expect(timestampToDate(command.deadline!).getTime()).toBeGreaterThanOrEqual(before + 60 * 60_000 - 1000);
+    expect(deploy!.image).toBe(`built-web-1:${res.deploymentId}`);
+    expect(JSON.parse(deploy!.specJson).image).toBe(`built-web-1:${res.deploymentId}`);
+    expect(deploy!.registryAuth).toBeUndefined();
+    expect(deploy!.source?.kind?.$case).toBe('git');
+    const git = deploy!.source!.kind!.$case === 'git' ? deploy!.source!.kind!.value : undefined;
+    expect(git).toMatchObject({ url: 'https://git.example.com/acme/shop.git', branch: 'release/2', submodules: true });
+    expect(git!.sshPrivateKey).toContain('PRIVATE KEY');
+    expect(deploy!.build).toEqual({
+      type: 1, // BUILD_TYPE_CONTAINERFILE
+      buildPath: '/services/web',
+      containerfile: 'docker/Containerfile',
+      contextPath: '.',
+      buildStage: 'runtime',
+      // Only the names the text defines, references resolved.
+      buildArgs: { NODE_VERSION: '20', API_HOST: 'db.internal', LABEL: '20-staging' },
+      buildSecrets: { NPM_TOKEN: 'npm-s3cret' },
+      publishDirectory: '',
+      staticSpa: false,
+      builderVersion: '',
+    });
+  });
+
+  it('refuses an undefined reference in build args naming buildArgs, and a drop source without an archive', async () => {
+    const app = await ok('application.create', { name: 'args', environmentId: env });
+    await ok('application.saveGitProvider', {
+      applicationId: app.applicationId,
+      customGitUrl: 'https://git.example.com/acme/shop.git',
+      customGitBranch: 'main',
+      customGitBuildPath: null,
+      watchPaths: null,
+    });
+    await ok('application.saveEnvironment', { applicationId: app.applicationId, env: '', buildArgs: 'X=${{environment.NOPE}}', buildSecrets: null, createEnvFile: false });
+    const res = await t.call('application.deploy', { applicationId: app.applicationId });
+    expect(res.status).toBe(400);
+    expect(res.body.issues[0].path).toEqual(['buildArgs']);
+    expect(res.body.message).toContain('environment.NOPE');
+
+    const drop = await ok('application.create', { name: 'dropped', environmentId: env, sourceType: 'drop' });
+    const none = await t.call('application.deploy', { applicationId: drop.applicationId });
+    expect(none.status).toBe(400);
+    expect(none.body.issues[0].path).toEqual(['archive']);
+    expect(await rowsOf(drop.applicationId)).toEqual({ deployments: [], commands: [] });
+  });
+
+  it('sends a static recipe with its publish directory', async () => {
+    const app = await ok('application.create', { name: 'site', environmentId: env });
+    await ok('application.saveGitProvider', {
+      applicationId: app.applicationId,
+      customGitUrl: 'git@git.example.com:acme/site.git',
+      customGitBranch: 'main',
+      customGitBuildPath: null,
+      watchPaths: null,
+    });
+    await ok('application.saveBuildType', {
+      applicationId: app.applicationId,
+      buildType: 'static',
+      containerfile: null,
+      containerContextPath: null,
+      containerBuildStage: null,
+      legacyVersion: null,
+      packTwoVersion: null,
+      publishDirectory: 'dist',
+      isStaticSpa: true,
+    });
+    await ok('application.deploy', { applicationId: app.applicationId });
+    const { deploy } = deployOf((await rowsOf(app.applicationId)).commands[0]!.payload);
+    expect(deploy!.build).toMatchObject({ type: 2, publishDirectory: 'dist', staticSpa: true, buildPath: '' });
   });
 });

@@ -1,10 +1,28 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Application, Deployment } from '@skiff/db';
-import { EnvError, LOCAL_SERVER_ID, SwarmSpecError, envList, resolveServiceVariables, swarmServiceSpec, wireServerId } from '@skiff/domain';
+import {
+  EnvError,
+  LOCAL_SERVER_ID,
+  SwarmSpecError,
+  envList,
+  parseDotenv,
+  resolveServiceVariables,
+  swarmServiceSpec,
+  wireServerId,
+} from '@skiff/domain';
+import type { BuildRecipe, BuildSource, RegistryAuth } from '@skiff/proto';
 import type { Principal } from '../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../errors.js';
 import type { CommandOutbox } from './command-outbox.js';
-import { DEPLOY_DEADLINE_MS, applicationWorkloadSpec, deployApplicationCommand } from './deploy-command.js';
+import {
+  BUILD_DEPLOY_DEADLINE_MS,
+  DEPLOY_DEADLINE_MS,
+  applicationWorkloadSpec,
+  buildRecipe,
+  builtImageName,
+  deployApplicationCommand,
+} from './deploy-command.js';
+import { archiveSourceOf, latestArchive } from './drop-archives.js';
 import { type ServiceDeps, iso } from './deps.js';
 import { applicationRegistryAuth } from './registry-auth.js';
 import { lockApplicationForWork } from './workload-commands.js';
@@ -36,7 +54,17 @@ export interface DeploymentServiceOptions {
   /** Called after a command was committed, so the relay publishes it without waiting for its poll. */
   onCommandQueued?: () => void;
   deadlineMs?: number;
+  /** The deadline of a deploy that builds (git and drop sources). Default BUILD_DEPLOY_DEADLINE_MS. */
+  buildDeadlineMs?: number;
 }
+
+/** Forge sources: building from them comes with the forge integrations. */
+const FORGE_SOURCES = new Set(['forgeA', 'forgeB', 'forgeC', 'forgeD']);
+
+/** What a deploy runs: a registry image, or a source to build and the tag of its result. */
+type DeployPlan =
+  | { kind: 'image'; registryAuth: RegistryAuth | undefined }
+  | { kind: 'build'; source: BuildSource; recipe: BuildRecipe };
 
 /**
  * Deployments of applications: queueing one (a `deployments` row and its command, in one
@@ -55,23 +83,28 @@ export class DeploymentService {
     return this.deps.db;
   }
 
-  /** `application.deploy` and `application.redeploy`: answers the queued deployment. */
+  /**
+   * `application.deploy` and `application.redeploy`: answers the queued deployment.
+   *
+   * By sourceType: `container` runs the registry image (with its registry login); `git`
+   * (customGitUrl, customGitBranch, customGitBuildPath, enableSubmodules, the private key
+   * of customGitSSHKeyId) and `drop` (the newest uploaded archive, dropBuildPath) are built
+   * by the agent as buildType says and run as `<appName>:<deploymentId>` (builtImageName);
+   * the forge source types are refused (their integrations come later). A missing setting
+   * is BAD_REQUEST naming it.
+   */
   async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy') {
     const located = await this.access.find(p, 'application', input.applicationId);
     const app = located.row;
-    if (app.sourceType !== 'container') {
-      throw Invalid(
-        'sourceType',
-        `building from ${app.sourceType} comes later: only registry images (sourceType container) deploy for now`,
-      );
-    }
-    if (!app.containerImage) throw Invalid('containerImage', 'no image set (application.saveContainerProvider)');
-    const registryAuth = applicationRegistryAuth(app, (sealed) => this.deps.secrets.open(sealed));
+    const plan = await this.plan(located);
     const env = this.resolveEnv(located);
 
     const now = this.deps.clock();
     const deploymentId = this.deps.ids('dep');
     const commandId = this.deps.ids('cmd');
+    const registryAuth = plan.kind === 'image' ? plan.registryAuth : undefined;
+    const deadlineMs =
+      plan.kind === 'build' ? (this.options.buildDeadlineMs ?? BUILD_DEPLOY_DEADLINE_MS) : (this.options.deadlineMs ?? DEPLOY_DEADLINE_MS);
     const row = await this.db.transaction().execute(async (tx) => {
       // One application's commands are written one after the other; none while it is being deleted.
       await lockApplicationForWork(tx, app.id);
@@ -81,6 +114,7 @@ export class DeploymentService {
         .where('applicationId', '=', app.id)
         .executeTakeFirstOrThrow();
       const spec = applicationWorkloadSpec(app, Number(n) + 1);
+      if (plan.kind === 'build') spec.image = builtImageName(app.appName, deploymentId);
       checkSpec(app, spec, env);
       const deployment = await tx
         .insertInto('deployments')
@@ -104,14 +138,86 @@ export class DeploymentService {
         spec,
         env,
         registryAuth,
+        build: plan.kind === 'build' ? { source: plan.source, recipe: plan.recipe } : undefined,
         createdAt: now,
-        deadline: new Date(now.getTime() + (this.options.deadlineMs ?? DEPLOY_DEADLINE_MS)),
+        deadline: new Date(now.getTime() + deadlineMs),
       });
       await this.outbox.queue(tx, command, { deploymentId });
       return deployment;
     });
     this.options.onCommandQueued?.();
     return deploymentRecord(row);
+  }
+
+  /** What the deploy runs, from the application's source settings. Throws Invalid naming the missing field. */
+  private async plan(located: Located<'application'>): Promise<DeployPlan> {
+    const app = located.row;
+    switch (app.sourceType) {
+      case 'container': {
+        if (!app.containerImage) throw Invalid('containerImage', 'no image set (application.saveContainerProvider)');
+        return { kind: 'image', registryAuth: applicationRegistryAuth(app, (sealed) => this.deps.secrets.open(sealed)) };
+      }
+      case 'git': {
+        if (!app.customGitUrl) throw Invalid('customGitUrl', 'no git repository set (application.saveGitProvider)');
+        if (!app.customGitBranch) throw Invalid('customGitBranch', 'no branch set (application.saveGitProvider)');
+        const source: BuildSource = {
+          kind: {
+            $case: 'git',
+            value: {
+              url: app.customGitUrl,
+              branch: app.customGitBranch,
+              submodules: app.enableSubmodules ?? false,
+              sshPrivateKey: await this.sshPrivateKey(located),
+            },
+          },
+        };
+        return { kind: 'build', source, recipe: buildRecipe(app, app.customGitBuildPath, this.resolveBuildVariables(located)) };
+      }
+      case 'drop': {
+        const archive = await latestArchive(this.db, app.id);
+        if (!archive) throw Invalid('archive', 'no archive uploaded for this application (application.dropDeployment)');
+        const source: BuildSource = { kind: { $case: 'archive', value: archiveSourceOf(archive) } };
+        return { kind: 'build', source, recipe: buildRecipe(app, app.dropBuildPath, this.resolveBuildVariables(located)) };
+      }
+      default:
+        if (FORGE_SOURCES.has(app.sourceType)) {
+          throw Invalid('sourceType', `deploying from ${app.sourceType} comes with its forge integration: use sourceType git, drop or container`);
+        }
+        throw Invalid('sourceType', `sourceType ${app.sourceType} cannot be deployed`);
+    }
+  }
+
+  /** The unsealed private key of the application's SSH key, or '' when it has none. */
+  private async sshPrivateKey({ row, project }: Located<'application'>): Promise<string> {
+    if (!row.customGitSSHKeyId) return '';
+    const key = await this.db
+      .selectFrom('sshKeys')
+      .select(['organizationId', 'privateKey'])
+      .where('id', '=', row.customGitSSHKeyId)
+      .executeTakeFirst();
+    if (!key || key.organizationId !== project.organizationId) throw Invalid('customGitSSHKeyId', 'the SSH key no longer exists');
+    return this.deps.secrets.open(key.privateKey);
+  }
+
+  /**
+   * Build arguments and build secrets: dotenv texts (sealed), with the same `${{…}}`
+   * references as env (`${{project.NAME}}`, `${{environment.NAME}}`, and `${{NAME}}` for
+   * another entry of the same text); only the names the text defines are passed.
+   */
+  private resolveBuildVariables({ row, environment, project }: Located<'application'>) {
+    const open = (sealed: string | null) => (sealed ? this.deps.secrets.open(sealed) : '');
+    const resolve = (field: 'buildArgs' | 'buildSecrets') => {
+      const text = open(row[field]);
+      try {
+        const all = resolveServiceVariables({ service: text, environment: open(environment.env), project: open(project.env) });
+        const own = parseDotenv(text).variables;
+        return new Map([...all].filter(([name]) => own.has(name)));
+      } catch (err) {
+        if (err instanceof EnvError) throw Invalid(field, err.message.replace(/\bservice env\b/, field));
+        throw err;
+      }
+    };
+    return { buildArgs: resolve('buildArgs'), buildSecrets: resolve('buildSecrets') };
   }
 
   /** The service's variables over its environment's and project's, references resolved. */

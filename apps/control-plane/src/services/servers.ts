@@ -1,36 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { isIPv6 } from 'node:net';
+import { hostname } from 'node:os';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Server } from '@skiff/db';
 import { isServerAddress } from '@skiff/domain';
+import { credentialDigest } from '../agents/agent-credentials.js';
 import type { Principal } from '../authz/principal.js';
 import { isAdmin } from '../authz/policy.js';
 import { DomainError, Forbidden, Invalid } from '../errors.js';
-import type { ServiceDeps } from './deps.js';
+import { type ServiceDeps, iso } from './deps.js';
 import { findOfOrganization } from './organization-records.js';
+import type { ServerAgents } from './server-agents.js';
 
 type ServerRecord = OutputOf<Contracts['server']['one']>;
-
-const record = (row: Server): ServerRecord => ({
-  serverId: row.id,
-  organizationId: row.organizationId,
-  name: row.name,
-  address: row.address,
-  description: row.description,
-  status: row.status,
-  createdAt: new Date(row.createdAt).toISOString(),
-});
+type ServerJoin = OutputOf<Contracts['server']['create']>['join'];
 
 /** Foreign-key violation (Postgres and PGlite). */
 const isForeignKeyViolation = (err: unknown) => (err as { code?: string })?.code === '23503';
 
+/** A server is offline once its agent missed this many heartbeats. */
+const MISSED_HEARTBEATS_OFFLINE = 3;
+/** How long a join token can be used. */
+export const JOIN_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Where a joining agent reaches the control plane (`SKIFF_AGENT_GRPC_ADDRESS`, `SKIFF_AGENT_NATS_URL`). */
+export interface AgentEndpoints {
+  grpc: string;
+  nats: string;
+}
+
+export interface ServerFleetOptions {
+  agents: ServerAgents;
+  /** Read whenever a join token is issued. */
+  endpoints: () => AgentEndpoints;
+  joinTokenTtlMs?: number;
+}
+
 /**
- * Server records (the agent's join flow comes later). Owners and admins write (the contracts
- * say so); members read the servers in their `accessedServers`.
+ * The addresses join commands carry: the operator's settings, or else the gRPC listen
+ * address (a wildcard one replaced by the public IP or the host name) and the control
+ * plane's own NATS URL.
+ */
+export function agentEndpoints(
+  o: { agents?: { grpcAddress?: string; natsUrl?: string }; grpc?: { host: string }; nats?: { url: string }; publicIp?: string },
+  grpcPort: () => number | undefined,
+): () => AgentEndpoints {
+  return () => {
+    let grpc = o.agents?.grpcAddress;
+    if (!grpc) {
+      let host = o.grpc?.host ?? '127.0.0.1';
+      if (['', '0.0.0.0', '::', '[::]'].includes(host)) host = o.publicIp ?? hostname();
+      grpc = `${isIPv6(host) ? `[${host}]` : host}:${grpcPort() ?? 50051}`;
+    }
+    return { grpc, nats: o.agents?.natsUrl ?? o.nats?.url ?? 'nats://127.0.0.1:4222' };
+  };
+}
+
+/** A one-time join token: `sjt_` and 43 base64url characters (256 random bits). */
+const newJoinToken = () => `sjt_${randomBytes(32).toString('base64url')}`;
+
+/** A value in a POSIX shell command line, quoted so nothing in it is interpreted. */
+const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Server records and their agents' join tokens. Owners and admins write (the contracts say
+ * so); members read the servers in their `accessedServers`. A record's status comes from its
+ * agent: `pending` until it joins, then `online` or `offline` by when it was last heard from.
  */
 export class ServerService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly maxServers: number | null,
+    private readonly fleet: ServerFleetOptions,
   ) {}
+
+  private record(row: Server): ServerRecord {
+    const remembered = this.fleet.agents.lastSeenOf(row.id);
+    const stored = row.lastSeenAt ? new Date(row.lastSeenAt) : null;
+    const lastSeen = remembered && (!stored || remembered > stored) ? remembered : stored;
+    const offlineAfterMs = MISSED_HEARTBEATS_OFFLINE * this.fleet.agents.heartbeatIntervalSeconds * 1000;
+    const status: ServerRecord['status'] =
+      row.credentialHash === null ? 'pending' : lastSeen && this.deps.clock().getTime() - lastSeen.getTime() <= offlineAfterMs ? 'online' : 'offline';
+    const unexpired = row.joinTokenExpiresAt && new Date(row.joinTokenExpiresAt) > this.deps.clock() ? row.joinTokenExpiresAt : null;
+    return {
+      serverId: row.id,
+      organizationId: row.organizationId,
+      name: row.name,
+      address: row.address,
+      description: row.description,
+      status,
+      lastSeenAt: lastSeen ? lastSeen.toISOString() : null,
+      joinedAt: row.joinedAt ? iso(row.joinedAt) : null,
+      agentVersion: row.agentVersion,
+      dockerVersion: row.dockerVersion,
+      hostname: row.hostname,
+      joinTokenExpiresAt: unexpired ? iso(unexpired) : null,
+      createdAt: iso(row.createdAt),
+    };
+  }
+
+  /** A fresh join token's columns, and what the caller is shown once. */
+  private newJoin(serverId: string) {
+    const token = newJoinToken();
+    const expiresAt = new Date(this.deps.clock().getTime() + (this.fleet.joinTokenTtlMs ?? JOIN_TOKEN_TTL_MS));
+    const endpoints = this.fleet.endpoints();
+    const env = {
+      SKIFF_SERVER_ID: serverId,
+      SKIFF_JOIN_TOKEN: token,
+      SKIFF_CONTROL_PLANE_GRPC: endpoints.grpc,
+      SKIFF_NATS_URL: endpoints.nats,
+    };
+    const join: ServerJoin = {
+      token,
+      expiresAt: expiresAt.toISOString(),
+      env,
+      command: `env ${Object.entries(env)
+        .map(([k, v]) => `${k}=${shellQuote(v)}`)
+        .join(' ')} SKIFF_AGENT_DATA_DIR=/var/lib/skiff-agent node skiff-agent.mjs`,
+    };
+    return { columns: { joinTokenHash: credentialDigest(token), joinTokenExpiresAt: expiresAt }, join };
+  }
 
   private get db() {
     return this.deps.db;
@@ -66,19 +155,31 @@ export class ServerService {
           throw new DomainError('BAD_REQUEST', `The organization has reached its limit of ${this.maxServers} servers`);
         }
       }
-      return tx
+      const id = this.deps.ids('srv');
+      const { columns, join } = this.newJoin(id);
+      const inserted = await tx
         .insertInto('servers')
         .values({
-          id: this.deps.ids('srv'),
+          id,
           organizationId: p.organizationId,
           name: input.name,
           address,
           description: input.description ?? null,
+          ...columns,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      return { inserted, join };
     });
-    return record(row);
+    return { ...this.record(row.inserted), join: row.join };
+  }
+
+  /** A new join token for the server (any unused one stops working); the next join replaces its credential. */
+  async regenerateJoinToken(p: Principal, serverId: string) {
+    const row = await this.find(p, serverId);
+    const { columns, join } = this.newJoin(row.id);
+    const updated = await this.db.updateTable('servers').set(columns).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    return { ...this.record(updated), join };
   }
 
   private async find(p: Principal, serverId: string): Promise<Server> {
@@ -88,7 +189,7 @@ export class ServerService {
   }
 
   async one(p: Principal, serverId: string) {
-    return record(await this.find(p, serverId));
+    return this.record(await this.find(p, serverId));
   }
 
   async all(p: Principal) {
@@ -98,7 +199,7 @@ export class ServerService {
       if (granted.length === 0) return [];
       q = q.where('id', 'in', granted);
     }
-    return (await q.orderBy('createdAt').orderBy('id').execute()).map(record);
+    return (await q.orderBy('createdAt').orderBy('id').execute()).map((row) => this.record(row));
   }
 
   async update(p: Principal, input: { serverId: string; name?: string; address?: string; description?: string | null }) {
@@ -107,9 +208,9 @@ export class ServerService {
     if (input.name !== undefined) changes.name = input.name;
     if (input.address !== undefined) changes.address = checkAddress(input.address);
     if (input.description !== undefined) changes.description = input.description;
-    if (Object.keys(changes).length === 0) return record(row);
+    if (Object.keys(changes).length === 0) return this.record(row);
     const updated = await this.db.updateTable('servers').set(changes).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-    return record(updated);
+    return this.record(updated);
   }
 
   /** Removes a server no service runs on (its certificates go with it). */
@@ -136,7 +237,8 @@ export class ServerService {
       if (isForeignKeyViolation(err)) throw Invalid('serverId', 'services are still on this server; move or delete them first');
       throw err;
     }
-    return record(row);
+    this.fleet.agents.removed(row.id);
+    return this.record(row);
   }
 }
 

@@ -56,8 +56,12 @@ export async function startTestPlatform(
     /** Run the agents' gRPC report server (port 0 picks a free one); none by default. */
     grpc?: PlatformOptions['grpc'];
     localAgentCredential?: string;
+    /** Remote agents: heartbeat interval, join addresses, join token lifetime. */
+    agents?: PlatformOptions['agents'];
     clock?: () => Date;
     ids?: PlatformOptions['ids'];
+    /** Where uploaded archives go and their size limit; a temporary folder and 256 MiB by default. */
+    archives?: PlatformOptions['archives'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -73,8 +77,10 @@ export async function startTestPlatform(
     nats: options.nats,
     grpc: options.grpc,
     localAgentCredential: options.localAgentCredential,
+    agents: options.agents,
     clock: options.clock,
     ids: options.ids,
+    archives: options.archives,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

@@ -1,15 +1,24 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Empty, RequiredId } from '../primitives.js';
+import { RequiredId } from '../primitives.js';
+import { CancelResult } from './cancel-result.js';
 
 export const cancelDeployment = defineContract({
   method: 'POST',
   summary: "Cancel the application's running deployment",
   description:
-    "Beyond the spec: stops only this application's running build or deploy job and marks " +
-    'the deployment cancelled; queued jobs stay queued.',
+    "Beyond the spec: stops only this application's current job (the deployment at the head of its " +
+    "queue: its build, pull or rollout) and ends it `cancelled` with the reason `cancelled by the user`; " +
+    'the jobs queued behind it stay queued. The request goes straight to the server\'s agent (it is not ' +
+    'queued): an agent that does not answer within 5 s is BAD_REQUEST naming the server. When the ' +
+    "rollout had begun, the agent puts the previous version back with the engine's rollback (its tasks " +
+    'keep serving); a first deployment leaves no service behind. The application then shows the status ' +
+    'it had before this deployment (`done` when the previous version serves, `idle` when nothing was ' +
+    'deployed or it was stopped, `error` when the previous deployment failed). A deployment that has not ' +
+    'reached the server yet is cancelled at once. Nothing running or queued is BAD_REQUEST; a deployment ' +
+    'that waits on the server for a deploy slot is not running: `cleanQueues` removes it.',
   input: z.object({ applicationId: RequiredId }),
-  output: Empty,
+  output: CancelResult,
   example: { applicationId: 'app_example' },
   extension: true,
 });

@@ -1,9 +1,11 @@
 import { defineRouter } from '../contract.js';
 import { cancelDeployment } from './cancelDeployment.js';
+import { cleanQueues } from './cleanQueues.js';
 import { create } from './create.js';
 import { delete_ } from './delete.js';
 import { deploy } from './deploy.js';
 import { disconnectGitProvider } from './disconnectGitProvider.js';
+import { dropDeployment } from './dropDeployment.js';
 import { killBuild } from './killBuild.js';
 import { markRunning } from './markRunning.js';
 import { one } from './one.js';
@@ -43,4 +45,6 @@ export const application = defineRouter('application', {
   deploy,
   cancelDeployment,
   killBuild,
+  cleanQueues,
+  dropDeployment,
 });

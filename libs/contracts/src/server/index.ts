@@ -2,6 +2,7 @@ import { defineRouter } from '../contract.js';
 import { all } from './all.js';
 import { create } from './create.js';
 import { one } from './one.js';
+import { regenerateJoinToken } from './regenerateJoinToken.js';
 import { remove } from './remove.js';
 import { update } from './update.js';
 
@@ -11,4 +12,5 @@ export const server = defineRouter('server', {
   all,
   update,
   remove,
+  regenerateJoinToken,
 });

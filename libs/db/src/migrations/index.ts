@@ -2,10 +2,14 @@ import type { Migration } from 'kysely';
 import * as identityProjects from './2026-11-22T00-00-identity-projects.js';
 import * as platformRecords from './2026-11-23T00-00-platform-records.js';
 import * as deployments from './2026-11-24T00-00-deployments.js';
+import * as dropArchives from './2026-11-25T00-00-drop-archives.js';
+import * as serverAgents from './2026-11-25T00-01-server-agents.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
   '2026-11-22T00-00-identity-projects': identityProjects,
   '2026-11-23T00-00-platform-records': platformRecords,
   '2026-11-24T00-00-deployments': deployments,
+  '2026-11-25T00-00-drop-archives': dropArchives,
+  '2026-11-25T00-01-server-agents': serverAgents,
 };

@@ -437,6 +437,13 @@ export interface CancelWorkload {
  */
 export interface CleanQueue {
   workloadKey: string;
+  /**
+   * Commands of the workload the control plane has published and has no result of. Those
+   * the agent has not taken in yet (still on their way through the stream) are journaled
+   * at once as finished CANCELLED, so they never run when they arrive; those it runs or has
+   * finished are left alone.
+   */
+  commandIds: string[];
 }
 
 export interface ControlReply {
@@ -2681,13 +2688,16 @@ export const CancelWorkload: MessageFns<CancelWorkload> = {
 };
 
 function createBaseCleanQueue(): CleanQueue {
-  return { workloadKey: "" };
+  return { workloadKey: "", commandIds: [] };
 }
 
 export const CleanQueue: MessageFns<CleanQueue> = {
   encode(message: CleanQueue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.workloadKey !== "") {
       writer.uint32(10).string(message.workloadKey);
+    }
+    for (const v of message.commandIds) {
+      writer.uint32(18).string(v!);
     }
     return writer;
   },
@@ -2713,6 +2723,14 @@ export const CleanQueue: MessageFns<CleanQueue> = {
             message.workloadKey = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.commandIds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2732,6 +2750,11 @@ export const CleanQueue: MessageFns<CleanQueue> = {
         : isSet(object.workload_key)
         ? globalThis.String(object.workload_key)
         : "",
+      commandIds: globalThis.Array.isArray(object?.commandIds)
+        ? object.commandIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.command_ids)
+        ? object.command_ids.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2739,6 +2762,9 @@ export const CleanQueue: MessageFns<CleanQueue> = {
     const obj: any = {};
     if (message.workloadKey !== "") {
       obj.workloadKey = message.workloadKey;
+    }
+    if (message.commandIds?.length) {
+      obj.commandIds = message.commandIds;
     }
     return obj;
   },
@@ -2749,6 +2775,7 @@ export const CleanQueue: MessageFns<CleanQueue> = {
   fromPartial(object: DeepPartial<CleanQueue>): CleanQueue {
     const message = createBaseCleanQueue();
     message.workloadKey = object.workloadKey ?? "";
+    message.commandIds = object.commandIds?.map((e) => e) || [];
     return message;
   },
 };

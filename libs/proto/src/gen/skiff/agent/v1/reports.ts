@@ -177,6 +177,14 @@ export interface RegisterResponse {
   serverCredential: string;
   /** Seconds between heartbeats. */
   heartbeatIntervalSeconds: number;
+  /**
+   * Set when NATS requires credentials (operator mode): the text of a NATS `.creds` file
+   * whose user may only read this server's commands and answer its control requests. It
+   * expires; the agent registers again before it does and uses the newest. A secret.
+   */
+  natsCredentials: string;
+  /** The inbox prefix the NATS user above is allowed (connect with it as `inboxPrefix`). */
+  natsInboxPrefix: string;
 }
 
 export interface HeartbeatRequest {
@@ -546,7 +554,7 @@ export const RegisterRequest: MessageFns<RegisterRequest> = {
 };
 
 function createBaseRegisterResponse(): RegisterResponse {
-  return { serverId: "", serverCredential: "", heartbeatIntervalSeconds: 0 };
+  return { serverId: "", serverCredential: "", heartbeatIntervalSeconds: 0, natsCredentials: "", natsInboxPrefix: "" };
 }
 
 export const RegisterResponse: MessageFns<RegisterResponse> = {
@@ -559,6 +567,12 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
     }
     if (message.heartbeatIntervalSeconds !== 0) {
       writer.uint32(24).uint32(message.heartbeatIntervalSeconds);
+    }
+    if (message.natsCredentials !== "") {
+      writer.uint32(34).string(message.natsCredentials);
+    }
+    if (message.natsInboxPrefix !== "") {
+      writer.uint32(42).string(message.natsInboxPrefix);
     }
     return writer;
   },
@@ -600,6 +614,22 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
             message.heartbeatIntervalSeconds = reader.uint32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.natsCredentials = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.natsInboxPrefix = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -629,6 +659,16 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
         : isSet(object.heartbeat_interval_seconds)
         ? globalThis.Number(object.heartbeat_interval_seconds)
         : 0,
+      natsCredentials: isSet(object.natsCredentials)
+        ? globalThis.String(object.natsCredentials)
+        : isSet(object.nats_credentials)
+        ? globalThis.String(object.nats_credentials)
+        : "",
+      natsInboxPrefix: isSet(object.natsInboxPrefix)
+        ? globalThis.String(object.natsInboxPrefix)
+        : isSet(object.nats_inbox_prefix)
+        ? globalThis.String(object.nats_inbox_prefix)
+        : "",
     };
   },
 
@@ -643,6 +683,12 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
     if (message.heartbeatIntervalSeconds !== 0) {
       obj.heartbeatIntervalSeconds = Math.round(message.heartbeatIntervalSeconds);
     }
+    if (message.natsCredentials !== "") {
+      obj.natsCredentials = message.natsCredentials;
+    }
+    if (message.natsInboxPrefix !== "") {
+      obj.natsInboxPrefix = message.natsInboxPrefix;
+    }
     return obj;
   },
 
@@ -654,6 +700,8 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
     message.serverId = object.serverId ?? "";
     message.serverCredential = object.serverCredential ?? "";
     message.heartbeatIntervalSeconds = object.heartbeatIntervalSeconds ?? 0;
+    message.natsCredentials = object.natsCredentials ?? "";
+    message.natsInboxPrefix = object.natsInboxPrefix ?? "";
     return message;
   },
 };

@@ -1,0 +1,216 @@
+/**
+ * Extracting an uploaded archive (zip or tar.gz) into a build's source directory under the
+ * archive rules of @skiff/domain (archive-entries.ts), applied again here whatever the
+ * control plane checked: no `..`, absolute paths, drive letters or backslashes; no links,
+ * devices or other special entries; limits on entries and unpacked bytes (counted as
+ * actually read, so a lying header is caught); zip compression ratio. Files are created new
+ * (O_EXCL: an existing path, or a link, is never written through) with mode 0644 or 0755,
+ * never setuid, setgid or sticky. A single top-level folder is flattened afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import {
+  type AcceptedEntry,
+  type ArchiveEntry,
+  ArchiveChecker,
+  ArchiveEntryError,
+  type ArchiveFormat,
+  type ArchiveLimits,
+  DEFAULT_ARCHIVE_LIMITS,
+  flattenPrefix,
+  isTarMetadata,
+  safeFileMode,
+  tarEntryType,
+  zipEntryMode,
+  zipEntryType,
+} from '@skiff/domain';
+import tar from 'tar-stream';
+import yauzl from 'yauzl';
+import { inside } from './paths.js';
+
+/** A file that is not a readable archive of its format (corrupt, truncated, encrypted…). */
+export class ArchiveUnreadable extends Error {
+  override name = 'ArchiveUnreadable';
+}
+
+/** The extraction was stopped: by the signal (`aborted`) or by the deadline. */
+export class ExtractionStopped extends Error {
+  override name = 'ExtractionStopped';
+  constructor(readonly aborted: boolean) {
+    super(aborted ? 'the extraction was stopped' : 'the extraction did not finish before the deadline');
+  }
+}
+
+export interface ExtractOptions {
+  signal: AbortSignal;
+  /** Epoch ms. */
+  deadline: number;
+  limits?: ArchiveLimits;
+}
+
+export interface Extracted {
+  files: number;
+  directories: number;
+  bytes: number;
+  /** The top-level folder that was flattened; '' when none was. */
+  flattened: string;
+}
+
+type Visit = (entry: ArchiveEntry, open: () => Promise<AsyncIterable<Buffer>>) => Promise<void>;
+
+/** Extracts `archive` into the empty directory `dir`. Throws ArchiveEntryError, ArchiveUnreadable or ExtractionStopped. */
+export async function extractArchive(archive: string, format: ArchiveFormat, dir: string, options: ExtractOptions): Promise<Extracted> {
+  const limits = options.limits ?? DEFAULT_ARCHIVE_LIMITS;
+  const checker = new ArchiveChecker(limits);
+  const accepted: AcceptedEntry[] = [];
+  const result: Extracted = { files: 0, directories: 0, bytes: 0, flattened: '' };
+  const checkTime = () => {
+    if (options.signal.aborted) throw new ExtractionStopped(true);
+    if (Date.now() >= options.deadline) throw new ExtractionStopped(false);
+  };
+
+  await walkArchive(archive, format, limits, async (entry, open) => {
+    checkTime();
+    const a = checker.accept(entry);
+    accepted.push(a);
+    if (a.path === '') return;
+    const target = join(dir, ...a.path.split('/'));
+    if (!inside(dir, target) || target === dir) throw new ArchiveEntryError(entry.name, 'leads outside the source');
+    if (a.type === 'directory') {
+      await mkdir(target, { recursive: true, mode: 0o755 });
+      result.directories += 1;
+      return;
+    }
+    await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+    const content = await open();
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        try {
+          checker.countBytes(entry, a.path, chunk.length);
+          checkTime();
+        } catch (err) {
+          return done(err as Error);
+        }
+        result.bytes += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      // `wx`: created new; never opens an existing path (or a link planted there).
+      await pipeline(content, meter, createWriteStream(target, { flags: 'wx', mode: safeFileMode(entry.mode) }));
+    } catch (err) {
+      if (err instanceof ArchiveEntryError || err instanceof ExtractionStopped) throw err;
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ArchiveEntryError(entry.name, 'the path appears twice');
+      throw new ArchiveEntryError(entry.name, `cannot be read: ${(err as Error).message}`);
+    }
+    checker.finishEntry(entry, a.path);
+    result.files += 1;
+  });
+  if (checker.count === 0) throw new ArchiveUnreadable('the archive holds no entries');
+
+  result.flattened = flattenPrefix(accepted);
+  if (result.flattened) await flatten(dir, result.flattened);
+  return result;
+}
+
+/** Moves everything inside `dir/<folder>` up into `dir` (the folder is the only thing in `dir`). */
+async function flatten(dir: string, folder: string): Promise<void> {
+  // Renamed first, so that a child with the folder's own name (`site/site`) can move up.
+  const parked = join(dir, `.skiff-flatten-${randomBytes(6).toString('hex')}`);
+  await rename(join(dir, folder), parked);
+  for (const name of await readdir(parked)) await rename(join(parked, name), join(dir, name));
+  await rmdir(parked);
+}
+
+function walkArchive(path: string, format: ArchiveFormat, limits: ArchiveLimits, visit: Visit): Promise<void> {
+  return format === 'zip' ? walkZip(path, visit) : walkTarGz(path, limits, visit);
+}
+
+function walkZip(path: string, visit: Visit): Promise<void> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: true }, (err, zip) => {
+      if (err || !zip) return reject(new ArchiveUnreadable(`not a readable zip: ${err?.message ?? 'unknown error'}`));
+      let failed = false;
+      const fail = (e: unknown) => {
+        if (failed) return;
+        failed = true;
+        try {
+          zip.close();
+        } catch {
+          // already closed
+        }
+        const ours = e instanceof ArchiveEntryError || e instanceof ArchiveUnreadable || e instanceof ExtractionStopped;
+        reject(ours ? e : new ArchiveUnreadable(`not a readable zip: ${(e as Error).message}`));
+      };
+      zip.on('error', fail);
+      zip.on('end', () => {
+        if (!failed) resolve();
+      });
+      zip.on('entry', (e: yauzl.Entry) => {
+        // Names are decoded here, not by yauzl, so that the rules (and their messages) are ours.
+        const name = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileName as unknown as Buffer, e.extraFields, true);
+        const entry: ArchiveEntry = {
+          name,
+          type: zipEntryType(name, e.externalFileAttributes, e.versionMadeBy),
+          size: e.uncompressedSize,
+          compressedSize: e.compressedSize,
+          mode: zipEntryMode(e.externalFileAttributes, e.versionMadeBy),
+        };
+        const open = () =>
+          new Promise<AsyncIterable<Buffer>>((res, rej) =>
+            zip.openReadStream(e, (streamErr, stream) =>
+              streamErr || !stream ? rej(new ArchiveEntryError(name, `cannot be read: ${streamErr?.message ?? 'no content'}`)) : res(stream),
+            ),
+          );
+        visit(entry, open).then(() => zip.readEntry(), fail);
+      });
+      zip.readEntry();
+    });
+  });
+}
+
+async function walkTarGz(path: string, limits: ArchiveLimits, visit: Visit): Promise<void> {
+  const extract = tar.extract();
+  // The tar stream holds the files plus headers and padding; past this it cannot be within the limits.
+  const ceiling = limits.maxTotalBytes + (limits.maxEntries + 16) * 1536;
+  let seen = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      done(seen > ceiling ? new ArchiveUnreadable(`the archive unpacks to more than ${limits.maxTotalBytes} bytes`) : null, chunk);
+    },
+  });
+  const feeding = pipeline(createReadStream(path), createGunzip(), meter, extract);
+  feeding.catch(() => {});
+  try {
+    for await (const e of extract) {
+      const { header } = e;
+      if (isTarMetadata(header.type)) {
+        e.resume();
+        continue;
+      }
+      const entry: ArchiveEntry = { name: header.name, type: tarEntryType(header.type), size: header.size ?? 0, mode: header.mode };
+      let opened = false;
+      await visit(entry, async () => {
+        opened = true;
+        return e as AsyncIterable<Buffer>;
+      });
+      if (!opened) e.resume();
+    }
+    await feeding;
+  } catch (err) {
+    extract.destroy();
+    if (err instanceof ArchiveEntryError || err instanceof ArchiveUnreadable || err instanceof ExtractionStopped) throw err;
+    const fed = await feeding.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    if (fed instanceof ArchiveUnreadable) throw fed;
+    throw new ArchiveUnreadable(`not a readable tar.gz: ${((fed ?? err) as Error).message}`);
+  }
+}

@@ -1,0 +1,128 @@
+// The pure parts of builds: command lines, refusals, log scrubbing, generated files.
+import { BuildType } from '@skiff/proto';
+import { describe, expect, it } from 'vitest';
+import { BuildLog, HIDDEN_LINE, redactUrlCredentials } from './build-log.js';
+import { lineSplitter } from './child-process.js';
+import { buildFailure, dockerBuildArgs, refuseBuildArgName } from './docker-build.js';
+import { externalBuilderCommand } from './external-builders.js';
+import { refuseBranch, refuseGitUrl } from './git-source.js';
+import { staticCaddyfile, staticContainerfile } from './static-site.js';
+
+describe('git URLs and branches', () => {
+  it('takes http(s), ssh, git and scp-like URLs', () => {
+    for (const url of ['https://git.example.com/a/b.git', 'http://u:p@127.0.0.1:8080/r.git', 'ssh://git@host:2222/a/b.git', 'git://host/r.git', 'git@github.com:acme/shop.git']) {
+      expect(refuseGitUrl(url), url).toBeNull();
+    }
+  });
+
+  it('refuses options, remote helpers, local paths and other transports', () => {
+    expect(refuseGitUrl('--upload-pack=touch /tmp/x')).toContain('must not start with "-"');
+    expect(refuseGitUrl('ext::sh -c id')).toBeTruthy();
+    expect(refuseGitUrl('fd::3')).toBe('remote helper URLs (<transport>::…) are not allowed');
+    expect(refuseGitUrl('file:///etc')).toBe('the file transport is not allowed (use http(s), ssh or git)');
+    expect(refuseGitUrl('/srv/repo.git')).toBeTruthy();
+    expect(refuseGitUrl('')).toBe('the git URL is empty');
+  });
+
+  it('refuses branches git would read as options or that are not ref names', () => {
+    expect(refuseBranch('release/2.1')).toBeNull();
+    expect(refuseBranch('-x')).toBe('the branch must not start with "-"');
+    for (const b of ['a..b', 'a b', 'a:b', 'a~1', 'x@{1}', '']) expect(refuseBranch(b), b).not.toBeNull();
+  });
+});
+
+describe('docker build command', () => {
+  it('names build args without their values and secrets by file', () => {
+    expect(
+      dockerBuildArgs({
+        file: '/w/src/Dockerfile',
+        context: '/w/src',
+        target: 'runtime',
+        buildArgs: { NODE: '20', API_KEY: 'secret-value' },
+        secretFiles: { NPM_TOKEN: '/w/private/secret-0' },
+        labels: { 'skiff.managed': 'true', 'skiff.id': 'app_1' },
+        image: 'web:dep_1',
+      }),
+    ).toEqual([
+      'build', '--progress=plain', '-f', '/w/src/Dockerfile', '--target', 'runtime',
+      '--build-arg', 'API_KEY', '--build-arg', 'NODE',
+      '--secret', 'id=NPM_TOKEN,src=/w/private/secret-0',
+      '--label', 'skiff.id=app_1', '--label', 'skiff.managed=true',
+      '-t', 'web:dep_1', '--', '/w/src',
+    ]);
+  });
+
+  it('refuses build arg names the docker CLI reads from its environment', () => {
+    expect(refuseBuildArgName('NODE_VERSION')).toBeNull();
+    for (const name of ['PATH', 'HOME', 'DOCKER_HOST', 'BUILDKIT_PROGRESS', '1X', 'A-B']) expect(refuseBuildArgName(name), name).not.toBeNull();
+  });
+
+  it('finds the builder\'s reason at the end of its output', () => {
+    expect(
+      buildFailure([
+        '#6 0.2 about to fail',
+        '#6 ERROR: executor failed running [/bin/sh -c exit 7]: exit code: 7',
+        '------',
+        ' > [2/2] RUN exit 7:',
+        '------',
+        'error: failed to solve: executor failed running [/bin/sh -c exit 7]: exit code: 7',
+      ]),
+    ).toBe('failed to solve: executor failed running [/bin/sh -c exit 7]: exit code: 7');
+    expect(buildFailure(['just one line'])).toBe('just one line');
+    expect(buildFailure([])).toBeNull();
+  });
+});
+
+describe('external builders', () => {
+  const build = { dir: '/w/src', image: 'web:dep_1', buildArgs: { B: '2', A: '1' }, hasSecrets: false, builderVersion: '' };
+  it('maps each build type to its program', () => {
+    expect(externalBuilderCommand({ ...build, type: BuildType.BUILD_TYPE_PACK_ONE })).toEqual({
+      program: 'nixpacks',
+      args: ['build', '/w/src', '--name', 'web:dep_1', '--env', 'A', '--env', 'B'],
+    });
+    expect(externalBuilderCommand({ ...build, type: BuildType.BUILD_TYPE_PACK_TWO }).program).toBe('railpack');
+    expect(externalBuilderCommand({ ...build, type: BuildType.BUILD_TYPE_LEGACY_BUILDPACKS, builderVersion: '22' }).args).toEqual([
+      'build', 'web:dep_1', '--path', '/w/src', '--builder', 'heroku/builder:22', '--env', 'A', '--env', 'B',
+    ]);
+    expect(externalBuilderCommand({ ...build, type: BuildType.BUILD_TYPE_CLOUDNATIVE_BUILDPACKS }).args).toContain('paketobuildpacks/builder-jammy-base');
+  });
+});
+
+describe('build log', () => {
+  it('hides lines with a secret (also a line of a multi-line one) and URL logins, in batches', async () => {
+    const sent: string[][] = [];
+    const log = new BuildLog(async (...lines) => void sent.push(lines), {
+      secrets: ['tok-123', '-----BEGIN KEY-----\nAAAABBBBCCCC\n-----END KEY-----'],
+      maxLines: 2,
+      intervalMs: 10_000,
+    });
+    log.line('step 1');
+    log.line('echo tok-123');
+    log.line('AAAABBBBCCCC');
+    log.line('fetching https://user:pa55@host/x.git');
+    await log.close();
+    expect(sent).toEqual([['step 1', HIDDEN_LINE], [HIDDEN_LINE, 'fetching https://***@host/x.git']]);
+    expect(redactUrlCredentials('ssh://git@h/r and http://tok@h/r')).toBe('ssh://***@h/r and http://***@h/r');
+  });
+
+  it('splits output into lines, keeping the last state of \\r redraws', () => {
+    const lines: string[] = [];
+    const split = lineSplitter((l) => lines.push(l));
+    split.push('Receiving objects:  10%\rReceiving objects: 100%, done.\nsecond');
+    split.push(Buffer.from([0xc3]));
+    split.push(Buffer.from([0xa9, 0x0a]));
+    split.push('tail');
+    split.end();
+    expect(lines).toEqual(['Receiving objects: 100%, done.', 'secondé', 'tail']);
+  });
+});
+
+describe('static site files', () => {
+  it('serves /srv with caddy on port 80, with index.html for unknown paths only for single-page applications', () => {
+    expect(staticContainerfile()).toBe(
+      'FROM caddy:2\nCOPY Caddyfile /etc/caddy/Caddyfile\nCOPY site/ /srv/\nEXPOSE 80\nCMD ["caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"]\n',
+    );
+    expect(staticCaddyfile({ spa: true })).toBe('{\n\tadmin off\n}\n\n:80 {\n\troot * /srv\n\tencode gzip\n\ttry_files {path} /index.html\n\tfile_server\n}\n');
+    expect(staticCaddyfile({ spa: false })).not.toContain('try_files');
+  });
+});

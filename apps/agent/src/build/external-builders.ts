@@ -1,0 +1,129 @@
+/**
+ * The build types that call an external builder program, when the server has it
+ * (REFERENCE.md names them):
+ *
+ * | build type             | program    | how                                                        |
+ * |------------------------|------------|------------------------------------------------------------|
+ * | pack_one               | `nixpacks` | `nixpacks build <dir> --name <image> [--env KEY…]`        |
+ * | pack_two               | `railpack` | `railpack build <dir> --name <image> [--env KEY…]`        |
+ * | legacy_buildpacks      | `pack`     | `pack build <image> --path <dir> --builder heroku/builder:<version, default 24>` |
+ * | cloudnative_buildpacks | `pack`     | `pack build <image> --path <dir> --builder paketobuildpacks/builder-jammy-base` |
+ *
+ * Build arguments reach them as environment variables by name (`--env KEY`, the value in
+ * the program's environment, never its arguments). They have no build secrets: secrets
+ * given are not passed (the log says so), since these builders may bake their environment
+ * into the image. pack_two's `builder_version` is not selectable (railpack builds with the
+ * installed version; the log names the version asked for). A missing program fails the
+ * build with `<program> is not installed on this server (needed by build type <type>)`.
+ */
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { BuildType } from '@skiff/proto';
+import { AbandonedError } from '../commands/handler.js';
+import { BuildLog } from './build-log.js';
+import { runChild } from './child-process.js';
+import { BuildError } from './errors.js';
+import { refuseBuildArgName } from './docker-build.js';
+import { baseEnv, type BuildSettings } from './settings.js';
+
+export const BUILD_TYPE_NAMES: Partial<Record<BuildType, string>> = {
+  [BuildType.BUILD_TYPE_PACK_ONE]: 'pack_one',
+  [BuildType.BUILD_TYPE_PACK_TWO]: 'pack_two',
+  [BuildType.BUILD_TYPE_LEGACY_BUILDPACKS]: 'legacy_buildpacks',
+  [BuildType.BUILD_TYPE_CLOUDNATIVE_BUILDPACKS]: 'cloudnative_buildpacks',
+};
+
+const VERSION = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export interface ExternalBuild {
+  type: BuildType;
+  /** The directory to build (absolute). */
+  dir: string;
+  image: string;
+  buildArgs: Record<string, string>;
+  hasSecrets: boolean;
+  builderVersion: string;
+}
+
+/** The program and its arguments for a build type. Pure. */
+export function externalBuilderCommand(build: ExternalBuild): { program: string; args: string[] } {
+  const envArgs = Object.keys(build.buildArgs).sort().flatMap((k) => ['--env', k]);
+  switch (build.type) {
+    case BuildType.BUILD_TYPE_PACK_ONE:
+      return { program: 'nixpacks', args: ['build', build.dir, '--name', build.image, ...envArgs] };
+    case BuildType.BUILD_TYPE_PACK_TWO:
+      return { program: 'railpack', args: ['build', build.dir, '--name', build.image, ...envArgs] };
+    case BuildType.BUILD_TYPE_LEGACY_BUILDPACKS:
+      return {
+        program: 'pack',
+        args: ['build', build.image, '--path', build.dir, '--builder', `heroku/builder:${build.builderVersion || '24'}`, ...envArgs],
+      };
+    case BuildType.BUILD_TYPE_CLOUDNATIVE_BUILDPACKS:
+      return { program: 'pack', args: ['build', build.image, '--path', build.dir, '--builder', 'paketobuildpacks/builder-jammy-base', ...envArgs] };
+    default:
+      throw new BuildError('this build type has no external builder');
+  }
+}
+
+/** The program's path on PATH, or null when it is not installed. */
+export async function findProgram(program: string, path: string): Promise<string | null> {
+  for (const dir of path.split(delimiter)) {
+    if (dir === '' || !isAbsolute(dir)) continue;
+    const candidate = join(dir, program);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+export interface ExternalBuildRun extends ExternalBuild {
+  settings: BuildSettings;
+  signal: AbortSignal;
+  deadline: number;
+  log: (...lines: string[]) => Promise<void>;
+}
+
+export async function runExternalBuild(run: ExternalBuildRun): Promise<void> {
+  const typeName = BUILD_TYPE_NAMES[run.type] ?? 'unknown';
+  const { program, args } = externalBuilderCommand(run);
+  const base = baseEnv(run.settings);
+  const found = await findProgram(program, base.PATH!);
+  if (!found) throw new BuildError(`${program} is not installed on this server (needed by build type ${typeName})`);
+  for (const name of Object.keys(run.buildArgs)) {
+    const refusal = refuseBuildArgName(name);
+    if (refusal) throw new BuildError(refusal);
+  }
+  const env = { ...base, ...run.buildArgs };
+  if (run.builderVersion !== '' && !VERSION.test(run.builderVersion)) {
+    throw new BuildError(`builder version "${run.builderVersion}" is not a valid version`);
+  }
+  if (run.hasSecrets) await run.log(`Build secrets are not passed to ${program} (it has no build secrets); use a containerfile build for them`);
+  if (run.type === BuildType.BUILD_TYPE_PACK_TWO && run.builderVersion !== '') {
+    await run.log(`railpack ${run.builderVersion} was asked for; the installed railpack builds`);
+  }
+  await run.log(`Building with ${program} (${typeName})`);
+  const log = new BuildLog(run.log);
+  const tail: string[] = [];
+  const result = await runChild({
+    file: found,
+    args,
+    env,
+    signal: run.signal,
+    deadline: run.deadline,
+    onLine: (line) => {
+      log.line(line);
+      tail.push(log.scrub(line));
+      if (tail.length > 10) tail.shift();
+    },
+  });
+  await log.close();
+  if (result.aborted || run.signal.aborted) throw new AbandonedError();
+  if (result.startError) throw new BuildError(`${program} could not be started: ${result.startError}`);
+  if (result.timedOut) throw new BuildError('the build did not finish before its timeout');
+  if (result.code !== 0) throw new BuildError(`${program} failed: ${tail[tail.length - 1]?.trim() ?? `exit code ${result.code}`}`);
+}

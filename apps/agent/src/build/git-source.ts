@@ -1,0 +1,161 @@
+/**
+ * A shallow clone of one branch of a generic git repository (and, when asked, its
+ * submodules), with the git program:
+ *
+ *   git clone --progress --depth 1 --branch=<branch> [--recurse-submodules --shallow-submodules] -- <url> <dir>
+ *
+ * - Argument arrays only; the URL and the branch are checked first (no leading `-`, no
+ *   `<transport>::` remote helpers such as `ext::`, only http(s), ssh, git and scp-like
+ *   `user@host:path` URLs), and GIT_ALLOW_PROTOCOL=http:https:ssh:git holds for
+ *   submodules too (no `file://`, no `ext::`).
+ * - git runs without the system's or the user's configuration, never prompts
+ *   (GIT_TERMINAL_PROMPT=0, ssh BatchMode), and new SSH hosts are accepted once and then
+ *   pinned in `<agent data>/known_hosts`.
+ * - An SSH private key is written to a 0600 file in the build's private directory and
+ *   removed after the clone, whatever happens.
+ * - Credentials in an http URL never reach the log: URLs are shown as `https://***@host/…`
+ *   and any line carrying the user name or password is hidden.
+ * - The deadline and the signal kill git and its children (ssh, remote helpers).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GitSource } from '@skiff/proto';
+import { AbandonedError } from '../commands/handler.js';
+import { BuildLog, redactUrlCredentials } from './build-log.js';
+import { runChild } from './child-process.js';
+import { BuildError } from './errors.js';
+import type { SourceContext } from './source.js';
+
+const SCP_LIKE = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!\/\/)[A-Za-z0-9._~/-]+$/;
+const URL_PROTOCOLS = new Set(['http:', 'https:', 'ssh:', 'git:']);
+/** Shell-safe characters for paths placed in GIT_SSH_COMMAND (our own paths, never user text). */
+const SAFE_PATH = /^[A-Za-z0-9._/-]+$/;
+
+/** Why git must not be given this URL, or null when it may. */
+export function refuseGitUrl(url: string): string | null {
+  if (url === '') return 'the git URL is empty';
+  if (url.startsWith('-')) return 'the git URL must not start with "-"';
+  if (/\s/.test(url)) return 'the git URL must not contain whitespace';
+  if (/^[A-Za-z0-9+.-]+::/.test(url)) return 'remote helper URLs (<transport>::…) are not allowed';
+  if (SCP_LIKE.test(url)) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'the git URL must be an http(s), ssh or git URL, or user@host:path';
+  }
+  if (!URL_PROTOCOLS.has(parsed.protocol)) return `the ${parsed.protocol.replace(/:$/, '')} transport is not allowed (use http(s), ssh or git)`;
+  if (parsed.hostname === '') return 'the git URL names no host';
+  return null;
+}
+
+/** Why git must not be given this branch, or null when it may. */
+export function refuseBranch(branch: string): string | null {
+  if (branch === '') return 'the branch is empty';
+  if (branch.startsWith('-')) return 'the branch must not start with "-"';
+  if (/[\s~^:?*[\\\x00-\x1f\x7f]/.test(branch) || branch.includes('..') || branch.includes('@{')) {
+    return `"${branch}" is not a valid branch name`;
+  }
+  return null;
+}
+
+/** The URL as it may be shown. */
+export const displayUrl = (url: string) => redactUrlCredentials(url);
+
+/** The login an http(s) URL carries, in the forms git may print it, to hide from the log. */
+function urlSecrets(url: string): string[] {
+  try {
+    const { username, password, protocol } = new URL(url);
+    if (protocol !== 'http:' && protocol !== 'https:') return [];
+    return [username, password, decodeURIComponent(username), decodeURIComponent(password)].filter((s) => s.length >= 3);
+  } catch {
+    return [];
+  }
+}
+
+export async function fetchGitSource(source: GitSource, dir: string, ctx: SourceContext): Promise<void> {
+  const refusal = refuseGitUrl(source.url) ?? refuseBranch(source.branch);
+  if (refusal) throw new BuildError(refusal);
+
+  const keyDir = await mkdtemp(join(ctx.privateDir ?? tmpdir(), 'git-ssh-'));
+  try {
+    const env = await gitEnv(source, keyDir, ctx.dataDir ?? keyDir);
+    const args = ['clone', '--progress', '--depth', '1', `--branch=${source.branch}`];
+    if (source.submodules) args.push('--recurse-submodules', '--shallow-submodules');
+    args.push('--', source.url, dir);
+
+    await ctx.log(
+      `Cloning ${displayUrl(source.url)} (branch ${source.branch}${source.submodules ? ', with submodules' : ''}${source.sshPrivateKey ? ', with the SSH key' : ''})`,
+    );
+    const log = new BuildLog(ctx.log, { secrets: [...urlSecrets(source.url), source.sshPrivateKey] });
+    const tail: string[] = [];
+    const result = await runChild({
+      file: 'git',
+      args,
+      env,
+      signal: ctx.signal,
+      deadline: ctx.deadline,
+      onLine: (line) => {
+        log.line(line);
+        tail.push(log.scrub(line));
+        if (tail.length > 20) tail.shift();
+      },
+    });
+    await log.close();
+    if (result.aborted || ctx.signal.aborted) throw new AbandonedError();
+    if (result.startError) throw new BuildError(`git could not be started: ${result.startError}`);
+    if (result.timedOut) throw new BuildError('the git clone did not finish before the deadline');
+    if (result.code !== 0) throw new BuildError(`git clone failed: ${cloneFailure(tail) ?? `git exited with code ${result.code}`}`);
+
+    const head = await headCommit(dir, env, ctx);
+    await ctx.log(head ? `Cloned commit ${head}` : 'Cloned');
+  } finally {
+    await rm(keyDir, { recursive: true, force: true });
+  }
+}
+
+async function gitEnv(source: GitSource, keyDir: string, dataDir: string): Promise<Record<string, string>> {
+  const knownHosts = join(dataDir, 'known_hosts');
+  const ssh = ['ssh', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${knownHosts}`];
+  if (source.sshPrivateKey.trim() !== '') {
+    const keyFile = join(keyDir, 'id');
+    const key = source.sshPrivateKey.endsWith('\n') ? source.sshPrivateKey : `${source.sshPrivateKey}\n`;
+    await writeFile(keyFile, key, { mode: 0o600 });
+    ssh.push('-i', keyFile, '-o', 'IdentitiesOnly=yes');
+  }
+  for (const path of [knownHosts, keyDir]) {
+    if (!SAFE_PATH.test(path)) throw new BuildError('the agent data directory has characters git cannot be given safely');
+  }
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: keyDir,
+    LANG: 'C.UTF-8',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ALLOW_PROTOCOL: 'http:https:ssh:git',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_SSH_COMMAND: ssh.join(' '),
+  };
+}
+
+/** The most telling line of a failed clone (git's `fatal:`/`error:` lines). */
+function cloneFailure(tail: readonly string[]): string | null {
+  const fatal = [...tail].reverse().find((l) => /^(fatal|error):/i.test(l.trim()));
+  return (fatal ?? tail[tail.length - 1] ?? null)?.trim().replace(/^fatal:\s*/i, '') ?? null;
+}
+
+/** `<short sha> <subject>` of the checked-out commit, or null. */
+async function headCommit(dir: string, env: Record<string, string>, ctx: SourceContext): Promise<string | null> {
+  const lines: string[] = [];
+  const result = await runChild({
+    file: 'git',
+    args: ['-C', dir, 'log', '-1', '--format=%h %s'],
+    env,
+    signal: ctx.signal,
+    deadline: Math.min(ctx.deadline, Date.now() + 10_000),
+    onLine: (line) => lines.push(line),
+  });
+  if (result.aborted) throw new AbandonedError();
+  return result.code === 0 && lines[0] ? lines[0].slice(0, 200) : null;
+}

@@ -1,0 +1,140 @@
+/**
+ * What the agent does with a control request (proto ControlRequest; ARCHITECTURE.md
+ * "Commands" 5: a cancel is not queued and aborts only that workload's running command).
+ *
+ * - CancelWorkload: the cancel is journaled, then the workload's running command is aborted
+ *   with a CommandCancelled reason (runner.ts ends it CANCELLED and its handler undoes what
+ *   it began; an agent that stops first ends it so at its next start). With
+ *   `deployment_id`, only when the running command is that deployment's; with `build_only`
+ *   (killBuild), only while its handler says it is in its `build` phase. The reply lists the
+ *   cancelled command at once; the command ends shortly after.
+ * - CleanQueue: the workload's waiting commands are taken out of the scheduler and each
+ *   ends CANCELLED without running: its handler closes its deployment ("removed from the
+ *   queue"), the result is journaled (so neither a restart nor a redelivery runs it) and
+ *   reported. The listed command ids this agent has not taken in yet (still on their way
+ *   through the stream) are journaled as finished CANCELLED right away: when they arrive,
+ *   the intake finds them finished and only re-reports that. The reply comes once all of
+ *   them are journaled.
+ *
+ * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
+ */
+import { CommandKind, CommandStatus, timestampFromDate, type CancelWorkload, type CleanQueue, type Command, type ControlReply, type ControlRequest } from '@skiff/proto';
+import type { Logger } from 'pino';
+import type { Reports } from '../commands/deployment-events.js';
+import { JournalError, type CommandJournal } from '../commands/journal.js';
+import { endWithoutRun, type HandlerRegistry } from '../commands/runner.js';
+import type { RunningCommands } from '../commands/running-commands.js';
+import type { CommandScheduler } from '../commands/scheduler.js';
+
+/** The reasons the commands end with (they become the deployments' reasons). */
+export const CANCEL_REASON = 'cancelled by the user';
+export const KILL_BUILD_REASON = 'the build was killed by the user';
+export const REMOVED_REASON = 'removed from the queue by the user';
+
+export interface CommandControlDeps {
+  scheduler: Pick<CommandScheduler, 'removeWaiting' | 'forget'>;
+  running: RunningCommands;
+  journal: CommandJournal;
+  reports: Reports;
+  handlers: HandlerRegistry;
+  log: Logger;
+  now?: () => Date;
+}
+
+export class CommandControl {
+  constructor(private readonly deps: CommandControlDeps) {}
+
+  async handle(request: ControlRequest): Promise<ControlReply> {
+    switch (request.request?.$case) {
+      case 'cancelWorkload':
+        return this.cancel(request.request.value);
+      case 'cleanQueue':
+        return this.cleanQueue(request.request.value);
+      default:
+        return refused('the control request asks for nothing this agent knows');
+    }
+  }
+
+  async cancel(request: CancelWorkload): Promise<ControlReply> {
+    const key = request.workloadKey;
+    if (key === '') return refused('workload_key is empty');
+    const run = this.deps.running.ofWorkload(key);
+    if (!run) return refused(`nothing runs for ${key}`);
+    if (request.deploymentId !== '' && deploymentIdOf(run.command) !== request.deploymentId) {
+      return refused(`the command running for ${key} is not deployment ${request.deploymentId}`);
+    }
+    if (request.buildOnly && run.phase !== 'build') {
+      return refused(run.phase === 'rollout' ? `the deployment of ${key} is past its build: its rollout runs` : `no build runs for ${key}`);
+    }
+    if (run.signal.aborted) return refused(`the command running for ${key} is already stopping`);
+    const reason = request.buildOnly ? KILL_BUILD_REASON : CANCEL_REASON;
+    try {
+      // Journaled first: if the agent ends before the run does, the next start ends it CANCELLED instead of running it again.
+      await this.deps.journal.recordCancel(run.id, reason);
+    } catch (err) {
+      if (err instanceof JournalError) return refused(`the command running for ${key} has just finished`);
+      throw err;
+    }
+    if (!this.deps.running.cancel(run.id, reason)) return refused(`the command running for ${key} is already stopping`);
+    this.deps.log.info({ commandId: run.id, workloadKey: key, buildOnly: request.buildOnly, phase: run.phase }, 'cancelling the running command');
+    return { commandIds: [run.id], error: '' };
+  }
+
+  async cleanQueue(request: CleanQueue): Promise<ControlReply> {
+    const key = request.workloadKey;
+    if (key === '') return refused('workload_key is empty');
+    const outcome = { status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: REMOVED_REASON };
+    const ended: string[] = [];
+    const removed = this.deps.scheduler.removeWaiting(key);
+    try {
+      ended.push(...(await this.refuseUnseen(key, request.commandIds)));
+      // One that arrived while the others were journaled waits in the queue now: drop it too.
+      removed.push(...this.deps.scheduler.removeWaiting(key));
+      for (const { id } of removed) {
+        if (await endWithoutRun(id, outcome, this.deps)) ended.push(id);
+      }
+    } catch (err) {
+      // The journal could not be written: what was not ended stays journaled as accepted and
+      // runs at the next start. Say so rather than claim it was dropped.
+      this.deps.log.error({ err, workloadKey: key }, 'could not end the commands removed from the queue');
+      return { commandIds: ended, error: `the agent could not record the removal: ${(err as Error).message}` };
+    } finally {
+      for (const { id } of removed) this.deps.scheduler.forget(id);
+    }
+    if (ended.length === 0) return refused(`no command of ${key} waits in the queue`);
+    this.deps.log.info({ workloadKey: key, commandIds: ended }, 'removed waiting commands from the queue');
+    return { commandIds: ended, error: '' };
+  }
+
+  /** Journals the listed commands not taken in yet as finished CANCELLED (and reports them); answers their ids. */
+  private async refuseUnseen(workloadKey: string, ids: readonly string[]): Promise<string[]> {
+    const refused: string[] = [];
+    for (const id of new Set(ids)) {
+      if (id === '' || this.deps.journal.get(id)) continue;
+      const result = {
+        commandId: id,
+        status: CommandStatus.COMMAND_STATUS_CANCELLED,
+        reason: REMOVED_REASON,
+        finishedAt: timestampFromDate((this.deps.now ?? (() => new Date()))()),
+      };
+      try {
+        await this.deps.journal.acceptFinished({ id, workloadKey, kind: CommandKind.COMMAND_KIND_UNSPECIFIED }, result);
+      } catch (err) {
+        // It arrived in the meantime: it waits in the queue (removed by the caller) or runs.
+        if (err instanceof JournalError) continue;
+        throw err;
+      }
+      this.deps.reports.reportResult(result);
+      refused.push(id);
+    }
+    return refused;
+  }
+}
+
+function refused(error: string): ControlReply {
+  return { commandIds: [], error };
+}
+
+function deploymentIdOf(command: Command): string | null {
+  return command.payload?.$case === 'deployApplication' ? command.payload.value.deploymentId : null;
+}
