@@ -83,7 +83,7 @@ describe('server.create and the join token', () => {
     });
     expect(s.join.command).toBe(
       `env SKIFF_SERVER_ID='${s.serverId}' SKIFF_JOIN_TOKEN='${s.join.token}' SKIFF_CONTROL_PLANE_GRPC='cp.example.com:50051' ` +
-        `SKIFF_NATS_URL='nats://cp.example.com:4222' SKIFF_AGENT_DATA_DIR=/var/lib/skiff-agent node skiff-agent.mjs`,
+        `SKIFF_NATS_URL='nats://cp.example.com:4222' SKIFF_AGENT_DATA_DIR=/var/lib/skiff-agent node --lite-mode --max-semi-space-size=1 skiff-agent.mjs`,
     );
     const read = await one(s.serverId);
     expect(read).toMatchObject({ status: 'pending', lastSeenAt: null, joinedAt: null, agentVersion: null, joinTokenExpiresAt: s.join.expiresAt });

@@ -116,7 +116,7 @@ export class ServerService {
       env,
       command: `env ${Object.entries(env)
         .map(([k, v]) => `${k}=${shellQuote(v)}`)
-        .join(' ')} SKIFF_AGENT_DATA_DIR=/var/lib/skiff-agent node skiff-agent.mjs`,
+        .join(' ')} SKIFF_AGENT_DATA_DIR=/var/lib/skiff-agent node --lite-mode --max-semi-space-size=1 skiff-agent.mjs`,
     };
     return { columns: { joinTokenHash: credentialDigest(token), joinTokenExpiresAt: expiresAt }, join };
   }
