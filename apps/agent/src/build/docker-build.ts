@@ -17,11 +17,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AbandonedError } from '../commands/handler.js';
 import { BuildLog } from './build-log.js';
-import { runChild } from './child-process.js';
 import { BuildError } from './errors.js';
 import { baseEnv, type BuildSettings } from './settings.js';
+import { runLoggedProgram } from './logged-program.js';
 
 export interface DockerBuildInput {
   /** The Containerfile (absolute). */
@@ -95,25 +94,18 @@ export async function runDockerBuild(run: DockerBuildRun): Promise<void> {
 
   const args = dockerBuildArgs({ ...run, secretFiles });
   const env = { ...baseEnv(run.settings), ...run.buildArgs, DOCKER_BUILDKIT: '1' };
-  const log = new BuildLog(run.log, { secrets: Object.values(run.buildSecrets) });
-  const tail: string[] = [];
-  const result = await runChild({
+  await runLoggedProgram({
+    name: 'the build',
     file: run.settings.dockerCli,
     args,
     env,
     signal: run.signal,
     deadline: run.deadline,
-    onLine: (line) => {
-      log.line(line);
-      tail.push(log.scrub(line));
-      if (tail.length > 30) tail.shift();
-    },
+    log: new BuildLog(run.log, { secrets: Object.values(run.buildSecrets) }),
+    tailLines: 30,
+    timeoutMessage: 'the build did not finish before its timeout',
+    failure: buildFailure,
   });
-  await log.close();
-  if (result.aborted || run.signal.aborted) throw new AbandonedError();
-  if (result.startError) throw new BuildError(`the docker CLI (${run.settings.dockerCli}) could not be started: ${result.startError}`);
-  if (result.timedOut) throw new BuildError('the build did not finish before its timeout');
-  if (result.code !== 0) throw new BuildError(`the build failed: ${buildFailure(tail) ?? `docker build exited with code ${result.code}`}`);
 }
 
 /** The builder's own reason, from the end of BuildKit's plain output. */

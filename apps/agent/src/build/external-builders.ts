@@ -20,12 +20,11 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { BuildType } from '@skiff/proto';
-import { AbandonedError } from '../commands/handler.js';
 import { BuildLog } from './build-log.js';
-import { runChild } from './child-process.js';
 import { BuildError } from './errors.js';
 import { refuseBuildArgName } from './docker-build.js';
 import { baseEnv, type BuildSettings } from './settings.js';
+import { runLoggedProgram } from './logged-program.js';
 
 export const BUILD_TYPE_NAMES: Partial<Record<BuildType, string>> = {
   [BuildType.BUILD_TYPE_PACK_ONE]: 'pack_one',
@@ -107,23 +106,15 @@ export async function runExternalBuild(run: ExternalBuildRun): Promise<void> {
     await run.log(`railpack ${run.builderVersion} was asked for; the installed railpack builds`);
   }
   await run.log(`Building with ${program} (${typeName})`);
-  const log = new BuildLog(run.log);
-  const tail: string[] = [];
-  const result = await runChild({
+  await runLoggedProgram({
+    name: program,
     file: found,
     args,
     env,
     signal: run.signal,
     deadline: run.deadline,
-    onLine: (line) => {
-      log.line(line);
-      tail.push(log.scrub(line));
-      if (tail.length > 10) tail.shift();
-    },
+    log: new BuildLog(run.log),
+    tailLines: 10,
+    timeoutMessage: 'the build did not finish before its timeout',
   });
-  await log.close();
-  if (result.aborted || run.signal.aborted) throw new AbandonedError();
-  if (result.startError) throw new BuildError(`${program} could not be started: ${result.startError}`);
-  if (result.timedOut) throw new BuildError('the build did not finish before its timeout');
-  if (result.code !== 0) throw new BuildError(`${program} failed: ${tail[tail.length - 1]?.trim() ?? `exit code ${result.code}`}`);
 }

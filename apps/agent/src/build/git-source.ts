@@ -26,6 +26,7 @@ import { BuildLog, redactUrlCredentials } from './build-log.js';
 import { runChild } from './child-process.js';
 import { BuildError } from './errors.js';
 import type { SourceContext } from './source.js';
+import { runLoggedProgram } from './logged-program.js';
 
 const SCP_LIKE = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!\/\/)[A-Za-z0-9._~/-]+$/;
 const URL_PROTOCOLS = new Set(['http:', 'https:', 'ssh:', 'git:']);
@@ -88,25 +89,18 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
     await ctx.log(
       `Cloning ${displayUrl(source.url)} (branch ${source.branch}${source.submodules ? ', with submodules' : ''}${source.sshPrivateKey ? ', with the SSH key' : ''})`,
     );
-    const log = new BuildLog(ctx.log, { secrets: [...urlSecrets(source.url), source.sshPrivateKey] });
-    const tail: string[] = [];
-    const result = await runChild({
+    await runLoggedProgram({
+      name: 'git clone',
       file: 'git',
       args,
       env,
       signal: ctx.signal,
       deadline: ctx.deadline,
-      onLine: (line) => {
-        log.line(line);
-        tail.push(log.scrub(line));
-        if (tail.length > 20) tail.shift();
-      },
+      log: new BuildLog(ctx.log, { secrets: [...urlSecrets(source.url), source.sshPrivateKey] }),
+      tailLines: 20,
+      timeoutMessage: 'the git clone did not finish before the deadline',
+      failure: cloneFailure,
     });
-    await log.close();
-    if (result.aborted || ctx.signal.aborted) throw new AbandonedError();
-    if (result.startError) throw new BuildError(`git could not be started: ${result.startError}`);
-    if (result.timedOut) throw new BuildError('the git clone did not finish before the deadline');
-    if (result.code !== 0) throw new BuildError(`git clone failed: ${cloneFailure(tail) ?? `git exited with code ${result.code}`}`);
 
     const head = await headCommit(dir, env, ctx);
     await ctx.log(head ? `Cloned commit ${head}` : 'Cloned');
