@@ -155,6 +155,17 @@ ensure_registry_packages() {
   fi
 }
 
+# OpenSSH for the git-over-SSH tests: they start their own sshd on loopback
+# (libs/testing/src/ssh-git-server.ts) and clone with the ssh client; nothing runs here.
+ensure_ssh_packages() {
+  local missing=()
+  [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+  command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    apt_install "${missing[@]}"
+  fi
+}
+
 nats_server_bin() {
   local p
   for p in /usr/sbin/nats-server /usr/bin/nats-server /usr/local/bin/nats-server; do

@@ -22,7 +22,7 @@ import {
   builtImageName,
   deployApplicationCommand,
 } from './deploy-command.js';
-import { archiveSourceOf, latestArchive } from './drop-archives.js';
+import { archiveOf, archiveSourceOf, latestArchive } from './drop-archives.js';
 import { type ServiceDeps, iso } from './deps.js';
 import { applicationRegistryAuth } from './registry-auth.js';
 import { lockApplicationForWork } from './workload-commands.js';
@@ -93,10 +93,10 @@ export class DeploymentService {
    * the forge source types are refused (their integrations come later). A missing setting
    * is BAD_REQUEST naming it.
    */
-  async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy') {
+  async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy', source: { archiveId?: string } = {}) {
     const located = await this.access.find(p, 'application', input.applicationId);
     const app = located.row;
-    const plan = await this.plan(located);
+    const plan = await this.plan(located, source);
     const env = this.resolveEnv(located);
 
     const now = this.deps.clock();
@@ -150,7 +150,8 @@ export class DeploymentService {
   }
 
   /** What the deploy runs, from the application's source settings. Throws Invalid naming the missing field. */
-  private async plan(located: Located<'application'>): Promise<DeployPlan> {
+  /** `archiveId`: the upload this deploy builds (application.dropDeployment); default the newest. */
+  private async plan(located: Located<'application'>, { archiveId }: { archiveId?: string }): Promise<DeployPlan> {
     const app = located.row;
     switch (app.sourceType) {
       case 'container': {
@@ -174,7 +175,7 @@ export class DeploymentService {
         return { kind: 'build', source, recipe: buildRecipe(app, app.customGitBuildPath, this.resolveBuildVariables(located)) };
       }
       case 'drop': {
-        const archive = await latestArchive(this.db, app.id);
+        const archive = await (archiveId ? archiveOf(this.db, app.id, archiveId) : latestArchive(this.db, app.id));
         if (!archive) throw Invalid('archive', 'no archive uploaded for this application (application.dropDeployment)');
         const source: BuildSource = { kind: { $case: 'archive', value: archiveSourceOf(archive) } };
         return { kind: 'build', source, recipe: buildRecipe(app, app.dropBuildPath, this.resolveBuildVariables(located)) };

@@ -73,6 +73,22 @@ describe('application.dropDeployment', () => {
     expect(source?.kind).toEqual({ $case: 'archive', value: { archiveId: row!.id, format: 'tar.gz', size: String(data.length), sha256: sha(data) } });
   });
 
+  it('deploys each of two simultaneous uploads with its own archive, not the newest', async () => {
+    const app = await dropApp();
+    const [a, b] = await Promise.all([
+      tarGz([{ name: 'index.html', content: 'upload a' }]),
+      tarGz([{ name: 'index.html', content: 'upload b' }]),
+    ]);
+    const answers = await Promise.all([upload(app.applicationId, a), upload(app.applicationId, b)]);
+    for (const [i, res] of answers.entries()) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const command = await t.db.selectFrom('commands').select('payload').where('deploymentId', '=', res.body.deploymentId).executeTakeFirstOrThrow();
+      const decoded = Command.decode(new CommandOutbox(t.platform.secrets).open(command.payload));
+      const source = decoded.payload?.$case === 'deployApplication' ? decoded.payload.value.source : undefined;
+      expect(source?.kind.$case === 'archive' ? source.kind.value.sha256 : null).toBe(sha(i === 0 ? a : b));
+    }
+  });
+
   it('recognises a zip by its content, whatever the file is called', async () => {
     const app = await dropApp();
     const res = await upload(app.applicationId, await zipArchive(site));

@@ -15,6 +15,17 @@ import type { ServiceAccess } from './service-access.js';
 /** How many archives of one application are kept (the newest); older ones are removed. */
 export const KEEP_ARCHIVES = 3;
 
+/** One archive of an application, or null when it is not (or no longer) there. */
+export async function archiveOf(db: Db, applicationId: string, archiveId: string): Promise<ApplicationArchive | null> {
+  const row = await db
+    .selectFrom('applicationArchives')
+    .selectAll()
+    .where('applicationId', '=', applicationId)
+    .where('id', '=', archiveId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 /** The newest archive uploaded for an application, or null when none was. */
 export async function latestArchive(db: Db, applicationId: string): Promise<ApplicationArchive | null> {
   const row = await db
@@ -96,7 +107,8 @@ export class DropArchiveService {
       await mkdir(this.o.dir, { recursive: true, mode: 0o700 });
       await rename(file.path, path);
       await chmod(path, 0o600);
-      deployment = await this.deployments.deploy(p, input, 'deploy');
+      // This upload, not the newest: two uploads at once must each deploy their own.
+      deployment = await this.deployments.deploy(p, input, 'deploy', { archiveId });
     } catch (err) {
       await this.deps.db.deleteFrom('applicationArchives').where('id', '=', archiveId).execute();
       await rm(path, { force: true });
