@@ -2,7 +2,7 @@
 // the agent process and the swarm), from a git repository served over HTTP on loopback.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { startGitServer, waitFor, type TestGitRepo, type TestGitServer } from '@skiff/testing';
+import { startGitServer, startSshGitServer, waitFor, type TestGitRepo, type TestGitServer } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docker, freePort, page, startTestStack, type TestStack } from './testing/stack.js';
 
@@ -127,6 +127,40 @@ describe('deploying from git', () => {
     expect(second.status).toBe('done');
     await waitFor(async () => (await page(port)) === 'Hello from the build: second commit', { timeoutMs: 30_000, what: 'the new commit to be served' });
     expect((await t.call('application.one', { applicationId: app.applicationId })).body.applicationStatus).toBe('done');
+  }, 300_000);
+
+  it('clones over SSH with a key the platform generated, authorized on a real sshd', async () => {
+    const { t } = s;
+    const sshd = await startSshGitServer();
+    try {
+      const key = await t.call('sshKey.generate', { name: `deploy key ${s.run}` });
+      expect(key.status, JSON.stringify(key.body)).toBe(200);
+      const { sshKeyId, publicKey } = key.body as { sshKeyId: string; publicKey: string };
+      await sshd.authorize(publicKey);
+      const repo = await sshd.createRepo(`ssh-${s.run}`, {
+        Dockerfile: 'FROM busybox:latest\nRUN mkdir -p /www && echo "cloned over ssh" > /www/index.html\nCMD ["httpd", "-f", "-p", "8080", "-h", "/www"]\n',
+      });
+      const port = await freePort();
+      const app = await gitApplication('sshweb', repo, {}, published(port));
+      const saved = await t.call('application.saveGitProvider', {
+        applicationId: app.applicationId,
+        customGitUrl: repo.url,
+        customGitBranch: 'main',
+        customGitBuildPath: '/',
+        customGitSSHKeyId: sshKeyId,
+        watchPaths: null,
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+
+      const result = await s.deployAndWait(app.applicationId);
+      const logs = (await t.call('deployment.readLogs', { deploymentId: result.deploymentId })).body;
+      expect(result.status, `${logs.reason}\n${logs.log}\nsshd:\n${sshd.log()}`).toBe('done');
+      expect(logs.log).toContain('with the SSH key');
+      expect(logs.log).not.toContain('PRIVATE KEY');
+      await waitFor(async () => (await page(port)) === 'cloned over ssh', { timeoutMs: 30_000, what: 'the page built from the SSH clone' });
+    } finally {
+      await sshd.stop();
+    }
   }, 300_000);
 
   it('builds a static site served by caddy, answering index.html for unknown paths', async () => {

@@ -24,9 +24,9 @@ export type RepoFiles = Record<string, string | { link: string } | null>;
 
 export interface TestGitRepo {
   name: string;
-  /** `http://127.0.0.1:<port>/<name>.git` (without credentials). */
+  /** `http://127.0.0.1:<port>/<name>.git` (without credentials); for SSH, the ssh:// URL. */
   url: string;
-  /** The URL with the server's login in it (the plain URL when the server has none). */
+  /** The URL with the server's login in it (the plain URL when the server has none, and for SSH). */
   authUrl: string;
   /**
    * Writes `files` (path → content; `{ link }` a symbolic link to `link`; null removes the
@@ -70,28 +70,25 @@ function git(cwd: string, args: string[]): Promise<string> {
   });
 }
 
-export async function startGitServer(options: GitServerOptions = {}): Promise<TestGitServer> {
-  const dir = await mkdtemp(join(tmpdir(), 'skiff-git-'));
-  const root = join(dir, 'repos');
-  const work = join(dir, 'work');
-  await mkdir(root);
-  await mkdir(work);
+export interface TestRepoStore {
+  /** A new repository (bare, default branch `main`) with its first commit of `files`. */
+  createRepo(name: string, files: RepoFiles): Promise<TestGitRepo>;
+}
 
-  const server = createServer((req, res) => serveGit(req, res, root, options.auth));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const login = options.auth
-    ? `${encodeURIComponent(options.auth.username)}:${encodeURIComponent(options.auth.password)}@`
-    : '';
-
-  const repoAuthUrl = (name: string) => `http://${login}127.0.0.1:${port}/${name}.git`;
+/**
+ * Bare repositories under `root`, each written through a working copy under `work` (pushes go
+ * to the bare path directly). `urls` names how clients reach a repository: `url` and
+ * `authUrl` (with the login, if any; also the working copy's `origin`, which relative
+ * submodule URLs resolve against). Shared by the HTTP and the SSH test servers.
+ */
+export function createRepoStore(r: {
+  dir: string;
+  root: string;
+  work: string;
+  urls: (name: string) => { url: string; authUrl: string };
+}): TestRepoStore {
   const repoHandle = (name: string, bare: string, checkout: string): TestGitRepo => {
-    const url = `${baseUrl}/${name}.git`;
-    const authUrl = repoAuthUrl(name);
+    const { url, authUrl } = r.urls(name);
     const switchTo = async (branch: string) => {
       const current = await git(checkout, ['symbolic-ref', '--short', 'HEAD']);
       if (current === branch) return;
@@ -135,19 +132,47 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Te
   };
 
   return {
-    baseUrl,
     async createRepo(name, files) {
       if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) throw new Error(`bad repository name ${name}`);
-      const bare = join(root, `${name}.git`);
-      const checkout = join(work, name);
-      await git(dir, ['init', '-q', '--bare', '-b', 'main', bare]);
-      await git(dir, ['init', '-q', '-b', 'main', checkout]);
-      // Relative submodule URLs resolve against `origin`; pushes go to the bare path directly.
-      await git(checkout, ['remote', 'add', 'origin', repoAuthUrl(name)]);
+      const bare = join(r.root, `${name}.git`);
+      const checkout = join(r.work, name);
+      await git(r.dir, ['init', '-q', '--bare', '-b', 'main', bare]);
+      await git(r.dir, ['init', '-q', '-b', 'main', checkout]);
+      await git(checkout, ['remote', 'add', 'origin', r.urls(name).authUrl]);
       const repo = repoHandle(name, bare, checkout);
       await repo.commit(files, { message: 'first' });
       return repo;
     },
+  };
+}
+
+export async function startGitServer(options: GitServerOptions = {}): Promise<TestGitServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'skiff-git-'));
+  const root = join(dir, 'repos');
+  const work = join(dir, 'work');
+  await mkdir(root);
+  await mkdir(work);
+
+  const server = createServer((req, res) => serveGit(req, res, root, options.auth));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const login = options.auth
+    ? `${encodeURIComponent(options.auth.username)}:${encodeURIComponent(options.auth.password)}@`
+    : '';
+  const store = createRepoStore({
+    dir,
+    root,
+    work,
+    urls: (name) => ({ url: `${baseUrl}/${name}.git`, authUrl: `http://${login}127.0.0.1:${port}/${name}.git` }),
+  });
+
+  return {
+    baseUrl,
+    createRepo: (name, files) => store.createRepo(name, files),
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -5,3 +5,4 @@ export * from './registry.js';
 export * from './git-server.js';
 export * from './second-docker.js';
 export * from './archives.js';
+export * from './ssh-git-server.js';

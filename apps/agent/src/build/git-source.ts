@@ -111,12 +111,17 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
 
 async function gitEnv(source: GitSource, keyDir: string, dataDir: string): Promise<Record<string, string>> {
   const knownHosts = join(dataDir, 'known_hosts');
-  const ssh = ['ssh', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${knownHosts}`];
+  // No ssh config files and no identity but the application's: never the host's own keys
+  // (~root/.ssh) or an agent's, which would open repositories the application was not given.
+  const ssh = ['ssh', '-F', '/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes'];
+  ssh.push('-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${knownHosts}`);
   if (source.sshPrivateKey.trim() !== '') {
     const keyFile = join(keyDir, 'id');
     const key = source.sshPrivateKey.endsWith('\n') ? source.sshPrivateKey : `${source.sshPrivateKey}\n`;
     await writeFile(keyFile, key, { mode: 0o600 });
-    ssh.push('-i', keyFile, '-o', 'IdentitiesOnly=yes');
+    ssh.push('-i', keyFile);
+  } else {
+    ssh.push('-o', 'IdentityFile=none');
   }
   for (const path of [knownHosts, keyDir]) {
     if (!SAFE_PATH.test(path)) throw new BuildError('the agent data directory has characters git cannot be given safely');
@@ -133,10 +138,22 @@ async function gitEnv(source: GitSource, keyDir: string, dataDir: string): Promi
   };
 }
 
-/** The most telling line of a failed clone (git's `fatal:`/`error:` lines). */
+/**
+ * The most telling line of a failed clone (git's `fatal:`/`error:` lines). git's own line for
+ * an SSH failure says only "Could not read from remote repository": ssh's reason (`Permission
+ * denied (publickey)`, `Host key verification failed`, …) is the line before it, and is added.
+ */
 function cloneFailure(tail: readonly string[]): string | null {
-  const fatal = [...tail].reverse().find((l) => /^(fatal|error):/i.test(l.trim()));
-  return (fatal ?? tail[tail.length - 1] ?? null)?.trim().replace(/^fatal:\s*/i, '') ?? null;
+  const lines = tail.map((l) => l.trim());
+  let at = lines.length - 1;
+  while (at >= 0 && !/^(fatal|error):/i.test(lines[at]!)) at--;
+  if (at < 0) return lines[lines.length - 1] ?? null;
+  const fatal = lines[at]!.replace(/^fatal:\s*/i, '');
+  const before = lines[at - 1];
+  if (/^Could not read from remote repository/i.test(fatal) && before && !/^(fatal|error|warning):/i.test(before)) {
+    return `${fatal.replace(/\.$/, '')}: ${before}`;
+  }
+  return fatal;
 }
 
 /** `<short sha> <subject>` of the checked-out commit, or null. */

@@ -85,7 +85,7 @@ describe('application.dropDeployment', () => {
       const command = await t.db.selectFrom('commands').select('payload').where('deploymentId', '=', res.body.deploymentId).executeTakeFirstOrThrow();
       const decoded = Command.decode(new CommandOutbox(t.platform.secrets).open(command.payload));
       const source = decoded.payload?.$case === 'deployApplication' ? decoded.payload.value.source : undefined;
-      expect(source?.kind.$case === 'archive' ? source.kind.value.sha256 : null).toBe(sha(i === 0 ? a : b));
+      expect(source?.kind?.$case === 'archive' ? source.kind.value.sha256 : null).toBe(sha(i === 0 ? a : b));
     }
   });
 
