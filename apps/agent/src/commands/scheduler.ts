@@ -50,8 +50,8 @@ export class CommandScheduler {
    * `forget` for each (until then the same id cannot be queued again, e.g. by a redelivery
    * that arrives before the caller journaled the end).
    */
-  removeWaiting(workloadKey: string): ScheduledCommand[] {
-    const removed = this.waiting.filter((c) => c.workloadKey === workloadKey);
+  removeWaiting(workloadKey: string, limit = Infinity): ScheduledCommand[] {
+    const removed = this.waiting.filter((c) => c.workloadKey === workloadKey).slice(0, limit);
     for (const command of removed) this.waiting.splice(this.waiting.indexOf(command), 1);
     return removed;
   }

@@ -175,6 +175,29 @@ describe('cancelling the running command', () => {
   });
 });
 
+describe('cancelling a command that waits for a deploy slot', () => {
+  it('takes the workload\'s next command out of the queue (CANCELLED, never run); killBuild does not', async () => {
+    const h = await harness();
+    await h.receive(aDeploy('busy', 'dep-busy', 'application:app2'));
+    await h.waitStarted('busy');
+    await h.receive(aDeploy('w1'));
+    await h.receive(aDeploy('w2'));
+
+    const kill = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: true } } });
+    expect(kill).toEqual({ commandIds: [], error: `nothing runs for ${KEY}` });
+    const reply = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false } } });
+    expect(reply).toEqual({ commandIds: ['w1'], error: '' });
+    expect(h.journal.get('w1')?.state).toBe('finished');
+    expect(h.resultOf('w1')).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON });
+    expect(h.test.ended.map((e) => e.id)).toEqual(['w1']);
+
+    // The slot frees: the next one of the workload runs, the cancelled one never does.
+    await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: 'application:app2', deploymentId: '', buildOnly: false } } });
+    await h.waitStarted('w2');
+    expect(h.test.started).toEqual(['busy', 'w2']);
+  });
+});
+
 describe('a cancel journaled before the agent stopped', () => {
   it('ends the command CANCELLED at the next start instead of running it again', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'skiff-control-'));

@@ -8,6 +8,8 @@
  *   `deployment_id`, only when the running command is that deployment's; with `build_only`
  *   (killBuild), only while its handler says it is in its `build` phase. The reply lists the
  *   cancelled command at once; the command ends shortly after.
+ * - CancelWorkload when nothing of the workload runs (its next command waits for a deploy
+ *   slot): that waiting command ends CANCELLED without running (not with build_only).
  * - CleanQueue: the workload's waiting commands are taken out of the scheduler and each
  *   ends CANCELLED without running: its handler closes its deployment ("removed from the
  *   queue"), the result is journaled (so neither a restart nor a redelivery runs it) and
@@ -59,7 +61,7 @@ export class CommandControl {
     const key = request.workloadKey;
     if (key === '') return refused('workload_key is empty');
     const run = this.deps.running.ofWorkload(key);
-    if (!run) return refused(`nothing runs for ${key}`);
+    if (!run) return request.buildOnly || request.deploymentId !== '' ? refused(`nothing runs for ${key}`) : this.cancelFirstWaiting(key);
     if (request.deploymentId !== '' && deploymentIdOf(run.command) !== request.deploymentId) {
       return refused(`the command running for ${key} is not deployment ${request.deploymentId}`);
     }
@@ -78,6 +80,23 @@ export class CommandControl {
     if (!this.deps.running.cancel(run.id, reason)) return refused(`the command running for ${key} is already stopping`);
     this.deps.log.info({ commandId: run.id, workloadKey: key, buildOnly: request.buildOnly, phase: run.phase }, 'cancelling the running command');
     return { commandIds: [run.id], error: '' };
+  }
+
+  /**
+   * Nothing of the workload runs (its next command waits for a deploy slot): that command,
+   * the one the user sees as current, is taken out of the queue and ends CANCELLED.
+   */
+  private async cancelFirstWaiting(key: string): Promise<ControlReply> {
+    const [first] = this.deps.scheduler.removeWaiting(key, 1);
+    if (!first) return refused(`nothing runs for ${key}`);
+    try {
+      const ended = await endWithoutRun(first.id, { status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON }, this.deps);
+      if (!ended) return refused(`the command waiting for ${key} has just finished`);
+    } finally {
+      this.deps.scheduler.forget(first.id);
+    }
+    this.deps.log.info({ commandId: first.id, workloadKey: key }, 'cancelled the command waiting for a deploy slot');
+    return { commandIds: [first.id], error: '' };
   }
 
   async cleanQueue(request: CleanQueue): Promise<ControlReply> {

@@ -15,8 +15,8 @@ export const cancelDeployment = defineContract({
     'keep serving); a first deployment leaves no service behind. The application then shows the status ' +
     'it had before this deployment (`done` when the previous version serves, `idle` when nothing was ' +
     'deployed or it was stopped, `error` when the previous deployment failed). A deployment that has not ' +
-    'reached the server yet is cancelled at once. Nothing running or queued is BAD_REQUEST; a deployment ' +
-    'that waits on the server for a deploy slot is not running: `cleanQueues` removes it.',
+    'reached the server yet, or that waits there for a deploy slot, is cancelled at once without ' +
+    'running. Nothing running or queued is BAD_REQUEST.',
   input: z.object({ applicationId: RequiredId }),
   output: CancelResult,
   example: { applicationId: 'app_example' },

@@ -418,6 +418,8 @@ export interface ControlRequest {
 /**
  * CancelWorkload stops the running command of one workload, only that one: its build (or
  * job) is killed, its deployment ends CANCELLED, and whatever ran before keeps running.
+ * When nothing of the workload runs (its next command waits for a deploy slot), that next
+ * command ends CANCELLED without running instead (not with build_only or deployment_id).
  */
 export interface CancelWorkload {
   /** `<workload kind>:<workload id>`, as Command.workload_key. */
