@@ -54,7 +54,10 @@ describe('docker build command', () => {
 
   it('refuses build arg names the docker CLI reads from its environment', () => {
     expect(refuseBuildArgName('NODE_VERSION')).toBeNull();
-    for (const name of ['PATH', 'HOME', 'DOCKER_HOST', 'BUILDKIT_PROGRESS', '1X', 'A-B']) expect(refuseBuildArgName(name), name).not.toBeNull();
+    for (const name of ['PATH', 'HOME', 'DOCKER_HOST', 'BUILDKIT_PROGRESS', '1X', 'A-B', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'GLIBC_TUNABLES', 'GCONV_PATH', 'MALLOC_ARENA_MAX', 'GODEBUG', 'BUILDX_CONFIG', 'SSL_CERT_FILE', 'XDG_CONFIG_HOME', 'TMPDIR']) {
+      expect(refuseBuildArgName(name), name).not.toBeNull();
+    }
+    for (const name of ['HTTP_PROXY', 'GOOGLE_API_KEY', 'GO_VERSION', 'NPM_CONFIG_REGISTRY']) expect(refuseBuildArgName(name), name).toBeNull();
   });
 
   it('finds the builder\'s reason at the end of its output', () => {

@@ -43,11 +43,24 @@ const TARGET = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** Why a build argument name cannot be used, or null. */
 export function refuseBuildArgName(name: string): string | null {
   if (!ARG_NAME.test(name)) return `build argument "${name}" is not a valid name (letters, digits, _)`;
-  if (['PATH', 'HOME', 'LANG'].includes(name) || /^(DOCKER|BUILDKIT)_/.test(name)) {
-    return `build argument ${name} cannot be used: the docker CLI reads that name from its own environment`;
+  if (PROCESS_ENV_NAMES.has(name) || PROCESS_ENV_PREFIXES.test(name)) {
+    return `build argument ${name} cannot be used: the builder program itself (its loader, C library or runtime) reads that name from its environment`;
   }
   return null;
 }
+
+/**
+ * Names the builder programs (the docker CLI, setpriv, external builders), their dynamic
+ * loader, C library or Go runtime read from their own environment, where build argument
+ * values go: one of them as a build argument could load code from the repository into a
+ * process of the agent (LD_PRELOAD) or change where it talks to (DOCKER_HOST).
+ */
+const PROCESS_ENV_NAMES = new Set([
+  'PATH', 'HOME', 'LANG', 'LANGUAGE', 'TMPDIR', 'TZ', 'TZDIR', 'SHELL', 'ENV', 'BASH_ENV', 'IFS', 'LOCPATH', 'NLSPATH',
+  'RES_OPTIONS', 'HOSTALIASES', 'LOCALDOMAIN', 'NODE_OPTIONS', 'OPENSSL_CONF', 'OPENSSL_MODULES', 'GODEBUG', 'GOGC',
+  'GOMAXPROCS', 'GOMEMLIMIT', 'GOTRACEBACK', 'GORACE', 'GOEXPERIMENT', 'GOCOVERDIR', 'GOFIPS140',
+]);
+const PROCESS_ENV_PREFIXES = /^(LD_|GLIBC_|GCONV_|MALLOC_|LC_|DOCKER_|BUILDKIT_|BUILDX_|SSL_|XDG_)/;
 
 /** The docker CLI's arguments for a build. Pure; values of build args are not in it. */
 export function dockerBuildArgs(input: DockerBuildInput): string[] {

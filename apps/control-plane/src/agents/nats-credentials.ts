@@ -20,7 +20,7 @@ export interface NatsCredentialIssuer {
 }
 
 /** An issuer signing with the account seed (`SA…`), or null when there is none. */
-export function natsCredentialIssuer(accountSeed: string | null, validForMs = 30 * 24 * 3_600_000): NatsCredentialIssuer | null {
+export function natsCredentialIssuer(accountSeed: string | null, validForMs = 24 * 3_600_000): NatsCredentialIssuer | null {
   if (!accountSeed) return null;
   const account: KeyPair = fromSeed(new TextEncoder().encode(accountSeed.trim()));
   if (!account.getPublicKey().startsWith('A')) throw new Error('the NATS account seed is not an account key (SA…)');

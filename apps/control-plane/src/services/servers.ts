@@ -52,8 +52,26 @@ export function agentEndpoints(
       if (['', '0.0.0.0', '::', '[::]'].includes(host)) host = o.publicIp ?? hostname();
       grpc = `${isIPv6(host) ? `[${host}]` : host}:${grpcPort() ?? 50051}`;
     }
-    return { grpc, nats: o.agents?.natsUrl ?? o.nats?.url ?? 'nats://127.0.0.1:4222' };
+    // Without the login the control plane's own URL may carry: agents get their own credentials.
+    return { grpc, nats: withoutLogins(o.agents?.natsUrl ?? o.nats?.url ?? 'nats://127.0.0.1:4222') };
   };
+}
+
+/** Comma-separated NATS URLs without their `user:password@` parts. */
+function withoutLogins(urls: string): string {
+  return urls
+    .split(',')
+    .map((raw) => {
+      try {
+        const url = new URL(raw.trim());
+        url.username = '';
+        url.password = '';
+        return url.toString().replace(/\/$/, '');
+      } catch {
+        return raw.trim().replace(/\/\/[^@/]*@/, '//');
+      }
+    })
+    .join(',');
 }
 
 /** A one-time join token: `sjt_` and 43 base64url characters (256 random bits). */
