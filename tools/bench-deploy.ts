@@ -19,7 +19,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PLATFORM_NETWORK } from '@skiff/domain';
-import { type TestGitServer, startGitServer, waitFor } from '@skiff/testing';
+import { type TestGitServer, freePort, startGitServer, waitFor } from '@skiff/testing';
 import { type ProcessStack, dockerCommand, startProcessStack } from '../apps/control-plane/src/testing/process-stack.js';
 
 const RUNS = positive(process.env.BENCH_RUNS ?? '7', 'BENCH_RUNS');
@@ -43,20 +43,6 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2);
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-function freePort(): Promise<number> {
-  return import('node:net').then(
-    ({ createServer }) =>
-      new Promise<number>((resolve, reject) => {
-        const server = createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-          const { port } = server.address() as { port: number };
-          server.close(() => resolve(port));
-        });
-      }),
-  );
 }
 
 async function page(port: number): Promise<string | null> {

@@ -10,9 +10,15 @@
  * join command pasted again, or a service manager keeping the environment) uses the stored
  * credential without joining again; a different token joins again (re-joining replaces the
  * server's credential); no token uses the stored credential.
+ *
+ * NATS credentials: in NATS operator mode every registration hands out the agent's NATS
+ * credentials. The newest are kept in `<dataDir>/nats-credentials.json` (0600, replaced
+ * atomically) so that a restarted agent connects to NATS, resuming and consuming its
+ * commands, while the control plane is unreachable. A registration that hands out none (an
+ * open NATS) removes the file. They are never logged either.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentConfig } from './config.js';
 
@@ -23,6 +29,25 @@ export class CredentialError extends Error {
 /** The control plane refused a join token (unknown, used, expired, or another server's). */
 export class JoinRefusedError extends Error {
   override name = 'JoinRefusedError';
+}
+
+/**
+ * The control plane refused to register the agent with its credential (UNAUTHENTICATED:
+ * revoked or the server removed; PERMISSION_DENIED: another server's). No retry changes it.
+ */
+export class RegistrationRefusedError extends CredentialError {
+  override name = 'RegistrationRefusedError';
+  constructor(
+    /** The gRPC status name, e.g. `UNAUTHENTICATED`. */
+    readonly code: string,
+    /** The control plane's reason. */
+    readonly reason: string,
+  ) {
+    super(
+      `the control plane refused this server's credential (${code}: ${reason}): it was revoked or the server was removed; ` +
+        'join again with a new token from server.regenerateJoinToken (SKIFF_JOIN_TOKEN)',
+    );
+  }
 }
 
 export const STORED_CREDENTIAL_FILE = 'server-credential.json';
@@ -87,6 +112,50 @@ export async function storeCredential(dataDir: string, serverId: string, credent
   const content: StoredCredential = { serverId, credential, joinTokenSha256: sha256(joinToken) };
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await writeFile(temporary, JSON.stringify(content) + '\n', { mode: 0o600 });
+  await rename(temporary, file);
+}
+
+export const STORED_NATS_CREDENTIALS_FILE = 'nats-credentials.json';
+
+/** The NATS credentials of a registration: a `.creds` file's text (a secret) and the inbox prefix to use. */
+export interface NatsCredentials {
+  creds: string;
+  inboxPrefix: string;
+}
+
+/**
+ * The NATS credentials the newest registration handed out, or null when none are stored
+ * (or they are unusable: another server's, or not what this agent writes; a registration
+ * replaces them). A file others can read is refused like a credential file.
+ */
+export async function readStoredNatsCredentials(dataDir: string, serverId: string): Promise<NatsCredentials | null> {
+  const file = join(dataDir, STORED_NATS_CREDENTIALS_FILE);
+  try {
+    await stat(file);
+  } catch {
+    return null;
+  }
+  let stored: { serverId?: unknown; creds?: unknown; inboxPrefix?: unknown };
+  try {
+    stored = JSON.parse(await readPrivateFile(file)) as typeof stored;
+  } catch (err) {
+    if (err instanceof CredentialError) throw err;
+    return null;
+  }
+  if (stored.serverId !== serverId || typeof stored.creds !== 'string' || stored.creds === '' || typeof stored.inboxPrefix !== 'string') return null;
+  return { creds: stored.creds, inboxPrefix: stored.inboxPrefix };
+}
+
+/** Keeps the NATS credentials of a registration (0600, replaced atomically), or removes them when it handed out none. */
+export async function storeNatsCredentials(dataDir: string, serverId: string, nats: NatsCredentials | null): Promise<void> {
+  const file = join(dataDir, STORED_NATS_CREDENTIALS_FILE);
+  if (!nats) {
+    await rm(file, { force: true });
+    return;
+  }
+  const temporary = `${file}.${process.pid}.tmp`;
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await writeFile(temporary, JSON.stringify({ serverId, creds: nats.creds, inboxPrefix: nats.inboxPrefix }) + '\n', { mode: 0o600 });
   await rename(temporary, file);
 }
 

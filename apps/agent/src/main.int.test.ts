@@ -2,15 +2,19 @@
 // test NATS server and an in-test gRPC report server, or against nothing at all.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { status } from '@grpc/grpc-js';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { Command, CommandKind, CommandStatus, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { startDedicatedNats, type DedicatedNats } from '@skiff/testing';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { JOURNAL_FILE } from './commands/journal.js';
+import { CommandJournal, JOURNAL_FILE } from './commands/journal.js';
+import { STORED_NATS_CREDENTIALS_FILE, storeNatsCredentials } from './credential.js';
+import { agentCredentialsMinter, type AgentCredentialsMinter } from './testing/nats-credentials.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from './testing/nats.js';
 import { startReportServer, type RecordingReportServer } from './testing/report-server.js';
 import { waitUntil } from './testing/wait.js';
@@ -46,6 +50,9 @@ function startAgent(env: Record<string, string>): AgentProcess {
 }
 
 const hasLine = (agent: AgentProcess, msg: string) => () => agent.lines().some((l) => l.msg === msg);
+
+/** The seeds in a `.creds` text (the secret part), to check that they never appear in logs. */
+const seedsOf = (creds: string) => creds.match(/SU[A-Z2-7]{40,}/g) ?? [];
 
 let nc: NatsConnection;
 let reports: RecordingReportServer;
@@ -86,6 +93,12 @@ describe('agent main', () => {
     const dataDir = await aDataDir();
     const credentialFile = join(dataDir, 'credential');
     await writeFile(credentialFile, `${CREDENTIAL}\n`, { mode: 0o600 });
+    // NATS credentials kept from when NATS was in operator mode: the open NATS ignores them,
+    // and the registration, which hands out none, removes them.
+    const staleNats = await startDedicatedNats({ auth: true });
+    const staleCreds = await (await agentCredentialsMinter(staleNats.authDir!))(serverId);
+    await staleNats.stop();
+    await storeNatsCredentials(dataDir, serverId, staleCreds);
     const agent = startAgent({
       SKIFF_SERVER_ID: serverId,
       SKIFF_CONTROL_PLANE_GRPC: reports.target,
@@ -95,6 +108,7 @@ describe('agent main', () => {
     });
     try {
       await waitUntil('the consumer to start', hasLine(agent, 'consuming commands'), 20_000);
+      await waitUntil('the stored NATS credentials to be removed', () => stat(join(dataDir, STORED_NATS_CREDENTIALS_FILE)).then(() => false, () => true));
       const command = Command.fromPartial({ commandId: `main-${run}-1`, serverId, kind: 42 as CommandKind, workloadKey: 'application:x' });
       await publishCommand(nc, command);
       const result = await waitUntil('the result', () => reports.results.find((r) => r.commandId === command.commandId));
@@ -105,6 +119,7 @@ describe('agent main', () => {
       expect(await agent.exited).toBe(0);
       expect(agent.lines().at(-1)).toMatchObject({ level: 30, msg: 'agent stopped', serverId });
       expect(agent.raw()).not.toContain(CREDENTIAL);
+      for (const seed of seedsOf(staleCreds.creds)) expect(agent.raw()).not.toContain(seed);
     } finally {
       agent.child.kill('SIGKILL');
     }
@@ -235,4 +250,142 @@ describe('agent main', () => {
     );
     expect(agent.raw()).not.toContain(CREDENTIAL);
   }, 30_000);
+});
+
+describe('agent main, NATS in operator mode', () => {
+  let authNats: DedicatedNats;
+  let cpNc: NatsConnection;
+  let mint: AgentCredentialsMinter;
+
+  beforeAll(async () => {
+    authNats = await startDedicatedNats({ auth: true });
+    const controlPlaneCreds = await readFile(join(authNats.authDir!, 'control-plane.creds'));
+    cpNc = await connect({ servers: authNats.url, authenticator: credsAuthenticator(controlPlaneCreds) });
+    await ensureCommandStream(cpNc);
+    mint = await agentCredentialsMinter(authNats.authDir!);
+  }, 60_000);
+
+  afterAll(async () => {
+    await cpNc?.close();
+    await authNats?.stop();
+  }, 30_000);
+
+  const journalLines = async (dataDir: string) =>
+    (await readFile(join(dataDir, JOURNAL_FILE), 'utf8'))
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { op: string; id: string; state?: string });
+
+  it('keeps the NATS credentials of its registration, and with them resumes and consumes its commands while the control plane is down', async () => {
+    const serverId = `m-${run}-op1`;
+    const dataDir = await aDataDir();
+    let controlPlane = await startReportServer();
+    const handedOut: string[] = [];
+    const issue = async (id: string) => {
+      const nats = await mint(id);
+      handedOut.push(nats.creds);
+      return nats;
+    };
+    controlPlane.natsCredentials = issue;
+    const env = {
+      SKIFF_SERVER_ID: serverId,
+      SKIFF_CONTROL_PLANE_GRPC: controlPlane.target,
+      SKIFF_NATS_URL: authNats.url,
+      SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
+      SKIFF_AGENT_DATA_DIR: dataDir,
+    };
+    const storedFile = join(dataDir, STORED_NATS_CREDENTIALS_FILE);
+    const first = startAgent(env);
+    let second: AgentProcess | null = null;
+    try {
+      await waitUntil('the consumer to start', hasLine(first, 'consuming commands'), 20_000);
+      expect(first.lines().find((l) => l.msg === 'agent registered: connecting to NATS')).toBeDefined();
+      const stored = JSON.parse(await waitUntil('the NATS credentials to be kept', () => readFile(storedFile, 'utf8'))) as Record<string, string>;
+      expect(stored).toEqual({ serverId, creds: handedOut[0], inboxPrefix: `_INBOX_${serverId}` });
+      expect((await stat(storedFile)).mode & 0o777).toBe(0o600);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+
+      // The control plane goes down. The last run left a command unfinished in the journal,
+      // and another one waits in the agent's consumer.
+      const port = controlPlane.port;
+      await controlPlane.stop();
+      const resumedId = `main-${run}-op-resumed`;
+      const waitingId = `main-${run}-op-waiting`;
+      const journal = await CommandJournal.open(dataDir);
+      await journal.accept(Command.fromPartial({ commandId: resumedId, serverId, kind: 42 as CommandKind, workloadKey: 'application:x' }));
+      await journal.close();
+      await publishCommand(cpNc, Command.fromPartial({ commandId: waitingId, serverId, kind: 43 as CommandKind, workloadKey: 'application:y' }));
+
+      second = startAgent(env);
+      const agent = second;
+      await waitUntil('the agent to connect to NATS', hasLine(agent, 'agent started: connected to NATS'), 20_000);
+      expect(agent.lines()[0]).toMatchObject({ msg: 'agent starting: registering with the control plane' });
+      expect(agent.lines()).toContainEqual(expect.objectContaining({ msg: 'resuming commands left unfinished by the last run', count: 1 }));
+      await waitUntil('both commands to be done', async () => {
+        const lines = await journalLines(dataDir);
+        return lines.some((l) => l.id === resumedId && l.op === 'finish') && lines.some((l) => l.id === waitingId && (l.op === 'finish' || l.op === 'entry'));
+      });
+
+      // Back up: the agent registers (new credentials, kept) and delivers the results.
+      controlPlane = await startReportServer(port);
+      controlPlane.natsCredentials = issue;
+      await waitUntil('the registration', () => controlPlane.registrations.includes(serverId), 45_000);
+      await waitUntil('the newer credentials to be kept', async () => (JSON.parse(await readFile(storedFile, 'utf8')) as { creds: string }).creds === handedOut.at(-1) && handedOut.length >= 2);
+      const resumed = await waitUntil('the resumed command result', () => controlPlane.results.find((r) => r.commandId === resumedId), 45_000);
+      expect(resumed.status).toBe(CommandStatus.COMMAND_STATUS_REJECTED);
+      const waiting = await waitUntil('the waiting command result', () => controlPlane.results.find((r) => r.commandId === waitingId), 45_000);
+      expect(waiting).toMatchObject({ status: CommandStatus.COMMAND_STATUS_REJECTED, reason: 'unknown command kind 43' });
+
+      agent.child.kill('SIGTERM');
+      expect(await agent.exited).toBe(0);
+      for (const out of [first.raw(), agent.raw()]) {
+        expect(out).not.toContain(CREDENTIAL);
+        for (const creds of handedOut) for (const seed of seedsOf(creds)) expect(out).not.toContain(seed);
+      }
+    } finally {
+      first.child.kill('SIGKILL');
+      second?.child.kill('SIGKILL');
+      await controlPlane.stop();
+      await removeServerChannel(cpNc, serverId).catch(() => {});
+    }
+  }, 120_000);
+
+  it('exits 1 telling to join again when the control plane refuses its credential, with or without kept NATS credentials', async () => {
+    const controlPlane = await startReportServer();
+    controlPlane.refuseRegistrationWith = status.UNAUTHENTICATED;
+    try {
+      for (const kept of [false, true]) {
+        const serverId = `m-${run}-op-revoked-${kept}`;
+        const dataDir = await aDataDir();
+        if (kept) await storeNatsCredentials(dataDir, serverId, await mint(serverId));
+        const agent = startAgent({
+          SKIFF_SERVER_ID: serverId,
+          SKIFF_CONTROL_PLANE_GRPC: controlPlane.target,
+          SKIFF_NATS_URL: authNats.url,
+          SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
+          SKIFF_AGENT_DATA_DIR: dataDir,
+        });
+        try {
+          expect(await agent.exited).toBe(1);
+          expect(agent.lines()).toContainEqual(
+            expect.objectContaining({
+              level: 60,
+              msg: 'registration refused: join again with a new token from server.regenerateJoinToken',
+              code: 'UNAUTHENTICATED',
+              reason: 'unknown server credential',
+              problem: expect.stringContaining('revoked or the server was removed'),
+            }),
+          );
+          expect(agent.raw()).not.toContain(CREDENTIAL);
+        } finally {
+          agent.child.kill('SIGKILL');
+          await removeServerChannel(cpNc, serverId).catch(() => {});
+        }
+      }
+    } finally {
+      await controlPlane.stop();
+    }
+  }, 60_000);
 });

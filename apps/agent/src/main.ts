@@ -2,6 +2,13 @@
 // token when that is how it was started) → journal → report client (gRPC), registration and
 // heartbeats → Docker driver, adopting what runs → NATS → the command path (agent.ts).
 //
+// In NATS operator mode the registration hands out the agent's NATS credentials; the newest
+// are kept in the data directory. With kept ones the agent connects to NATS at once and
+// registers in the background, so a restart while the control plane is down still resumes
+// and consumes its commands; without (a first start, or an open NATS) it waits for the first
+// registration. A control plane that refuses the credential (revoked, server removed) ends
+// the agent with exit code 1 and what to do; unreachable, it is retried forever.
+//
 // NATS and the control plane may be unreachable at start or at any later moment: the NATS
 // connection waits and reconnects, the consumer waits for its stream, reports queue up and
 // are retried. SIGTERM (or SIGINT) stops consuming, abandons the running command (it stays
@@ -15,7 +22,7 @@ import { Agent } from './agent.js';
 import { dockerCliOf } from './build/settings.js';
 import { CommandJournal } from './commands/journal.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
-import { CredentialError, obtainCredential } from './credential.js';
+import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { connectNats } from './nats/connect.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
@@ -49,6 +56,16 @@ async function main(): Promise<void> {
   let reports: ReportClient | null = null;
   let artifacts: ArtifactClient | null = null;
   let presence: AgentPresence | null = null;
+  // A refused credential ends the agent: no retry would change it, and nothing it does reaches the control plane.
+  const refused = async (err: RegistrationRefusedError): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.fatal({ code: err.code, reason: err.reason, problem: err.message }, 'registration refused: join again with a new token from server.regenerateJoinToken');
+    presence?.stop();
+    await shutDown(log, { agent, reports: null, journal, nc });
+    reports?.close();
+    process.exit(1);
+  };
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -64,13 +81,21 @@ async function main(): Promise<void> {
 
   const docker = new Dockerode({ socketPath: config.dockerSocket, timeout: 60_000 });
   const driver = new DockerodeDriver({ docker });
+  let keeping = Promise.resolve();
   presence = new AgentPresence({
     target: config.controlPlaneGrpc,
     serverId: config.serverId,
     info: { agentVersion: AGENT_VERSION, hostname: hostname(), dockerVersion: await dockerVersion(docker, log) },
     log,
+    // One write after the other, so the newest registration's credentials are the ones kept.
+    onNatsCredentials: (nats) => {
+      keeping = keeping
+        .then(() => storeNatsCredentials(config.dataDir, config.serverId, nats))
+        .catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not keep the NATS credentials of the registration'));
+    },
   });
   log.info({ config: describeConfig(config) }, 'agent starting: registering with the control plane');
+  let registeredInBackground = false;
   try {
     const credential = await obtainCredential({
       config,
@@ -86,10 +111,23 @@ async function main(): Promise<void> {
     });
     reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log });
     artifacts = new ArtifactClient({ target: config.controlPlaneGrpc, credential });
-    // NATS may need the credentials the registration hands out, so it comes first.
-    await presence.start(credential);
+    const storedNats = await readStoredNatsCredentials(config.dataDir, config.serverId);
+    presence.useStoredNatsCredentials(storedNats);
+    const registration = presence.start(credential);
+    if (storedNats) {
+      registeredInBackground = true;
+      registration.catch((err: unknown) => {
+        if (stopping) return;
+        if (err instanceof RegistrationRefusedError) return void refused(err);
+        log.error({ err: err instanceof Error ? err.message : String(err) }, 'registration failed');
+      });
+    } else {
+      // NATS may need the credentials the registration hands out, so it comes first.
+      await registration;
+    }
   } catch (err) {
     if (stopping) return;
+    if (err instanceof RegistrationRefusedError) return refused(err);
     if (!(err instanceof CredentialError)) throw err;
     log.fatal({ problem: err.message }, 'cannot start');
     process.exit(1);
@@ -98,7 +136,9 @@ async function main(): Promise<void> {
   await adoptWorkloads(driver, log).catch((err: unknown) =>
     log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not list the workloads on this engine'),
   );
-  log.info('agent registered: connecting to NATS');
+  if (stopping) return;
+  if (registeredInBackground) log.info('using the NATS credentials of the last registration: connecting to NATS, registering in the background');
+  else log.info('agent registered: connecting to NATS');
 
   const connection = await connectNats(config.natsServers, `skiff-agent ${config.serverId}@${hostname()}`, log, presence.natsCredentials() ? () => presence!.natsCredentials() : undefined);
   if (stopping) {

@@ -6,10 +6,9 @@ import { connect as connectNats } from '@nats-io/transport-node';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@skiff/testing';
+import { freePort, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer } from './testing/harness.js';
 
@@ -22,16 +21,6 @@ let ports: { api: number; grpc: number; nats: number; web: number };
 let base = '';
 let child: ChildProcess | undefined;
 let output = '';
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const running = (pid: number) => {
   try {

@@ -55,3 +55,12 @@ export function agentNatsPermissions(serverId: string): NatsPermissions {
     resp: { max: 1, ttl: 0 },
   };
 }
+
+/**
+ * The reasons cancelled work ends with (they become the deployments' and commands' reasons),
+ * the same words whether the control plane ends a command that never reached its agent or
+ * the agent ends it (proto CancelWorkload, CleanQueue).
+ */
+export const CANCEL_REASON = 'cancelled by the user';
+export const KILL_BUILD_REASON = 'the build was killed by the user';
+export const REMOVED_REASON = 'removed from the queue by the user';

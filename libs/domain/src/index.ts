@@ -4,6 +4,7 @@ export * from './cron.js';
 export * from './backup-prefix.js';
 export * from './image-ref.js';
 export * from './outbound-url.js';
+export * from './git-remote.js';
 export * from './ssh-keys.js';
 export * from './pem.js';
 export * from './dotenv.js';

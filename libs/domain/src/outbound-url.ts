@@ -76,10 +76,28 @@ export function outboundUrlProblem(text: string): string | null {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
   if (url.username || url.password) return 'must not carry credentials';
-  let host = url.hostname.toLowerCase();
+  return outboundHostProblem(url.hostname);
+}
+
+/**
+ * Why a host the platform (or an agent) is asked to connect to must be refused, or null:
+ * link-local and cloud-metadata addresses and names, as `outboundUrlProblem` judges a URL's
+ * host. `host` is a URL's hostname (an IPv6 address may keep its brackets) or a bare host as
+ * an scp-like git URL names it; numeric IPv4 spellings (`2852039166`, `0xa9.0xfe.0xa9.0xfe`),
+ * which resolvers accept too, are normalised by the WHATWG URL parser first.
+ */
+export function outboundHostProblem(hostname: string): string | null {
+  let host = hostname.toLowerCase();
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   host = host.replace(/\.+$/, '');
   if (!host) return 'must name a host';
+  if (!isIPv6(host)) {
+    try {
+      host = new URL(`http://${host}/`).hostname.replace(/\.+$/, '');
+    } catch {
+      // Not a host the URL parser takes: judged as written.
+    }
+  }
   if (METADATA_HOSTS.has(host)) return 'cloud metadata addresses are refused';
   if (isIPv4(host)) return ipv4Problem(host);
   if (isIPv6(host)) return ipv6Problem(host);

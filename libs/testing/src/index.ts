@@ -1,5 +1,6 @@
 export * from './postgres.js';
 export * from './wait-for.js';
+export * from './free-port.js';
 export * from './nats.js';
 export * from './registry.js';
 export * from './git-server.js';

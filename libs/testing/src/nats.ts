@@ -2,18 +2,20 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 import { waitFor } from './wait-for.js';
 
 const PORT = Number(process.env.SKIFF_TEST_NATS_PORT ?? 14222);
 const ROOT = process.env.SKIFF_TEST_NATS_DIR ?? '/tmp/skiff-test-nats';
 
-function natsServerBinary(): string {
+/** The nats-server program (Debian's package or a release binary); throws when none is installed. */
+export function natsServerBinary(): string {
   for (const p of ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']) if (existsSync(p)) return p;
   throw new Error('nats-server not found: install the nats-server package (tools/test does)');
 }
 
-/** True when something answers the NATS protocol's INFO greeting on the port. */
-function answers(port: number): Promise<boolean> {
+/** True when something on loopback `port` greets with the NATS protocol's INFO line. */
+export function natsAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     const done = (ok: boolean) => {
@@ -34,7 +36,7 @@ function answers(port: number): Promise<boolean> {
 export async function ensureTestNats(): Promise<string> {
   if (process.env.SKIFF_TEST_NATS_URL) return process.env.SKIFF_TEST_NATS_URL;
   const url = `nats://127.0.0.1:${PORT}`;
-  if (await answers(PORT)) return url;
+  if (await natsAnswers(PORT)) return url;
   rmSync(ROOT, { recursive: true, force: true });
   mkdirSync(join(ROOT, 'store'), { recursive: true });
   const log = openSync(join(ROOT, 'log'), 'a');
@@ -43,21 +45,8 @@ export async function ensureTestNats(): Promise<string> {
     stdio: ['ignore', log, log],
   });
   child.unref();
-  await waitFor(() => answers(PORT), { timeoutMs: 20_000, what: 'test NATS server to answer' });
+  await waitFor(() => natsAnswers(PORT), { timeoutMs: 20_000, what: 'test NATS server to answer' });
   return url;
-}
-
-/** A free TCP port on loopback (released before it is returned: bind it soon). */
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface DedicatedNats {
@@ -91,7 +80,7 @@ export async function startDedicatedNats(options: { auth?: boolean } = {}): Prom
   await waitFor(
     async () => {
       if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
-      return answers(port);
+      return natsAnswers(port);
     },
     { timeoutMs: 20_000, what: 'a dedicated NATS server to answer' },
   );

@@ -12,9 +12,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 import { createRepoStore, type RepoFiles, type TestGitRepo } from './git-server.js';
 import { waitFor } from './wait-for.js';
 
@@ -63,17 +64,6 @@ export async function generateTestSshKey(comment = 'skiff-test'): Promise<TestSs
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** True when something on 127.0.0.1:<port> greets with an SSH banner (`SSH-2.0-…`). */

@@ -1,35 +1,12 @@
-// The pure parts of builds: command lines, refusals, log scrubbing, generated files.
+// The pure parts of builds: command lines, refusals, log scrubbing, generated files (git URL
+// and branch checks: libs/domain/src/git-remote.spec.ts).
 import { BuildType } from '@skiff/proto';
 import { describe, expect, it } from 'vitest';
 import { BuildLog, HIDDEN_LINE, redactUrlCredentials } from './build-log.js';
 import { lineSplitter } from './child-process.js';
 import { buildFailure, dockerBuildArgs, refuseBuildArgName } from './docker-build.js';
 import { externalBuilderCommand } from './external-builders.js';
-import { refuseBranch, refuseGitUrl } from './git-source.js';
 import { staticCaddyfile, staticContainerfile } from './static-site.js';
-
-describe('git URLs and branches', () => {
-  it('takes http(s), ssh, git and scp-like URLs', () => {
-    for (const url of ['https://git.example.com/a/b.git', 'http://u:p@127.0.0.1:8080/r.git', 'ssh://git@host:2222/a/b.git', 'git://host/r.git', 'git@github.com:acme/shop.git']) {
-      expect(refuseGitUrl(url), url).toBeNull();
-    }
-  });
-
-  it('refuses options, remote helpers, local paths and other transports', () => {
-    expect(refuseGitUrl('--upload-pack=touch /tmp/x')).toContain('must not start with "-"');
-    expect(refuseGitUrl('ext::sh -c id')).toBeTruthy();
-    expect(refuseGitUrl('fd::3')).toBe('remote helper URLs (<transport>::…) are not allowed');
-    expect(refuseGitUrl('file:///etc')).toBe('the file transport is not allowed (use http(s), ssh or git)');
-    expect(refuseGitUrl('/srv/repo.git')).toBeTruthy();
-    expect(refuseGitUrl('')).toBe('the git URL is empty');
-  });
-
-  it('refuses branches git would read as options or that are not ref names', () => {
-    expect(refuseBranch('release/2.1')).toBeNull();
-    expect(refuseBranch('-x')).toBe('the branch must not start with "-"');
-    for (const b of ['a..b', 'a b', 'a:b', 'a~1', 'x@{1}', '']) expect(refuseBranch(b), b).not.toBeNull();
-  });
-});
 
 describe('docker build command', () => {
   it('names build args without their values and secrets by file', () => {

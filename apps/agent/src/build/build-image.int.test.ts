@@ -135,6 +135,13 @@ describe('git sources', () => {
       expect(await readFile(join(dir, 'dev', 'page.txt'), 'utf8')).toBe('dev branch\n');
       expect(existsSync(join(dir, 'dev', 'vendor'))).toBe(false);
 
+      // The login is in no file of the clone (a `COPY . .` would put it in the image).
+      for (const config of ['main/.git/config', 'main/.git/modules/vendor/lib/config', 'dev/.git/config']) {
+        const text = await readFile(join(dir, config), 'utf8');
+        expect(text, config).not.toContain(PASSWORD);
+        expect(text, config).toContain('url = http://127.0.0.1');
+      }
+
       const log = lines.join('\n');
       expect(log).toContain('Cloning http://***@127.0.0.1');
       expect(log).toMatch(/Cloned commit [0-9a-f]{7}/);

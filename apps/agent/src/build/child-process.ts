@@ -148,10 +148,14 @@ function executable(path: string): boolean {
   }
 }
 
-/** The program's path: as given when absolute, else the first executable on PATH; null when none. */
-function resolveProgram(file: string, path: string): string | null {
+/**
+ * The program's path: as given when absolute, else the first executable in an absolute
+ * directory of PATH (relative entries are skipped: they would depend on the working
+ * directory); null when none.
+ */
+export function resolveProgram(file: string, path: string): string | null {
   if (isAbsolute(file)) return executable(file) ? file : null;
   if (file.includes('/')) return null;
-  for (const dir of path.split(delimiter)) if (dir && executable(join(dir, file))) return join(dir, file);
+  for (const dir of path.split(delimiter)) if (isAbsolute(dir) && executable(join(dir, file))) return join(dir, file);
   return null;
 }

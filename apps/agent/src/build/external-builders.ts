@@ -16,11 +16,9 @@
  * installed version; the log names the version asked for). A missing program fails the
  * build with `<program> is not installed on this server (needed by build type <type>)`.
  */
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, isAbsolute, join } from 'node:path';
 import { BuildType } from '@skiff/proto';
 import { BuildLog } from './build-log.js';
+import { resolveProgram } from './child-process.js';
 import { BuildError } from './errors.js';
 import { refuseBuildArgName } from './docker-build.js';
 import { baseEnv, type BuildSettings } from './settings.js';
@@ -65,21 +63,6 @@ export function externalBuilderCommand(build: ExternalBuild): { program: string;
   }
 }
 
-/** The program's path on PATH, or null when it is not installed. */
-export async function findProgram(program: string, path: string): Promise<string | null> {
-  for (const dir of path.split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    const candidate = join(dir, program);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
-
 export interface ExternalBuildRun extends ExternalBuild {
   settings: BuildSettings;
   signal: AbortSignal;
@@ -91,7 +74,7 @@ export async function runExternalBuild(run: ExternalBuildRun): Promise<void> {
   const typeName = BUILD_TYPE_NAMES[run.type] ?? 'unknown';
   const { program, args } = externalBuilderCommand(run);
   const base = baseEnv(run.settings);
-  const found = await findProgram(program, base.PATH!);
+  const found = resolveProgram(program, base.PATH!);
   if (!found) throw new BuildError(`${program} is not installed on this server (needed by build type ${typeName})`);
   for (const name of Object.keys(run.buildArgs)) {
     const refusal = refuseBuildArgName(name);

@@ -4,10 +4,11 @@
  *
  *   git clone --progress --depth 1 --branch=<branch> [--recurse-submodules --shallow-submodules] -- <url> <dir>
  *
- * - Argument arrays only; the URL and the branch are checked first (no leading `-`, no
- *   `<transport>::` remote helpers such as `ext::`, only http(s), ssh, git and scp-like
- *   `user@host:path` URLs), and GIT_ALLOW_PROTOCOL=http:https:ssh:git holds for
- *   submodules too (no `file://`, no `ext::`).
+ * - Argument arrays only; the URL and the branch are checked first, as the control plane
+ *   checked them when they were saved (@skiff/domain refuseGitUrl / refuseGitBranch: no
+ *   leading `-`, no `<transport>::` remote helpers such as `ext::`, only http(s), ssh, git
+ *   and scp-like `user@host:path` URLs, no link-local or cloud-metadata host), and
+ *   GIT_ALLOW_PROTOCOL=http:https:ssh:git holds for submodules too (no `file://`, no `ext::`).
  * - git runs without the system's or the user's configuration, never prompts
  *   (GIT_TERMINAL_PROMPT=0, ssh BatchMode), and new SSH hosts are accepted once and then
  *   pinned in `<agent data>/known_hosts`.
@@ -20,6 +21,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { refuseGitBranch, refuseGitUrl } from '@skiff/domain';
 import type { GitSource } from '@skiff/proto';
 import { AbandonedError } from '../commands/handler.js';
 import { BuildLog, redactUrlCredentials } from './build-log.js';
@@ -28,38 +30,8 @@ import { BuildError } from './errors.js';
 import type { SourceContext } from './source.js';
 import { runLoggedProgram } from './logged-program.js';
 
-const SCP_LIKE = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!\/\/)[A-Za-z0-9._~/-]+$/;
-const URL_PROTOCOLS = new Set(['http:', 'https:', 'ssh:', 'git:']);
 /** Shell-safe characters for paths placed in GIT_SSH_COMMAND (our own paths, never user text). */
 const SAFE_PATH = /^[A-Za-z0-9._/-]+$/;
-
-/** Why git must not be given this URL, or null when it may. */
-export function refuseGitUrl(url: string): string | null {
-  if (url === '') return 'the git URL is empty';
-  if (url.startsWith('-')) return 'the git URL must not start with "-"';
-  if (/\s/.test(url)) return 'the git URL must not contain whitespace';
-  if (/^[A-Za-z0-9+.-]+::/.test(url)) return 'remote helper URLs (<transport>::…) are not allowed';
-  if (SCP_LIKE.test(url)) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'the git URL must be an http(s), ssh or git URL, or user@host:path';
-  }
-  if (!URL_PROTOCOLS.has(parsed.protocol)) return `the ${parsed.protocol.replace(/:$/, '')} transport is not allowed (use http(s), ssh or git)`;
-  if (parsed.hostname === '') return 'the git URL names no host';
-  return null;
-}
-
-/** Why git must not be given this branch, or null when it may. */
-export function refuseBranch(branch: string): string | null {
-  if (branch === '') return 'the branch is empty';
-  if (branch.startsWith('-')) return 'the branch must not start with "-"';
-  if (/[\s~^:?*[\\\x00-\x1f\x7f]/.test(branch) || branch.includes('..') || branch.includes('@{')) {
-    return `"${branch}" is not a valid branch name`;
-  }
-  return null;
-}
 
 /** The URL as it may be shown. */
 export const displayUrl = (url: string) => redactUrlCredentials(url);
@@ -75,16 +47,41 @@ function urlSecrets(url: string): string[] {
   }
 }
 
+/**
+ * An http(s) URL's login as git configuration given through the environment (an
+ * `Authorization: Basic` header for that origin only, so submodules elsewhere never get it),
+ * and the URL without it; null when the URL carries none.
+ */
+export function httpLogin(raw: string): { url: string; env: Record<string, string> } | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || (url.username === '' && url.password === '')) return null;
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  url.username = '';
+  url.password = '';
+  return {
+    url: url.toString(),
+    env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${url.origin}/.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` },
+  };
+}
+
 export async function fetchGitSource(source: GitSource, dir: string, ctx: SourceContext): Promise<void> {
-  const refusal = refuseGitUrl(source.url) ?? refuseBranch(source.branch);
+  const refusal = refuseGitUrl(source.url) ?? refuseGitBranch(source.branch);
   if (refusal) throw new BuildError(refusal);
 
   const keyDir = await mkdtemp(join(ctx.privateDir ?? tmpdir(), 'git-ssh-'));
   try {
-    const env = await gitEnv(source, keyDir, ctx.dataDir ?? keyDir);
+    const login = httpLogin(source.url);
+    const env = { ...(await gitEnv(source, keyDir, ctx.dataDir ?? keyDir)), ...(login?.env ?? {}) };
     const args = ['clone', '--progress', '--depth', '1', `--branch=${source.branch}`];
     if (source.submodules) args.push('--recurse-submodules', '--shallow-submodules');
-    args.push('--', source.url, dir);
+    // The login travels in a header (env config, never saved); the URL git keeps in .git/config,
+    // which a `COPY . .` would put in the image, has none.
+    args.push('--', login?.url ?? source.url, dir);
 
     await ctx.log(
       `Cloning ${displayUrl(source.url)} (branch ${source.branch}${source.submodules ? ', with submodules' : ''}${source.sshPrivateKey ? ', with the SSH key' : ''})`,

@@ -37,9 +37,10 @@ export async function openWorkDir(dataDir: string, deploymentId: string): Promis
 
 /**
  * Removes every work directory (at agent start, when no build of this process runs). Build
- * programs run in process groups of their own, so an agent that was killed leaves them
- * running without their deadline; each group whose program names a work directory in its
- * arguments is killed first, so a re-run never races an orphan.
+ * programs run in sessions of their own (`detached`) with `setpriv --pdeathsig`, so a killed
+ * agent's builds die with it; what survives (a builder's own children, or every build where
+ * setpriv is missing) is reparented to init and runs on without its deadline. Those groups are
+ * killed first, so a re-run never races an orphan.
  */
 export function removeStaleWorkDirs(dataDir: string): number {
   const killed = killOrphanedBuilds(buildsDir(dataDir));
@@ -47,9 +48,16 @@ export function removeStaleWorkDirs(dataDir: string): number {
   return killed;
 }
 
-function killOrphanedBuilds(dir: string): number {
+/**
+ * Kills the process groups of orphaned build programs: processes whose parent is init (pid 1),
+ * that lead or belong to a group that is a whole session (as a build program's is), and that
+ * name a work directory under `dir` in their arguments. Anything else mentioning the folder
+ * (an operator's `du` or `ls` in a shell, whose parent is the shell and whose group is a job
+ * of the shell's session) is left alone. Answers how many groups were killed.
+ */
+export function killOrphanedBuilds(dir: string): number {
   const marker = `${dir}/`;
-  const ownGroup = processGroupOf(String(process.pid));
+  const own = processStatOf(String(process.pid));
   const groups = new Set<number>();
   let pids: string[];
   try {
@@ -58,15 +66,15 @@ function killOrphanedBuilds(dir: string): number {
     return 0;
   }
   for (const pid of pids) {
+    const stat = processStatOf(pid);
+    if (!stat || stat.parent !== 1 || stat.group <= 1 || stat.group !== stat.session || stat.group === own?.group) continue;
     let cmdline: string;
     try {
       cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
       continue; // gone meanwhile
     }
-    if (!cmdline.split('\0').some((arg) => arg.startsWith(marker) || arg.includes(`=${marker}`))) continue;
-    const group = processGroupOf(pid);
-    if (group !== null && group > 1 && group !== ownGroup) groups.add(group);
+    if (cmdline.split('\0').some((arg) => arg.startsWith(marker) || arg.includes(`=${marker}`))) groups.add(stat.group);
   }
   for (const group of groups) {
     try {
@@ -78,14 +86,14 @@ function killOrphanedBuilds(dir: string): number {
   return groups.size;
 }
 
-/** The process group of a process (field 5 of /proc/<pid>/stat), or null. */
-function processGroupOf(pid: string): number | null {
+/** The parent, process group and session of a process (fields 4, 5 and 6 of /proc/<pid>/stat), or null. */
+function processStatOf(pid: string): { parent: number; group: number; session: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const group = Number(fields[2]);
-    return Number.isInteger(group) ? group : null;
+    const [parent, group, session] = [Number(fields[1]), Number(fields[2]), Number(fields[3])];
+    return Number.isInteger(parent) && Number.isInteger(group) && Number.isInteger(session) ? { parent, group, session } : null;
   } catch {
     return null;
   }

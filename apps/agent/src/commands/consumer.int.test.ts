@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { COMMAND_STREAM, commandConsumer } from '@skiff/domain';
+import { freePort, natsServerBinary } from '@skiff/testing';
 import { CommandKind, CommandStatus, WorkloadKind, timestampFromDate, type Command } from '@skiff/proto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,19 +36,8 @@ let agent: Agent;
 let journal: CommandJournal;
 let reports: ReportClient;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 async function startNats(): Promise<void> {
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(storeDir, 'js')], { stdio: 'ignore' });
+  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(storeDir, 'js')], { stdio: 'ignore' });
   natsProcess = child;
   await waitUntil('nats-server to accept connections', async () => {
     const nc = await connect({ servers: `nats://127.0.0.1:${port}`, reconnect: false });

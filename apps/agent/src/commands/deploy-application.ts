@@ -112,8 +112,14 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
       const deploy = payloadOf(command);
       if (!deploy) return;
       if (outcome.status === CommandStatus.COMMAND_STATUS_CANCELLED) {
-        // Cancelled (running or waiting): the previous version keeps serving (control/undo-rollout.ts).
-        const undone = await undoRollout(deps.driver, { appName: deploy.workload!.appName, workloadId: deploy.workload!.id, deploymentId: deploy.deploymentId });
+        // A cancelled run: the previous version keeps serving (control/undo-rollout.ts). A
+        // command that never started (removed from the queue, cancelled while it waited)
+        // changed nothing to undo, and ends without a call to the engine (its end answers a
+        // control request that does not wait long).
+        const started = deps.journal.get(command.commandId)?.state === 'started';
+        const undone = started
+          ? await undoRollout(deps.driver, { appName: deploy.workload!.appName, workloadId: deploy.workload!.id, deploymentId: deploy.deploymentId })
+          : [];
         await eventsOf(command, deploy).emit({
           status: DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED,
           lines: [...undone, `Deployment cancelled: ${outcome.reason}`],

@@ -111,9 +111,10 @@ async function runRegistered(entry: JournalEntry, run: RunHandle, deps: RunnerDe
 }
 
 /**
- * Ends a journaled command that will not run (removed from the queue) with `outcome`: the
- * handler closes its deployment (`ended`), then the result is journaled and reported. False
- * when the command is unknown or already finished.
+ * Ends a journaled command that will not run (removed from the queue, or cancelled while it
+ * waited) with `outcome`: the handler closes its deployment (`ended`; a command not journaled
+ * `started` has nothing to undo), then the result is journaled and reported. False when the
+ * command is unknown or already finished.
  */
 export async function endWithoutRun(id: string, outcome: CommandOutcome, deps: Omit<RunnerDeps, 'signal' | 'running'>): Promise<boolean> {
   const now = deps.now ?? (() => new Date());

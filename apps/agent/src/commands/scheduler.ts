@@ -4,7 +4,7 @@
  * order; commands of different workloads may run side by side; at most `maxSlots`
  * slot-taking commands (deploys) run at once on this server. A command that waits for a
  * slot holds back the later commands of its own workload only. Waiting commands of a
- * workload can be taken out of the queue (removeWaiting, for CleanQueue).
+ * workload can be taken out of the queue (removeWaiting, for CleanQueue and CancelWorkload).
  */
 
 export interface ScheduledCommand {
@@ -54,6 +54,11 @@ export class CommandScheduler {
     const removed = this.waiting.filter((c) => c.workloadKey === workloadKey).slice(0, limit);
     for (const command of removed) this.waiting.splice(this.waiting.indexOf(command), 1);
     return removed;
+  }
+
+  /** The workload's first waiting command (the one that runs next), without taking it out. */
+  firstWaiting(workloadKey: string): ScheduledCommand | undefined {
+    return this.waiting.find((c) => c.workloadKey === workloadKey);
   }
 
   /** Lets a removed command's id be queued again (see removeWaiting). */

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { controlSubject } from '@skiff/domain';
+import { CANCEL_REASON, REMOVED_REASON, controlSubject } from '@skiff/domain';
 import {
   CommandKind,
   CommandStatus,
@@ -30,7 +30,6 @@ import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
 import { waitUntil } from '../testing/wait.js';
-import { CANCEL_REASON, REMOVED_REASON } from './command-control.js';
 
 const run = randomBytes(3).toString('hex');
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -154,7 +153,7 @@ async function control(serverId: string, request: ControlRequest): Promise<Contr
 }
 
 const cancel = (serverId: string, workloadKey: string, value: { deploymentId?: string; buildOnly?: boolean } = {}) =>
-  control(serverId, { request: { $case: 'cancelWorkload', value: { workloadKey, deploymentId: '', buildOnly: false, ...value } } });
+  control(serverId, { request: { $case: 'cancelWorkload', value: { workloadKey, deploymentId: '', buildOnly: false, commandId: '', ...value } } });
 
 async function runningTasks(appName: string) {
   return (await driver.serviceTasks(appName)).filter((t) => t.state === 'running' && t.desiredState === 'running');

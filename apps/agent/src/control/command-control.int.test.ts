@@ -4,9 +4,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, CommandKind, CommandStatus, WorkloadKind, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
+import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
+import { Command, CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { deployApplicationHandler } from '../commands/deploy-application.js';
 import { pause, type CommandHandler, type CommandOutcome, type CommandPhase } from '../commands/handler.js';
 import { CommandIntake } from '../commands/intake.js';
 import { CommandJournal } from '../commands/journal.js';
@@ -14,19 +16,20 @@ import { handlerRegistry, runCommand } from '../commands/runner.js';
 import { RunningCommands } from '../commands/running-commands.js';
 import { CommandScheduler } from '../commands/scheduler.js';
 import { waitUntil } from '../testing/wait.js';
-import { CANCEL_REASON, CommandControl, KILL_BUILD_REASON, REMOVED_REASON } from './command-control.js';
+import type { DockerDriver } from '../docker/driver.js';
+import { CommandControl } from './command-control.js';
 
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const SERVER = 'srv-control';
 const KEY = 'application:app1';
 
-/** A deploy handler that says it builds (or rolls out) and then waits on its signal. */
-function waitingHandler(phases: Map<string, CommandPhase>) {
+/** A deploy handler (or a stop one) that says it builds (or rolls out) and then waits on its signal. */
+function waitingHandler(phases: Map<string, CommandPhase>, kind: 'deploy' | 'stop' = 'deploy') {
   const started: string[] = [];
   const ended: Array<{ id: string; outcome: CommandOutcome }> = [];
   const handler: CommandHandler = {
-    kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION,
-    payloadCase: 'deployApplication',
+    kind: kind === 'deploy' ? CommandKind.COMMAND_KIND_DEPLOY_APPLICATION : CommandKind.COMMAND_KIND_STOP_WORKLOAD,
+    payloadCase: kind === 'deploy' ? 'deployApplication' : 'stopWorkload',
     takesSlot: true,
     validate: () => null,
     async run(context) {
@@ -65,21 +68,47 @@ function aDeploy(id: string, deploymentId = `dep-${id}`, workloadKey = KEY): Com
   };
 }
 
+function aStop(id: string, workloadKey: string): Command {
+  return {
+    ...aDeploy(id, `dep-${id}`, workloadKey),
+    kind: CommandKind.COMMAND_KIND_STOP_WORKLOAD,
+    payload: { $case: 'stopWorkload', value: { workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'app2', appName: 'other' } } },
+  };
+}
+
+/** A Docker driver that records the methods called on it and finds nothing (no service). */
+function recordingDriver() {
+  const calls: string[] = [];
+  const driver = new Proxy({} as DockerDriver, {
+    get: (_target, name) =>
+      typeof name === 'string' && name !== 'then'
+        ? async () => {
+            calls.push(name);
+            return name === 'servicesByLabel' || name === 'serviceTasks' ? [] : undefined;
+          }
+        : undefined,
+  });
+  return { driver, calls };
+}
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** The agent's command path without NATS: intake → scheduler → runner, and its control. */
-async function harness(dir?: string) {
+/**
+ * The agent's command path without NATS: intake → scheduler → runner, and its control. With
+ * `driver`, deploys run the real deploy handler on it, and the waiting handler takes stops.
+ */
+async function harness(dir?: string, driver?: DockerDriver) {
   const dataDir = dir ?? (await mkdtemp(join(tmpdir(), 'skiff-control-')));
   const journal = await CommandJournal.open(dataDir);
   const results: CommandResult[] = [];
   const events: DeploymentEvent[] = [];
   const reports = { reportEvent: (e: DeploymentEvent) => events.push(e), reportResult: (r: CommandResult) => results.push(r) };
   const phases = new Map<string, CommandPhase>();
-  const test = waitingHandler(phases);
-  const handlers = handlerRegistry([test.handler]);
+  const test = waitingHandler(phases, driver ? 'stop' : 'deploy');
+  const handlers = handlerRegistry(driver ? [test.handler, deployApplicationHandler({ driver, journal, reports })] : [test.handler]);
   const stop = new AbortController();
   const running = new RunningCommands();
   const scheduler = new CommandScheduler({
@@ -117,7 +146,7 @@ describe('cancelling the running command', () => {
     await h.receive(aDeploy('c1'));
     await h.waitStarted('c1');
 
-    const reply = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false } } });
+    const reply = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '' } } });
     expect(reply).toEqual({ commandIds: ['c1'], error: '' });
     const result = await h.waitResult('c1');
     expect(result).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON });
@@ -136,7 +165,7 @@ describe('cancelling the running command', () => {
     await h.receive(aDeploy('r1', 'dep-r1'));
     await h.waitStarted('r1');
     const cancel = (value: { deploymentId?: string; buildOnly?: boolean; workloadKey?: string }) =>
-      h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, ...value } } });
+      h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '', ...value } } });
 
     expect(await cancel({ deploymentId: 'dep-other' })).toEqual({ commandIds: [], error: `the command running for ${KEY} is not deployment dep-other` });
     expect((await cancel({ buildOnly: true })).error).toBe(`the deployment of ${KEY} is past its build: its rollout runs`);
@@ -156,6 +185,48 @@ describe('cancelling the running command', () => {
     expect((await cancel({})).error).toBe(`nothing runs for ${KEY}`);
   });
 
+  it("refuses a cancel naming another command: the caller's command ended just before, the next one runs on", async () => {
+    const h = await harness();
+    const cancel = (value: { commandId?: string; deploymentId?: string; buildOnly?: boolean }) =>
+      h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '', ...value } } });
+    await h.receive(aDeploy('n1'));
+    await h.receive(aDeploy('n2'));
+    await h.waitStarted('n1');
+    expect(await cancel({ commandId: 'n2' })).toEqual({ commandIds: [], error: `the command running for ${KEY} is not command n2` });
+    expect(await cancel({ commandId: 'n1', deploymentId: 'dep-n1' })).toEqual({ commandIds: ['n1'], error: '' });
+    await h.waitResult('n1');
+    await h.waitStarted('n2');
+
+    // The same cancel again (the caller saw n1 as current): n2 is not touched.
+    expect(await cancel({ commandId: 'n1', deploymentId: 'dep-n1' })).toEqual({ commandIds: [], error: `the command running for ${KEY} is not command n1` });
+    expect(await cancel({ deploymentId: 'dep-n1' })).toEqual({ commandIds: [], error: `the command running for ${KEY} is not deployment dep-n1` });
+    expect(h.resultOf('n2')).toBeUndefined();
+    expect(await cancel({ commandId: 'n2', buildOnly: true })).toEqual({ commandIds: ['n2'], error: '' });
+    expect(await h.waitResult('n2')).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: KILL_BUILD_REASON });
+    expect(await cancel({ commandId: 'n2' })).toEqual({ commandIds: [], error: `command n2 of ${KEY} has already finished` });
+  });
+
+  it('journals a named command not taken in yet as cancelled, so it never runs when it arrives', async () => {
+    const h = await harness();
+    const cancel = (value: { commandId?: string; buildOnly?: boolean }) =>
+      h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: 'dep-u1', buildOnly: false, commandId: '', ...value } } });
+    expect(await cancel({ commandId: 'u1', buildOnly: true })).toEqual({ commandIds: [], error: `nothing runs for ${KEY}` });
+    expect(h.journal.get('u1')).toBeUndefined();
+
+    expect(await cancel({ commandId: 'u1' })).toEqual({ commandIds: ['u1'], error: '' });
+    expect(h.journal.get('u1')).toMatchObject({ state: 'finished', workloadKey: KEY });
+    expect(h.resultOf('u1')).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON });
+
+    // It arrives: finished already, its result is reported again, it never runs.
+    expect(await h.receive(aDeploy('u1'))).toBe('duplicate');
+    expect(h.results.filter((r) => r.commandId === 'u1')).toHaveLength(2);
+    await h.receive(aDeploy('u2'));
+    await h.waitStarted('u2');
+    expect(h.test.started).toEqual(['u2']);
+    await h.close();
+    expect((await harness(h.dataDir)).journal.get('u1')?.state).toBe('finished');
+  });
+
   it('still abandons the run when the agent stops (it runs again at the next start)', async () => {
     const h = await harness();
     await h.receive(aDeploy('s1'));
@@ -169,7 +240,7 @@ describe('cancelling the running command', () => {
     again.schedule('s1');
     await again.waitStarted('s1');
     expect(
-      (await again.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false } } })).commandIds,
+      (await again.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '' } } })).commandIds,
     ).toEqual(['s1']);
     expect((await again.waitResult('s1')).status).toBe(CommandStatus.COMMAND_STATUS_CANCELLED);
   });
@@ -183,18 +254,73 @@ describe('cancelling a command that waits for a deploy slot', () => {
     await h.receive(aDeploy('w1'));
     await h.receive(aDeploy('w2'));
 
-    const kill = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: true } } });
+    const kill = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: true, commandId: '' } } });
     expect(kill).toEqual({ commandIds: [], error: `nothing runs for ${KEY}` });
-    const reply = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false } } });
+    const reply = await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '' } } });
     expect(reply).toEqual({ commandIds: ['w1'], error: '' });
     expect(h.journal.get('w1')?.state).toBe('finished');
     expect(h.resultOf('w1')).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON });
     expect(h.test.ended.map((e) => e.id)).toEqual(['w1']);
 
     // The slot frees: the next one of the workload runs, the cancelled one never does.
-    await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: 'application:app2', deploymentId: '', buildOnly: false } } });
+    await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: 'application:app2', deploymentId: '', buildOnly: false, commandId: '' } } });
     await h.waitStarted('w2');
     expect(h.test.started).toEqual(['busy', 'w2']);
+  });
+
+  it('cancels the waiting command only when it is the one named', async () => {
+    const h = await harness();
+    const cancel = (value: { commandId?: string; deploymentId?: string }) =>
+      h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '', ...value } } });
+    await h.receive(aDeploy('busy', 'dep-busy', 'application:app2'));
+    await h.waitStarted('busy');
+    await h.receive(aDeploy('w1'));
+    await h.receive(aDeploy('w2'));
+
+    expect(await cancel({ commandId: 'w2' })).toEqual({ commandIds: [], error: `the command waiting first for ${KEY} is not command w2` });
+    expect(await cancel({ deploymentId: 'dep-w2' })).toEqual({ commandIds: [], error: `the command waiting first for ${KEY} is not deployment dep-w2` });
+    expect(h.scheduler.waitingCount).toBe(2);
+    expect(await cancel({ commandId: 'w1', deploymentId: 'dep-w1' })).toEqual({ commandIds: ['w1'], error: '' });
+    expect(h.resultOf('w1')).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON });
+    expect(await cancel({ commandId: 'w1' })).toEqual({ commandIds: [], error: `the command waiting first for ${KEY} is not command w1` });
+    expect(h.resultOf('w2')).toBeUndefined();
+    expect(h.test.started).toEqual(['busy']);
+  });
+});
+
+describe('ending a deploy that never started', () => {
+  it('closes its deployment CANCELLED without a call to the engine; a cancelled run is still undone', async () => {
+    const docker = recordingDriver();
+    const h = await harness(undefined, docker.driver);
+    await h.receive(aStop('busy', 'application:app2'));
+    await h.waitStarted('busy');
+    await h.receive(aDeploy('d1'));
+    await h.receive(aDeploy('d2'));
+
+    expect(
+      await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: 'dep-d1', buildOnly: false, commandId: 'd1' } } }),
+    ).toEqual({ commandIds: ['d1'], error: '' });
+    expect(await h.control.handle({ request: { $case: 'cleanQueue', value: { workloadKey: KEY, commandIds: ['d2'] } } })).toEqual({ commandIds: ['d2'], error: '' });
+    for (const [id, reason] of [['d1', CANCEL_REASON], ['d2', REMOVED_REASON]]) {
+      expect(h.resultOf(id)).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason });
+      expect(h.events.filter((e) => e.deploymentId === `dep-${id}`)).toMatchObject([
+        { status: DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED, reason, logLines: [{ text: `Deployment cancelled: ${reason}` }] },
+      ]);
+    }
+    expect(docker.calls).toEqual([]);
+    await h.close();
+
+    // A deploy an earlier agent process started and was cancelled in: its rollout is undone.
+    const crashed = await CommandJournal.open(h.dataDir);
+    await crashed.accept(aDeploy('k2'));
+    await crashed.start('k2');
+    await crashed.recordCancel('k2', CANCEL_REASON);
+    await crashed.close();
+    const again = await harness(h.dataDir, docker.driver);
+    again.schedule('k2');
+    expect(await again.waitResult('k2')).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON });
+    expect(docker.calls).toEqual(['servicesByLabel']);
+    expect(again.events.at(-1)).toMatchObject({ status: DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED, logLines: [{ text: 'Service web was not created: nothing to undo' }, { text: `Deployment cancelled: ${CANCEL_REASON}` }] });
   });
 });
 
@@ -247,7 +373,7 @@ describe('cleaning a workload queue', () => {
     expect(h.schedule('q3')).toBe(false);
 
     // The running one ends; the other workload runs (one slot); the dropped ones never do.
-    await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false } } });
+    await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '' } } });
     await h.waitResult('q1');
     await h.waitStarted('other');
     expect(h.test.started).toEqual(['q1', 'other']);
@@ -270,7 +396,7 @@ describe('cleaning a workload queue', () => {
     // They arrive after all: finished already, their result is reported again, nothing runs.
     expect(await h.receive(aDeploy('late1'))).toBe('duplicate');
     expect(h.results.filter((r) => r.commandId === 'late1')).toHaveLength(2);
-    await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false } } });
+    await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: '' } } });
     await h.waitResult('r1');
     expect(await h.receive(aDeploy('late2'))).toBe('duplicate');
     await h.close();

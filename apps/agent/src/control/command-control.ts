@@ -4,12 +4,17 @@
  *
  * - CancelWorkload: the cancel is journaled, then the workload's running command is aborted
  *   with a CommandCancelled reason (runner.ts ends it CANCELLED and its handler undoes what
- *   it began; an agent that stops first ends it so at its next start). With
- *   `deployment_id`, only when the running command is that deployment's; with `build_only`
- *   (killBuild), only while its handler says it is in its `build` phase. The reply lists the
- *   cancelled command at once; the command ends shortly after.
- * - CancelWorkload when nothing of the workload runs (its next command waits for a deploy
- *   slot): that waiting command ends CANCELLED without running (not with build_only).
+ *   it began; an agent that stops first ends it so at its next start). With `command_id`
+ *   (or `deployment_id`), only when the running command is that one (that deployment's):
+ *   the caller's current command may have ended just before, and the next one is not
+ *   cancelled in its place. With `build_only` (killBuild), only while its handler says it
+ *   is in its `build` phase. The reply lists the cancelled command at once; the command
+ *   ends shortly after.
+ * - CancelWorkload when nothing of the workload runs (not with build_only): a `command_id`
+ *   this agent has not taken in yet (still on its way through the stream) is journaled as
+ *   finished CANCELLED and reported, so it never runs when it arrives; otherwise the
+ *   workload's first waiting command (waiting for a deploy slot), if it is the one named,
+ *   ends CANCELLED without running (its handler closes its deployment, nothing to undo).
  * - CleanQueue: the workload's waiting commands are taken out of the scheduler and each
  *   ends CANCELLED without running: its handler closes its deployment ("removed from the
  *   queue"), the result is journaled (so neither a restart nor a redelivery runs it) and
@@ -20,6 +25,7 @@
  *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
+import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
 import { CommandKind, CommandStatus, timestampFromDate, type CancelWorkload, type CleanQueue, type Command, type ControlReply, type ControlRequest } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { Reports } from '../commands/deployment-events.js';
@@ -28,13 +34,8 @@ import { endWithoutRun, type HandlerRegistry } from '../commands/runner.js';
 import type { RunningCommands } from '../commands/running-commands.js';
 import type { CommandScheduler } from '../commands/scheduler.js';
 
-/** The reasons the commands end with (they become the deployments' reasons). */
-export const CANCEL_REASON = 'cancelled by the user';
-export const KILL_BUILD_REASON = 'the build was killed by the user';
-export const REMOVED_REASON = 'removed from the queue by the user';
-
 export interface CommandControlDeps {
-  scheduler: Pick<CommandScheduler, 'removeWaiting' | 'forget'>;
+  scheduler: Pick<CommandScheduler, 'firstWaiting' | 'removeWaiting' | 'forget'>;
   running: RunningCommands;
   journal: CommandJournal;
   reports: Reports;
@@ -61,10 +62,9 @@ export class CommandControl {
     const key = request.workloadKey;
     if (key === '') return refused('workload_key is empty');
     const run = this.deps.running.ofWorkload(key);
-    if (!run) return request.buildOnly || request.deploymentId !== '' ? refused(`nothing runs for ${key}`) : this.cancelFirstWaiting(key);
-    if (request.deploymentId !== '' && deploymentIdOf(run.command) !== request.deploymentId) {
-      return refused(`the command running for ${key} is not deployment ${request.deploymentId}`);
-    }
+    if (!run) return request.buildOnly ? refused(`nothing runs for ${key}`) : this.cancelNotRunning(request);
+    const other = otherThanAsked(request, run.id, run.command);
+    if (other) return refused(`the command running for ${key} is not ${other}`);
     if (request.buildOnly && run.phase !== 'build') {
       return refused(run.phase === 'rollout' ? `the deployment of ${key} is past its build: its rollout runs` : `no build runs for ${key}`);
     }
@@ -83,20 +83,40 @@ export class CommandControl {
   }
 
   /**
-   * Nothing of the workload runs (its next command waits for a deploy slot): that command,
-   * the one the user sees as current, is taken out of the queue and ends CANCELLED.
+   * Nothing of the workload runs. The command the caller named, when this agent has not
+   * taken it in yet, is journaled as finished CANCELLED (it never runs when it arrives);
+   * otherwise the workload's first waiting command (the one the user sees as current) is
+   * taken out of the queue and ends CANCELLED, if it is the one the caller named.
    */
-  private async cancelFirstWaiting(key: string): Promise<ControlReply> {
-    const [first] = this.deps.scheduler.removeWaiting(key, 1);
-    if (!first) return refused(`nothing runs for ${key}`);
+  private async cancelNotRunning(request: CancelWorkload): Promise<ControlReply> {
+    const key = request.workloadKey;
+    const named = request.commandId;
+    if (named !== '' && !this.deps.journal.get(named)) {
+      const unseen = await this.refuseUnseen(key, [named], CANCEL_REASON);
+      if (unseen.length > 0) {
+        this.deps.log.info({ commandId: named, workloadKey: key }, 'cancelled a command not taken in yet');
+        return { commandIds: unseen, error: '' };
+      }
+      // It arrived in the meantime (journaled now, so this does not come back here).
+      return this.cancel(request);
+    }
+    const first = this.deps.scheduler.firstWaiting(key);
+    if (!first) {
+      if (named !== '' && this.deps.journal.get(named)?.state === 'finished') return refused(`command ${named} of ${key} has already finished`);
+      return refused(`nothing runs for ${key}`);
+    }
+    const other = otherThanAsked(request, first.id, this.deps.journal.get(first.id)?.command ?? null);
+    if (other) return refused(`the command waiting first for ${key} is not ${other}`);
+    // Synchronously after the look: still the first one.
+    const [taken] = this.deps.scheduler.removeWaiting(key, 1);
     try {
-      const ended = await endWithoutRun(first.id, { status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON }, this.deps);
+      const ended = await endWithoutRun(taken.id, { status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON }, this.deps);
       if (!ended) return refused(`the command waiting for ${key} has just finished`);
     } finally {
-      this.deps.scheduler.forget(first.id);
+      this.deps.scheduler.forget(taken.id);
     }
-    this.deps.log.info({ commandId: first.id, workloadKey: key }, 'cancelled the command waiting for a deploy slot');
-    return { commandIds: [first.id], error: '' };
+    this.deps.log.info({ commandId: taken.id, workloadKey: key }, 'cancelled the command waiting for a deploy slot');
+    return { commandIds: [taken.id], error: '' };
   }
 
   async cleanQueue(request: CleanQueue): Promise<ControlReply> {
@@ -106,7 +126,7 @@ export class CommandControl {
     const ended: string[] = [];
     const removed = this.deps.scheduler.removeWaiting(key);
     try {
-      ended.push(...(await this.refuseUnseen(key, request.commandIds)));
+      ended.push(...(await this.refuseUnseen(key, request.commandIds, REMOVED_REASON)));
       // One that arrived while the others were journaled waits in the queue now: drop it too.
       removed.push(...this.deps.scheduler.removeWaiting(key));
       for (const { id } of removed) {
@@ -126,14 +146,14 @@ export class CommandControl {
   }
 
   /** Journals the listed commands not taken in yet as finished CANCELLED (and reports them); answers their ids. */
-  private async refuseUnseen(workloadKey: string, ids: readonly string[]): Promise<string[]> {
+  private async refuseUnseen(workloadKey: string, ids: readonly string[], reason: string): Promise<string[]> {
     const refused: string[] = [];
     for (const id of new Set(ids)) {
       if (id === '' || this.deps.journal.get(id)) continue;
       const result = {
         commandId: id,
         status: CommandStatus.COMMAND_STATUS_CANCELLED,
-        reason: REMOVED_REASON,
+        reason,
         finishedAt: timestampFromDate((this.deps.now ?? (() => new Date()))()),
       };
       try {
@@ -154,6 +174,13 @@ function refused(error: string): ControlReply {
   return { commandIds: [], error };
 }
 
-function deploymentIdOf(command: Command): string | null {
-  return command.payload?.$case === 'deployApplication' ? command.payload.value.deploymentId : null;
+function deploymentIdOf(command: Command | null): string | null {
+  return command?.payload?.$case === 'deployApplication' ? command.payload.value.deploymentId : null;
+}
+
+/** What the request names (`command …` / `deployment …`) that the command `id` is not; null when it is that one. */
+function otherThanAsked(request: CancelWorkload, id: string, command: Command | null): string | null {
+  if (request.commandId !== '' && id !== request.commandId) return `command ${request.commandId}`;
+  if (request.deploymentId !== '' && deploymentIdOf(command) !== request.deploymentId) return `deployment ${request.deploymentId}`;
+  return null;
 }

@@ -30,7 +30,10 @@ export function natsConnectionOptions(servers: readonly string[], name: string):
   };
 }
 
-/** NATS credentials handed out at registration (operator mode); read again at every reconnect. */
+/**
+ * NATS credentials handed out at registration (operator mode), or stored by an earlier one;
+ * read again at every reconnect, so newer ones are used from the next reconnect on.
+ */
 export type NatsCredentialsSource = () => { creds: string; inboxPrefix: string } | null;
 
 /** Connects, logging state changes (server addresses only, never credentials). */
@@ -42,6 +45,9 @@ export async function connectNats(servers: readonly string[], name: string, log:
       ? {
           ...options,
           inboxPrefix: first.inboxPrefix,
+          // Credentials that expired while the agent was cut off are refused until a
+          // registration brings new ones: keep trying rather than give up after two refusals.
+          ignoreAuthErrorAbort: true,
           authenticator: credsAuthenticator(() => new TextEncoder().encode(credentials?.()?.creds ?? first.creds)),
         }
       : options,

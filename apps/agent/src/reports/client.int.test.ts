@@ -1,6 +1,7 @@
 // The report client against a real gRPC server on loopback.
 import { status } from '@grpc/grpc-js';
 import { CommandStatus, DeploymentStatus, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
+import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
@@ -38,13 +39,6 @@ const aResult = (id = 'c1'): CommandResult => ({
   reason: '',
   finishedAt: timestampFromDate(new Date()),
 });
-
-/** A loopback port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const probe = await startReportServer();
-  await probe.stop();
-  return probe.port;
-}
 
 describe('ReportClient', () => {
   it('sends events then results, in order, with the bearer credential', async () => {

@@ -3,13 +3,15 @@
  * then Register at start (what the agent runs: its version, the host name, Docker's version)
  * and a Heartbeat every interval the control plane asks for. The control plane may be
  * unreachable at any moment: calls are retried with backoff, never given up while the agent
- * runs, and a failure is logged when it starts and when it ends, not at every attempt.
+ * runs, and a failure is logged when it starts and when it ends, not at every attempt. Only
+ * a refusal ends the attempts: of a join token (JoinRefusedError), or of the credential at
+ * registration (RegistrationRefusedError: revoked, or the server removed).
  * Credentials and tokens are never logged.
  */
 import { type ChannelCredentials, Metadata, credentials as grpcCredentials, status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { AgentReportsClient, type RegisterRequest, type RegisterResponse, timestampFromDate } from '@skiff/proto';
 import type { Logger } from 'pino';
-import { JoinRefusedError } from '../credential.js';
+import { JoinRefusedError, RegistrationRefusedError, type NatsCredentials } from '../credential.js';
 
 export interface AgentInfo {
   agentVersion: string;
@@ -29,11 +31,15 @@ export interface PresenceOptions {
   /** Backoff between failed attempts. Defaults 500 ms to 15 s. */
   retryInitialMs?: number;
   retryMaxMs?: number;
+  /** Told the NATS credentials of every registration (null: NATS needs none), to keep them. */
+  onNatsCredentials?: (nats: NatsCredentials | null) => void;
 }
 
 /** Answers that no retry changes: the token or credential is not accepted. */
 const REFUSED = new Set<number>([grpcStatus.UNAUTHENTICATED, grpcStatus.PERMISSION_DENIED, grpcStatus.INVALID_ARGUMENT]);
-/** How often a running agent registers again (NATS credentials last 30 days). */
+/** Answers to Register that no retry changes: the credential is revoked, or the server removed or another one. */
+const REGISTRATION_REFUSED = new Set<number>([grpcStatus.UNAUTHENTICATED, grpcStatus.PERMISSION_DENIED]);
+/** How often a running agent registers again (NATS credentials last 24 hours). */
 const REREGISTER_MS = 6 * 3_600_000;
 
 export class AgentPresence {
@@ -45,7 +51,7 @@ export class AgentPresence {
   private timer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
   private failing = false;
-  private nats: { creds: string; inboxPrefix: string } | null = null;
+  private nats: NatsCredentials | null = null;
   private registeredAt = 0;
   private reregister: (() => Promise<void>) | undefined;
 
@@ -77,13 +83,16 @@ export class AgentPresence {
    * Registers with the credential (retrying until it succeeds or the presence stops), then
    * sends heartbeats until stopped, registering again every `REREGISTER_MS` so the NATS
    * credentials it hands out are renewed long before they expire. Resolves with the first
-   * registration; rejects when stopped before it.
+   * registration; rejects with a RegistrationRefusedError when the control plane refuses the
+   * credential (transient failures are retried), or when stopped before it.
    */
   async start(credential: string): Promise<RegisterResponse> {
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${credential}`);
     const request = this.registerRequest({ $case: 'serverCredential', value: credential });
-    const res = await this.retrying('register', () => this.register(request, metadata));
+    const res = await this.retrying('register', () => this.register(request, metadata), (err) => {
+      if (REGISTRATION_REFUSED.has(err.code)) throw new RegistrationRefusedError(grpcStatus[err.code] ?? String(err.code), err.details);
+    });
     this.keep(res);
     const intervalMs = Math.max(1, res.heartbeatIntervalSeconds || 15) * 1000;
     this.o.log.info({ heartbeatIntervalSeconds: intervalMs / 1000, natsCredentials: res.natsCredentials !== '' }, 'registered with the control plane');
@@ -93,13 +102,22 @@ export class AgentPresence {
     return res;
   }
 
-  /** The newest NATS credentials (a `.creds` file's text) from a registration, or null when NATS needs none. */
-  natsCredentials(): { creds: string; inboxPrefix: string } | null {
+  /**
+   * The newest NATS credentials (a `.creds` file's text) from a registration, or the ones
+   * given to `useStoredNatsCredentials` until one happened; null when NATS needs none.
+   */
+  natsCredentials(): NatsCredentials | null {
     return this.nats;
+  }
+
+  /** NATS credentials an earlier process's registration handed out, used until a registration replaces them. */
+  useStoredNatsCredentials(nats: NatsCredentials | null): void {
+    this.nats = nats;
   }
 
   private keep(res: RegisterResponse): void {
     this.nats = res.natsCredentials ? { creds: res.natsCredentials, inboxPrefix: res.natsInboxPrefix } : null;
+    this.o.onNatsCredentials?.(this.nats);
   }
 
   stop(): void {

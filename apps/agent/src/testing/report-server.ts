@@ -12,8 +12,14 @@ export interface RecordingReportServer {
   results: CommandResult[];
   /** The `authorization` header of every call. */
   authorizations: string[];
-  /** When set, every call answers with this status code instead of OK. */
+  /** When set, every report call answers with this status code instead of OK. */
   refuseWith: status | null;
+  /** When set, Register answers with this status code instead of OK. */
+  refuseRegistrationWith: status | null;
+  /** The NATS credentials Register hands out (operator mode); none when unset. */
+  natsCredentials: ((serverId: string) => Promise<{ creds: string; inboxPrefix: string }>) | null;
+  /** Server ids of the registrations answered OK, in order. */
+  registrations: string[];
   /** Events of one deployment, de-duplicated by sequence like the control plane does, in order. */
   eventsOf(deploymentId: string): DeploymentEvent[];
   stop(): Promise<void>;
@@ -28,6 +34,9 @@ export async function startReportServer(port = 0): Promise<RecordingReportServer
     results: [],
     authorizations: [],
     refuseWith: null,
+    refuseRegistrationWith: null,
+    natsCredentials: null,
+    registrations: [],
     eventsOf(deploymentId) {
       const bySequence = new Map<string, DeploymentEvent>();
       for (const e of recorder.events) if (e.deploymentId === deploymentId && !bySequence.has(e.sequence)) bySequence.set(e.sequence, e);
@@ -46,7 +55,20 @@ export async function startReportServer(port = 0): Promise<RecordingReportServer
   const note = (metadata: Metadata) => recorder.authorizations.push(String(metadata.get('authorization')[0] ?? ''));
 
   const impl: AgentReportsServer = {
-    register: (call, callback) => callback(null, { serverId: call.request.serverId, serverCredential: '', heartbeatIntervalSeconds: 15, natsCredentials: '', natsInboxPrefix: '' }),
+    register: (call, callback) => {
+      const { serverId } = call.request;
+      if (recorder.refuseRegistrationWith !== null) {
+        const code = recorder.refuseRegistrationWith;
+        return callback(Object.assign(new Error('refused by the test'), { code, details: 'unknown server credential', metadata: new Metadata() }), null);
+      }
+      (recorder.natsCredentials?.(serverId) ?? Promise.resolve(null)).then(
+        (nats) => {
+          recorder.registrations.push(serverId);
+          callback(null, { serverId, serverCredential: '', heartbeatIntervalSeconds: 15, natsCredentials: nats?.creds ?? '', natsInboxPrefix: nats?.inboxPrefix ?? '' });
+        },
+        (err: Error) => callback(Object.assign(err, { code: status.INTERNAL, details: err.message, metadata: new Metadata() }), null),
+      );
+    },
     heartbeat: (_call, callback) => callback(null, { serverTime: undefined }),
     reportDeploymentEvents: (call, callback) => {
       note(call.metadata);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { type Metadata, type ServerWritableStream, status } from '@grpc/grpc-js';
 import type { AgentArtifactsServer, ArchiveChunk, FetchArchiveRequest } from '@skiff/proto';
 import type { Logger } from 'pino';
-import type { GrpcError } from './report-server.js';
+import { type GrpcError, grpcError } from './report-server.js';
 
 /** Where an archive's file is, when the given server's agent may fetch it (DropArchiveService.locate). */
 export interface ArchiveLocator {
@@ -18,8 +18,6 @@ export interface ArtifactServerOptions {
 }
 
 type Authenticate = (metadata: Metadata) => string | GrpcError;
-
-const grpcError = (code: status, details: string): GrpcError => Object.assign(new Error(details), { code, details });
 
 /**
  * The AgentArtifacts gRPC service (proto/skiff/agent/v1/reports.proto), served beside

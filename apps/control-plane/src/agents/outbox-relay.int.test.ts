@@ -7,7 +7,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { COMMAND_STREAM, commandSubject } from '@skiff/domain';
 import { Command, CommandKind, WorkloadKind } from '@skiff/proto';
-import { waitFor } from '@skiff/testing';
+import { natsServerBinary, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
 import { ensureCommandStream } from './outbox-relay.js';
@@ -138,7 +138,7 @@ class OwnNats {
     return `nats://127.0.0.1:${this.port}`;
   }
   async start() {
-    const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.store], { stdio: 'ignore' });
+    const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.store], { stdio: 'ignore' });
     this.child = child;
     await waitFor(
       async () => {

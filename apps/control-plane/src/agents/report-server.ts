@@ -52,7 +52,8 @@ export interface ReportServerOptions {
 
 export type GrpcError = Partial<ServerErrorResponse> & { code: status; details: string };
 
-const grpcError = (code: status, details: string): GrpcError => Object.assign(new Error(details), { code, details });
+/** An error a gRPC handler answers with: its status code and the details the caller sees. */
+export const grpcError = (code: status, details: string): GrpcError => Object.assign(new Error(details), { code, details });
 
 /**
  * The AgentReports gRPC service (proto/skiff/agent/v1/reports.proto): agents register,

@@ -147,6 +147,34 @@ describe('application records', () => {
     expect(off.body).toMatchObject({ sourceType: 'git', customGitUrl: null, watchPaths: null, buildType: 'containerfile' });
   });
 
+  it('refuses git URLs and branches the agent would not clone, naming the field', async () => {
+    const app = await createApp();
+    const save = (customGitUrl: string, customGitBranch: string) =>
+      t.call('application.saveGitProvider', { applicationId: app.applicationId, customGitUrl, customGitBranch, customGitBuildPath: '/', watchPaths: null });
+    const ok = await save('git@git.example.com:acme/shop.git', 'release/2.1');
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    for (const [url, branch, field, message] of [
+      ['http://169.254.169.254/latest/meta-data', 'main', 'customGitUrl', /link-local/],
+      ['ssh://git@[fe80::1]/shop.git', 'main', 'customGitUrl', /link-local/],
+      ['git@2852039166:shop.git', 'main', 'customGitUrl', /link-local/],
+      ['https://metadata.google.internal/shop.git', 'main', 'customGitUrl', /cloud metadata/],
+      ['ext::sh -c id', 'main', 'customGitUrl', /remote helper|whitespace/],
+      ['--upload-pack=id', 'main', 'customGitUrl', /must not start with "-"/],
+      ['https://git.example.com/shop.git', '--orphan', 'customGitBranch', /must not start with "-"/],
+      ['https://git.example.com/shop.git', 'main..other', 'customGitBranch', /not a valid branch name/],
+    ] as const) {
+      const bad = await save(url, branch);
+      expect(bad.status, url).toBe(400);
+      expect(bad.body.code).toBe('BAD_REQUEST');
+      expect(bad.body.issues[0].path, url).toEqual([field]);
+      expect(bad.body.issues[0].message, url).toMatch(message);
+    }
+    expect((await t.call('application.one', { applicationId: app.applicationId })).body).toMatchObject({
+      customGitUrl: 'git@git.example.com:acme/shop.git',
+      customGitBranch: 'release/2.1',
+    });
+  });
+
   it('marks running and deletes the record', async () => {
     const app = await createApp();
     expect((await t.call('application.markRunning', { applicationId: app.applicationId })).status).toBe(200);

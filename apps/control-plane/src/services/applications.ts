@@ -4,7 +4,7 @@ import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
 import { type ServiceDeps, uniqueAs } from './deps.js';
 import {
-  checkGitUrl,
+  checkGitSource,
   checkInsideSource,
   checkInteger,
   checkReplicas,
@@ -127,7 +127,7 @@ export class ApplicationService {
     if (typeof f.previewWildcard === 'string' && !/^\*\.[a-z0-9.-]+$/i.test(f.previewWildcard)) {
       throw Invalid('previewWildcard', 'must look like *.example.com');
     }
-    checkGitUrl(f);
+    checkGitSource(f);
     checkInsideSource(f, ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory']);
     await checkSourceReferences(this.access, p, f);
   }

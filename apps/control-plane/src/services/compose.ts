@@ -4,7 +4,7 @@ import type { ComposeStack } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
 import { type ServiceDeps, uniqueAs } from './deps.js';
-import { checkGitUrl, checkInsideSource, checkInteger, checkSourceReferences, moveTarget, placeNewService } from './field-rules.js';
+import { checkGitSource, checkInsideSource, checkInteger, checkSourceReferences, moveTarget, placeNewService } from './field-rules.js';
 import type { IdentityService } from './identity.js';
 import type { ProjectService } from './projects.js';
 import { RecordCodec } from './record-codec.js';
@@ -125,7 +125,7 @@ export class ComposeService {
       await this.access.assertAppNameFree(row.serverId, f.appName, row.id);
     }
     checkInteger(f, 'forgeBProjectId', 1);
-    checkGitUrl(f);
+    checkGitSource(f);
     checkInsideSource(f, ['composePath']);
     if (typeof f.composePath === 'string' && f.composePath.startsWith('/')) {
       throw Invalid('composePath', 'must be relative to the repository root');

@@ -5,12 +5,11 @@
 // answers them in apps/agent/src/control and in cancel.e2e.test.ts).
 import { randomBytes } from 'node:crypto';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { controlSubject } from '@skiff/domain';
+import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON, controlSubject } from '@skiff/domain';
 import { CommandStatus, ControlReply, ControlRequest, DeploymentStatus, timestampFromDate } from '@skiff/proto';
 import { startDedicatedNats, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type TestPlatform } from '../testing/harness.js';
-import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from './deployment-control.js';
 import { DeploymentReports } from './deployment-reports.js';
 
 let t: TestPlatform;
@@ -277,9 +276,11 @@ describe('work its agent holds (NATS request/reply)', () => {
 
     expect(await okWith(() => p)('application.cancelDeployment', { applicationId: a.applicationId })).toEqual({ deploymentIds: [command.deploymentId] });
     expect(await okWith(() => p)('application.killBuild', { applicationId: a.applicationId })).toEqual({ deploymentIds: [command.deploymentId] });
+    // Naming the command (and deployment) the control plane sees as current.
+    const named = { workloadKey: `application:${a.applicationId}`, deploymentId: command.deploymentId, commandId: command.id };
     expect(requests).toEqual([
-      { request: { $case: 'cancelWorkload', value: { workloadKey: `application:${a.applicationId}`, deploymentId: '', buildOnly: false } } },
-      { request: { $case: 'cancelWorkload', value: { workloadKey: `application:${a.applicationId}`, deploymentId: '', buildOnly: true } } },
+      { request: { $case: 'cancelWorkload', value: { ...named, buildOnly: false } } },
+      { request: { $case: 'cancelWorkload', value: { ...named, buildOnly: true } } },
     ]);
     // Until the agent reports, the deployment is what the agent last said.
     expect((await deploymentsOf(p, a.applicationId))[0].status).toBe('queued');
@@ -317,5 +318,22 @@ describe('work its agent holds (NATS request/reply)', () => {
     expect(none.body.message).toBe(
       `Nothing waits in the queue of application ${a.appName}: the agent of server local (the platform host) says no command of application:${a.applicationId} waits in the queue`,
     );
+  });
+
+  it("ignores the ids of an agent's answer that are not the workload's", async () => {
+    await answerAsAgent();
+    const a = await anApp(p, environmentId);
+    const b = await anApp(p, environmentId);
+    const [mine, waiting] = await published(a.applicationId, 2);
+    const [theirs] = await published(b.applicationId, 1);
+
+    // An answer naming another application's command: it is neither answered nor ended.
+    answer = () => ({ commandIds: [mine.id, theirs.id], error: '' });
+    expect(await okWith(() => p)('application.cancelDeployment', { applicationId: a.applicationId })).toEqual({ deploymentIds: [mine.deploymentId] });
+    answer = () => ({ commandIds: [waiting.id, theirs.id], error: '' });
+    expect(await okWith(() => p)('application.cleanQueues', { applicationId: a.applicationId })).toEqual({ deploymentIds: [waiting.deploymentId] });
+    expect((await commandsOf(p, a.applicationId)).map((c) => c.status)).toEqual(['published', 'failed']);
+    expect((await commandsOf(p, b.applicationId)).map((c) => [c.status, c.resultReason])).toEqual([['published', null]]);
+    expect((await deploymentsOf(p, b.applicationId)).map((d) => d.status)).toEqual(['queued']);
   });
 });

@@ -1,22 +1,22 @@
 import type { Db } from '@skiff/db';
+import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
 import { CommandKind, commandKindToJSON } from '@skiff/proto';
 import type { AgentControl } from '../agents/control-client.js';
 import { serverLabel } from '../agents/control-client.js';
 import type { Principal } from '../authz/principal.js';
 import { DomainError } from '../errors.js';
 import { workloadKey } from './deploy-command.js';
-import { canMove } from './deployment-status.js';
+import { applicationStatusAfterCancel, canMove } from './deployment-status.js';
 import type { ServiceDeps } from './deps.js';
 import type { ServiceAccess } from './service-access.js';
 
-/** The reasons cancelled work ends with; the agent uses the same words (apps/agent control/command-control.ts). */
-export const CANCEL_REASON = 'cancelled by the user';
-export const KILL_BUILD_REASON = 'the build was killed by the user';
-export const REMOVED_REASON = 'removed from the queue by the user';
-
 const DEPLOY_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_DEPLOY_APPLICATION);
-const STOP_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_STOP_WORKLOAD);
-const START_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_START_WORKLOAD);
+
+/** Where an agent's answer may end commands: the workload asked about, on the server asked. */
+interface Scope {
+  workloadKey: string;
+  serverId: string;
+}
 
 interface QueuedCommand {
   id: string;
@@ -75,7 +75,7 @@ export class DeploymentControl {
 
     // Not sent yet: ended here (the relay cannot send them any more).
     const here = await this.endCommands(
-      queued.filter((c) => c.status === 'pending').map((c) => c.id),
+      queued.filter((c) => c.status === 'pending').map((c) => ({ id: c.id, workloadKey: key, serverId: c.serverId })),
       REMOVED_REASON,
       'pending',
     );
@@ -98,8 +98,10 @@ export class DeploymentControl {
       }
       if (reply.commandIds.length > 0) {
         // The agent's own CANCELLED reports may have ended some already: answer them all.
-        await this.endCommands(reply.commandIds, REMOVED_REASON, 'held');
-        there = await this.deploymentsOf(reply.commandIds);
+        // Only this workload's commands on this server: an agent's answer ends nothing else.
+        const scope = { workloadKey: key, serverId };
+        await this.endCommands(reply.commandIds.map((id) => ({ id, ...scope })), REMOVED_REASON, 'held');
+        there = await this.deploymentsOf(reply.commandIds, scope);
       }
       if (reply.error && here.commandIds.length === 0 && reply.commandIds.length === 0) {
         throw nothing(`Nothing waits in the queue of application ${app.appName}: the agent of ${serverLabel(serverId)} says ${reply.error}`);
@@ -120,17 +122,19 @@ export class DeploymentControl {
     }
     const reason = buildOnly ? KILL_BUILD_REASON : CANCEL_REASON;
     if (head.status === 'pending') {
-      const ended = await this.endCommands([head.id], reason, 'pending');
+      const ended = await this.endCommands([{ id: head.id, workloadKey: key, serverId: head.serverId }], reason, 'pending');
       if (ended.commandIds.length > 0) return { deploymentIds: ended.deploymentIds };
       // Published in the meantime: the agent has it now.
     }
+    // Naming the head: had it ended just before the request arrives, the agent refuses
+    // rather than cancel what runs next (and one it has not taken in yet never runs).
     const reply = await this.agents.request(head.serverId, {
-      request: { $case: 'cancelWorkload', value: { workloadKey: key, deploymentId: '', buildOnly } },
+      request: { $case: 'cancelWorkload', value: { workloadKey: key, deploymentId: head.deploymentId ?? '', buildOnly, commandId: head.id } },
     });
     if (reply.error) {
       throw nothing(`Nothing was cancelled for application ${app.appName}: the agent of ${serverLabel(head.serverId)} says ${reply.error}`);
     }
-    return { deploymentIds: await this.deploymentsOf(reply.commandIds) };
+    return { deploymentIds: await this.deploymentsOf(reply.commandIds, { workloadKey: key, serverId: head.serverId }) };
   }
 
   /** The workload's commands without a result, in queue order. */
@@ -144,9 +148,17 @@ export class DeploymentControl {
       .execute();
   }
 
-  private async deploymentsOf(commandIds: string[]): Promise<string[]> {
+  /** The deployments of the commands an agent answered, among those of `scope` only. */
+  private async deploymentsOf(commandIds: string[], scope: Scope): Promise<string[]> {
     if (commandIds.length === 0) return [];
-    const rows = await this.db.selectFrom('commands').select('deploymentId').where('id', 'in', commandIds).orderBy('position').execute();
+    const rows = await this.db
+      .selectFrom('commands')
+      .select('deploymentId')
+      .where('id', 'in', commandIds)
+      .where('workloadKey', '=', scope.workloadKey)
+      .where('serverId', '=', scope.serverId)
+      .orderBy('position')
+      .execute();
     return rows.flatMap((r) => (r.deploymentId ? [r.deploymentId] : []));
   }
 
@@ -154,16 +166,20 @@ export class DeploymentControl {
    * Ends commands that will never run as the agent would report a CANCELLED result: the
    * command failed with the reason, its deployment cancelled. `pending`: only if still
    * unpublished (the row lock orders this against the relay); `held`: the agent dropped them.
+   * Each command is ended only if it belongs to the workload and server given with its id
+   * (ids from an agent's answer are not trusted to name only its own workload's commands).
    */
-  private async endCommands(ids: string[], reason: string, which: 'pending' | 'held') {
+  private async endCommands(commands: Array<{ id: string } & Scope>, reason: string, which: 'pending' | 'held') {
     const commandIds: string[] = [];
     const deploymentIds: string[] = [];
-    for (const id of ids) {
+    for (const { id, workloadKey, serverId } of commands) {
       await this.db.transaction().execute(async (tx) => {
         const c = await tx
           .selectFrom('commands')
           .select(['id', 'deploymentId'])
           .where('id', '=', id)
+          .where('workloadKey', '=', workloadKey)
+          .where('serverId', '=', serverId)
           .where('status', 'in', which === 'pending' ? ['pending'] : ['pending', 'published'])
           .forUpdate()
           .executeTakeFirst();
@@ -189,46 +205,6 @@ async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string,
     await tx.updateTable('applications').set({ applicationStatus: status }).where('id', '=', d.applicationId).execute();
   }
   return true;
-}
-
-/**
- * The application's status once its running deployment `deploymentId` was cancelled: the
- * agent put the previous version back (or removed the service this deployment created), so
- * the application is as the last thing that ended before left it:
- *
- * - the newest other deployment that ended `done` or `error` → `done` / `error`;
- * - a stop that succeeded after it → `idle` (the previous spec has no running task); a start
- *   that succeeded after it → `done`;
- * - no such deployment → `idle` (nothing was deployed before: the service is removed).
- *
- * Used when a deployment moves from `running` to `cancelled` (here, and when the agent
- * reports it: deployment-reports.ts). A deployment cancelled while queued never moved the
- * application, so it is left as it is.
- */
-export async function applicationStatusAfterCancel(tx: Db, applicationId: string, deploymentId: string): Promise<'idle' | 'done' | 'error'> {
-  const deployment = await tx
-    .selectFrom('deployments')
-    .select(['status', 'finishedAt'])
-    .where('applicationId', '=', applicationId)
-    .where('id', '!=', deploymentId)
-    .where('status', 'in', ['done', 'error'])
-    .where('finishedAt', 'is not', null)
-    .orderBy('finishedAt', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const lifecycle = await tx
-    .selectFrom('commands')
-    .select(['kind', 'finishedAt'])
-    .where('workloadKey', '=', workloadKey('application', applicationId))
-    .where('kind', 'in', [STOP_KIND, START_KIND])
-    .where('status', '=', 'done')
-    .where('finishedAt', 'is not', null)
-    .orderBy('finishedAt', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!deployment) return 'idle';
-  if (lifecycle && lifecycle.finishedAt! > deployment.finishedAt!) return lifecycle.kind === STOP_KIND ? 'idle' : 'done';
-  return deployment.status === 'done' ? 'done' : 'error';
 }
 
 const nothing = (message: string) => new DomainError('BAD_REQUEST', message);

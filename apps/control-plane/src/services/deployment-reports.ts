@@ -7,8 +7,7 @@ import {
   commandStatusToJSON,
   timestampToDate,
 } from '@skiff/proto';
-import { applicationStatusAfterCancel } from './deployment-control.js';
-import { appendLog, applicationStatusFor, canMove, isFinished } from './deployment-status.js';
+import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from './deployment-status.js';
 import { applyWorkloadResult } from './workload-commands.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */

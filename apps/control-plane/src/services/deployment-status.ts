@@ -1,4 +1,9 @@
-import type { DeploymentStatus } from '@skiff/db';
+import type { Db, DeploymentStatus } from '@skiff/db';
+import { CommandKind, commandKindToJSON } from '@skiff/proto';
+import { workloadKey } from './deploy-command.js';
+
+const STOP_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_STOP_WORKLOAD);
+const START_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_START_WORKLOAD);
 
 /**
  * How a deployment's status moves (ARCHITECTURE.md "Status"): queued → running → done,
@@ -22,7 +27,7 @@ export const isFinished = (status: DeploymentStatus) => NEXT[status].length === 
  * The application's `applicationStatus` once one of its deployments reaches `status`;
  * undefined leaves it as it is (queued: nothing runs yet; cancelled: a deployment cancelled
  * while queued never moved it, and one cancelled while running gives it back the status it
- * had before, as deployment-control.ts `applicationStatusAfterCancel` works out).
+ * had before, as `applicationStatusAfterCancel` below works out).
  */
 export function applicationStatusFor(status: DeploymentStatus): 'running' | 'done' | 'error' | undefined {
   switch (status) {
@@ -35,6 +40,46 @@ export function applicationStatusFor(status: DeploymentStatus): 'running' | 'don
     default:
       return undefined;
   }
+}
+
+/**
+ * The application's status once its running deployment `deploymentId` was cancelled: the
+ * agent put the previous version back (or removed the service this deployment created), so
+ * the application is as the last thing that ended before left it:
+ *
+ * - the newest other deployment that ended `done` or `error` → `done` / `error`;
+ * - a stop that succeeded after it → `idle` (the previous spec has no running task); a start
+ *   that succeeded after it → `done`;
+ * - no such deployment → `idle` (nothing was deployed before: the service is removed).
+ *
+ * Used when a deployment moves from `running` to `cancelled` (when the control plane ends
+ * it: deployment-control.ts, and when the agent reports it: deployment-reports.ts). A
+ * deployment cancelled while queued never moved the application, so it is left as it is.
+ */
+export async function applicationStatusAfterCancel(tx: Db, applicationId: string, deploymentId: string): Promise<'idle' | 'done' | 'error'> {
+  const deployment = await tx
+    .selectFrom('deployments')
+    .select(['status', 'finishedAt'])
+    .where('applicationId', '=', applicationId)
+    .where('id', '!=', deploymentId)
+    .where('status', 'in', ['done', 'error'])
+    .where('finishedAt', 'is not', null)
+    .orderBy('finishedAt', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const lifecycle = await tx
+    .selectFrom('commands')
+    .select(['kind', 'finishedAt'])
+    .where('workloadKey', '=', workloadKey('application', applicationId))
+    .where('kind', 'in', [STOP_KIND, START_KIND])
+    .where('status', '=', 'done')
+    .where('finishedAt', 'is not', null)
+    .orderBy('finishedAt', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!deployment) return 'idle';
+  if (lifecycle && lifecycle.finishedAt! > deployment.finishedAt!) return lifecycle.kind === STOP_KIND ? 'idle' : 'done';
+  return deployment.status === 'done' ? 'done' : 'error';
 }
 
 /** Longest log kept per deployment, in characters: the newest lines win. */

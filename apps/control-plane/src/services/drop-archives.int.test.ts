@@ -6,6 +6,7 @@ import { Metadata, credentials as grpcCredentials, type ServiceError, status } f
 import { serve } from '@hono/node-server';
 import { AgentArtifactsClient, Command } from '@skiff/proto';
 import { type TestEntry, tarGz, zipArchive } from '@skiff/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestPlatform, startTestPlatform } from '../testing/harness.js';
 import { CommandOutbox } from './command-outbox.js';
@@ -96,6 +97,19 @@ describe('application.dropDeployment', () => {
     expect((await archiveRows(app.applicationId)).map((r) => r.format)).toEqual(['zip']);
   });
 
+  /** Marks an application's deployments as ended, as the agent's reports would. */
+  const finishDeployments = (applicationId: string, ids?: string[]) => {
+    let q = t.db.updateTable('deployments').set({ status: 'done', finishedAt: new Date() }).where('applicationId', '=', applicationId);
+    if (ids) q = q.where('id', 'in', ids);
+    return q.execute();
+  };
+
+  /** An hour passes: the application's archives and deployments were created an hour earlier. */
+  const anHourLater = async (applicationId: string) => {
+    await sql`update application_archives set created_at = created_at - interval '1 hour' where application_id = ${applicationId}`.execute(t.db);
+    await sql`update deployments set created_at = created_at - interval '1 hour' where application_id = ${applicationId}`.execute(t.db);
+  };
+
   it('keeps the newest three archives of an application and removes older files', async () => {
     const app = await dropApp();
     const ids: string[] = [];
@@ -103,11 +117,71 @@ describe('application.dropDeployment', () => {
       const res = await upload(app.applicationId, await tarGz([{ name: 'index.html', content: `v${i}` }]));
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       ids.push((await archiveRows(app.applicationId)).at(-1)!.id);
+      await finishDeployments(app.applicationId);
+      await anHourLater(app.applicationId);
     }
     expect((await archiveRows(app.applicationId)).map((r) => r.id)).toEqual(ids.slice(2));
     const files = archiveFiles();
     for (const id of ids.slice(2)) expect(files).toContain(id);
     for (const id of ids.slice(0, 2)) expect(files).not.toContain(id);
+  });
+
+  it('keeps the archive of a queued deployment past newer uploads, and prunes it once the deployment ended', async () => {
+    const app = await dropApp();
+    const uploads: { archiveId: string; deploymentId: string }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await upload(app.applicationId, await tarGz([{ name: 'index.html', content: `quick ${i}` }]));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      uploads.push({ archiveId: (await archiveRows(app.applicationId)).at(-1)!.id, deploymentId: res.body.deploymentId });
+    }
+    // Four quick uploads, none built yet: the first deployment's archive is still there to fetch.
+    expect((await archiveRows(app.applicationId)).map((r) => r.id)).toEqual(uploads.map((u) => u.archiveId));
+    expect(await t.platform.archives.locate('local', uploads[0]!.archiveId)).not.toBeNull();
+
+    // The later three end; the first is still queued when a fifth upload comes, an hour later.
+    await finishDeployments(app.applicationId, uploads.slice(1).map((u) => u.deploymentId));
+    await anHourLater(app.applicationId);
+    const fifth = await upload(app.applicationId, await tarGz([{ name: 'index.html', content: 'quick 4' }]));
+    expect(fifth.status, JSON.stringify(fifth.body)).toBe(200);
+    expect((await archiveRows(app.applicationId)).map((r) => r.id)).toEqual([...uploads.map((u) => u.archiveId), expect.any(String)]);
+    expect(archiveFiles()).toContain(uploads[0]!.archiveId);
+    expect(await t.platform.archives.locate('local', uploads[0]!.archiveId)).not.toBeNull();
+
+    // Once every deployment ended, the next upload prunes back to the newest three.
+    await finishDeployments(app.applicationId);
+    await anHourLater(app.applicationId);
+    const sixth = await upload(app.applicationId, await tarGz([{ name: 'index.html', content: 'quick 5' }]));
+    expect(sixth.status, JSON.stringify(sixth.body)).toBe(200);
+    const kept = (await archiveRows(app.applicationId)).map((r) => r.id);
+    expect(kept).toHaveLength(3);
+    expect(kept).toEqual(expect.arrayContaining([uploads[3]!.archiveId]));
+    for (const u of uploads.slice(0, 3)) expect(archiveFiles()).not.toContain(u.archiveId);
+  });
+
+  it('keeps the archive a queued redeploy builds (the newest before it), however old', async () => {
+    const app = await dropApp();
+    const old: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await upload(app.applicationId, await tarGz([{ name: 'index.html', content: `old ${i}` }]));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const id = (await archiveRows(app.applicationId)).at(-1)!.id;
+      old.push(id);
+      // Uploaded hours ago, and deployed since.
+      await sql`update application_archives set created_at = now() - make_interval(hours => ${3 - i}) where id = ${id}`.execute(t.db);
+    }
+    await finishDeployments(app.applicationId);
+    const redeploy = await t.call('application.redeploy', { applicationId: app.applicationId });
+    expect(redeploy.status, JSON.stringify(redeploy.body)).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const res = await upload(app.applicationId, await tarGz([{ name: 'index.html', content: `new ${i}` }]));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const kept = (await archiveRows(app.applicationId)).map((r) => r.id);
+    // The redeploy builds old[2] (the newest when it was queued); older ones go.
+    expect(kept).toHaveLength(4);
+    expect(kept[0]).toBe(old[2]);
+    expect(archiveFiles()).toContain(old[2]);
+    for (const id of old.slice(0, 2)) expect(archiveFiles()).not.toContain(id);
   });
 
   it('removes the files of deleted applications (a file without a row is garbage)', async () => {

@@ -12,8 +12,17 @@ import type { ServiceDeps } from './deps.js';
 import type { DeployInput, DeploymentService } from './deployments.js';
 import type { ServiceAccess } from './service-access.js';
 
-/** How many archives of one application are kept (the newest); older ones are removed. */
+/**
+ * How many archives of one application are kept (the newest); older ones are removed unless
+ * an unfinished deployment may still need them (`DropArchiveService.prune`).
+ */
 export const KEEP_ARCHIVES = 3;
+
+/**
+ * Archives created this long before the one an unfinished deployment builds are kept too:
+ * simultaneous uploads each write their archive row before their deployment row, in any order.
+ */
+const ARCHIVE_MARGIN_MS = 60_000;
 
 /** One archive of an application, or null when it is not (or no longer) there. */
 export async function archiveOf(db: Db, applicationId: string, archiveId: string): Promise<ApplicationArchive | null> {
@@ -61,7 +70,8 @@ const ARCHIVE_ID = /^[A-Za-z0-9_-]{1,100}$/;
  * keeps it (`<dir>/<archiveId>`, mode 0600, with an `application_archives` row) and queues a
  * deployment through the deployments service, which puts the newest archive on the command
  * (latestArchive / archiveSourceOf). Only the newest few archives of an application are
- * kept, and a file without a row (an older archive, a deleted application's) is removed.
+ * kept, and those an unfinished deployment may still fetch; a file without a row (an older
+ * archive, a deleted application's) is removed.
  */
 export class DropArchiveService {
   constructor(
@@ -132,21 +142,56 @@ export class DropArchiveService {
     return { path: this.pathOf(row.id), size: Number(row.size) };
   }
 
-  /** Keeps the newest archives of an application, removing the rows and files of older ones. */
+  /**
+   * Removes the rows and files of an application's older archives, keeping the newest few
+   * and every archive an unfinished (queued or running) deployment may still fetch: the
+   * deployment carries its archive's id, not the file, and the agent fetches it only when it
+   * builds, maybe after several more uploads. Runs after each upload, so archives kept for a
+   * deployment go with a later upload once it has ended.
+   */
   async prune(applicationId: string): Promise<void> {
-    const old = await this.deps.db
+    const newest = await this.deps.db
       .selectFrom('applicationArchives')
-      .select('id')
+      .select(['id', 'createdAt'])
       .where('applicationId', '=', applicationId)
       .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .offset(this.o.keep ?? KEEP_ARCHIVES)
       .limit(1000)
       .execute();
-    if (old.length === 0) return;
-    const ids = old.map((r) => r.id);
+    const neededFrom = await this.oldestNeeded(applicationId);
+    const ids = newest.filter((r) => neededFrom === null || r.createdAt < neededFrom).map((r) => r.id);
+    if (ids.length === 0) return;
     await this.deps.db.deleteFrom('applicationArchives').where('id', 'in', ids).execute();
     for (const id of ids) await rm(this.pathOf(id), { force: true });
+  }
+
+  /**
+   * The creation time from which the application's unfinished deployments may need archives,
+   * or null when none is unfinished. The oldest such deployment builds either its own upload
+   * (created just before it) or, redeployed, the newest archive created before it: everything
+   * from the earlier of the two, less a margin for the time between the rows, is kept.
+   */
+  private async oldestNeeded(applicationId: string): Promise<Date | null> {
+    const oldest = await this.deps.db
+      .selectFrom('deployments')
+      .select('createdAt')
+      .where('applicationId', '=', applicationId)
+      .where('status', 'in', ['queued', 'running'])
+      .orderBy('createdAt', 'asc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!oldest) return null;
+    const before = await this.deps.db
+      .selectFrom('applicationArchives')
+      .select('createdAt')
+      .where('applicationId', '=', applicationId)
+      .where('createdAt', '<=', oldest.createdAt)
+      .orderBy('createdAt', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    const from = before && before.createdAt < oldest.createdAt ? before.createdAt : oldest.createdAt;
+    return new Date(from.getTime() - ARCHIVE_MARGIN_MS);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { ForgeKind } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
-import { appNameFrom } from '@skiff/domain';
+import { appNameFrom, refuseGitBranch, refuseGitUrl } from '@skiff/domain';
 import { Invalid } from '../errors.js';
 import { asReference } from './organization-records.js';
 import type { ProjectService } from './projects.js';
@@ -39,19 +39,16 @@ export function checkResources(f: Fields): void {
   }
 }
 
-export function isGitUrl(url: string): boolean {
-  if (/^[\w.-]+@[\w.-]+:[\w./~-]+$/.test(url)) return true;
-  try {
-    return ['http:', 'https:', 'ssh:', 'git:'].includes(new URL(url).protocol);
-  } catch {
-    return false;
-  }
-}
-
-/** A plain git source URL: http(s), ssh, git, or scp-like `git@host:path`. */
-export function checkGitUrl(f: Fields, field = 'customGitUrl'): void {
-  const v = f[field];
-  if (typeof v === 'string' && !isGitUrl(v)) throw Invalid(field, 'must be an http(s), ssh or git@host:path URL');
+/**
+ * A plain git source: the URL (http(s), ssh, git, or scp-like `git@host:path`; no options,
+ * remote helpers or link-local/metadata hosts) and the branch (a ref name git cannot take
+ * for an option), as the agent checks them again before cloning (@skiff/domain git-remote).
+ */
+export function checkGitSource(f: Fields): void {
+  const urlRefusal = typeof f.customGitUrl === 'string' ? refuseGitUrl(f.customGitUrl) : null;
+  if (urlRefusal) throw Invalid('customGitUrl', urlRefusal);
+  const branchRefusal = typeof f.customGitBranch === 'string' ? refuseGitBranch(f.customGitBranch) : null;
+  if (branchRefusal) throw Invalid('customGitBranch', branchRefusal);
 }
 
 /** Paths inside a checked-out source: no `..` segment may leave it. */

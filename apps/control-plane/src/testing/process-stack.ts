@@ -11,13 +11,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contractsByName } from '@skiff/contracts';
 import { type DatabaseHandle, openDatabase } from '@skiff/db';
-import { waitFor } from '@skiff/testing';
+import { freePort, natsAnswers, natsServerBinary, waitFor } from '@skiff/testing';
 import type { Answer } from './harness.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -31,31 +30,6 @@ export const dockerCommand = (args: string[], timeoutMs = 120_000) =>
       resolve({ ok: !e, out: String(stdout).trim(), err: String(stderr).trim() }),
     ),
   );
-
-/** True when something on loopback `port` greets with the NATS protocol's INFO line. */
-function natsAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('data', (chunk) => done(chunk.toString('utf8').startsWith('INFO ')));
-  });
-}
-
-/** A free loopback port, kept for the stack's whole life (restarts listen on it again). */
-const freeLoopbackPort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 /**
  * One program of the stack: started with an argument array and an explicit environment,
@@ -176,8 +150,7 @@ export interface ProcessStackOptions {
 
 /** Starts NATS, the control plane and the agent; answers the stack (call `close()` at the end). */
 export async function startProcessStack(options: ProcessStackOptions) {
-  const natsBinary = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p));
-  if (!natsBinary) throw new Error('nats-server not found: install the nats-server package (tools/test does)');
+  const natsBinary = natsServerBinary();
   const run = randomBytes(3).toString('hex');
   const startTimeoutMs = options.startTimeoutMs ?? 90_000;
   const dirs = {
@@ -185,7 +158,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
     agent: mkdtempSync(join(tmpdir(), `skiff-ps-${options.label}-agent-`)),
     nats: mkdtempSync(join(tmpdir(), `skiff-ps-${options.label}-nats-`)),
   };
-  const ports = { api: await freeLoopbackPort(), grpc: await freeLoopbackPort(), nats: await freeLoopbackPort() };
+  // Kept for the stack's whole life: restarts listen on the same ports again.
+  const ports = { api: await freePort(), grpc: await freePort(), nats: await freePort() };
   const natsUrl = `nats://127.0.0.1:${ports.nats}`;
   const baseEnv = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: process.env.HOME ?? '/root' };
 

@@ -1,11 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDedicatedNats, waitFor } from '@skiff/testing';
+import { freePort, startDedicatedNats, waitFor } from '@skiff/testing';
 import { expect } from 'vitest';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
@@ -19,15 +18,7 @@ export const docker = (args: string[]) =>
     execFile(dockerCli, args, (err, stdout) => resolve({ ok: !err, out: String(stdout).trim() })),
   );
 
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+export { freePort };
 
 /** The page a service serves on a host port, or null while nothing answers. */
 export const page = async (port: number) => {

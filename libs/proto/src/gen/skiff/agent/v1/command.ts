@@ -419,18 +419,28 @@ export interface ControlRequest {
  * CancelWorkload stops the running command of one workload, only that one: its build (or
  * job) is killed, its deployment ends CANCELLED, and whatever ran before keeps running.
  * When nothing of the workload runs (its next command waits for a deploy slot), that next
- * command ends CANCELLED without running instead (not with build_only or deployment_id).
+ * command ends CANCELLED without running instead (not with build_only). When command_id
+ * names a command this agent has not taken in yet (published, still on its way through the
+ * stream), it is journaled at once as finished CANCELLED, so it never runs when it arrives
+ * (not with build_only). A cancel whose command_id or deployment_id names another command
+ * than the one it would cancel is refused: the caller's current command has ended already,
+ * and what runs (or waits) now is not the one it meant.
  */
 export interface CancelWorkload {
   /** `<workload kind>:<workload id>`, as Command.workload_key. */
   workloadKey: string;
-  /** Cancel only when the running command is this deployment's; empty: whatever runs. */
+  /** Cancel only when the command (running, or waiting first) is this deployment's; empty: any. */
   deploymentId: string;
   /**
    * Cancel only while the command is still building (killBuild); a rollout that has begun
    * is left to finish.
    */
   buildOnly: boolean;
+  /**
+   * The command the caller sees as the workload's current one: cancel only that command
+   * (running, waiting first, or not taken in yet); empty: whatever runs (or waits first).
+   */
+  commandId: string;
 }
 
 /**
@@ -449,7 +459,10 @@ export interface CleanQueue {
 }
 
 export interface ControlReply {
-  /** Commands that were cancelled (the running one) or dropped (waiting ones). */
+  /**
+   * Commands that were cancelled (the running one) or dropped (waiting ones, or ones not
+   * taken in yet, journaled as cancelled).
+   */
   commandIds: string[];
   /** Why nothing was done, when the request could not be carried out; empty otherwise. */
   error: string;
@@ -2577,7 +2590,7 @@ export const ControlRequest: MessageFns<ControlRequest> = {
 };
 
 function createBaseCancelWorkload(): CancelWorkload {
-  return { workloadKey: "", deploymentId: "", buildOnly: false };
+  return { workloadKey: "", deploymentId: "", buildOnly: false, commandId: "" };
 }
 
 export const CancelWorkload: MessageFns<CancelWorkload> = {
@@ -2590,6 +2603,9 @@ export const CancelWorkload: MessageFns<CancelWorkload> = {
     }
     if (message.buildOnly !== false) {
       writer.uint32(24).bool(message.buildOnly);
+    }
+    if (message.commandId !== "") {
+      writer.uint32(34).string(message.commandId);
     }
     return writer;
   },
@@ -2631,6 +2647,14 @@ export const CancelWorkload: MessageFns<CancelWorkload> = {
             message.buildOnly = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.commandId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2660,6 +2684,11 @@ export const CancelWorkload: MessageFns<CancelWorkload> = {
         : isSet(object.build_only)
         ? globalThis.Boolean(object.build_only)
         : false,
+      commandId: isSet(object.commandId)
+        ? globalThis.String(object.commandId)
+        : isSet(object.command_id)
+        ? globalThis.String(object.command_id)
+        : "",
     };
   },
 
@@ -2674,6 +2703,9 @@ export const CancelWorkload: MessageFns<CancelWorkload> = {
     if (message.buildOnly !== false) {
       obj.buildOnly = message.buildOnly;
     }
+    if (message.commandId !== "") {
+      obj.commandId = message.commandId;
+    }
     return obj;
   },
 
@@ -2685,6 +2717,7 @@ export const CancelWorkload: MessageFns<CancelWorkload> = {
     message.workloadKey = object.workloadKey ?? "";
     message.deploymentId = object.deploymentId ?? "";
     message.buildOnly = object.buildOnly ?? false;
+    message.commandId = object.commandId ?? "";
     return message;
   },
 };
