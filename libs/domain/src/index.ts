@@ -14,3 +14,4 @@ export * from './swarm-types.js';
 export * from './swarm-spec.js';
 export * from './agent-channel.js';
 export * from './archive-entries.js';
+export * from './proxy/caddy-config.js';

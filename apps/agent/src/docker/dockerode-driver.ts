@@ -10,6 +10,10 @@ import Dockerode from 'dockerode';
 import { parseImageReference } from '@skiff/domain';
 import {
   MANAGED_LABEL,
+  type ContainerInfo,
+  type ContainerSpec,
+  type ContainerState,
+  type VolumeInfo,
   type CreateOrUpdateOptions,
   type PullOptions,
   type DockerDriver,
@@ -49,6 +53,8 @@ const SERVICE_NAME_RE = /^[a-zA-Z0-9](?:[-_]*[a-zA-Z0-9]+)*$/;
 const SERVICE_NAME_MAX = 63;
 /** Docker network names. */
 const NETWORK_NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
+/** Container and volume names (the engine's own rule). */
+const OBJECT_NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$/;
 /** Longest image pull when the caller sets no limit. */
 const PULL_TIMEOUT_MS = 10 * 60_000;
 /** Updates retried when another writer changed the service in between. */
@@ -123,6 +129,36 @@ function checkNetworkName(name: string, operation: string): void {
       `invalid network name ${JSON.stringify(name)}: letters, digits, '.', '-' and '_', starting with a letter or digit`,
     );
   }
+}
+
+function checkObjectName(kind: 'container' | 'volume', name: string, operation: string): void {
+  if (typeof name !== 'string' || !OBJECT_NAME_RE.test(name)) {
+    throw new DockerInvalidError(
+      operation,
+      `invalid ${kind} name ${JSON.stringify(name)}: letters, digits, '.', '-' and '_', starting with a letter or digit`,
+    );
+  }
+}
+
+interface EngineContainer {
+  Id: string;
+  Name?: string;
+  Config?: { Image?: string; Labels?: Record<string, string> | null };
+  State?: { Status?: string; ExitCode?: number; StartedAt?: string; FinishedAt?: string };
+}
+
+function toContainerInfo(c: EngineContainer): ContainerInfo {
+  const state = c.State ?? {};
+  return {
+    id: c.Id,
+    name: (c.Name ?? '').replace(/^\//, ''),
+    image: c.Config?.Image ?? '',
+    labels: c.Config?.Labels ?? {},
+    state: (state.Status ?? 'dead') as ContainerState,
+    exitCode: typeof state.ExitCode === 'number' ? state.ExitCode : null,
+    startedAt: state.StartedAt ?? '',
+    finishedAt: state.FinishedAt ?? '',
+  };
 }
 
 function checkImageRef(ref: string, operation: string): void {
@@ -540,5 +576,91 @@ export class DockerodeDriver implements DockerDriver {
       throw new Kind(operation, reason, e.statusCode, { cause: err });
     }
     if (failure !== null) throw new DockerError(operation, failure);
+  }
+  async containerByName(name: string): Promise<ContainerInfo | null> {
+    const operation = `containerByName ${String(name)}`;
+    checkObjectName('container', name, operation);
+    try {
+      return toContainerInfo(
+        (await this.call(operation, () => this.docker.getContainer(name).inspect())) as unknown as EngineContainer,
+      );
+    } catch (err) {
+      if (err instanceof DockerError && err.statusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  async createContainer(spec: ContainerSpec): Promise<ContainerInfo> {
+    const name = spec?.Name;
+    const operation = `createContainer ${String(name)}`;
+    checkObjectName('container', name, operation);
+    if (!isManaged(spec.Labels)) {
+      throw new DockerInvalidError(operation, `the container spec must carry the label ${MANAGED_LABEL}=true`);
+    }
+    checkImageRef(spec.Image, operation);
+    const { Name: _name, ...body } = spec;
+    await this.call(operation, () =>
+      // The name in the query, the rest in the body only (env values never go in a URL).
+      this.docker.createContainer({ _query: { name }, _body: body } as unknown as Dockerode.ContainerCreateOptions),
+    );
+    const created = await this.containerByName(name);
+    if (!created) throw new DockerError(operation, `container ${name} disappeared right after it was created`);
+    return created;
+  }
+
+  /** The Skiff container `name`: a DockerNotFoundError when there is none, a DockerConflictError when it is not Skiff's. */
+  private async managedContainer(name: string, operation: string): Promise<ContainerInfo | null> {
+    const current = await this.containerByName(name);
+    if (current && !isManaged(current.labels)) {
+      throw new DockerConflictError(operation, `container ${name} is not managed by Skiff`);
+    }
+    return current;
+  }
+
+  async startContainer(name: string): Promise<void> {
+    const operation = `startContainer ${String(name)}`;
+    checkObjectName('container', name, operation);
+    const current = await this.managedContainer(name, operation);
+    if (!current) throw new DockerNotFoundError(operation, `container ${name} not found`, 404);
+    try {
+      await this.call(operation, () => this.docker.getContainer(current.id).start());
+    } catch (err) {
+      // 304: it runs already.
+      if (err instanceof DockerError && err.statusCode === 304) return;
+      throw err;
+    }
+  }
+
+  async removeContainer(name: string): Promise<boolean> {
+    const operation = `removeContainer ${String(name)}`;
+    checkObjectName('container', name, operation);
+    const current = await this.managedContainer(name, operation);
+    if (!current) return false;
+    try {
+      await this.call(operation, () => this.docker.getContainer(current.id).remove({ force: true }));
+      return true;
+    } catch (err) {
+      if (err instanceof DockerError && err.statusCode === 404) return false;
+      throw err;
+    }
+  }
+
+  async ensureVolume(name: string, labels: Record<string, string> = {}): Promise<VolumeInfo> {
+    const operation = `ensureVolume ${String(name)}`;
+    checkObjectName('volume', name, operation);
+    try {
+      await this.call(operation, () => this.docker.getVolume(name).inspect());
+      return { name, created: false };
+    } catch (err) {
+      if (!(err instanceof DockerError && err.statusCode === 404)) throw err;
+    }
+    // The engine answers a create of an existing local volume with that volume.
+    await this.call(operation, () =>
+      this.docker.createVolume({
+        _query: {},
+        _body: { Name: name, Driver: 'local', Labels: { ...labels, [MANAGED_LABEL]: 'true' } },
+      } as unknown as Dockerode.VolumeCreateOptions),
+    );
+    return { name, created: true };
   }
 }

@@ -208,6 +208,47 @@ export interface PullOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A plain container (Engine API 1.41, body of `POST /containers/create`, with its name), for
+ * the few Skiff objects that are not Swarm services (the `skiff-proxy`).
+ */
+export interface ContainerSpec {
+  Name: string;
+  /** Must include `skiff.managed: "true"`: the driver starts and removes only Skiff's containers. */
+  Labels: Record<string, string>;
+  Image: string;
+  Cmd?: string[];
+  Env?: string[];
+  ExposedPorts?: Record<string, Record<string, never>>;
+  HostConfig?: {
+    Mounts?: Array<{ Type: 'volume' | 'bind' | 'tmpfs'; Source?: string; Target: string; ReadOnly?: boolean }>;
+    PortBindings?: Record<string, Array<{ HostIp?: string; HostPort: string }>>;
+    RestartPolicy?: { Name: 'no' | 'always' | 'unless-stopped' | 'on-failure'; MaximumRetryCount?: number };
+    Init?: boolean;
+    /** The network the container starts on (an attachable overlay network works). */
+    NetworkMode?: string;
+  };
+}
+
+export type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
+
+export interface ContainerInfo {
+  id: string;
+  name: string;
+  image: string;
+  labels: Record<string, string>;
+  state: ContainerState;
+  exitCode: number | null;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface VolumeInfo {
+  name: string;
+  /** True when this call created the volume. */
+  created: boolean;
+}
+
 export interface DockerDriver {
   /** Makes sure the engine is a manager of an active swarm, initialising a single-node one if none. */
   ensureSwarm(): Promise<SwarmInfo>;
@@ -239,4 +280,14 @@ export interface DockerDriver {
   imageExists(ref: string): Promise<boolean>;
   /** Pulls the image from its registry; a failure carries the registry's reason (e.g. `unauthorized`). */
   pullImage(ref: string, options?: PullOptions): Promise<void>;
+  /** The container `name`, or null when there is none. */
+  containerByName(name: string): Promise<ContainerInfo | null>;
+  /** Creates (does not start) the container `spec.Name`; a DockerConflictError when the name is taken. */
+  createContainer(spec: ContainerSpec): Promise<ContainerInfo>;
+  /** Starts a Skiff container (nothing when it runs); a DockerConflictError when it is not managed by Skiff. */
+  startContainer(name: string): Promise<void>;
+  /** Removes a Skiff container, running or not; false when there was none. */
+  removeContainer(name: string): Promise<boolean>;
+  /** A local volume labelled `skiff.managed=true` (and `labels`); an existing one of that name is kept. */
+  ensureVolume(name: string, labels?: Record<string, string>): Promise<VolumeInfo>;
 }

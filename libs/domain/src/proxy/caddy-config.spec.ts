@@ -1,0 +1,313 @@
+/**
+ * Golden tests of the Caddy config renderer.
+ *
+ * Each case's whole config is compared with a JSON file under
+ * libs/domain/src/golden/caddy-config/ (caddy-config.int.test.ts has Caddy validate them).
+ * After an intended change, regenerate them with
+ *
+ *   UPDATE_GOLDEN=1 npx vitest run libs/domain/src/proxy/caddy-config.spec.ts
+ *
+ * and review the diff. Without UPDATE_GOLDEN a missing or different golden file fails.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CaddyConfigError, caddyConfig } from './caddy-config.js';
+import type { ProxyRoute, ServerProxyInput } from './caddy-input.js';
+import { ALICE, BOB, TEST_CERTIFICATE } from './test-fixtures.js';
+
+const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden', 'caddy-config');
+
+function expectGolden(name: string, actual: unknown): void {
+  const file = join(GOLDEN_DIR, `${name}.json`);
+  const text = `${JSON.stringify(actual, null, 2)}\n`;
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(GOLDEN_DIR, { recursive: true });
+    writeFileSync(file, text);
+  }
+  if (!existsSync(file)) throw new Error(`missing golden file ${file}; run with UPDATE_GOLDEN=1 to create it`);
+  expect(actual).toStrictEqual(JSON.parse(readFileSync(file, 'utf8')));
+}
+
+let seq = 0;
+function route(overrides: Partial<ProxyRoute> = {}): ProxyRoute {
+  seq += 1;
+  return {
+    domainId: `dom_${seq}`,
+    host: 'shop.example.com',
+    path: '/',
+    port: 3000,
+    https: false,
+    certificateType: 'none',
+    customCertResolver: null,
+    customEntrypoint: null,
+    internalPath: '/',
+    stripPath: false,
+    middlewares: null,
+    enabled: true,
+    upstream: 'shop-web-a1b2c3',
+    basicAuth: [],
+    ...overrides,
+  };
+}
+
+function input(overrides: Partial<ServerProxyInput> = {}, options: Partial<ServerProxyInput['options']> = {}): ServerProxyInput {
+  return {
+    routes: [],
+    certificates: [],
+    platform: null,
+    middlewares: {},
+    ...overrides,
+    options: { adminSocket: '/run/skiff-proxy/admin.sock', ...overrides.options, ...options },
+  };
+}
+
+const acme = { https: true, certificateType: 'acme' as const };
+
+describe('caddyConfig golden files', () => {
+  it('one plain HTTP domain', () => {
+    expectGolden('http-only', caddyConfig(input({ routes: [route()] })));
+  });
+
+  it('HTTPS with ACME (an email, a staging CA) and the redirect from HTTP', () => {
+    const config = caddyConfig(
+      input({ routes: [route(acme)] }, { acmeEmail: 'ops@example.com', issuer: { module: 'acme', ca: 'https://acme-staging-v02.api.letsencrypt.org/directory' } }),
+    );
+    expectGolden('https-acme', config);
+  });
+
+  it('HTTPS with the internal issuer on test ports, redirecting to the public port', () => {
+    const config = caddyConfig(
+      input({ routes: [route(acme)] }, { issuer: { module: 'internal' }, httpPort: 8080, httpsPort: 8443, redirectHttpsPort: 18443 }),
+    );
+    expectGolden('https-internal-test-ports', config);
+  });
+
+  it('HTTPS with a custom certificate, chosen by the names it covers', () => {
+    const config = caddyConfig(
+      input({
+        routes: [
+          route({ host: 'secure.example.com', https: true, certificateType: 'custom' }),
+          route({ host: 'api.example.org', https: true, certificateType: 'custom', upstream: 'api-d4e5f6', port: 8080 }),
+        ],
+        certificates: [TEST_CERTIFICATE],
+      }),
+    );
+    expectGolden('https-custom-certificate', config);
+  });
+
+  it('path routing with stripPath and internalPath', () => {
+    const config = caddyConfig(
+      input({
+        routes: [
+          route({ path: '/api/', stripPath: true, upstream: 'api-d4e5f6', port: 8080 }),
+          route({ path: '/docs', internalPath: '/v2/docs/', upstream: 'docs-0a1b2c', port: 80 }),
+          route({ path: '/legacy', stripPath: true, internalPath: '/old', upstream: 'legacy-3c4d5e', port: 9000 }),
+        ],
+      }),
+    );
+    expectGolden('paths-strip-internal', config);
+  });
+
+  it('basic auth with the bcrypt hashes of the application', () => {
+    const config = caddyConfig(input({ routes: [route({ ...acme, basicAuth: [BOB, ALICE] })] }, { basicAuthRealm: 'shop' }));
+    expectGolden('basic-auth', config);
+  });
+
+  it('several domains on one host with different paths, a wildcard, and a disabled domain', () => {
+    const config = caddyConfig(
+      input(
+        {
+          routes: [
+            route({ ...acme, path: '/', upstream: 'front-111111' }),
+            route({ ...acme, path: '/api', upstream: 'api-222222', port: 8080 }),
+            route({ ...acme, path: '/api/v2', upstream: 'api2-333333', port: 8080 }),
+            route({ path: '/status', upstream: 'status-444444' }),
+            route({ ...acme, host: '*.apps.example.com', upstream: 'tenant-555555' }),
+            route({ host: 'blog.example.com', upstream: 'blog-666666' }),
+            route({ host: 'disabled.example.com', enabled: false, upstream: 'gone-777777' }),
+            route({ ...acme, host: 'shop.example.com', path: '/admin', enabled: false, upstream: 'gone-888888' }),
+          ],
+        },
+        { issuer: { module: 'internal' } },
+      ),
+    );
+    expectGolden('one-host-many-paths', config);
+  });
+
+  it('the platform domain beside an application domain', () => {
+    const config = caddyConfig(
+      input(
+        {
+          routes: [route()],
+          platform: { host: 'skiff.example.com', upstream: 'skiff-control-plane:3000', https: true, certificateType: 'acme' },
+        },
+        { acmeEmail: 'admin@example.com' },
+      ),
+    );
+    expectGolden('platform-domain', config);
+  });
+
+  it('shared middlewares, forward auth, a named resolver, an entrypoint, https without a certificate type, and storage', () => {
+    const config = caddyConfig(
+      input(
+        {
+          routes: [
+            route({ ...acme, middlewares: ['security-headers', 'compress'], customCertResolver: 'staging', forwardAuthEnabled: true }),
+            route({ host: 'metrics.example.com', customEntrypoint: 'metrics', upstream: 'grafana-777777' }),
+            route({ host: 'self.example.com', https: true, certificateType: 'none', upstream: 'self-888888' }),
+          ],
+          middlewares: {
+            compress: [{ handler: 'encode', encodings: { gzip: {} } }],
+            'security-headers': [{ handler: 'headers', response: { set: { 'X-Frame-Options': ['DENY'] } } }],
+            'forward-auth': [{ handler: 'headers', request: { set: { 'X-Forward-Auth': ['checked'] } } }],
+          },
+        },
+        {
+          certResolvers: { staging: { module: 'acme', ca: 'https://acme-staging-v02.api.letsencrypt.org/directory', email: 'ops@example.com' } },
+          entrypoints: { metrics: 9100 },
+          storageRoot: '/data/caddy',
+        },
+      ),
+    );
+    expectGolden('middlewares-resolver-entrypoint', config);
+  });
+
+  it('no domains at all', () => {
+    expectGolden('empty', caddyConfig(input()));
+  });
+});
+
+describe('caddyConfig behaviour', () => {
+  it('is deterministic whatever the order of routes, users and certificates', () => {
+    const routes = [
+      route({ ...acme, path: '/a', basicAuth: [ALICE, BOB] }),
+      route({ ...acme, path: '/a/b' }),
+      route({ host: 'x.example.com' }),
+      route({ host: 'secure.example.com', https: true, certificateType: 'custom' }),
+    ];
+    const other = { ...TEST_CERTIFICATE, id: 'crt_0', subjectNames: ['*.example.com'] };
+    const forward = caddyConfig(input({ routes, certificates: [TEST_CERTIFICATE, other] }));
+    const reversed = routes.map((r) => ({ ...r, basicAuth: [...r.basicAuth].reverse() })).reverse();
+    expect(caddyConfig(input({ routes: reversed, certificates: [other, TEST_CERTIFICATE] }))).toStrictEqual(forward);
+  });
+
+  it('prefers the certificate naming the host exactly over a wildcard one', () => {
+    const wildcard = { ...TEST_CERTIFICATE, id: 'crt_0', subjectNames: ['*.example.com'] };
+    const config = caddyConfig(
+      input({ routes: [route({ host: 'secure.example.com', https: true, certificateType: 'custom' })], certificates: [wildcard, TEST_CERTIFICATE] }),
+    );
+    expect(JSON.stringify(config)).toContain('skiff-certificate-crt_1');
+    expect(JSON.stringify(config)).not.toContain('skiff-certificate-crt_0');
+  });
+
+  it('loads only the certificates in use', () => {
+    const unused = { ...TEST_CERTIFICATE, id: 'crt_9', privateKey: 'UNUSED-SECRET' };
+    expect(JSON.stringify(caddyConfig(input({ routes: [route()], certificates: [unused] })))).not.toContain('UNUSED-SECRET');
+  });
+
+  it('never shares objects with the middleware input', () => {
+    const handler = { handler: 'headers', response: { set: { A: ['1'] } } };
+    const config = caddyConfig(input({ routes: [route({ middlewares: ['h'] })], middlewares: { h: [handler] } }));
+    type Handle = { handle: { routes: { handle: typeof handler[] }[] }[] };
+    const servers = (config.apps as { http: { servers: { http: { routes: Handle[] } } } }).http.servers;
+    servers.http.routes[0]!.handle[0]!.routes[0]!.handle[0]!.response.set.A.push('2');
+    expect(handler.response.set.A).toEqual(['1']);
+  });
+});
+
+describe('caddyConfig refuses invalid input, naming the domain', () => {
+  const refuses = (i: ServerProxyInput, message: RegExp) => expect(() => caddyConfig(i)).toThrow(message);
+
+  it('two routes with the same host and path (a trailing slash makes no difference)', () => {
+    const a = route({ domainId: 'dom_a', path: '/api' });
+    const b = route({ domainId: 'dom_b', path: '/api/' });
+    refuses(input({ routes: [a, b] }), /domain dom_b \(shop\.example\.com\/api\/\): shop\.example\.com\/api is already routed by domain dom_a/);
+    expect(() => caddyConfig(input({ routes: [a, { ...b, enabled: false }] }))).not.toThrow();
+  });
+
+  it('a custom certificate that does not exist or does not cover the host', () => {
+    const custom = route({ domainId: 'dom_c', host: 'secure.example.com', https: true, certificateType: 'custom', certificateId: 'crt_404' });
+    refuses(input({ routes: [custom], certificates: [TEST_CERTIFICATE] }), /domain dom_c .*certificate crt_404 does not exist/);
+    refuses(input({ routes: [{ ...custom, certificateId: null }] }), /domain dom_c .*no certificate covers secure\.example\.com/);
+    refuses(
+      input({ routes: [{ ...custom, host: 'other.example.com', certificateId: 'crt_1' }], certificates: [TEST_CERTIFICATE] }),
+      /certificate crt_1 does not cover other\.example\.com/,
+    );
+  });
+
+  it('unknown or repeated middlewares, and middlewares that are not handlers', () => {
+    refuses(input({ routes: [route({ domainId: 'dom_m', middlewares: ['nope'] })] }), /domain dom_m .*unknown middleware "nope"/);
+    refuses(input({ routes: [route({ domainId: 'dom_f', forwardAuthEnabled: true })] }), /domain dom_f .*unknown middleware "forward-auth"/);
+    const shared = { h: [{ handler: 'headers' }] };
+    refuses(input({ routes: [route({ middlewares: ['h', 'h'] })], middlewares: shared }), /middleware h is named twice/);
+    refuses(input({ routes: [route({ middlewares: ['h'] })], middlewares: { h: [{} as never] } }), /middleware h must be a list of Caddy handlers/);
+    refuses(input({ routes: [route({ middlewares: ['toString'] })] }), /unknown middleware "toString"/);
+  });
+
+  it('an unknown resolver or entrypoint', () => {
+    refuses(input({ routes: [route({ domainId: 'dom_r', ...acme, customCertResolver: 'dns' })] }), /domain dom_r .*unknown certificate resolver "dns"/);
+    refuses(input({ routes: [route({ domainId: 'dom_e', customEntrypoint: 'web2' })] }), /domain dom_e .*unknown entrypoint "web2"/);
+  });
+
+  it('an entrypoint mixing HTTPS and HTTP, or reusing a port', () => {
+    const options = { entrypoints: { alt: 9000 } };
+    refuses(
+      input({ routes: [route({ customEntrypoint: 'alt' }), route({ host: 'b.example.com', ...acme, customEntrypoint: 'alt' })] }, options),
+      /entrypoint alt cannot serve HTTPS and plain HTTP routes together/,
+    );
+    refuses(input({}, { entrypoints: { alt: 443 } }), /entrypoint alt: port 443 is already used/);
+  });
+
+  it('paths and hosts Caddy would misread', () => {
+    refuses(input({ routes: [route({ domainId: 'dom_p', path: '/{http.request.host}' })] }), /domain dom_p .*path must not contain \{ \} or \*/);
+    refuses(input({ routes: [route({ internalPath: '/a/*' })] }), /internalPath must not contain/);
+    refuses(input({ routes: [route({ path: 'api' })] }), /path must start with \//);
+    refuses(input({ routes: [route({ domainId: 'dom_h', host: 'https://x.example.com' })] }), /domain dom_h .*host must be a host name without a scheme/);
+    refuses(input({ routes: [route({ upstream: 'bad name' })] }), /upstream "bad name" is not a service name/);
+    refuses(input({ routes: [route({ port: 70000 })] }), /port must be 1-65535/);
+  });
+
+  it('one host with two ways of getting its certificate', () => {
+    refuses(
+      input({
+        routes: [
+          route({ domainId: 'dom_1', ...acme }),
+          route({ domainId: 'dom_2', path: '/x', https: true, certificateType: 'custom' }),
+        ],
+        certificates: [{ ...TEST_CERTIFICATE, subjectNames: ['shop.example.com'] }],
+      }),
+      /domain dom_2 .*shop\.example\.com gets its certificate differently from domain dom_1/,
+    );
+  });
+
+  it('a wildcard host with the ACME issuer (it needs the DNS challenge)', () => {
+    refuses(input({ routes: [route({ domainId: 'dom_w', host: '*.example.com', ...acme })] }), /domain dom_w .*wildcard host needs the ACME DNS challenge/);
+  });
+
+  it('bad basic-auth users, without showing the hash', () => {
+    refuses(input({ routes: [route({ domainId: 'dom_b', basicAuth: [ALICE, ALICE] })] }), /domain dom_b .*user alice appears twice/);
+    const plain = { username: 'carol', passwordHash: 'plain-text-secret' };
+    expect(() => caddyConfig(input({ routes: [route({ basicAuth: [plain] })] }))).toThrow(/user carol has no bcrypt hash/);
+    expect(() => caddyConfig(input({ routes: [route({ basicAuth: [plain] })] }))).not.toThrow(/plain-text-secret/);
+    refuses(input({ routes: [route({ basicAuth: [{ ...ALICE, username: 'a:b' }] })] }), /without ':'/);
+  });
+
+  it('a route on the platform domain, and a bad platform upstream', () => {
+    const platform = { host: 'skiff.example.com', upstream: 'skiff:3000', https: false, certificateType: 'none' as const };
+    refuses(input({ routes: [route({ domainId: 'dom_s', host: 'skiff.example.com', path: '/x' })], platform }), /domain dom_s .*skiff\.example\.com is the platform's own domain/);
+    refuses(input({ platform: { ...platform, upstream: 'http://skiff:3000' } }), /platform domain \(skiff\.example\.com\): upstream .* is not host:port/);
+  });
+
+  it('an admin listener that is not a unix socket path, and bad ports', () => {
+    refuses(input({}, { adminSocket: 'localhost:2019' }), /options\.adminSocket must be an absolute unix socket path/);
+    refuses(input({}, { adminSocket: '/run/a b.sock' }), /options\.adminSocket/);
+    refuses(input({}, { httpPort: 443 }), /must differ/);
+    refuses(input({}, { httpsPort: 0 }), /options\.httpsPort must be a port/);
+  });
+
+  it('throws CaddyConfigError', () => {
+    expect(() => caddyConfig(input({}, { adminSocket: '' }))).toThrow(CaddyConfigError);
+  });
+});

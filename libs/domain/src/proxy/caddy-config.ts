@@ -1,0 +1,397 @@
+/**
+ * The whole Caddy JSON config of one server, for the admin API's `POST /load`.
+ *
+ * Caddy 2.6 JSON structures used (caddyserver.com/docs/json/):
+ * - `admin.listen` as `unix//<path>` and `admin.config.persist: false` (the agent keeps the
+ *   last good config itself); optional top-level `storage` (`file_system`, `root`).
+ * - `apps.http.http_port` / `https_port` (which listener automatic HTTPS treats as which) and
+ *   `apps.http.servers.<name>`: `listen`, `routes`, `automatic_https` (`disable`,
+ *   `disable_redirects`, `skip_certificates`), `tls_connection_policies` (`match.sni`,
+ *   `certificate_selection.any_tag`).
+ * - Routes: `match` with `host` and `path` matchers, `handle`, `terminal`. Handlers:
+ *   `subroute` (`routes`), `authentication` (`providers.http_basic`: `accounts` of
+ *   `username` + base64 of the bcrypt hash, as 2.6 expects, `hash.algorithm: bcrypt`,
+ *   `realm`), `rewrite` (`strip_path_prefix`, `uri`), `reverse_proxy` (`upstreams[].dial`),
+ *   `static_response` (`status_code`, `headers`).
+ * - `apps.tls.certificates.load_pem` (`certificate`, `key`, `tags`) and
+ *   `apps.tls.automation.policies` (`subjects`, `issuers` of module `acme` with `email`, `ca`,
+ *   or `internal`).
+ *
+ * Layout: server `http` listens on the HTTP port and serves plain-HTTP routes and the
+ * explicit 308 redirects of HTTPS routes (its automatic HTTPS is off; Caddy still answers
+ * ACME HTTP challenges there before any route). Server `https` holds the HTTPS routes; its
+ * automatic HTTPS manages the `acme` hosts (by the automation policies) and adds no redirects
+ * of its own; `custom` hosts are in `skip_certificates` and served by tagged loaded
+ * certificates. Each `customEntrypoint` is a server `entrypoint-<name>` of its own.
+ */
+import { checkRoutePath, hostCoveredBy, normalizeHost } from '../hosts.js';
+import type {
+  BasicAuthUser,
+  CaddyHandler,
+  IssuerOption,
+  PlatformDomain,
+  ProxyCertificate,
+  ProxyRoute,
+  ServerProxyInput,
+} from './caddy-input.js';
+
+export type * from './caddy-input.js';
+
+export class CaddyConfigError extends Error {
+  override name = 'CaddyConfigError';
+}
+
+type Json = Record<string, unknown>;
+export type CaddyConfig = Json;
+
+const DEFAULT_SERVICE_PORT = 3000;
+const FORWARD_AUTH = 'forward-auth';
+const UPSTREAM = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+const DIAL = /^(?:[A-Za-z0-9][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/;
+const BCRYPT = /^\$2[aby]?\$\d\d\$[./A-Za-z0-9]{53}$/;
+const SOCKET_PATH = /^\/[A-Za-z0-9._/-]+$/;
+/** Characters Caddy would read as placeholders or matcher wildcards. */
+const PATH_SPECIAL = /[{}*]/;
+
+/** How an HTTPS host gets its certificate. */
+type Tls = { kind: 'issuer'; key: string } | { kind: 'custom'; certificateId: string };
+
+/** One route after checking: what the servers are built from. */
+interface Entry {
+  label: string;
+  host: string;
+  path: string;
+  https: boolean;
+  tls: Tls | null;
+  entrypoint: string | null;
+  handlers: CaddyHandler[];
+}
+
+const fail = (message: string): never => {
+  throw new CaddyConfigError(message);
+};
+
+export function caddyConfig(input: ServerProxyInput): CaddyConfig {
+  const options = input.options;
+  const httpPort = port(options.httpPort ?? 80, 'options.httpPort');
+  const httpsPort = port(options.httpsPort ?? 443, 'options.httpsPort');
+  const redirectPort = port(options.redirectHttpsPort ?? httpsPort, 'options.redirectHttpsPort');
+  if (httpPort === httpsPort) fail('options.httpPort and options.httpsPort must differ');
+  if (!SOCKET_PATH.test(options.adminSocket ?? '')) {
+    fail('options.adminSocket must be an absolute unix socket path (letters, digits, . _ - /)');
+  }
+  const entrypoints = checkEntrypoints(options.entrypoints ?? {}, [httpPort, httpsPort]);
+  const issuers = new Map<string, IssuerOption>([['default', defaultIssuer(input)], ['self-signed', { module: 'internal' }]]);
+  for (const [name, issuer] of sorted(Object.entries(options.certResolvers ?? {}))) issuers.set(`resolver:${name}`, issuer);
+
+  const certificates = new Map(input.certificates.map((c) => [c.id, c]));
+  const entries = input.routes
+    .filter((r) => r.enabled)
+    .map((r) => routeEntry(r, input, certificates, entrypoints));
+  if (input.platform) entries.push(platformEntry(input.platform, certificates));
+  checkConflicts(entries, issuers);
+
+  const servers: Json = {};
+  const plain = entries.filter((e) => e.entrypoint === null);
+  servers.http = {
+    listen: [`:${httpPort}`],
+    routes: serverRoutes(plain, (e) => (e.https ? [redirect(redirectPort)] : e.handlers)),
+    automatic_https: { disable: true },
+  };
+  const secure = plain.filter((e) => e.https);
+  if (secure.length > 0) servers.https = tlsServer(httpsPort, secure);
+  for (const [name, entrypointPort] of entrypoints) {
+    const own = entries.filter((e) => e.entrypoint === name);
+    if (own.length === 0) continue;
+    const mixed = own.find((e) => e.https !== own[0]!.https);
+    if (mixed) fail(`${mixed.label}: entrypoint ${name} cannot serve HTTPS and plain HTTP routes together (${own[0]!.label})`);
+    servers[`entrypoint-${name}`] = own[0]!.https
+      ? tlsServer(entrypointPort, own)
+      : { listen: [`:${entrypointPort}`], routes: serverRoutes(own, (e) => e.handlers), automatic_https: { disable: true } };
+  }
+
+  const config: Json = { admin: { listen: `unix/${options.adminSocket}`, config: { persist: false } } };
+  if (options.storageRoot) config.storage = { module: 'file_system', root: options.storageRoot };
+  const apps: Json = { http: { http_port: httpPort, https_port: httpsPort, servers } };
+  const tls = tlsApp(entries, certificates, issuers);
+  if (tls) apps.tls = tls;
+  config.apps = apps;
+  return config;
+}
+
+function port(value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 1 || value > 65535) fail(`${what} must be a port (1-65535), got ${value}`);
+  return value;
+}
+
+function checkEntrypoints(given: Record<string, number>, taken: number[]): Map<string, number> {
+  const result = new Map<string, number>();
+  const used = new Set(taken);
+  for (const [name, p] of sorted(Object.entries(given))) {
+    port(p, `entrypoint ${name}`);
+    if (used.has(p)) fail(`entrypoint ${name}: port ${p} is already used by another listener`);
+    used.add(p);
+    result.set(name, p);
+  }
+  return result;
+}
+
+function defaultIssuer(input: ServerProxyInput): IssuerOption {
+  const issuer = input.options.issuer ?? { module: 'acme' };
+  if (issuer.module === 'acme' && !issuer.email && input.options.acmeEmail) return { ...issuer, email: input.options.acmeEmail };
+  return issuer;
+}
+
+function routeEntry(
+  route: ProxyRoute,
+  input: ServerProxyInput,
+  certificates: Map<string, ProxyCertificate>,
+  entrypoints: Map<string, number>,
+): Entry {
+  const host = normalizeHost(route.host ?? '');
+  const rawPath = route.path || '/';
+  const label = `domain ${route.domainId} (${route.host}${rawPath === '/' ? '' : rawPath})`;
+  const bad = (message: string): never => fail(`${label}: ${message}`);
+  if (!host.ok) bad(`host ${host.reason}`);
+  const hostName = (host as { value: string }).value;
+  const path = routePath(rawPath, 'path', bad);
+  const internalPath = routePath(route.internalPath || '/', 'internalPath', bad);
+  const servicePort = route.port ?? DEFAULT_SERVICE_PORT;
+  if (!Number.isInteger(servicePort) || servicePort < 1 || servicePort > 65535) bad(`port must be 1-65535, got ${servicePort}`);
+  if (!UPSTREAM.test(route.upstream ?? '')) bad(`upstream ${JSON.stringify(route.upstream)} is not a service name`);
+  if (!route.https && route.certificateType !== 'none') bad(`certificateType ${route.certificateType} needs https`);
+  if (route.customCertResolver && route.certificateType !== 'acme') bad('customCertResolver only goes with certificateType acme');
+  if (route.customEntrypoint !== null && route.customEntrypoint !== undefined && !entrypoints.has(route.customEntrypoint)) {
+    bad(`unknown entrypoint ${JSON.stringify(route.customEntrypoint)}`);
+  }
+
+  let tls: Tls | null = null;
+  if (route.https) {
+    if (route.certificateType === 'custom') {
+      tls = { kind: 'custom', certificateId: certificateFor(hostName, route.certificateId, certificates, bad) };
+    } else if (route.certificateType === 'acme') {
+      const resolver = route.customCertResolver;
+      if (resolver && !Object.hasOwn(input.options.certResolvers ?? {}, resolver)) bad(`unknown certificate resolver ${JSON.stringify(resolver)}`);
+      tls = { kind: 'issuer', key: resolver ? `resolver:${resolver}` : 'default' };
+    } else {
+      // https without a certificate type: Caddy's local CA, as Traefik serves its default certificate.
+      tls = { kind: 'issuer', key: 'self-signed' };
+    }
+  }
+
+  const handlers: CaddyHandler[] = [];
+  if (route.basicAuth.length > 0) handlers.push(basicAuth(route.basicAuth, input.options.basicAuthRealm ?? 'Restricted', bad));
+  for (const handler of middlewareHandlers(route, input.middlewares, bad)) handlers.push(handler);
+  if (route.stripPath && path !== '/') handlers.push({ handler: 'rewrite', strip_path_prefix: path });
+  if (internalPath !== '/') handlers.push({ handler: 'rewrite', uri: `${internalPath}{http.request.uri.path}` });
+  handlers.push(reverseProxy(`${route.upstream}:${servicePort}`));
+  return { label, host: hostName, path, https: route.https, tls, entrypoint: route.customEntrypoint ?? null, handlers };
+}
+
+function platformEntry(platform: PlatformDomain, certificates: Map<string, ProxyCertificate>): Entry {
+  const label = `platform domain (${platform.host})`;
+  const bad = (message: string): never => fail(`${label}: ${message}`);
+  const host = normalizeHost(platform.host ?? '');
+  if (!host.ok) bad(`host ${host.reason}`);
+  const hostName = (host as { value: string }).value;
+  if (hostName.startsWith('*.')) bad('must not be a wildcard');
+  if (!DIAL.test(platform.upstream ?? '')) bad(`upstream ${JSON.stringify(platform.upstream)} is not host:port`);
+  if (!platform.https && platform.certificateType !== 'none') bad(`certificateType ${platform.certificateType} needs https`);
+  let tls: Tls | null = null;
+  if (platform.https) {
+    tls =
+      platform.certificateType === 'custom'
+        ? { kind: 'custom', certificateId: certificateFor(hostName, platform.certificateId, certificates, bad) }
+        : { kind: 'issuer', key: platform.certificateType === 'acme' ? 'default' : 'self-signed' };
+  }
+  return { label, host: hostName, path: '/', https: platform.https, tls, entrypoint: null, handlers: [reverseProxy(platform.upstream)] };
+}
+
+/** A public or internal path without a trailing slash (except `/`). */
+function routePath(value: string, field: string, bad: (m: string) => never): string {
+  const checked = checkRoutePath(value);
+  if (!checked.ok) bad(`${field} ${checked.reason}`);
+  if (PATH_SPECIAL.test(value)) bad(`${field} must not contain { } or *`);
+  if (value.includes('//')) bad(`${field} must not contain //`);
+  return value.length > 1 && value.endsWith('/') ? value.slice(0, -1) : value;
+}
+
+function certificateFor(
+  host: string,
+  wanted: string | null | undefined,
+  certificates: Map<string, ProxyCertificate>,
+  bad: (m: string) => never,
+): string {
+  if (wanted) {
+    const certificate = certificates.get(wanted);
+    if (!certificate) return bad(`certificate ${wanted} does not exist`);
+    if (!hostCoveredBy(host, certificate.subjectNames)) bad(`certificate ${wanted} does not cover ${host}`);
+    return wanted;
+  }
+  // An exact name before a wildcard, then by id, so the choice is stable.
+  const chosen = [...certificates.values()]
+    .filter((c) => hostCoveredBy(host, c.subjectNames))
+    .sort((a, b) => Number(!exactly(host, a)) - Number(!exactly(host, b)) || compare(a.id, b.id))[0];
+  if (!chosen) return bad(`no certificate covers ${host}`);
+  return chosen.id;
+}
+
+const exactly = (host: string, c: ProxyCertificate) => c.subjectNames.some((n) => n.toLowerCase() === host);
+
+function basicAuth(users: BasicAuthUser[], realm: string, bad: (m: string) => never): CaddyHandler {
+  const seen = new Set<string>();
+  const accounts = [...users]
+    .sort((a, b) => compare(a.username, b.username))
+    .map((u) => {
+      if (!u.username || u.username.includes(':')) bad(`basic-auth username ${JSON.stringify(u.username)} must be non-empty without ':'`);
+      if (seen.has(u.username)) bad(`basic-auth user ${u.username} appears twice`);
+      seen.add(u.username);
+      if (!BCRYPT.test(u.passwordHash ?? '')) bad(`basic-auth user ${u.username} has no bcrypt hash`);
+      return { username: u.username, password: Buffer.from(u.passwordHash, 'utf8').toString('base64') };
+    });
+  return {
+    handler: 'authentication',
+    providers: { http_basic: { accounts, hash: { algorithm: 'bcrypt' }, realm } },
+  };
+}
+
+function middlewareHandlers(route: ProxyRoute, shared: Record<string, CaddyHandler[]>, bad: (m: string) => never): CaddyHandler[] {
+  const names = [...(route.forwardAuthEnabled ? [FORWARD_AUTH] : []), ...(route.middlewares ?? [])];
+  const seen = new Set<string>();
+  const handlers: CaddyHandler[] = [];
+  for (const name of names) {
+    if (seen.has(name)) bad(`middleware ${name} is named twice`);
+    seen.add(name);
+    if (!Object.hasOwn(shared, name)) bad(`unknown middleware ${JSON.stringify(name)} (not in the shared middleware configuration)`);
+    const list = shared[name]!;
+    if (!Array.isArray(list) || list.some((h) => typeof h?.handler !== 'string' || h.handler === '')) {
+      bad(`middleware ${name} must be a list of Caddy handlers, each with a "handler" name`);
+    }
+    for (const h of list) handlers.push(structuredClone(h));
+  }
+  return handlers;
+}
+
+const reverseProxy = (dial: string): CaddyHandler => ({ handler: 'reverse_proxy', upstreams: [{ dial }] });
+
+const redirect = (httpsPort: number): CaddyHandler => ({
+  handler: 'static_response',
+  status_code: 308,
+  headers: { Location: [`https://{http.request.host}${httpsPort === 443 ? '' : `:${httpsPort}`}{http.request.uri}`] },
+});
+
+const notFound = (): CaddyHandler => ({ handler: 'static_response', status_code: 404 });
+
+/** Two routes on one host + path, the platform's host, or one host with two certificates. */
+function checkConflicts(entries: Entry[], issuers: Map<string, IssuerOption>): void {
+  const byRoute = new Map<string, Entry>();
+  const byHost = new Map<string, Entry>();
+  for (const e of entries) {
+    const key = `${e.entrypoint ?? ''} ${e.host} ${e.path}`;
+    const other = byRoute.get(key);
+    if (other) fail(`${e.label}: ${e.host}${e.path === '/' ? '' : e.path} is already routed by ${other.label}`);
+    byRoute.set(key, e);
+    if (e.tls?.kind === 'issuer' && e.host.startsWith('*.') && issuers.get(e.tls.key)!.module === 'acme') {
+      fail(`${e.label}: a wildcard host needs the ACME DNS challenge, which this proxy does not do; use a custom certificate`);
+    }
+    if (!e.tls) continue;
+    const first = byHost.get(e.host);
+    if (first && (first.tls!.kind !== e.tls.kind || tlsKey(first.tls!) !== tlsKey(e.tls))) {
+      fail(`${e.label}: ${e.host} gets its certificate differently from ${first.label}`);
+    }
+    if (!first) byHost.set(e.host, e);
+  }
+  const platform = entries.find((e) => e.label.startsWith('platform'));
+  const clash = platform && entries.find((e) => e !== platform && e.host === platform.host);
+  if (clash) fail(`${clash.label}: ${platform!.host} is the platform's own domain`);
+}
+
+const tlsKey = (t: Tls) => (t.kind === 'custom' ? `custom:${t.certificateId}` : t.key);
+
+/** Routes of one server: one terminal route per host, a subroute over its paths, then 404. */
+function serverRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
+  const hosts = new Map<string, Entry[]>();
+  for (const e of entries) hosts.set(e.host, [...(hosts.get(e.host) ?? []), e]);
+  const routes: Json[] = [...hosts.keys()].sort(hostOrder).map((host) => {
+    const paths = hosts.get(host)!.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
+    const inner: Json[] = paths.map((e) => {
+      const route: Json = {};
+      if (e.path !== '/') route.match = [{ path: [e.path, `${e.path}/*`] }];
+      route.handle = handle(e);
+      return route;
+    });
+    if (paths[paths.length - 1]!.path !== '/') inner.push({ handle: [notFound()] });
+    return { match: [{ host: [host] }], handle: [{ handler: 'subroute', routes: inner }], terminal: true };
+  });
+  routes.push({ handle: [notFound()], terminal: true });
+  return routes;
+}
+
+/** Exact hosts before wildcards (a request for a.example.com matches both), then by name. */
+const hostOrder = (a: string, b: string) => Number(a.startsWith('*.')) - Number(b.startsWith('*.')) || compare(a, b);
+
+function tlsServer(listenPort: number, entries: Entry[]): Json {
+  const custom = new Map<string, Set<string>>();
+  for (const e of entries) {
+    if (e.tls?.kind !== 'custom') continue;
+    custom.set(e.tls.certificateId, (custom.get(e.tls.certificateId) ?? new Set()).add(e.host));
+  }
+  const automatic: Json = { disable_redirects: true };
+  const skipped = [...new Set([...custom.values()].flatMap((hosts) => [...hosts]))].sort(compare);
+  if (skipped.length > 0) automatic.skip_certificates = skipped;
+  const server: Json = {
+    listen: [`:${listenPort}`],
+    routes: serverRoutes(entries, (e) => e.handlers),
+    automatic_https: automatic,
+  };
+  if (custom.size > 0) {
+    server.tls_connection_policies = [
+      ...[...custom.keys()].sort(compare).map((id) => ({
+        match: { sni: [...custom.get(id)!].sort(compare) },
+        certificate_selection: { any_tag: [certificateTag(id)] },
+      })),
+      {},
+    ];
+  }
+  return server;
+}
+
+const certificateTag = (id: string) => `skiff-certificate-${id}`;
+
+function tlsApp(entries: Entry[], certificates: Map<string, ProxyCertificate>, issuers: Map<string, IssuerOption>): Json | null {
+  const loaded = new Set<string>();
+  const subjects = new Map<string, Set<string>>();
+  for (const e of entries) {
+    if (e.tls?.kind === 'custom') loaded.add(e.tls.certificateId);
+    if (e.tls?.kind === 'issuer') subjects.set(e.tls.key, (subjects.get(e.tls.key) ?? new Set()).add(e.host));
+  }
+  const tls: Json = {};
+  if (loaded.size > 0) {
+    tls.certificates = {
+      load_pem: [...loaded].sort(compare).map((id) => {
+        const c = certificates.get(id)!;
+        return { certificate: c.certificateChain, key: c.privateKey, tags: [certificateTag(id)] };
+      }),
+    };
+  }
+  if (subjects.size > 0) {
+    tls.automation = {
+      policies: [...subjects.keys()].sort(compare).map((key) => ({
+        subjects: [...subjects.get(key)!].sort(compare),
+        issuers: [issuerJson(issuers.get(key)!)],
+      })),
+    };
+  }
+  return Object.keys(tls).length > 0 ? tls : null;
+}
+
+function issuerJson(issuer: IssuerOption): Json {
+  if (issuer.module === 'internal') return { module: 'internal' };
+  const json: Json = { module: 'acme' };
+  if (issuer.ca) json.ca = issuer.ca;
+  if (issuer.email) json.email = issuer.email;
+  return json;
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const sorted = <T>(pairs: [string, T][]) => pairs.sort(([a], [b]) => compare(a, b));
