@@ -16,6 +16,7 @@ export enum CommandKind {
   COMMAND_KIND_START_WORKLOAD = 3,
   COMMAND_KIND_REMOVE_WORKLOAD = 4,
   COMMAND_KIND_RELOAD_WORKLOAD = 5,
+  COMMAND_KIND_APPLY_PROXY_CONFIG = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -39,6 +40,9 @@ export function commandKindFromJSON(object: any): CommandKind {
     case 5:
     case "COMMAND_KIND_RELOAD_WORKLOAD":
       return CommandKind.COMMAND_KIND_RELOAD_WORKLOAD;
+    case 6:
+    case "COMMAND_KIND_APPLY_PROXY_CONFIG":
+      return CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -60,6 +64,8 @@ export function commandKindToJSON(object: CommandKind): string {
       return "COMMAND_KIND_REMOVE_WORKLOAD";
     case CommandKind.COMMAND_KIND_RELOAD_WORKLOAD:
       return "COMMAND_KIND_RELOAD_WORKLOAD";
+    case CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG:
+      return "COMMAND_KIND_APPLY_PROXY_CONFIG";
     case CommandKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -216,6 +222,7 @@ export interface Command {
     | { $case: "startWorkload"; value: StartWorkload }
     | { $case: "removeWorkload"; value: RemoveWorkload }
     | { $case: "reloadWorkload"; value: ReloadWorkload }
+    | { $case: "applyProxyConfig"; value: ApplyProxyConfig }
     | undefined;
 }
 
@@ -406,6 +413,23 @@ export interface ReloadWorkload {
 }
 
 /**
+ * ApplyProxyConfig sets the whole reverse-proxy configuration of the server (workload key
+ * `proxy:<server_id>`). `input_json` is the JSON of libs/domain's ServerProxyInput without its
+ * `options` (routes, certificates, platform domain, shared middlewares): the agent adds its own
+ * options (admin socket, listen ports, issuer), renders the Caddy config with caddyConfig and
+ * loads it into `skiff-proxy` (starting the proxy when it does not run yet). Each command
+ * carries the whole desired state, so only the newest matters: one whose `revision` is not
+ * above the last applied is skipped as succeeded. A config Caddy refuses fails the command
+ * with Caddy's reason, and the running config stays.
+ */
+export interface ApplyProxyConfig {
+  /** Holds secrets (certificate keys, bcrypt hashes): never log it. */
+  inputJson: string;
+  /** Increases with every change of this server's proxy configuration. */
+  revision: string;
+}
+
+/**
  * Control requests are not queued: the control plane sends them as NATS request/reply on
  * subject `agent.<server_id>.ctl` (one binary-encoded ControlRequest) and the agent answers
  * with one ControlReply right away. An agent that does not answer within the request's
@@ -516,6 +540,9 @@ export const Command: MessageFns<Command> = {
       case "reloadWorkload":
         ReloadWorkload.encode(message.payload.value, writer.uint32(194).fork()).join();
         break;
+      case "applyProxyConfig":
+        ApplyProxyConfig.encode(message.payload.value, writer.uint32(202).fork()).join();
+        break;
     }
     return writer;
   },
@@ -621,6 +648,14 @@ export const Command: MessageFns<Command> = {
             message.payload = { $case: "reloadWorkload", value: ReloadWorkload.decode(reader, reader.uint32()) };
             continue;
           }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.payload = { $case: "applyProxyConfig", value: ApplyProxyConfig.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -677,6 +712,10 @@ export const Command: MessageFns<Command> = {
         ? { $case: "reloadWorkload", value: ReloadWorkload.fromJSON(object.reloadWorkload) }
         : isSet(object.reload_workload)
         ? { $case: "reloadWorkload", value: ReloadWorkload.fromJSON(object.reload_workload) }
+        : isSet(object.applyProxyConfig)
+        ? { $case: "applyProxyConfig", value: ApplyProxyConfig.fromJSON(object.applyProxyConfig) }
+        : isSet(object.apply_proxy_config)
+        ? { $case: "applyProxyConfig", value: ApplyProxyConfig.fromJSON(object.apply_proxy_config) }
         : undefined,
     };
   },
@@ -711,6 +750,8 @@ export const Command: MessageFns<Command> = {
       obj.removeWorkload = RemoveWorkload.toJSON(message.payload.value);
     } else if (message.payload?.$case === "reloadWorkload") {
       obj.reloadWorkload = ReloadWorkload.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "applyProxyConfig") {
+      obj.applyProxyConfig = ApplyProxyConfig.toJSON(message.payload.value);
     }
     return obj;
   },
@@ -758,6 +799,12 @@ export const Command: MessageFns<Command> = {
       case "reloadWorkload": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "reloadWorkload", value: ReloadWorkload.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "applyProxyConfig": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "applyProxyConfig", value: ApplyProxyConfig.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -2480,6 +2527,95 @@ export const ReloadWorkload: MessageFns<ReloadWorkload> = {
     message.workload = (object.workload !== undefined && object.workload !== null)
       ? WorkloadRef.fromPartial(object.workload)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseApplyProxyConfig(): ApplyProxyConfig {
+  return { inputJson: "", revision: "0" };
+}
+
+export const ApplyProxyConfig: MessageFns<ApplyProxyConfig> = {
+  encode(message: ApplyProxyConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.inputJson !== "") {
+      writer.uint32(10).string(message.inputJson);
+    }
+    if (message.revision !== "0") {
+      writer.uint32(16).uint64(message.revision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyProxyConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyProxyConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.inputJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.revision = reader.uint64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyProxyConfig {
+    return {
+      inputJson: isSet(object.inputJson)
+        ? globalThis.String(object.inputJson)
+        : isSet(object.input_json)
+        ? globalThis.String(object.input_json)
+        : "",
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "0",
+    };
+  },
+
+  toJSON(message: ApplyProxyConfig): unknown {
+    const obj: any = {};
+    if (message.inputJson !== "") {
+      obj.inputJson = message.inputJson;
+    }
+    if (message.revision !== "0") {
+      obj.revision = message.revision;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApplyProxyConfig>): ApplyProxyConfig {
+    return ApplyProxyConfig.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApplyProxyConfig>): ApplyProxyConfig {
+    const message = createBaseApplyProxyConfig();
+    message.inputJson = object.inputJson ?? "";
+    message.revision = object.revision ?? "0";
     return message;
   },
 };
