@@ -7,6 +7,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { CommandConsumer, type CommandConsumerOptions } from './commands/consumer.js';
+import { applyProxyConfigHandler, type ApplyProxyConfigDeps } from './commands/apply-proxy-config.js';
 import { deployApplicationHandler, type DeployApplicationDeps } from './commands/deploy-application.js';
 import type { Reports } from './commands/deployment-events.js';
 import { CommandIntake } from './commands/intake.js';
@@ -36,6 +37,8 @@ export interface AgentDeps {
   deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build'>;
   /** Tuning of the stop, start, reload and remove handlers (poll interval, longest wait, settle time). */
   workload?: Pick<WorkloadCommandDeps, 'pollIntervalMs' | 'waitTimeoutMs' | 'settleMs'>;
+  /** The server's reverse proxy and its settings; absent: ApplyProxyConfig commands are refused. */
+  proxy?: Pick<ApplyProxyConfigDeps, 'proxy' | 'settings' | 'timeoutMs'>;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -61,6 +64,7 @@ export class Agent {
       startWorkloadHandler(workload),
       reloadWorkloadHandler(workload),
       removeWorkloadHandler(workload),
+      ...(deps.proxy ? [applyProxyConfigHandler({ serverId: deps.serverId, now, ...deps.proxy })] : []),
     ]);
     this.scheduler = new CommandScheduler({
       maxSlots: deps.maxConcurrentDeploys,

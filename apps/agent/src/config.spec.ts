@@ -34,6 +34,7 @@ describe('readConfig', () => {
       dockerSocket: '/var/run/docker.sock',
       dockerCli: null,
       buildTimeoutMs: 1_800_000,
+      proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null },
     });
   });
 
@@ -51,6 +52,12 @@ describe('readConfig', () => {
         SKIFF_DOCKER_SOCKET: '/tmp/d2/docker.sock',
         SKIFF_DOCKER_CLI: ' /opt/docker/bin/docker ',
         SKIFF_BUILD_TIMEOUT_SECONDS: '600',
+        SKIFF_PROXY_HTTP_PORT: ' 8080 ',
+        SKIFF_PROXY_HTTPS_PORT: '8443',
+        SKIFF_PROXY_BIND: '127.0.0.1',
+        SKIFF_PROXY_CONTAINER: 'skiff-proxy-e2e_1',
+        SKIFF_PROXY_ISSUER: 'internal',
+        SKIFF_PROXY_ACME_EMAIL: ' ops@example.com ',
       }),
     );
     expect(config).toEqual({
@@ -64,7 +71,34 @@ describe('readConfig', () => {
       dockerSocket: '/tmp/d2/docker.sock',
       dockerCli: '/opt/docker/bin/docker',
       buildTimeoutMs: 600_000,
+      proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com' },
     });
+  });
+
+  it('checks the proxy settings', () => {
+    expect(readConfig(anEnv({ SKIFF_PROXY_BIND: '::1' })).proxy.bind).toBe('::1');
+    expect(
+      issuesOf(
+        anEnv({
+          SKIFF_PROXY_HTTP_PORT: '0',
+          SKIFF_PROXY_HTTPS_PORT: '65536',
+          SKIFF_PROXY_BIND: 'localhost',
+          SKIFF_PROXY_CONTAINER: '-proxy',
+          SKIFF_PROXY_ISSUER: 'letsencrypt',
+          SKIFF_PROXY_ACME_EMAIL: 'not an address',
+        }),
+      ),
+    ).toEqual([
+      'SKIFF_PROXY_HTTP_PORT must be a port from 1 to 65535',
+      'SKIFF_PROXY_HTTPS_PORT must be a port from 1 to 65535',
+      'SKIFF_PROXY_BIND must be an IPv4 or IPv6 address',
+      'SKIFF_PROXY_CONTAINER must be a container name (letters, digits, "_", "." or "-")',
+      'SKIFF_PROXY_ISSUER must be one of acme, internal',
+      'SKIFF_PROXY_ACME_EMAIL must be an email address',
+    ]);
+    expect(issuesOf(anEnv({ SKIFF_PROXY_HTTP_PORT: '8443', SKIFF_PROXY_HTTPS_PORT: '8443' }))).toEqual([
+      'SKIFF_PROXY_HTTP_PORT and SKIFF_PROXY_HTTPS_PORT must differ',
+    ]);
   });
 
   it('refuses a build timeout that is not a number of seconds from 1 to 86400', () => {

@@ -1,4 +1,6 @@
 /** The agent's configuration, read from its environment at the composition root. */
+import { isIP } from 'node:net';
+
 export interface AgentConfig {
   /** This server's id; also a NATS subject token (`agent.<serverId>.cmd`). SKIFF_SERVER_ID. */
   serverId: string;
@@ -31,6 +33,24 @@ export interface AgentConfig {
   dockerCli: string | null;
   /** Longest build of one deployment, SKIFF_BUILD_TIMEOUT_SECONDS, default 1800 (the command's deadline may end it sooner). */
   buildTimeoutMs: number;
+  /** The reverse proxy (`skiff-proxy`, Caddy) the agent runs for the server's domains. */
+  proxy: ProxySettings;
+}
+
+export type ProxyIssuer = 'acme' | 'internal';
+
+export interface ProxySettings {
+  /** Host ports published for the proxy's HTTP and HTTPS listeners, SKIFF_PROXY_HTTP_PORT (80) and SKIFF_PROXY_HTTPS_PORT (443). */
+  httpPort: number;
+  httpsPort: number;
+  /** The host address the ports are published on, SKIFF_PROXY_BIND, default 0.0.0.0. */
+  bind: string;
+  /** The proxy container's name, SKIFF_PROXY_CONTAINER, default `skiff-proxy`; its data volume is `<name>-data`. */
+  container: string;
+  /** Who issues the certificates of `acme` domains, SKIFF_PROXY_ISSUER: `acme` (default) or `internal` (Caddy's own CA, for tests). */
+  issuer: ProxyIssuer;
+  /** The ACME account's address, SKIFF_PROXY_ACME_EMAIL; null: none. */
+  acmeEmail: string | null;
 }
 
 export const DEFAULT_DATA_DIR = '/var/lib/skiff-agent';
@@ -52,6 +72,9 @@ export class ConfigError extends Error {
 // Letters, digits, `_` and `-`: no `.`, `*`, `>` or whitespace, which NATS subjects reserve.
 const SERVER_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const NATS_PROTOCOLS = new Set(['nats:', 'tls:']);
+// What the engine accepts as a container name.
+const CONTAINER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const PROXY_ISSUERS: readonly ProxyIssuer[] = ['acme', 'internal'];
 
 /** Reads and validates the agent's configuration from an environment. Pure: no defaults from the process. */
 export function readConfig(env: Env): AgentConfig {
@@ -116,6 +139,8 @@ export function readConfig(env: Env): AgentConfig {
     issues.push('SKIFF_BUILD_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400');
   }
 
+  const proxy = readProxySettings(env, issues);
+
   if (issues.length > 0) throw new ConfigError(issues);
   return {
     serverId,
@@ -129,7 +154,34 @@ export function readConfig(env: Env): AgentConfig {
     dockerSocket,
     dockerCli,
     buildTimeoutMs,
+    proxy,
   };
+}
+
+function readProxySettings(env: Env, issues: string[]): ProxySettings {
+  const readPort = (name: string, fallback: number): number => {
+    const text = env[name]?.trim() || String(fallback);
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < 1 || value > 65535) issues.push(`${name} must be a port from 1 to 65535`);
+    return value;
+  };
+  const httpPort = readPort('SKIFF_PROXY_HTTP_PORT', 80);
+  const httpsPort = readPort('SKIFF_PROXY_HTTPS_PORT', 443);
+  if (httpPort === httpsPort) issues.push('SKIFF_PROXY_HTTP_PORT and SKIFF_PROXY_HTTPS_PORT must differ');
+
+  const bind = env.SKIFF_PROXY_BIND?.trim() || '0.0.0.0';
+  if (isIP(bind) === 0) issues.push('SKIFF_PROXY_BIND must be an IPv4 or IPv6 address');
+
+  const container = env.SKIFF_PROXY_CONTAINER?.trim() || 'skiff-proxy';
+  if (!CONTAINER_NAME.test(container)) issues.push('SKIFF_PROXY_CONTAINER must be a container name (letters, digits, "_", "." or "-")');
+
+  const issuer = (env.SKIFF_PROXY_ISSUER?.trim() || 'acme') as ProxyIssuer;
+  if (!PROXY_ISSUERS.includes(issuer)) issues.push(`SKIFF_PROXY_ISSUER must be one of ${PROXY_ISSUERS.join(', ')}`);
+
+  const acmeEmail = env.SKIFF_PROXY_ACME_EMAIL?.trim() || null;
+  if (acmeEmail !== null && !/^[^\s@]+@[^\s@]+$/.test(acmeEmail)) issues.push('SKIFF_PROXY_ACME_EMAIL must be an email address');
+
+  return { httpPort, httpsPort, bind, container, issuer, acmeEmail };
 }
 
 /** The configuration as it may be logged: credentials in NATS URLs are masked. */
@@ -146,6 +198,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     dockerSocket: config.dockerSocket,
     dockerCli: config.dockerCli ?? 'default',
     buildTimeoutMs: config.buildTimeoutMs,
+    proxy: config.proxy,
   };
 }
 

@@ -15,6 +15,7 @@
 // in the journal and runs again at the next start), delivers what reports it can within a
 // few seconds, and exits 0. Secrets (the credential, NATS passwords, env values) are never
 // logged.
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
@@ -25,6 +26,7 @@ import { ConfigError, describeConfig, readConfig, type AgentConfig } from './con
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { connectNats } from './nats/connect.js';
+import { ProxyManager } from './proxy/proxy-manager.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
 import { ArtifactClient } from './reports/artifacts.js';
 import { ReportClient } from './reports/client.js';
@@ -35,6 +37,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 const STOP_COMMANDS_MS = 20_000;
 const FLUSH_REPORTS_MS = 5_000;
 const CLOSE_NATS_MS = 5_000;
+const STOP_PROXY_WATCH_MS = 5_000;
 const DOCKER_VERSION_MS = 5_000;
 
 async function main(): Promise<void> {
@@ -56,13 +59,14 @@ async function main(): Promise<void> {
   let reports: ReportClient | null = null;
   let artifacts: ArtifactClient | null = null;
   let presence: AgentPresence | null = null;
+  let proxy: ProxyManager | null = null;
   // A refused credential ends the agent: no retry would change it, and nothing it does reaches the control plane.
   const refused = async (err: RegistrationRefusedError): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.fatal({ code: err.code, reason: err.reason, problem: err.message }, 'registration refused: join again with a new token from server.regenerateJoinToken');
     presence?.stop();
-    await shutDown(log, { agent, reports: null, journal, nc });
+    await shutDown(log, { agent, proxy, reports: null, journal, nc });
     reports?.close();
     process.exit(1);
   };
@@ -71,7 +75,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'agent stopping');
     presence?.stop();
-    await shutDown(log, { agent, reports, journal, nc });
+    await shutDown(log, { agent, proxy, reports, journal, nc });
     log.info({ signal }, 'agent stopped');
     process.exit(0);
   };
@@ -137,6 +141,17 @@ async function main(): Promise<void> {
     log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not list the workloads on this engine'),
   );
   if (stopping) return;
+  // The proxy runs once the server has had a config: brought up (and watched) by the first
+  // ApplyProxyConfig, or here when an earlier run left one.
+  proxy = new ProxyManager({
+    driver,
+    dataDir: config.dataDir,
+    log,
+    ports: { http: config.proxy.httpPort, https: config.proxy.httpsPort, hostIp: config.proxy.bind },
+    containerName: config.proxy.container,
+    volumeName: `${config.proxy.container}-data`,
+  });
+  if (existsSync(proxy.lastGoodPath)) void proxy.start();
   if (registeredInBackground) log.info('using the NATS credentials of the last registration: connecting to NATS, registering in the background');
   else log.info('agent registered: connecting to NATS');
 
@@ -154,6 +169,7 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
+    proxy: { proxy, settings: config.proxy },
     deploy: {
       build: {
         dataDir: config.dataDir,
@@ -185,7 +201,7 @@ async function dockerVersion(docker: Dockerode, log: Logger): Promise<string> {
 
 async function shutDown(
   log: Logger,
-  parts: { agent: Agent | null; reports: ReportClient | null; journal: CommandJournal | null; nc: NatsConnection | null },
+  parts: { agent: Agent | null; proxy: ProxyManager | null; reports: ReportClient | null; journal: CommandJournal | null; nc: NatsConnection | null },
 ): Promise<void> {
   const step = async (what: string, ms: number, run: () => Promise<unknown>) => {
     let timer: NodeJS.Timeout | undefined;
@@ -199,6 +215,8 @@ async function shutDown(
     }
   };
   if (parts.agent) await step('stop commands', STOP_COMMANDS_MS, () => parts.agent!.stop());
+  // The proxy container keeps running: the sites answer while the agent is away.
+  if (parts.proxy) await step('stop watching the proxy', STOP_PROXY_WATCH_MS, () => parts.proxy!.stop());
   if (parts.reports) {
     await step('deliver reports', FLUSH_REPORTS_MS, () => parts.reports!.flush(FLUSH_REPORTS_MS));
     parts.reports.close();

@@ -70,6 +70,7 @@ import { OrganizationService } from './services/organizations.js';
 import { PlatformSettingsService } from './services/platform-settings.js';
 import { PreviewService } from './services/previews.js';
 import { ProjectService } from './services/projects.js';
+import { ProxyConfig } from './services/proxy-config.js';
 import { SecurityService } from './services/security.js';
 import { ServerAgents } from './services/server-agents.js';
 import { ServerService, agentEndpoints } from './services/servers.js';
@@ -145,11 +146,15 @@ export async function buildPlatform(options: PlatformOptions) {
   const metricsTokens = new MetricsTokenService(deps);
   const access = new ServiceAccess(deps.db);
   const applications = new ApplicationService(deps, access, projects, identity);
-  const domains = new DomainService(deps, access, { publicIp: options.publicIp });
-  const securityEntries = new SecurityService(deps, access);
-  const certificates = new CertificateService(deps, access);
-  const previews = new PreviewService(deps, access, domains);
-  const composeStacks = new ComposeService(deps, access, projects, identity);
+  const outbox = new CommandOutbox(deps.secrets);
+  let relay: OutboxRelay | undefined;
+  // Every change of a server's domains, basic-auth users or certificates queues its whole proxy configuration.
+  const proxy = new ProxyConfig(deps, outbox, { onCommandQueued: () => relay?.notify() });
+  const domains = new DomainService(deps, access, proxy, { publicIp: options.publicIp });
+  const securityEntries = new SecurityService(deps, access, proxy);
+  const certificates = new CertificateService(deps, access, proxy);
+  const previews = new PreviewService(deps, access, domains, proxy);
+  const composeStacks = new ComposeService(deps, access, projects, identity, proxy);
   const caches = new CacheService(deps, access, projects, identity);
   const notifications = new NotificationService(deps);
   const destinations = new DestinationService(deps);
@@ -176,10 +181,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const sshKeys = new SshKeyService(deps);
   const platformSettings = new PlatformSettingsService(deps, { publicIp: options.publicIp });
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
-  const outbox = new CommandOutbox(deps.secrets);
-  let relay: OutboxRelay | undefined;
   const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
-  const lifecycle = new ApplicationLifecycle(deps, access, outbox, applications, { onCommandQueued: () => relay?.notify() });
+  const lifecycle = new ApplicationLifecycle(deps, access, outbox, applications, proxy, { onCommandQueued: () => relay?.notify() });
   lifecycleRef = lifecycle;
   // Cancels and queue cleaning go to agents as NATS requests over the relay's connection.
   const deploymentControl = new DeploymentControl(
@@ -189,7 +192,7 @@ export async function buildPlatform(options: PlatformOptions) {
       ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))) })
       : new NoAgentControl(),
   );
-  const deploymentReports = new DeploymentReports(deps);
+  const deploymentReports = new DeploymentReports({ ...deps, proxy });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
   await drops.clearIncoming();

@@ -558,3 +558,16 @@ export interface Database {
 }
 
 export type ApplicationArchive = Selectable<ApplicationArchivesTable>;
+
+/** The revision of a server's proxy configuration (ApplyProxyConfig.revision). */
+export interface ProxyRevisionsTable {
+  /** The wire server id (`local` for the platform host). */
+  serverId: string;
+  /** int8: a string from Postgres, a number from PGlite. */
+  revision: ColumnType<string | number, number, number>;
+}
+
+// Declaration merging keeps this addition at the end of the file.
+export interface Database {
+  proxyRevisions: ProxyRevisionsTable;
+}

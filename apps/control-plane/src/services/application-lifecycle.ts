@@ -5,6 +5,7 @@ import { DomainError, Invalid, NotFound } from '../errors.js';
 import type { ApplicationService } from './applications.js';
 import type { CommandOutbox } from './command-outbox.js';
 import type { ServiceDeps } from './deps.js';
+import type { ProxyConfig } from './proxy-config.js';
 import type { ServiceAccess } from './service-access.js';
 import { type WorkloadOperation, lockApplicationForWork, removalPending, workloadCommand } from './workload-commands.js';
 
@@ -25,6 +26,7 @@ export class ApplicationLifecycle {
     private readonly access: ServiceAccess,
     private readonly outbox: CommandOutbox,
     private readonly apps: ApplicationService,
+    private readonly proxy: ProxyConfig,
     private readonly options: ApplicationLifecycleOptions = {},
   ) {}
 
@@ -62,8 +64,9 @@ export class ApplicationLifecycle {
       if (!app) throw NotFound('No such application');
       if (await removalPending(tx, applicationId)) return false;
       if (!(await wasDeployed(tx, applicationId))) {
-        await tx.deleteFrom('applications').where('id', '=', applicationId).execute();
-        return false;
+        // Its domains go with it (cascade), and so do their routes.
+        const configs = await this.proxy.removing(tx, { applicationId }, () => tx.deleteFrom('applications').where('id', '=', applicationId).execute());
+        return configs > 0;
       }
       await this.outbox.queue(tx, this.command('remove', app));
       return true;

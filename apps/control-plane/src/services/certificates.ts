@@ -1,11 +1,12 @@
 import { type KeyObject, X509Certificate, createPrivateKey } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Certificate } from '@skiff/db';
-import { commonNameOf, dnsNamesOf, isPrivateKeyLabel, normalizeHost, pemBlocks } from '@skiff/domain';
+import type { Certificate, Db } from '@skiff/db';
+import { commonNameOf, dnsNamesOf, hostCoveredBy, isPrivateKeyLabel, normalizeHost, pemBlocks } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { isAdmin } from '../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
 import { type ServiceDeps, uniqueAs } from './deps.js';
+import type { ProxyConfig } from './proxy-config.js';
 import { RecordCodec } from './record-codec.js';
 import type { ServiceAccess } from './service-access.js';
 import { findOfOrganization } from './organization-records.js';
@@ -48,6 +49,7 @@ export class CertificateService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
+    private readonly proxy: ProxyConfig,
   ) {
     this.codec = new RecordCodec<CertificateRecord>(deps.secrets, {
       idField: 'certificateId',
@@ -78,22 +80,26 @@ export class CertificateService {
     let q = this.db.selectFrom('certificates').select('id').where('certificatePath', '=', certificatePath);
     q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
     if (await q.executeTakeFirst()) throw Invalid('certificatePath', 'already used by another certificate on this server');
-    const row = await uniqueAs('certificateId', 'already used', () =>
-      this.db
-        .insertInto('certificates')
-        .values({
-          id,
-          organizationId: p.organizationId,
-          serverId,
-          name: input.name,
-          certificatePath,
-          autoRenew: input.autoRenew ?? null,
-          ...pair,
-          privateKey: this.deps.secrets.seal(pair.privateKey),
-          subjectNames: JSON.stringify(pair.subjectNames),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow(),
+    const servers = (tx: Db) => this.serversUsing(tx, p.organizationId, serverId, pair.subjectNames);
+    const row = await this.proxy.change(this.db, servers, (tx) =>
+      uniqueAs('certificateId', 'already used', () =>
+        tx
+          .insertInto('certificates')
+          .values({
+            id,
+            organizationId: p.organizationId,
+            serverId,
+            name: input.name,
+            certificatePath,
+            autoRenew: input.autoRenew ?? null,
+            ...pair,
+            privateKey: this.deps.secrets.seal(pair.privateKey),
+            subjectNames: JSON.stringify(pair.subjectNames),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      ),
+      'certificateId',
     );
     return this.record(row);
   }
@@ -114,8 +120,20 @@ export class CertificateService {
 
   async remove(p: Principal, certificateId: string) {
     const row = await this.find(p, certificateId);
-    await this.db.deleteFrom('certificates').where('id', '=', row.id).execute();
+    const servers = (tx: Db) => this.serversUsing(tx, row.organizationId, row.serverId, row.subjectNames);
+    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), 'certificateId');
     return this.record(row);
+  }
+
+  /**
+   * The certificate's server, when custom domains of its organization there have a host it
+   * covers: adding or removing it can change which certificate they are served with.
+   */
+  private async serversUsing(tx: Db, organizationId: string, serverId: string | null, names: string[]): Promise<(string | null)[]> {
+    let q = tx.selectFrom('domains').select('host').where('organizationId', '=', organizationId).where('certificateType', '=', 'custom');
+    q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
+    const hosts = await q.execute();
+    return hosts.some((d) => hostCoveredBy(d.host, names)) ? [serverId] : [];
   }
 
   /** A certificate of the caller's organization; a member sees those of servers they were given. */

@@ -7,6 +7,7 @@ import { type ServiceDeps, uniqueAs } from './deps.js';
 import { checkGitSource, checkInsideSource, checkInteger, checkSourceReferences, moveTarget, placeNewService } from './field-rules.js';
 import type { IdentityService } from './identity.js';
 import type { ProjectService } from './projects.js';
+import type { ProxyConfig } from './proxy-config.js';
 import { RecordCodec } from './record-codec.js';
 import type { ServiceAccess } from './service-access.js';
 
@@ -34,6 +35,7 @@ export class ComposeService {
     private readonly access: ServiceAccess,
     private readonly projects: ProjectService,
     private readonly identity: IdentityService,
+    private readonly proxy: ProxyConfig,
   ) {
     this.codec = new RecordCodec<ComposeRecord>(deps.secrets, {
       idField: 'composeId',
@@ -136,10 +138,14 @@ export class ComposeService {
     await checkSourceReferences(this.access, p, f);
   }
 
-  /** Removes the record, with its domains and backups; the workload part comes with the agent. */
+  /** Removes the record, with its domains (and their routes) and backups; the workload part comes with the agent. */
   async delete(p: Principal, composeId: string, deleteVolumes = false) {
     const { row } = await this.access.find(p, 'compose', composeId);
-    await this.db.deleteFrom('composeStacks').where('id', '=', composeId).execute();
+    await this.proxy.change(
+      this.db,
+      (tx) => this.proxy.serversRoutingTo(tx, { composeId }),
+      (tx) => tx.deleteFrom('composeStacks').where('id', '=', composeId).execute(),
+    );
     return { ...this.record(row), deleteVolumes };
   }
 

@@ -8,6 +8,7 @@ import {
   timestampToDate,
 } from '@skiff/proto';
 import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from './deployment-status.js';
+import type { ProxyConfig } from './proxy-config.js';
 import { applyWorkloadResult } from './workload-commands.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */
@@ -50,7 +51,8 @@ export type Applied = 'applied' | 'duplicate';
  * another server is NOT_FOUND to it.
  */
 export class DeploymentReports {
-  constructor(private readonly deps: { db: Db; clock: () => Date }) {}
+  /** `proxy`: to reconfigure the servers whose routes go with a removed application. */
+  constructor(private readonly deps: { db: Db; clock: () => Date; proxy?: ProxyConfig }) {}
 
   /**
    * One deployment event: de-duplicated by sequence (an event at or below the highest
@@ -104,7 +106,7 @@ export class DeploymentReports {
     const succeeded = result.status === CommandStatus.COMMAND_STATUS_SUCCEEDED;
     const at = result.finishedAt ? timestampToDate(result.finishedAt) : this.deps.clock();
     const reason = succeeded ? null : result.reason || DEFAULT_REASON[result.status] || commandStatusToJSON(result.status);
-    return this.deps.db.transaction().execute(async (tx) => {
+    const applied = await this.deps.db.transaction().execute(async (tx) => {
       const c = await tx.selectFrom('commands').selectAll().where('id', '=', result.commandId).forUpdate().executeTakeFirst();
       if (!c || c.serverId !== serverId) throw new ReportRefused('NOT_FOUND', `no command ${result.commandId} for this server`);
       if (c.status === 'done' || c.status === 'failed') return 'duplicate';
@@ -116,7 +118,7 @@ export class DeploymentReports {
 
       // A cancelled stop, start, reload or remove never ran (or was stopped): its application keeps its status.
       const cancelled = result.status === CommandStatus.COMMAND_STATUS_CANCELLED;
-      if (!cancelled && (await applyWorkloadResult(tx, c, succeeded))) return 'applied';
+      if (!cancelled && (await applyWorkloadResult(tx, c, succeeded, this.deps.proxy))) return 'applied';
       const end = DEPLOYMENT_END[result.status];
       if (!end || !c.deploymentId) return 'applied';
       const d = await tx.selectFrom('deployments').selectAll().where('id', '=', c.deploymentId).forUpdate().executeTakeFirst();
@@ -126,6 +128,9 @@ export class DeploymentReports {
       if (appStatus) await tx.updateTable('applications').set({ applicationStatus: appStatus }).where('id', '=', d.applicationId).execute();
       return 'applied';
     });
+    // A removal may have queued proxy configurations: no need to wait for the relay's poll.
+    if (applied === 'applied') this.deps.proxy?.notify();
+    return applied;
   }
 
   /**

@@ -78,7 +78,11 @@ describe('domain records', () => {
     expect(domain.domainId).toMatch(/^dom_/);
     expect(domain).not.toHaveProperty('organizationId');
     expect((await t.call('domain.one', { domainId: domain.domainId })).body).toEqual(domain);
-    const second = await createDomain({ host: 'api.shop.example.com', path: '/v1', applicationId, port: 8080, middlewares: ['rate-limit', 'auth@file'] });
+    // No shared middleware is declared yet: a route naming one is refused, a disabled domain may keep the names.
+    await refuses('domain.create', { host: 'api.shop.example.com', path: '/v1', applicationId, middlewares: ['rate-limit'] }, 'middlewares');
+    const second = await createDomain({ host: 'api.shop.example.com', path: '/v1', applicationId, port: 8080 });
+    const named = await t.call('domain.update', { domainId: second.domainId, host: second.host, enabled: false, middlewares: ['rate-limit', 'auth@file'] });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
     const listed = await t.call('domain.byApplicationId', { applicationId });
     expect(listed.body.map((d: { domainId: string }) => d.domainId)).toEqual([domain.domainId, second.domainId]);
     expect(listed.body[1]).toMatchObject({ path: '/v1', port: 8080, middlewares: ['rate-limit', 'auth@file'] });
@@ -158,7 +162,7 @@ describe('domain records', () => {
     await t.db
       .insertInto('certificates')
       .values({
-        id: unique('crt'), organizationId: t.organizationId, serverId: null, name: 'wildcard', certificateData: 'pem', privateKey: 'sealed',
+        id: unique('crt'), organizationId: t.organizationId, serverId: null, name: 'wildcard', certificateData: 'pem', privateKey: t.platform.secrets.seal('key'),
         certificatePath: `/etc/skiff/certificates/${unique('c')}`, subject: 'CN=*.custom.example.com', issuer: 'CN=ca',
         subjectNames: JSON.stringify(['*.custom.example.com']), notBefore: new Date(), expiresAt: new Date(Date.now() + 86_400_000), fingerprint: 'AA',
       })
@@ -172,7 +176,7 @@ describe('domain records', () => {
 
   it('updates the fields given and keeps the rest', async () => {
     const applicationId = await createApp();
-    const domain = await createDomain({ host: 'edit.example.com', applicationId, path: '/app', stripPath: true, middlewares: ['a'], certificateType: 'acme', customCertResolver: 'le' });
+    const domain = await createDomain({ host: 'edit.example.com', applicationId, path: '/app', stripPath: true, certificateType: 'acme', customCertResolver: 'le' });
     const res = await t.call('domain.update', { domainId: domain.domainId, host: 'Edited.example.com', port: 9000, enabled: false, middlewares: null, forwardAuthEnabled: true });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ host: 'edited.example.com', path: '/app', stripPath: true, port: 9000, enabled: false, middlewares: null, forwardAuthEnabled: true, https: true, customCertResolver: 'le', applicationId, domainType: 'application' });

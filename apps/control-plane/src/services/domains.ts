@@ -1,12 +1,13 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Domain } from '@skiff/db';
+import type { Db, Domain } from '@skiff/db';
 import { checkRoutePath, generatedHost, hostCoveredBy, isPublicIPv4, nameSuffix, normalizeHost } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { isAdmin } from '../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
 import { type ServiceDeps, uniqueAs } from './deps.js';
+import type { ProxyConfig } from './proxy-config.js';
 import { RecordCodec } from './record-codec.js';
 import type { ServiceAccess } from './service-access.js';
 
@@ -59,6 +60,15 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 const MIDDLEWARE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
 const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
 
+/** A route path as the proxy can match it: also no `{ }` (placeholders), `*` (wildcards) or `//`. */
+function routePath(value: string, field: string): string {
+  const checked = checkRoutePath(value);
+  if (!checked.ok) throw Invalid(field, checked.reason);
+  if (/[{}*]/.test(value)) throw Invalid(field, 'must not contain { } or *');
+  if (value.includes('//')) throw Invalid(field, 'must not contain //');
+  return checked.value;
+}
+
 /** Domains of applications, compose services and previews; generated and validated names. */
 export class DomainService {
   private readonly codec: RecordCodec<DomainRecord>;
@@ -67,6 +77,7 @@ export class DomainService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
+    private readonly proxy: ProxyConfig,
     private readonly options: DomainOptions = {},
   ) {
     this.codec = new RecordCodec<DomainRecord>(deps.secrets, {
@@ -90,8 +101,8 @@ export class DomainService {
     const field = given[0]!;
     const owner = await this.locate(p, TYPE_OF[field], input[field]!);
     const route = await this.settle(owner, input);
-    const row = await this.write(() =>
-      this.db
+    const row = await this.write([owner.serverId], (tx) =>
+      tx
         .insertInto('domains')
         .values({
           id: this.deps.ids('dom'),
@@ -117,8 +128,8 @@ export class DomainService {
   async update(p: Principal, input: RouteInput & { domainId: string }) {
     const { row, owner } = await this.find(p, input.domainId);
     const route = await this.settle(owner, input, row);
-    const updated = await this.write(() =>
-      this.db
+    const updated = await this.write([row.serverId, owner.serverId], (tx) =>
+      tx
         .updateTable('domains')
         .set({ ...route, serverId: owner.serverId } as never)
         .where('id', '=', row.id)
@@ -130,7 +141,7 @@ export class DomainService {
 
   async delete(p: Principal, domainId: string) {
     const { row } = await this.find(p, domainId);
-    await this.db.deleteFrom('domains').where('id', '=', row.id).execute();
+    await this.proxy.change(this.db, [row.serverId], (tx) => tx.deleteFrom('domains').where('id', '=', row.id).execute());
     return this.record(row);
   }
 
@@ -229,10 +240,8 @@ export class DomainService {
 
     const host = normalizeHost(input.host);
     if (!host.ok) throw Invalid('host', host.reason);
-    const path = checkRoutePath(pick('path', '/'));
-    if (!path.ok) throw Invalid('path', path.reason);
-    const internalPath = checkRoutePath(pick('internalPath', '/'));
-    if (!internalPath.ok) throw Invalid('internalPath', internalPath.reason);
+    const path = routePath(pick('path', '/'), 'path');
+    const internalPath = routePath(pick('internalPath', '/'), 'internalPath');
 
     if (input.domainType !== undefined && input.domainType !== null && input.domainType !== owner.type) {
       throw Invalid('domainType', `must be ${owner.type} for this domain`);
@@ -279,8 +288,8 @@ export class DomainService {
 
     const route = {
       host: host.value,
-      path: path.value,
-      internalPath: internalPath.value,
+      path,
+      internalPath,
       serviceName,
       port,
       https,
@@ -314,8 +323,9 @@ export class DomainService {
     }
   }
 
-  private write(run: () => Promise<Domain>): Promise<Domain> {
-    return uniqueAs('host', 'this host and path are already routed on this server', run);
+  /** Writes the domain and, in the same transaction, the proxy configuration of the servers it touches. */
+  private write(servers: (string | null)[], run: (tx: Db) => Promise<Domain>): Promise<Domain> {
+    return this.proxy.change(this.db, servers, (tx) => uniqueAs('host', 'this host and path are already routed on this server', () => run(tx)));
   }
 
   /**

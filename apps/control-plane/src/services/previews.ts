@@ -4,6 +4,7 @@ import type { Principal } from '../authz/principal.js';
 import { NotFound } from '../errors.js';
 import { type ServiceDeps, iso } from './deps.js';
 import type { DomainService } from './domains.js';
+import type { ProxyConfig } from './proxy-config.js';
 import type { ServiceAccess } from './service-access.js';
 
 type PreviewRecord = OutputOf<Contracts['previewDeployment']['one']>;
@@ -17,6 +18,7 @@ export class PreviewService {
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly domains: DomainService,
+    private readonly proxy: ProxyConfig,
   ) {}
 
   private get db() {
@@ -40,11 +42,15 @@ export class PreviewService {
     return record!;
   }
 
-  /** Removes the record; its domains go with it (foreign key cascade). */
+  /** Removes the record; its domains go with it (foreign key cascade), and so do their routes. */
   async delete(p: Principal, previewDeploymentId: string) {
     const row = await this.find(p, previewDeploymentId);
     const [record] = await this.records([row]);
-    await this.db.deleteFrom('previewDeployments').where('id', '=', row.id).execute();
+    await this.proxy.change(
+      this.db,
+      (tx) => this.proxy.serversRoutingTo(tx, { previewDeploymentId: row.id }),
+      (tx) => tx.deleteFrom('previewDeployments').where('id', '=', row.id).execute(),
+    );
     return record!;
   }
 

@@ -1,9 +1,10 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { SecurityEntry } from '@skiff/db';
+import type { Db, SecurityEntry } from '@skiff/db';
 import bcrypt from 'bcryptjs';
 import type { Principal } from '../authz/principal.js';
 import { Invalid, NotFound } from '../errors.js';
 import { type ServiceDeps, iso, uniqueAs } from './deps.js';
+import type { ProxyConfig } from './proxy-config.js';
 import type { ServiceAccess } from './service-access.js';
 
 type SecurityRecord = OutputOf<Contracts['security']['one']>;
@@ -15,6 +16,7 @@ export class SecurityService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
+    private readonly proxy: ProxyConfig,
   ) {}
 
   private get db() {
@@ -33,8 +35,8 @@ export class SecurityService {
     checkCredentials(input.username, input.password);
     await this.assertUsernameFree(input.applicationId, input.username);
     const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
-    const row = await this.write(() =>
-      this.db
+    const row = await this.write(input.applicationId, (tx) =>
+      tx
         .insertInto('securityEntries')
         .values({ id: this.deps.ids('sec'), applicationId: input.applicationId, username: input.username, passwordHash })
         .returningAll()
@@ -52,8 +54,8 @@ export class SecurityService {
     checkCredentials(input.username, input.password);
     await this.assertUsernameFree(row.applicationId, input.username, row.id);
     const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
-    const updated = await this.write(() =>
-      this.db
+    const updated = await this.write(row.applicationId, (tx) =>
+      tx
         .updateTable('securityEntries')
         .set({ username: input.username, passwordHash })
         .where('id', '=', row.id)
@@ -65,7 +67,7 @@ export class SecurityService {
 
   async delete(p: Principal, securityId: string) {
     const row = await this.find(p, securityId);
-    await this.db.deleteFrom('securityEntries').where('id', '=', row.id).execute();
+    await this.write(row.applicationId, (tx) => tx.deleteFrom('securityEntries').where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
     return this.record(row);
   }
 
@@ -83,8 +85,14 @@ export class SecurityService {
     if (await q.executeTakeFirst()) throw Invalid('username', `${username} already has an entry on this application`);
   }
 
-  private write(run: () => Promise<SecurityEntry>): Promise<SecurityEntry> {
-    return uniqueAs('username', 'already has an entry on this application', run);
+  /** Writes the entry and, in the same transaction, the proxy configuration of the servers routing to its application. */
+  private write(applicationId: string, run: (tx: Db) => Promise<SecurityEntry>): Promise<SecurityEntry> {
+    return this.proxy.change(
+      this.db,
+      (tx) => this.proxy.serversRoutingTo(tx, { applicationId }),
+      (tx) => uniqueAs('username', 'already has an entry on this application', () => run(tx)),
+      'username',
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import type { Db } from '@skiff/db';
 import { type Command, CommandKind, WorkloadKind, commandKindToJSON, timestampFromDate } from '@skiff/proto';
 import { DomainError } from '../errors.js';
 import { workloadKey } from './deploy-command.js';
+import type { ProxyConfig } from './proxy-config.js';
 
 /**
  * The lifecycle commands of a workload (stop, start, reload, remove) and what their results
@@ -106,6 +107,7 @@ export async function applyWorkloadResult(
   tx: Db,
   command: { kind: string; workloadKey: string },
   succeeded: boolean,
+  proxy?: Pick<ProxyConfig, 'removing'>,
 ): Promise<boolean> {
   const op = OPERATION_OF_KIND.get(command.kind);
   const [kind, id] = splitKey(command.workloadKey);
@@ -123,9 +125,13 @@ export async function applyWorkloadResult(
       break;
     case 'reload':
       break;
-    case 'remove':
-      await tx.deleteFrom('applications').where('id', '=', id).execute();
+    case 'remove': {
+      // Its domains go with it (cascade), and so do their routes.
+      const remove = () => tx.deleteFrom('applications').where('id', '=', id).execute();
+      if (proxy) await proxy.removing(tx, { applicationId: id }, remove);
+      else await remove();
       break;
+    }
   }
   return true;
 }

@@ -159,7 +159,9 @@ export async function startProcessStack(options: ProcessStackOptions) {
     nats: mkdtempSync(join(tmpdir(), `skiff-ps-${options.label}-nats-`)),
   };
   // Kept for the stack's whole life: restarts listen on the same ports again.
-  const ports = { api: await freePort(), grpc: await freePort(), nats: await freePort() };
+  const ports = { api: await freePort(), grpc: await freePort(), nats: await freePort(), proxyHttp: await freePort(), proxyHttps: await freePort() };
+  // This stack's own reverse proxy (stacks share the engine): removed by close().
+  const proxyContainer = `skiff-proxy-ps-${run}`;
   const natsUrl = `nats://127.0.0.1:${ports.nats}`;
   const baseEnv = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: process.env.HOME ?? '/root' };
 
@@ -220,6 +222,11 @@ export async function startProcessStack(options: ProcessStackOptions) {
       SKIFF_AGENT_CREDENTIAL_FILE: join(dirs.controlPlane, 'local-agent.credential'),
       SKIFF_AGENT_DATA_DIR: dirs.agent,
       SKIFF_LOG_LEVEL: 'info',
+      SKIFF_PROXY_CONTAINER: proxyContainer,
+      SKIFF_PROXY_HTTP_PORT: String(ports.proxyHttp),
+      SKIFF_PROXY_HTTPS_PORT: String(ports.proxyHttps),
+      SKIFF_PROXY_BIND: '127.0.0.1',
+      SKIFF_PROXY_ISSUER: 'internal',
       ...options.agentEnv,
     }),
     (mark) => agent.waitForOutput('"msg":"consuming commands"', mark, startTimeoutMs),
@@ -286,6 +293,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
   return {
     run,
     ports,
+    /** The agent's proxy container (listening on 127.0.0.1 ports.proxyHttp and ports.proxyHttps). */
+    proxyContainer,
     dirs,
     natsUrl,
     apiBase,
@@ -343,6 +352,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
       await nats.stop('SIGTERM');
       await db?.close();
       for (const name of services) await dockerCommand(['service', 'rm', name]);
+      await dockerCommand(['rm', '-f', proxyContainer]);
+      await dockerCommand(['volume', 'rm', `${proxyContainer}-data`]);
       for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -54,6 +54,8 @@ export async function startTestStack(label: string) {
     localAgentCredential: credential,
   });
   const agentDir = mkdtempSync(join(tmpdir(), 'skiff-e2e-agent-'));
+  // This stack's own reverse proxy (stacks share the engine): removed by close().
+  const proxy = { container: `skiff-proxy-e2e-${run}`, httpPort: await freePort(), httpsPort: await freePort() };
   let agentOutput = '';
   const agent: ChildProcess = spawn(process.execPath, ['--import', 'tsx', agentMain], {
     cwd: repoRoot,
@@ -65,6 +67,11 @@ export async function startTestStack(label: string) {
       SKIFF_CONTROL_PLANE_GRPC: `127.0.0.1:${t.platform.grpcPort}`,
       SKIFF_AGENT_CREDENTIAL: credential,
       SKIFF_AGENT_DATA_DIR: agentDir,
+      SKIFF_PROXY_CONTAINER: proxy.container,
+      SKIFF_PROXY_HTTP_PORT: String(proxy.httpPort),
+      SKIFF_PROXY_HTTPS_PORT: String(proxy.httpsPort),
+      SKIFF_PROXY_BIND: '127.0.0.1',
+      SKIFF_PROXY_ISSUER: 'internal',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -79,6 +86,8 @@ export async function startTestStack(label: string) {
     run,
     environmentId,
     services,
+    /** The agent's proxy: its container and the host ports (on 127.0.0.1) of its HTTP and HTTPS listeners. */
+    proxy,
     agentOutput: () => agentOutput,
 
     /** A container application named `<name>-<run>`, removed from the swarm by close(). */
@@ -118,6 +127,8 @@ export async function startTestStack(label: string) {
         agent.kill('SIGTERM');
         await exited;
       }
+      await docker(['rm', '-f', proxy.container]);
+      await docker(['volume', 'rm', `${proxy.container}-data`]);
       await t.close();
       await nats.stop();
       rmSync(agentDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import * as platformRecords from './2026-11-23T00-00-platform-records.js';
 import * as deployments from './2026-11-24T00-00-deployments.js';
 import * as dropArchives from './2026-11-25T00-00-drop-archives.js';
 import * as serverAgents from './2026-11-25T00-01-server-agents.js';
+import * as proxyRevisions from './2026-11-26T00-00-proxy-revisions.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T00-00-deployments': deployments,
   '2026-11-25T00-00-drop-archives': dropArchives,
   '2026-11-25T00-01-server-agents': serverAgents,
+  '2026-11-26T00-00-proxy-revisions': proxyRevisions,
 };

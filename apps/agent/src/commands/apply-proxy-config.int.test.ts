@@ -1,0 +1,320 @@
+/**
+ * ApplyProxyConfig against the real engine and the real caddy:2 image: a busybox web service
+ * on skiff-network reached through the proxy's published ports by its Host header. The proxy
+ * container, its volume and the service have names of this run and are removed at the end.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { PLATFORM_NETWORK, type ProxyRoute, type ServerProxyInput } from '@skiff/domain';
+import { CommandKind, CommandStatus, timestampFromDate, type Command } from '@skiff/proto';
+import { freePort } from '@skiff/testing';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Agent } from '../agent.js';
+import { DockerodeDriver } from '../docker/dockerode-driver.js';
+import { appliedRevisionPath, readAppliedRevision } from '../proxy/applied-revision.js';
+import { ProxyManager } from '../proxy/proxy-manager.js';
+import { ReportClient } from '../reports/client.js';
+import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
+import { startReportServer } from '../testing/report-server.js';
+import { waitUntil } from '../testing/wait.js';
+import { applyProxyConfigHandler } from './apply-proxy-config.js';
+import type { CommandContext, CommandHandler } from './handler.js';
+import { CommandJournal } from './journal.js';
+
+const DOCKER = '/usr/bin/docker';
+const run = randomBytes(3).toString('hex');
+const serverId = `srv-apc-${run}`;
+const web = `apc-web-${run}`;
+const page = `hello from ${run}`;
+const host = `site-${run}.test`;
+const containerName = `skiff-proxy-apc-${run}`;
+const volumeName = `${containerName}-data`;
+// bcrypt (cost 4) of the password below; test data only.
+const USER = { username: 'carol', password: 'tide-pool-42', passwordHash: '$2b$04$DAWzBN1NBx/hB7HW3SwoZ.yD382hXwoeZo1f.Fxqtbpdx25HIh5sy' };
+const driver = new DockerodeDriver();
+const dataDir = mkdtempSync(join(tmpdir(), 'skiff-apc-'));
+let logged = '';
+const log = pino(
+  { level: 'info' },
+  new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logged += chunk.toString();
+      if (process.env.TEST_LOG_LEVEL && process.env.TEST_LOG_LEVEL !== 'silent') process.stdout.write(chunk);
+      done();
+    },
+  }),
+);
+const ports = { http: 0, https: 0 };
+let manager: ProxyManager;
+let handler: CommandHandler;
+let commands = 0;
+let nc: NatsConnection | undefined;
+
+const docker = (...args: string[]) => execFileSync(DOCKER, args, { encoding: 'utf8' }).trim();
+
+function route(overrides: Partial<ProxyRoute> = {}): ProxyRoute {
+  return {
+    domainId: `dom-${run}`,
+    host,
+    path: null,
+    port: 8080,
+    https: false,
+    certificateType: 'none',
+    customCertResolver: null,
+    customEntrypoint: null,
+    internalPath: null,
+    stripPath: false,
+    middlewares: null,
+    enabled: true,
+    upstream: web,
+    basicAuth: [],
+    ...overrides,
+  };
+}
+
+function input(routes: ProxyRoute[], more: Partial<Omit<ServerProxyInput, 'options'>> = {}): string {
+  return JSON.stringify({ routes, certificates: [], platform: null, middlewares: {}, ...more });
+}
+
+function command(inputJson: string, revision: number, options: { deadline?: Date; workloadKey?: string } = {}): Command {
+  return {
+    commandId: `cmd-apc-${run}-${++commands}`,
+    serverId,
+    kind: CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG,
+    workloadKey: options.workloadKey ?? `proxy:${serverId}`,
+    deadline: timestampFromDate(options.deadline ?? new Date(Date.now() + 60_000)),
+    createdAt: timestampFromDate(new Date()),
+    payload: { $case: 'applyProxyConfig', value: { inputJson, revision: String(revision) } },
+  };
+}
+
+function context(cmd: Command): CommandContext {
+  return { command: cmd, signal: new AbortController().signal, deadline: new Date(Date.now() + 60_000), resumed: false, log };
+}
+
+async function apply(inputJson: string, revision: number) {
+  const cmd = command(inputJson, revision);
+  expect(handler.validate(cmd)).toBeNull();
+  return handler.run(context(cmd));
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function get(options: { tls?: boolean; hostHeader?: string; auth?: string } = {}): Promise<Answer> {
+  const name = options.hostHeader ?? host;
+  const request = options.tls ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: options.tls ? ports.https : ports.http,
+        path: '/',
+        headers: { Host: name, ...(options.auth ? { Authorization: `Basic ${Buffer.from(options.auth).toString('base64')}` } : {}) },
+        timeout: 3000,
+        // A fresh connection each time: Caddy closes idle kept-alive ones when it loads a config.
+        agent: false,
+        ...(options.tls ? { servername: name, rejectUnauthorized: false } : {}),
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const answersPage = (options: Parameters<typeof get>[0] = {}) => async () => {
+  const res = await get(options);
+  return res.status === 200 && res.body.trim() === page;
+};
+
+const SUCCEEDED = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
+
+beforeAll(async () => {
+  ports.http = await freePort();
+  ports.https = await freePort();
+  await driver.ensureSwarm();
+  await driver.ensureNetwork(PLATFORM_NETWORK);
+  await driver.createOrUpdateService({
+    Name: web,
+    Labels: { 'skiff.managed': 'true' },
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: 'busybox:latest',
+        Env: [`PAGE=${page}`],
+        Command: ['sh', '-c', 'mkdir -p /www && echo "$PAGE" > /www/index.html && exec httpd -f -p 8080 -h /www'],
+      },
+      Networks: [{ Target: PLATFORM_NETWORK }],
+    },
+    Mode: { Replicated: { Replicas: 1 } },
+    EndpointSpec: { Mode: 'dnsrr' },
+  });
+  manager = new ProxyManager({
+    driver,
+    dataDir,
+    log,
+    ports: { http: ports.http, https: ports.https, hostIp: '127.0.0.1' },
+    containerName,
+    volumeName,
+    watchIntervalMs: 250,
+  });
+  handler = applyProxyConfigHandler({ serverId, proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null } });
+  await waitUntil(`${web} running`, async () => (await driver.serviceTasks(web)).some((t) => t.state === 'running'), 60_000, 200);
+}, 120_000);
+
+afterAll(async () => {
+  await manager?.stop();
+  const problems: string[] = [];
+  const attempt = (what: string, fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      if (!/No such/i.test(String(err))) problems.push(`${what}: ${String(err)}`);
+    }
+  };
+  attempt('container', () => docker('rm', '-f', containerName));
+  attempt('volume', () => docker('volume', 'rm', volumeName));
+  attempt('service', () => docker('service', 'rm', web));
+  if (nc) {
+    await removeServerChannel(nc, serverId).catch((err: unknown) => problems.push(`channel ${serverId}: ${String(err)}`));
+    await nc.close();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  if (problems.length) throw new Error(`clean-up left objects behind:\n${problems.join('\n')}`);
+}, 60_000);
+
+describe('ApplyProxyConfig', () => {
+  it('refuses a command it cannot run: malformed JSON (without quoting it), another workload key, a wrong shape', () => {
+    const secret = `{"routes": [], "privateKey": "SECRET-${run}"`;
+    const reason = handler.validate(command(secret, 1));
+    expect(reason).toMatch(/^input_json is not valid JSON/);
+    expect(reason).not.toContain('SECRET');
+    expect(handler.validate(command(input([]), 1, { workloadKey: `proxy:other-${run}` }))).toBe(`the workload key of a proxy config must be proxy:${serverId}`);
+    expect(handler.validate(command('[]', 1))).toBe('input_json must be a JSON object');
+    expect(handler.validate(command(JSON.stringify({ routes: {}, certificates: [], middlewares: {} }), 1))).toBe('input_json.routes must be an array of objects');
+  });
+
+  it('starts the proxy on the first config and routes the host to the service', async () => {
+    expect(existsSync(manager.lastGoodPath)).toBe(false);
+    expect(await apply(input([route()]), 1)).toEqual(SUCCEEDED);
+    await waitUntil(`${host} answering through the proxy`, answersPage(), 20_000);
+    expect(docker('inspect', '--format', '{{.State.Running}}', containerName)).toBe('true');
+    expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(1n);
+    expect((await get({ hostHeader: `unknown-${run}.test` })).body.trim()).not.toBe(page);
+  }, 90_000);
+
+  it('puts basic auth in front of the route: 401 without credentials, the page with them', async () => {
+    expect(await apply(input([route({ basicAuth: [USER] })]), 2)).toEqual(SUCCEEDED);
+    const refused = await get();
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toMatch(/^Basic/);
+    expect((await get({ auth: `${USER.username}:wrong` })).status).toBe(401);
+    expect(await answersPage({ auth: `${USER.username}:${USER.password}` })()).toBe(true);
+  }, 60_000);
+
+  it('skips an older (or the same) revision as succeeded, changing nothing', async () => {
+    const before = readFileSync(manager.lastGoodPath, 'utf8');
+    expect(await apply(input([route()]), 1)).toEqual(SUCCEEDED);
+    expect(await apply(input([route()]), 2)).toEqual(SUCCEEDED);
+    expect(logged).toContain('superseded');
+    expect(readFileSync(manager.lastGoodPath, 'utf8')).toBe(before);
+    expect((await get()).status).toBe(401);
+  }, 60_000);
+
+  it('fails with the renderer reason on an input it refuses; the previous route keeps answering', async () => {
+    const outcome = await apply(input([route({ upstream: 'not a service!' })]), 3);
+    expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+    expect(outcome.reason).toContain('is not a service name');
+    expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(2n);
+    expect((await get()).status).toBe(401);
+    expect(await answersPage({ auth: `${USER.username}:${USER.password}` })()).toBe(true);
+  }, 60_000);
+
+  it("fails with Caddy's reason on a config Caddy refuses; the previous route keeps answering", async () => {
+    const middlewares = { broken: [{ handler: `no_such_handler_${run}` }] };
+    const outcome = await apply(input([route({ middlewares: ['broken'] })], { middlewares }), 3);
+    expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+    expect(outcome.reason).toMatch(/^Caddy refused the config \(HTTP 400\): .*no_such_handler/);
+    expect((await get()).status).toBe(401);
+    expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(2n);
+  }, 60_000);
+
+  it('serves an https route with a certificate of the internal issuer on the published HTTPS port, redirecting HTTP there', async () => {
+    expect(await apply(input([route({ https: true, certificateType: 'acme' })]), 4)).toEqual(SUCCEEDED);
+    await waitUntil(`${host} answering over https`, answersPage({ tls: true }), 30_000, 250);
+    const redirect = await get();
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.location).toBe(`https://${host}:${ports.https}/`);
+  }, 90_000);
+
+  it('fails without loading when the deadline has passed', async () => {
+    const cmd = command(input([route()]), 5, { deadline: new Date(Date.now() - 1000) });
+    const outcome = await handler.run({ ...context(cmd), deadline: new Date(Date.now() - 1000) });
+    expect(outcome).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: 'the deadline passed before the config could be loaded' });
+    expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(4n);
+  });
+
+  it('never logs the input or the rendered config', () => {
+    expect(logged).not.toContain(USER.passwordHash);
+    expect(logged).not.toContain(Buffer.from(USER.passwordHash).toString('base64'));
+    expect(logged).not.toContain('SECRET');
+    expect(logged).not.toContain('reverse_proxy');
+  });
+
+  it("runs through the agent's command path: NATS, intake (refusing malformed JSON), runner, reported results", async () => {
+    nc = await connect({ servers: inject('natsUrl') });
+    await ensureCommandStream(nc);
+    const reportServer = await startReportServer();
+    const journal = await CommandJournal.open(join(dataDir, 'agent'));
+    const reports = new ReportClient({ target: reportServer.target, credential: `cred-${run}`, log, retryInitialMs: 50, retryMaxMs: 500 });
+    const agent = new Agent({
+      serverId,
+      nc,
+      driver,
+      journal,
+      reports,
+      log,
+      maxConcurrentDeploys: 1,
+      proxy: { proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null } },
+      consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
+    });
+    try {
+      agent.start();
+      await agent.ready();
+      const malformed = command('{"routes": [', 10);
+      const applied = command(input([route()]), 10);
+      await publishCommand(nc, malformed);
+      await publishCommand(nc, applied);
+      const resultOf = (id: string) => () => reportServer.results.find((r) => r.commandId === id);
+      expect(await waitUntil('the malformed command refused', resultOf(malformed.commandId), 30_000)).toMatchObject({
+        status: CommandStatus.COMMAND_STATUS_REJECTED,
+        reason: expect.stringMatching(/^input_json is not valid JSON/),
+      });
+      expect(await waitUntil('the config applied', resultOf(applied.commandId), 30_000)).toMatchObject({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });
+      await waitUntil(`${host} answering over plain HTTP again`, answersPage(), 20_000);
+      expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(10n);
+    } finally {
+      await agent.stop();
+      await reports.flush(5_000);
+      reports.close();
+      await journal.close();
+      await reportServer.stop();
+    }
+  }, 90_000);
+});
