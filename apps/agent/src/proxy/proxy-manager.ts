@@ -65,6 +65,9 @@ export class ProxyUnavailableError extends Error {
   override readonly name = 'ProxyUnavailableError';
 }
 
+/** How long one look of the keep-alive watch may take to see the proxy answer. */
+const WATCH_LOOK_MS = 8_000;
+
 export class ProxyManager {
   private readonly driver: DockerDriver;
   private readonly log: Logger;
@@ -258,7 +261,9 @@ export class ProxyManager {
 
   private async watchOnce(): Promise<void> {
     try {
-      await this.ensure();
+      // A short look: a container removed while it was looked at (seen running, then gone)
+      // is found missing by the next look instead of being waited for.
+      await this.ensure(WATCH_LOOK_MS);
       if (this.lastWatchProblem !== null) this.log.info('the proxy is back');
       this.lastWatchProblem = null;
     } catch (err) {
