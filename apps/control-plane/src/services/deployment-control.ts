@@ -109,7 +109,10 @@ export class DeploymentControl {
     } else if (here.commandIds.length === 0) {
       throw nothing(`Nothing waits in the queue of application ${app.appName}`);
     }
-    return { deploymentIds: [...here.deploymentIds, ...there] };
+    // In queue order, whichever side ended them.
+    const place = new Map(queued.map((c, i) => [c.deploymentId, i]));
+    const ended = [...new Set([...here.deploymentIds, ...there])];
+    return { deploymentIds: ended.sort((a, b) => (place.get(a) ?? Infinity) - (place.get(b) ?? Infinity)) };
   }
 
   private async cancel(p: Principal, applicationId: string, buildOnly: boolean): Promise<CancelResult> {
