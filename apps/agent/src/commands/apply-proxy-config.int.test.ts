@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { PLATFORM_NETWORK, type ProxyRoute, type ServerProxyInput } from '@skiff/domain';
+import { type ProxyRoute, type ServerProxyInput } from '@skiff/domain';
 import { CommandKind, CommandStatus, timestampFromDate, type Command } from '@skiff/proto';
 import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
@@ -28,6 +28,7 @@ import { waitUntil } from '../testing/wait.js';
 import { applyProxyConfigHandler } from './apply-proxy-config.js';
 import type { CommandContext, CommandHandler } from './handler.js';
 import { CommandJournal } from './journal.js';
+import { startWebService } from '../testing/web-service.js';
 
 const DOCKER = '/usr/bin/docker';
 const run = randomBytes(3).toString('hex');
@@ -149,22 +150,7 @@ const SUCCEEDED = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' }
 beforeAll(async () => {
   ports.http = await freePort();
   ports.https = await freePort();
-  await driver.ensureSwarm();
-  await driver.ensureNetwork(PLATFORM_NETWORK);
-  await driver.createOrUpdateService({
-    Name: web,
-    Labels: { 'skiff.managed': 'true' },
-    TaskTemplate: {
-      ContainerSpec: {
-        Image: 'busybox:latest',
-        Env: [`PAGE=${page}`],
-        Command: ['sh', '-c', 'mkdir -p /www && echo "$PAGE" > /www/index.html && exec httpd -f -p 8080 -h /www'],
-      },
-      Networks: [{ Target: PLATFORM_NETWORK }],
-    },
-    Mode: { Replicated: { Replicas: 1 } },
-    EndpointSpec: { Mode: 'dnsrr' },
-  });
+  await startWebService(driver, web, page);
   manager = new ProxyManager({
     driver,
     dataDir,

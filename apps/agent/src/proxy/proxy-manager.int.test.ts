@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { waitUntil } from '../testing/wait.js';
 import { ProxyManager } from './proxy-manager.js';
+import { startWebService } from '../testing/web-service.js';
 
 const DOCKER = '/usr/bin/docker';
 const run = randomBytes(3).toString('hex');
@@ -72,22 +73,7 @@ const containerId = () => docker('inspect', '--format', '{{.Id}}', containerName
 beforeAll(async () => {
   httpPort = await freePort();
   const httpsPort = await freePort();
-  await driver.ensureSwarm();
-  await driver.ensureNetwork(PLATFORM_NETWORK);
-  await driver.createOrUpdateService({
-    Name: web,
-    Labels: { 'skiff.managed': 'true' },
-    TaskTemplate: {
-      ContainerSpec: {
-        Image: 'busybox:latest',
-        Env: [`PAGE=${page}`],
-        Command: ['sh', '-c', 'mkdir -p /www && echo "$PAGE" > /www/index.html && exec httpd -f -p 8080 -h /www'],
-      },
-      Networks: [{ Target: PLATFORM_NETWORK }],
-    },
-    Mode: { Replicated: { Replicas: 1 } },
-    EndpointSpec: { Mode: 'dnsrr' },
-  });
+  await startWebService(driver, web, page);
   manager = new ProxyManager({
     driver,
     dataDir,
