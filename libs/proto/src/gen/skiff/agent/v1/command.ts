@@ -188,6 +188,78 @@ export function buildTypeToJSON(object: BuildType): string {
   }
 }
 
+export enum ProxyOperation {
+  PROXY_OPERATION_UNSPECIFIED = 0,
+  /** PROXY_OPERATION_LIST_FILES - result_json: the directory tree, [{ name, path, type: "file" | "directory", children? }]. */
+  PROXY_OPERATION_LIST_FILES = 1,
+  /** PROXY_OPERATION_READ_FILE - result_json: the file's content as a JSON string. */
+  PROXY_OPERATION_READ_FILE = 2,
+  /** PROXY_OPERATION_WRITE_FILE - result_json: {}. */
+  PROXY_OPERATION_WRITE_FILE = 3,
+  /**
+   * PROXY_OPERATION_RELOAD - Loads the config again (the container brought back first when it is not running); never
+   * restarts a running proxy. result_json: {}.
+   */
+  PROXY_OPERATION_RELOAD = 4,
+  /** PROXY_OPERATION_TOGGLE_DASHBOARD - result_json: { enabled, port }. */
+  PROXY_OPERATION_TOGGLE_DASHBOARD = 5,
+  /** PROXY_OPERATION_READ_ENV - result_json: the proxy container's environment, { NAME: value }. */
+  PROXY_OPERATION_READ_ENV = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function proxyOperationFromJSON(object: any): ProxyOperation {
+  switch (object) {
+    case 0:
+    case "PROXY_OPERATION_UNSPECIFIED":
+      return ProxyOperation.PROXY_OPERATION_UNSPECIFIED;
+    case 1:
+    case "PROXY_OPERATION_LIST_FILES":
+      return ProxyOperation.PROXY_OPERATION_LIST_FILES;
+    case 2:
+    case "PROXY_OPERATION_READ_FILE":
+      return ProxyOperation.PROXY_OPERATION_READ_FILE;
+    case 3:
+    case "PROXY_OPERATION_WRITE_FILE":
+      return ProxyOperation.PROXY_OPERATION_WRITE_FILE;
+    case 4:
+    case "PROXY_OPERATION_RELOAD":
+      return ProxyOperation.PROXY_OPERATION_RELOAD;
+    case 5:
+    case "PROXY_OPERATION_TOGGLE_DASHBOARD":
+      return ProxyOperation.PROXY_OPERATION_TOGGLE_DASHBOARD;
+    case 6:
+    case "PROXY_OPERATION_READ_ENV":
+      return ProxyOperation.PROXY_OPERATION_READ_ENV;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ProxyOperation.UNRECOGNIZED;
+  }
+}
+
+export function proxyOperationToJSON(object: ProxyOperation): string {
+  switch (object) {
+    case ProxyOperation.PROXY_OPERATION_UNSPECIFIED:
+      return "PROXY_OPERATION_UNSPECIFIED";
+    case ProxyOperation.PROXY_OPERATION_LIST_FILES:
+      return "PROXY_OPERATION_LIST_FILES";
+    case ProxyOperation.PROXY_OPERATION_READ_FILE:
+      return "PROXY_OPERATION_READ_FILE";
+    case ProxyOperation.PROXY_OPERATION_WRITE_FILE:
+      return "PROXY_OPERATION_WRITE_FILE";
+    case ProxyOperation.PROXY_OPERATION_RELOAD:
+      return "PROXY_OPERATION_RELOAD";
+    case ProxyOperation.PROXY_OPERATION_TOGGLE_DASHBOARD:
+      return "PROXY_OPERATION_TOGGLE_DASHBOARD";
+    case ProxyOperation.PROXY_OPERATION_READ_ENV:
+      return "PROXY_OPERATION_READ_ENV";
+    case ProxyOperation.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Command is the envelope of every command. */
 export interface Command {
   /** Unique id, chosen by the control plane when it writes the outbox row. */
@@ -436,7 +508,10 @@ export interface ApplyProxyConfig {
  * deadline is unreachable, and the caller says so.
  */
 export interface ControlRequest {
-  request?: { $case: "cancelWorkload"; value: CancelWorkload } | { $case: "cleanQueue"; value: CleanQueue } | undefined;
+  request?: { $case: "cancelWorkload"; value: CancelWorkload } | { $case: "cleanQueue"; value: CleanQueue } | {
+    $case: "proxy";
+    value: ProxyRequest;
+  } | undefined;
 }
 
 /**
@@ -490,6 +565,36 @@ export interface ControlReply {
   commandIds: string[];
   /** Why nothing was done, when the request could not be carried out; empty otherwise. */
   error: string;
+  /** The answer to a ProxyRequest. */
+  proxy?: ProxyReply | undefined;
+}
+
+/**
+ * ProxyRequest: one settings.*Proxy* operation on this server's proxy, carried out at once.
+ * Paths name files of the proxy's configuration directory (`<agent data>/proxy/config`):
+ * relative to it, or absolute as LIST_FILES shows them; any other path is refused. A write
+ * (WRITE_FILE, TOGGLE_DASHBOARD) renders the whole config again from the last applied input
+ * and the files, and loads it: refused by the renderer or by Caddy, the file keeps its old
+ * content and the running config stays.
+ */
+export interface ProxyRequest {
+  operation: ProxyOperation;
+  path: string;
+  /** WRITE_FILE: the new content. */
+  content: string;
+  /** TOGGLE_DASHBOARD: the state to set; absent: the current one flipped. */
+  enableDashboard?: boolean | undefined;
+}
+
+export interface ProxyReply {
+  /** The operation's answer (see ProxyOperation) when ControlReply.error is empty. */
+  resultJson: string;
+  /**
+   * With ControlReply.error: the request field that was refused (`path`, `content`,
+   * `enable_dashboard`), so the caller answers BAD_REQUEST naming it; empty: the agent could
+   * not carry out a valid request.
+   */
+  refusedField: string;
 }
 
 function createBaseCommand(): Command {
@@ -2633,6 +2738,9 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "cleanQueue":
         CleanQueue.encode(message.request.value, writer.uint32(18).fork()).join();
         break;
+      case "proxy":
+        ProxyRequest.encode(message.request.value, writer.uint32(26).fork()).join();
+        break;
     }
     return writer;
   },
@@ -2666,6 +2774,14 @@ export const ControlRequest: MessageFns<ControlRequest> = {
             message.request = { $case: "cleanQueue", value: CleanQueue.decode(reader, reader.uint32()) };
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request = { $case: "proxy", value: ProxyRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2688,6 +2804,8 @@ export const ControlRequest: MessageFns<ControlRequest> = {
         ? { $case: "cleanQueue", value: CleanQueue.fromJSON(object.cleanQueue) }
         : isSet(object.clean_queue)
         ? { $case: "cleanQueue", value: CleanQueue.fromJSON(object.clean_queue) }
+        : isSet(object.proxy)
+        ? { $case: "proxy", value: ProxyRequest.fromJSON(object.proxy) }
         : undefined,
     };
   },
@@ -2698,6 +2816,8 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       obj.cancelWorkload = CancelWorkload.toJSON(message.request.value);
     } else if (message.request?.$case === "cleanQueue") {
       obj.cleanQueue = CleanQueue.toJSON(message.request.value);
+    } else if (message.request?.$case === "proxy") {
+      obj.proxy = ProxyRequest.toJSON(message.request.value);
     }
     return obj;
   },
@@ -2717,6 +2837,12 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "cleanQueue": {
         if (object.request?.value !== undefined && object.request?.value !== null) {
           message.request = { $case: "cleanQueue", value: CleanQueue.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "proxy": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "proxy", value: ProxyRequest.fromPartial(object.request.value) };
         }
         break;
       }
@@ -2952,7 +3078,7 @@ export const CleanQueue: MessageFns<CleanQueue> = {
 };
 
 function createBaseControlReply(): ControlReply {
-  return { commandIds: [], error: "" };
+  return { commandIds: [], error: "", proxy: undefined };
 }
 
 export const ControlReply: MessageFns<ControlReply> = {
@@ -2962,6 +3088,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     }
     if (message.error !== "") {
       writer.uint32(18).string(message.error);
+    }
+    if (message.proxy !== undefined) {
+      ProxyReply.encode(message.proxy, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2995,6 +3124,14 @@ export const ControlReply: MessageFns<ControlReply> = {
             message.error = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.proxy = ProxyReply.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3015,6 +3152,7 @@ export const ControlReply: MessageFns<ControlReply> = {
         ? object.command_ids.map((e: any) => globalThis.String(e))
         : [],
       error: isSet(object.error) ? globalThis.String(object.error) : "",
+      proxy: isSet(object.proxy) ? ProxyReply.fromJSON(object.proxy) : undefined,
     };
   },
 
@@ -3026,6 +3164,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     if (message.error !== "") {
       obj.error = message.error;
     }
+    if (message.proxy !== undefined) {
+      obj.proxy = ProxyReply.toJSON(message.proxy);
+    }
     return obj;
   },
 
@@ -3036,6 +3177,223 @@ export const ControlReply: MessageFns<ControlReply> = {
     const message = createBaseControlReply();
     message.commandIds = object.commandIds?.map((e) => e) || [];
     message.error = object.error ?? "";
+    message.proxy = (object.proxy !== undefined && object.proxy !== null)
+      ? ProxyReply.fromPartial(object.proxy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseProxyRequest(): ProxyRequest {
+  return { operation: 0, path: "", content: "", enableDashboard: undefined };
+}
+
+export const ProxyRequest: MessageFns<ProxyRequest> = {
+  encode(message: ProxyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== 0) {
+      writer.uint32(8).int32(message.operation);
+    }
+    if (message.path !== "") {
+      writer.uint32(18).string(message.path);
+    }
+    if (message.content !== "") {
+      writer.uint32(26).string(message.content);
+    }
+    if (message.enableDashboard !== undefined) {
+      writer.uint32(32).bool(message.enableDashboard);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProxyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProxyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.operation = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.enableDashboard = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProxyRequest {
+    return {
+      operation: isSet(object.operation) ? proxyOperationFromJSON(object.operation) : 0,
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+      enableDashboard: isSet(object.enableDashboard)
+        ? globalThis.Boolean(object.enableDashboard)
+        : isSet(object.enable_dashboard)
+        ? globalThis.Boolean(object.enable_dashboard)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProxyRequest): unknown {
+    const obj: any = {};
+    if (message.operation !== 0) {
+      obj.operation = proxyOperationToJSON(message.operation);
+    }
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    if (message.enableDashboard !== undefined) {
+      obj.enableDashboard = message.enableDashboard;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ProxyRequest>): ProxyRequest {
+    return ProxyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProxyRequest>): ProxyRequest {
+    const message = createBaseProxyRequest();
+    message.operation = object.operation ?? 0;
+    message.path = object.path ?? "";
+    message.content = object.content ?? "";
+    message.enableDashboard = object.enableDashboard ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProxyReply(): ProxyReply {
+  return { resultJson: "", refusedField: "" };
+}
+
+export const ProxyReply: MessageFns<ProxyReply> = {
+  encode(message: ProxyReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resultJson !== "") {
+      writer.uint32(10).string(message.resultJson);
+    }
+    if (message.refusedField !== "") {
+      writer.uint32(18).string(message.refusedField);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProxyReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProxyReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.refusedField = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProxyReply {
+    return {
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      refusedField: isSet(object.refusedField)
+        ? globalThis.String(object.refusedField)
+        : isSet(object.refused_field)
+        ? globalThis.String(object.refused_field)
+        : "",
+    };
+  },
+
+  toJSON(message: ProxyReply): unknown {
+    const obj: any = {};
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.refusedField !== "") {
+      obj.refusedField = message.refusedField;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ProxyReply>): ProxyReply {
+    return ProxyReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProxyReply>): ProxyReply {
+    const message = createBaseProxyReply();
+    message.resultJson = object.resultJson ?? "";
+    message.refusedField = object.refusedField ?? "";
     return message;
   },
 };
