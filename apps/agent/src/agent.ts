@@ -7,7 +7,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { CommandConsumer, type CommandConsumerOptions } from './commands/consumer.js';
-import { applyProxyConfigHandler, type ApplyProxyConfigDeps } from './commands/apply-proxy-config.js';
+import { applyProxyConfigHandler } from './commands/apply-proxy-config.js';
 import { deployApplicationHandler, type DeployApplicationDeps } from './commands/deploy-application.js';
 import type { Reports } from './commands/deployment-events.js';
 import { CommandIntake } from './commands/intake.js';
@@ -16,6 +16,7 @@ import { handlerRegistry, runCommand, type HandlerRegistry } from './commands/ru
 import { RunningCommands } from './commands/running-commands.js';
 import { CommandScheduler } from './commands/scheduler.js';
 import { CommandControl } from './control/command-control.js';
+import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
 import { reloadWorkloadHandler } from './commands/reload-workload.js';
 import { removeWorkloadHandler } from './commands/remove-workload.js';
@@ -23,6 +24,7 @@ import { startWorkloadHandler } from './commands/start-workload.js';
 import { stopWorkloadHandler } from './commands/stop-workload.js';
 import type { WorkloadCommandDeps } from './commands/workload-services.js';
 import type { DockerDriver } from './docker/driver.js';
+import type { ProxyConfigLoader } from './proxy/config-loader.js';
 
 export interface AgentDeps {
   serverId: string;
@@ -37,8 +39,12 @@ export interface AgentDeps {
   deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build'>;
   /** Tuning of the stop, start, reload and remove handlers (poll interval, longest wait, settle time). */
   workload?: Pick<WorkloadCommandDeps, 'pollIntervalMs' | 'waitTimeoutMs' | 'settleMs'>;
-  /** The server's reverse proxy and its settings; absent: ApplyProxyConfig commands are refused. */
-  proxy?: Pick<ApplyProxyConfigDeps, 'proxy' | 'settings' | 'timeoutMs'>;
+  /**
+   * The server's reverse proxy: the loader of its config and its container's name; absent:
+   * ApplyProxyConfig commands and proxy requests are refused. `timeoutMs`: longest load of
+   * an ApplyProxyConfig; `controlTimeoutMs`: of a proxy request (proxy-control.ts).
+   */
+  proxy?: { loader: ProxyConfigLoader; containerName: string; timeoutMs?: number; controlTimeoutMs?: number };
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -64,7 +70,7 @@ export class Agent {
       startWorkloadHandler(workload),
       reloadWorkloadHandler(workload),
       removeWorkloadHandler(workload),
-      ...(deps.proxy ? [applyProxyConfigHandler({ serverId: deps.serverId, now, ...deps.proxy })] : []),
+      ...(deps.proxy ? [applyProxyConfigHandler({ serverId: deps.serverId, now, loader: deps.proxy.loader, timeoutMs: deps.proxy.timeoutMs })] : []),
     ]);
     this.scheduler = new CommandScheduler({
       maxSlots: deps.maxConcurrentDeploys,
@@ -87,7 +93,18 @@ export class Agent {
       nc: deps.nc,
       serverId: deps.serverId,
       log,
-      control: new CommandControl({ scheduler: this.scheduler, running: this.running, journal, reports, handlers: this.handlers, log, now }),
+      control: new CommandControl({
+        scheduler: this.scheduler,
+        running: this.running,
+        journal,
+        reports,
+        handlers: this.handlers,
+        log,
+        now,
+        proxy: deps.proxy
+          ? new ProxyControl({ loader: deps.proxy.loader, driver: deps.driver, containerName: deps.proxy.containerName, log, timeoutMs: deps.proxy.controlTimeoutMs })
+          : undefined,
+      }),
     });
     this.consumer = new CommandConsumer({
       nc: deps.nc,

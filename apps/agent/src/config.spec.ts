@@ -34,7 +34,7 @@ describe('readConfig', () => {
       dockerSocket: '/var/run/docker.sock',
       dockerCli: null,
       buildTimeoutMs: 1_800_000,
-      proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null },
+      proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
     });
   });
 
@@ -58,6 +58,8 @@ describe('readConfig', () => {
         SKIFF_PROXY_CONTAINER: 'skiff-proxy-e2e_1',
         SKIFF_PROXY_ISSUER: 'internal',
         SKIFF_PROXY_ACME_EMAIL: ' ops@example.com ',
+        SKIFF_PROXY_DASHBOARD_PORT: ' 9180 ',
+        SKIFF_PROXY_DASHBOARD_BIND: '10.0.0.5',
       }),
     );
     expect(config).toEqual({
@@ -71,7 +73,7 @@ describe('readConfig', () => {
       dockerSocket: '/tmp/d2/docker.sock',
       dockerCli: '/opt/docker/bin/docker',
       buildTimeoutMs: 600_000,
-      proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com' },
+      proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
     });
   });
 
@@ -86,6 +88,8 @@ describe('readConfig', () => {
           SKIFF_PROXY_CONTAINER: '-proxy',
           SKIFF_PROXY_ISSUER: 'letsencrypt',
           SKIFF_PROXY_ACME_EMAIL: 'not an address',
+          SKIFF_PROXY_DASHBOARD_PORT: '-1',
+          SKIFF_PROXY_DASHBOARD_BIND: 'localhost',
         }),
       ),
     ).toEqual([
@@ -95,10 +99,23 @@ describe('readConfig', () => {
       'SKIFF_PROXY_CONTAINER must be a container name (letters, digits, "_", "." or "-")',
       'SKIFF_PROXY_ISSUER must be one of acme, internal',
       'SKIFF_PROXY_ACME_EMAIL must be an email address',
+      'SKIFF_PROXY_DASHBOARD_PORT must be a port from 0 to 65535',
+      'SKIFF_PROXY_DASHBOARD_BIND must be an IPv4 or IPv6 address',
     ]);
     expect(issuesOf(anEnv({ SKIFF_PROXY_HTTP_PORT: '8443', SKIFF_PROXY_HTTPS_PORT: '8443' }))).toEqual([
       'SKIFF_PROXY_HTTP_PORT and SKIFF_PROXY_HTTPS_PORT must differ',
     ]);
+  });
+
+  it('reads a dashboard port of 0 as none, and refuses one the HTTP or HTTPS listener uses', () => {
+    expect(readConfig(anEnv({ SKIFF_PROXY_DASHBOARD_PORT: '0' })).proxy.dashboardPort).toBe(0);
+    expect(readConfig(anEnv({ SKIFF_PROXY_DASHBOARD_PORT: '' })).proxy.dashboardPort).toBe(2020);
+    for (const value of ['80', '443']) {
+      expect(issuesOf(anEnv({ SKIFF_PROXY_DASHBOARD_PORT: value }))).toEqual([
+        'SKIFF_PROXY_DASHBOARD_PORT must differ from SKIFF_PROXY_HTTP_PORT and SKIFF_PROXY_HTTPS_PORT',
+      ]);
+    }
+    expect(issuesOf(anEnv({ SKIFF_PROXY_DASHBOARD_PORT: '65536' }))).toEqual(['SKIFF_PROXY_DASHBOARD_PORT must be a port from 0 to 65535']);
   });
 
   it('refuses a build timeout that is not a number of seconds from 1 to 86400', () => {

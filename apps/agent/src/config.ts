@@ -51,6 +51,14 @@ export interface ProxySettings {
   issuer: ProxyIssuer;
   /** The ACME account's address, SKIFF_PROXY_ACME_EMAIL; null: none. */
   acmeEmail: string | null;
+  /**
+   * The host port the proxy dashboard (Caddy's metrics, container port 2020) is published
+   * on, SKIFF_PROXY_DASHBOARD_PORT, default 2020; 0: not published (the dashboard cannot be
+   * turned on).
+   */
+  dashboardPort: number;
+  /** The host address the dashboard port is published on, SKIFF_PROXY_DASHBOARD_BIND, default 127.0.0.1. */
+  dashboardBind: string;
 }
 
 export const DEFAULT_DATA_DIR = '/var/lib/skiff-agent';
@@ -159,10 +167,10 @@ export function readConfig(env: Env): AgentConfig {
 }
 
 function readProxySettings(env: Env, issues: string[]): ProxySettings {
-  const readPort = (name: string, fallback: number): number => {
+  const readPort = (name: string, fallback: number, lowest = 1): number => {
     const text = env[name]?.trim() || String(fallback);
     const value = Number(text);
-    if (!/^\d+$/.test(text) || value < 1 || value > 65535) issues.push(`${name} must be a port from 1 to 65535`);
+    if (!/^\d+$/.test(text) || value < lowest || value > 65535) issues.push(`${name} must be a port from ${lowest} to 65535`);
     return value;
   };
   const httpPort = readPort('SKIFF_PROXY_HTTP_PORT', 80);
@@ -181,7 +189,14 @@ function readProxySettings(env: Env, issues: string[]): ProxySettings {
   const acmeEmail = env.SKIFF_PROXY_ACME_EMAIL?.trim() || null;
   if (acmeEmail !== null && !/^[^\s@]+@[^\s@]+$/.test(acmeEmail)) issues.push('SKIFF_PROXY_ACME_EMAIL must be an email address');
 
-  return { httpPort, httpsPort, bind, container, issuer, acmeEmail };
+  const dashboardPort = readPort('SKIFF_PROXY_DASHBOARD_PORT', 2020, 0);
+  if (dashboardPort !== 0 && (dashboardPort === httpPort || dashboardPort === httpsPort)) {
+    issues.push('SKIFF_PROXY_DASHBOARD_PORT must differ from SKIFF_PROXY_HTTP_PORT and SKIFF_PROXY_HTTPS_PORT');
+  }
+  const dashboardBind = env.SKIFF_PROXY_DASHBOARD_BIND?.trim() || '127.0.0.1';
+  if (isIP(dashboardBind) === 0) issues.push('SKIFF_PROXY_DASHBOARD_BIND must be an IPv4 or IPv6 address');
+
+  return { httpPort, httpsPort, bind, container, issuer, acmeEmail, dashboardPort, dashboardBind };
 }
 
 /** The configuration as it may be logged: credentials in NATS URLs are masked. */

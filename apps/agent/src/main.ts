@@ -26,6 +26,7 @@ import { ConfigError, describeConfig, readConfig, type AgentConfig } from './con
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { connectNats } from './nats/connect.js';
+import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
 import { ArtifactClient } from './reports/artifacts.js';
@@ -148,6 +149,7 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     log,
     ports: { http: config.proxy.httpPort, https: config.proxy.httpsPort, hostIp: config.proxy.bind },
+    dashboard: config.proxy.dashboardPort !== 0 ? { port: config.proxy.dashboardPort, hostIp: config.proxy.dashboardBind } : null,
     containerName: config.proxy.container,
     volumeName: `${config.proxy.container}-data`,
   });
@@ -169,7 +171,7 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
-    proxy: { proxy, settings: config.proxy },
+    proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     deploy: {
       build: {
         dataDir: config.dataDir,

@@ -2,10 +2,11 @@
  * ApplyProxyConfig against the real engine and the real caddy:2 image: a busybox web service
  * on skiff-network reached through the proxy's published ports by its Host header. The proxy
  * container, its volume and the service have names of this run and are removed at the end.
+ * (The configuration files and proxy requests: control/proxy-control.int.test.ts.)
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../agent.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { appliedRevisionPath, readAppliedRevision } from '../proxy/applied-revision.js';
+import { ProxyConfigLoader } from '../proxy/config-loader.js';
 import { ProxyManager } from '../proxy/proxy-manager.js';
 import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
@@ -55,6 +57,7 @@ const log = pino(
 );
 const ports = { http: 0, https: 0 };
 let manager: ProxyManager;
+let loader: ProxyConfigLoader;
 let handler: CommandHandler;
 let commands = 0;
 let nc: NatsConnection | undefined;
@@ -160,7 +163,8 @@ beforeAll(async () => {
     volumeName,
     watchIntervalMs: 250,
   });
-  handler = applyProxyConfigHandler({ serverId, proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null } });
+  loader = new ProxyConfigLoader({ proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null, dashboardPort: 0 }, log });
+  handler = applyProxyConfigHandler({ serverId, loader });
   await waitUntil(`${web} running`, async () => (await driver.serviceTasks(web)).some((t) => t.state === 'running'), 60_000, 200);
 }, 120_000);
 
@@ -205,6 +209,14 @@ describe('ApplyProxyConfig', () => {
     expect((await get({ hostHeader: `unknown-${run}.test` })).body.trim()).not.toBe(page);
   }, 90_000);
 
+  it('keeps the applied input as input.json (0600) and creates the configuration files', () => {
+    const kept = join(dataDir, 'proxy', 'input.json');
+    expect(statSync(kept).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(kept, 'utf8')).routes[0].host).toBe(host);
+    expect(statSync(join(dataDir, 'proxy', 'config')).mode & 0o777).toBe(0o700);
+    expect(readFileSync(join(dataDir, 'proxy', 'config', 'middlewares.json'), 'utf8')).toBe('{}\n');
+  });
+
   it('puts basic auth in front of the route: 401 without credentials, the page with them', async () => {
     expect(await apply(input([route({ basicAuth: [USER] })]), 2)).toEqual(SUCCEEDED);
     const refused = await get();
@@ -233,12 +245,47 @@ describe('ApplyProxyConfig', () => {
   }, 60_000);
 
   it("fails with Caddy's reason on a config Caddy refuses; the previous route keeps answering", async () => {
-    const middlewares = { broken: [{ handler: `no_such_handler_${run}` }] };
-    const outcome = await apply(input([route({ middlewares: ['broken'] })], { middlewares }), 3);
-    expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
-    expect(outcome.reason).toMatch(/^Caddy refused the config \(HTTP 400\): .*no_such_handler/);
-    expect((await get()).status).toBe(401);
-    expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(2n);
+    const inputFile = join(dataDir, 'proxy', 'input.json');
+    const keptInput = readFileSync(inputFile, 'utf8');
+    // The shared middlewares come from middlewares.json; the input's are not taken.
+    const file = join(dataDir, 'proxy', 'config', 'middlewares.json');
+    writeFileSync(file, JSON.stringify({ broken: [{ handler: `no_such_handler_${run}` }] }));
+    try {
+      const outcome = await apply(input([route({ middlewares: ['broken'] })], { middlewares: { broken: [{ handler: 'headers' }] } }), 3);
+      expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+      expect(outcome.reason).toMatch(/^Caddy refused the config \(HTTP 400\): .*no_such_handler/);
+      expect((await get()).status).toBe(401);
+      expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(2n);
+      expect(readFileSync(inputFile, 'utf8')).toBe(keptInput);
+    } finally {
+      writeFileSync(file, '{}\n');
+    }
+  }, 60_000);
+
+  it('renders with the middlewares of middlewares.json', async () => {
+    const file = join(dataDir, 'proxy', 'config', 'middlewares.json');
+    writeFileSync(file, JSON.stringify({ tag: [{ handler: 'headers', response: { set: { 'X-Skiff-Test': [run] } } }] }));
+    try {
+      expect(await apply(input([route({ middlewares: ['tag'] })]), 3)).toEqual(SUCCEEDED);
+      const answer = await get();
+      expect(answer.status).toBe(200);
+      expect(answer.headers['x-skiff-test']).toBe(run);
+    } finally {
+      writeFileSync(file, '{}\n');
+    }
+  }, 60_000);
+
+  it('fails naming the file when a configuration file on disk is broken; nothing changes', async () => {
+    const file = join(dataDir, 'proxy', 'config', 'global.json');
+    writeFileSync(file, '{"admin": {}}');
+    try {
+      const outcome = await apply(input([route()]), 4);
+      expect(outcome).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: 'global.json must not set admin (Skiff manages the admin API)' });
+      expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(3n);
+      expect((await get()).headers['x-skiff-test']).toBe(run);
+    } finally {
+      writeFileSync(file, '{}\n');
+    }
   }, 60_000);
 
   it('serves an https route with a certificate of the internal issuer on the published HTTPS port, redirecting HTTP there', async () => {
@@ -248,6 +295,15 @@ describe('ApplyProxyConfig', () => {
     expect(redirect.status).toBe(308);
     expect(redirect.headers.location).toBe(`https://${host}:${ports.https}/`);
   }, 90_000);
+
+  it('applies the same revision again when its input was not kept (applied by an agent before input.json)', async () => {
+    const kept = join(dataDir, 'proxy', 'input.json');
+    rmSync(kept);
+    expect(await apply(input([route({ https: true, certificateType: 'acme' })]), 4)).toEqual(SUCCEEDED);
+    expect(JSON.parse(readFileSync(kept, 'utf8')).routes[0].https).toBe(true);
+    expect(await apply(input([route()]), 3)).toEqual(SUCCEEDED);
+    expect(JSON.parse(readFileSync(kept, 'utf8')).routes[0].https).toBe(true);
+  }, 60_000);
 
   it('fails without loading when the deadline has passed', async () => {
     const cmd = command(input([route()]), 5, { deadline: new Date(Date.now() - 1000) });
@@ -277,7 +333,7 @@ describe('ApplyProxyConfig', () => {
       reports,
       log,
       maxConcurrentDeploys: 1,
-      proxy: { proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null } },
+      proxy: { loader, containerName },
       consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
     });
     try {

@@ -23,6 +23,9 @@
  *   the intake finds them finished and only re-reports that. The reply comes once all of
  *   them are journaled.
  *
+ * - Proxy (a ProxyRequest): answered by the ProxyControl (proxy-control.ts); refused when
+ *   this agent runs no proxy.
+ *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
 import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
@@ -33,6 +36,7 @@ import { JournalError, type CommandJournal } from '../commands/journal.js';
 import { endWithoutRun, type HandlerRegistry } from '../commands/runner.js';
 import type { RunningCommands } from '../commands/running-commands.js';
 import type { CommandScheduler } from '../commands/scheduler.js';
+import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {
   scheduler: Pick<CommandScheduler, 'firstWaiting' | 'removeWaiting' | 'forget'>;
@@ -42,6 +46,8 @@ export interface CommandControlDeps {
   handlers: HandlerRegistry;
   log: Logger;
   now?: () => Date;
+  /** Answers proxy requests; absent: they are refused. */
+  proxy?: Pick<ProxyControl, 'handle'>;
 }
 
 export class CommandControl {
@@ -53,6 +59,8 @@ export class CommandControl {
         return this.cancel(request.request.value);
       case 'cleanQueue':
         return this.cleanQueue(request.request.value);
+      case 'proxy':
+        return this.deps.proxy ? this.deps.proxy.handle(request.request.value) : refused('this agent runs no reverse proxy');
       default:
         return refused('the control request asks for nothing this agent knows');
     }

@@ -143,7 +143,7 @@ function checkObjectName(kind: 'container' | 'volume', name: string, operation: 
 interface EngineContainer {
   Id: string;
   Name?: string;
-  Config?: { Image?: string; Labels?: Record<string, string> | null };
+  Config?: { Image?: string; Labels?: Record<string, string> | null; Env?: string[] | null };
   State?: { Status?: string; ExitCode?: number; StartedAt?: string; FinishedAt?: string };
 }
 
@@ -158,6 +158,7 @@ function toContainerInfo(c: EngineContainer): ContainerInfo {
     exitCode: typeof state.ExitCode === 'number' ? state.ExitCode : null,
     startedAt: state.StartedAt ?? '',
     finishedAt: state.FinishedAt ?? '',
+    env: c.Config?.Env ?? [],
   };
 }
 

@@ -227,6 +227,8 @@ export interface ContainerSpec {
     Init?: boolean;
     /** The network the container starts on (an attachable overlay network works). */
     NetworkMode?: string;
+    /** `name:address` lines for the container's /etc/hosts (`host-gateway`: the host). */
+    ExtraHosts?: string[];
   };
 }
 
@@ -241,6 +243,8 @@ export interface ContainerInfo {
   exitCode: number | null;
   startedAt: string;
   finishedAt: string;
+  /** The container's environment, `NAME=value` (values may be secrets: never log them). */
+  env: string[];
 }
 
 export interface VolumeInfo {

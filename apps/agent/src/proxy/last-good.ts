@@ -10,11 +10,16 @@ import { dirname, basename, join } from 'node:path';
 export type CaddyConfig = Record<string, unknown>;
 
 export function writeConfigFile(path: string, config: CaddyConfig): void {
+  writeFileAtomic(path, `${JSON.stringify(config)}\n`);
+}
+
+/** Replaces the file with `text` (0600): a temporary file beside it, fsynced, renamed over it. */
+export function writeFileAtomic(path: string, text: string): void {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fd = openSync(tmp, 'wx', 0o600);
     try {
-      writeSync(fd, `${JSON.stringify(config)}\n`);
+      writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -1,7 +1,9 @@
 /**
  * The `skiff-proxy` container as the agent creates it: Caddy on the platform network,
- * publishing HTTP and HTTPS, booting from the last good config, its admin API on a unix
- * socket in a host directory the agent shares. Pure: the spec from the settings.
+ * publishing HTTP and HTTPS (and the dashboard port when configured), booting from the last
+ * good config, its admin API on a unix socket in a host directory the agent shares, and
+ * `host.docker.internal` naming the host (the platform domain's upstream). Pure: the spec
+ * from the settings.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -18,6 +20,8 @@ const CONFIG_DIR = '/etc/skiff-proxy';
 const SOCKET_DIR = '/run/caddy';
 const SOCKET_NAME = 'admin.sock';
 export const LAST_GOOD_FILE = 'last-good.json';
+/** The dashboard server's listener inside the container (rendered when the dashboard is on). */
+export const DASHBOARD_CONTAINER_PORT = 2020;
 
 export interface ProxyContainerSettings {
   name: string;
@@ -28,6 +32,8 @@ export interface ProxyContainerSettings {
   /** The agent's `<data>/proxy` directory (absolute). */
   hostDir: string;
   ports: { http: number; https: number; hostIp?: string };
+  /** Where the dashboard port is published; null: not published. */
+  dashboard?: { port: number; hostIp?: string } | null;
 }
 
 /** The host paths of the proxy's files under the agent's `<data>/proxy`. */
@@ -53,15 +59,22 @@ export function bootConfig(): CaddyConfig {
 }
 
 export function proxyContainerSpec(settings: ProxyContainerSettings): ContainerSpec {
-  const binding = (port: number) => [{ ...(settings.ports.hostIp ? { HostIp: settings.ports.hostIp } : {}), HostPort: String(port) }];
+  const binding = (port: number, hostIp = settings.ports.hostIp) => [{ ...(hostIp ? { HostIp: hostIp } : {}), HostPort: String(port) }];
   const paths = proxyPaths(settings.hostDir);
+  const exposed: Record<string, Record<string, never>> = { '80/tcp': {}, '443/tcp': {} };
+  const published: Record<string, ReturnType<typeof binding>> = { '80/tcp': binding(settings.ports.http), '443/tcp': binding(settings.ports.https) };
+  if (settings.dashboard) {
+    const key = `${DASHBOARD_CONTAINER_PORT}/tcp`;
+    exposed[key] = {};
+    published[key] = binding(settings.dashboard.port, settings.dashboard.hostIp);
+  }
   const spec: ContainerSpec = {
     Name: settings.name,
     Labels: { [MANAGED_LABEL]: 'true', [PROXY_KIND_LABEL]: 'proxy' },
     Image: settings.image,
     Cmd: ['caddy', 'run', '--config', `${CONFIG_DIR}/${LAST_GOOD_FILE}`],
     Env: ['XDG_DATA_HOME=/data', 'XDG_CONFIG_HOME=/config'],
-    ExposedPorts: { '80/tcp': {}, '443/tcp': {} },
+    ExposedPorts: exposed,
     HostConfig: {
       // The directory, not the file: the file is replaced by a rename, which a file bind
       // mount would not follow.
@@ -70,10 +83,11 @@ export function proxyContainerSpec(settings: ProxyContainerSettings): ContainerS
         { Type: 'bind', Source: paths.socketDir, Target: SOCKET_DIR },
         { Type: 'volume', Source: settings.volume, Target: '/data' },
       ],
-      PortBindings: { '80/tcp': binding(settings.ports.http), '443/tcp': binding(settings.ports.https) },
+      PortBindings: published,
       RestartPolicy: { Name: 'unless-stopped' },
       Init: true,
       NetworkMode: settings.network,
+      ExtraHosts: ['host.docker.internal:host-gateway'],
     },
   };
   const hash = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);

@@ -43,6 +43,8 @@ export interface ProxyManagerOptions {
   log: Logger;
   /** Host ports published for the container's 80 and 443. Default 80 and 443 on every address. */
   ports?: { http: number; https: number; hostIp?: string };
+  /** Where the dashboard's container port is published; absent or null: not published. */
+  dashboard?: { port: number; hostIp?: string } | null;
   /** Defaults: `skiff-proxy`, `skiff-proxy-data`, `skiff-network`, `caddy:2`. */
   containerName?: string;
   volumeName?: string;
@@ -94,6 +96,7 @@ export class ProxyManager {
       volume: options.volumeName ?? PROXY_VOLUME,
       hostDir,
       ports: options.ports ?? { http: 80, https: 443 },
+      dashboard: options.dashboard ?? null,
     };
     this.watchIntervalMs = options.watchIntervalMs ?? 1000;
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -106,6 +109,11 @@ export class ProxyManager {
 
   get lastGoodPath(): string {
     return this.paths.lastGood;
+  }
+
+  /** The agent's `<data>/proxy` directory (absolute). */
+  get directory(): string {
+    return this.paths.dir;
   }
 
   get containerName(): string {

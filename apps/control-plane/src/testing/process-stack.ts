@@ -159,7 +159,7 @@ export async function startProcessStack(options: ProcessStackOptions) {
     nats: mkdtempSync(join(tmpdir(), `skiff-ps-${options.label}-nats-`)),
   };
   // Kept for the stack's whole life: restarts listen on the same ports again.
-  const ports = { api: await freePort(), grpc: await freePort(), nats: await freePort(), proxyHttp: await freePort(), proxyHttps: await freePort() };
+  const ports = { api: await freePort(), grpc: await freePort(), nats: await freePort(), proxyHttp: await freePort(), proxyHttps: await freePort(), proxyDashboard: await freePort() };
   // This stack's own reverse proxy (stacks share the engine): removed by close().
   const proxyContainer = `skiff-proxy-ps-${run}`;
   const natsUrl = `nats://127.0.0.1:${ports.nats}`;
@@ -226,6 +226,7 @@ export async function startProcessStack(options: ProcessStackOptions) {
       SKIFF_PROXY_HTTP_PORT: String(ports.proxyHttp),
       SKIFF_PROXY_HTTPS_PORT: String(ports.proxyHttps),
       SKIFF_PROXY_BIND: '127.0.0.1',
+      SKIFF_PROXY_DASHBOARD_PORT: String(ports.proxyDashboard),
       SKIFF_PROXY_ISSUER: 'internal',
       ...options.agentEnv,
     }),

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CaddyConfigError, caddyConfig } from './caddy-config.js';
+import { CaddyConfigError, caddyConfig, mergeGlobalOptions } from './caddy-config.js';
 import type { ProxyRoute, ServerProxyInput } from './caddy-input.js';
 import { ALICE, BOB, TEST_CERTIFICATE } from './test-fixtures.js';
 
@@ -174,8 +174,164 @@ describe('caddyConfig golden files', () => {
     expectGolden('middlewares-resolver-entrypoint', config);
   });
 
+  it('middlewares no domain names, and standby handlers, in a route that never matches', () => {
+    const config = caddyConfig(
+      input({
+        routes: [route({ middlewares: ['used'] }), route({ host: 'off.example.com', enabled: false, middlewares: ['unused'] })],
+        middlewares: {
+          used: [{ handler: 'headers', response: { set: { 'X-Used': ['1'] } } }],
+          unused: [{ handler: 'encode', encodings: { gzip: {} } }],
+        },
+        standbyHandlers: [{ handler: 'headers', response: { set: { 'X-Frame-Options': ['DENY'] } } }],
+      }),
+    );
+    expectGolden('standby-handlers', config);
+    type Route = { match?: unknown[]; handle: { handler: string }[] };
+    const routes = (config.apps as { http: { servers: { http: { routes: Route[] } } } }).http.servers.http.routes;
+    expect(routes.at(-1)).toEqual({
+      match: [{ expression: 'false' }],
+      handle: [
+        { handler: 'encode', encodings: { gzip: {} } },
+        { handler: 'headers', response: { set: { 'X-Frame-Options': ['DENY'] } } },
+      ],
+    });
+    expect(JSON.stringify(routes.at(-1))).not.toContain('X-Used');
+  });
+
   it('no domains at all', () => {
     expectGolden('empty', caddyConfig(input()));
+  });
+
+  it('the platform domain with its own handlers, and the dashboard', () => {
+    const config = caddyConfig(
+      input(
+        {
+          routes: [route()],
+          platform: {
+            host: 'skiff.example.com',
+            upstream: 'host.docker.internal:3000',
+            https: true,
+            certificateType: 'none',
+            handlers: [
+              { handler: 'headers', response: { set: { 'X-Frame-Options': ['DENY'] } } },
+              { handler: 'encode', encodings: { gzip: {} } },
+            ],
+          },
+        },
+        { dashboard: { port: 2020 } },
+      ),
+    );
+    expectGolden('platform-handlers-dashboard', config);
+  });
+
+  it('global options merged over a rendered config', () => {
+    const global = {
+      logging: { logs: { default: { level: 'WARN' } } },
+      apps: { http: { grace_period: '5s', servers: { http: { listen: [':8080'] } } } },
+      storage: { module: 'file_system', root: '/data/other' },
+    };
+    const config = caddyConfig(input({ routes: [route()] }, { storageRoot: '/data/caddy' }));
+    expectGolden('global-options', mergeGlobalOptions(config, global));
+  });
+});
+
+describe('the dashboard server', () => {
+  type Servers = Record<string, { listen: string[]; routes: unknown[]; automatic_https: unknown }>;
+  const servers = (config: Record<string, unknown>) => (config.apps as { http: { servers: Servers } }).http.servers;
+
+  it('listens on its port with the metrics handler at /metrics, 404 elsewhere, without automatic HTTPS', () => {
+    const dashboard = servers(caddyConfig(input({}, { dashboard: { port: 2020 } }))).skiff_dashboard!;
+    expect(dashboard).toStrictEqual({
+      listen: [':2020'],
+      routes: [
+        { match: [{ path: ['/metrics'] }], handle: [{ handler: 'metrics' }], terminal: true },
+        { handle: [{ handler: 'static_response', status_code: 404 }], terminal: true },
+      ],
+      automatic_https: { disable: true },
+    });
+  });
+
+  it('is absent without the option (or with null)', () => {
+    expect(servers(caddyConfig(input())).skiff_dashboard).toBeUndefined();
+    expect(servers(caddyConfig(input({}, { dashboard: null }))).skiff_dashboard).toBeUndefined();
+  });
+
+  it('refuses a port another listener uses, or no port', () => {
+    expect(() => caddyConfig(input({}, { dashboard: { port: 80 } }))).toThrow(/options\.dashboard\.port must differ/);
+    expect(() => caddyConfig(input({}, { dashboard: { port: 0 } }))).toThrow(/options\.dashboard\.port must be a port/);
+    expect(() => caddyConfig(input({}, { dashboard: { port: 9100 }, entrypoints: { metrics: 9100 } }))).toThrow(/entrypoint metrics: port 9100 is already used/);
+  });
+});
+
+describe('platform handlers', () => {
+  const platform = { host: 'skiff.example.com', upstream: 'skiff:3000', https: false, certificateType: 'none' as const };
+  type Handle = { handle: { routes: { handle: unknown[] }[] }[] };
+  const platformHandlers = (config: Record<string, unknown>) =>
+    (config.apps as { http: { servers: { http: { routes: Handle[] } } } }).http.servers.http.routes[0]!.handle[0]!.routes[0]!.handle;
+
+  it('run in order before the reverse proxy, copied', () => {
+    const own = { handler: 'headers', response: { set: { A: ['1'] } } };
+    const handlers = platformHandlers(caddyConfig(input({ platform: { ...platform, handlers: [own, { handler: 'encode' }] } })));
+    expect(handlers).toStrictEqual([own, { handler: 'encode' }, { handler: 'reverse_proxy', upstreams: [{ dial: 'skiff:3000' }] }]);
+    expect(handlers[0]).not.toBe(own);
+  });
+
+  it('none: only the reverse proxy', () => {
+    expect(platformHandlers(caddyConfig(input({ platform })))).toStrictEqual([{ handler: 'reverse_proxy', upstreams: [{ dial: 'skiff:3000' }] }]);
+  });
+
+  it('refuses handlers that are not handler objects', () => {
+    expect(() => caddyConfig(input({ platform: { ...platform, handlers: [{ handler: 'encode' }, { nope: 1 } as never] } }))).toThrow(
+      /platform domain \(skiff\.example\.com\): handler 2 must be a Caddy handler/,
+    );
+    expect(() => caddyConfig(input({ platform: { ...platform, handlers: {} as never } }))).toThrow(/handlers must be a list/);
+    expect(() => caddyConfig(input({ platform: { ...platform, handlers: [{ handler: '' }] } }))).toThrow(CaddyConfigError);
+  });
+});
+
+describe('mergeGlobalOptions', () => {
+  const base = { admin: { listen: 'unix//a.sock' }, apps: { http: { http_port: 80, servers: { http: { listen: [':80', ':81'], routes: [1] } } } } };
+
+  it('merges objects key by key; arrays and scalars replace', () => {
+    const merged = mergeGlobalOptions(base, { apps: { http: { http_port: 8080, servers: { http: { listen: [':9'] }, extra: { listen: [':7'] } } } }, logging: { a: 1 } });
+    expect(merged).toStrictEqual({
+      admin: { listen: 'unix//a.sock' },
+      apps: { http: { http_port: 8080, servers: { http: { listen: [':9'], routes: [1] }, extra: { listen: [':7'] } } } },
+      logging: { a: 1 },
+    });
+  });
+
+  it('an object replaces a scalar or an array and the other way round', () => {
+    expect(mergeGlobalOptions({ a: [1], b: 1, c: { d: 1 } }, { a: { x: 1 }, b: { y: 1 }, c: [2] })).toStrictEqual({ a: { x: 1 }, b: { y: 1 }, c: [2] });
+  });
+
+  it('an empty object changes nothing', () => {
+    expect(mergeGlobalOptions(base, {})).toStrictEqual(base);
+  });
+
+  it('shares no objects with either side, and leaves them unchanged', () => {
+    const global = { apps: { http: { servers: { extra: { listen: [':7'] } } } } };
+    const before = structuredClone(base);
+    const merged = mergeGlobalOptions(base, global) as typeof base & typeof global;
+    merged.apps.http.servers.http.listen.push(':99');
+    merged.apps.http.servers.extra.listen.push(':99');
+    expect(base).toStrictEqual(before);
+    expect(global.apps.http.servers.extra.listen).toEqual([':7']);
+  });
+
+  it('keeps a __proto__ key a plain key', () => {
+    const merged = mergeGlobalOptions({}, JSON.parse('{"__proto__": {"polluted": true}, "x": {"__proto__": {"y": 1}}}'));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.hasOwn(merged, '__proto__')).toBe(true);
+    expect((merged as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it('refuses an admin key and anything but an object', () => {
+    expect(() => mergeGlobalOptions(base, { admin: { listen: ':2019' } })).toThrow(/must not set admin/);
+    for (const global of [null, [], 'x', 1]) {
+      expect(() => mergeGlobalOptions(base, global)).toThrow(CaddyConfigError);
+    }
+    expect(() => mergeGlobalOptions(base, [])).toThrow(/must be a JSON object/);
   });
 });
 

@@ -12,7 +12,7 @@
  *   `subroute` (`routes`), `authentication` (`providers.http_basic`: `accounts` of
  *   `username` + base64 of the bcrypt hash, as 2.6 expects, `hash.algorithm: bcrypt`,
  *   `realm`), `rewrite` (`strip_path_prefix`, `uri`), `reverse_proxy` (`upstreams[].dial`),
- *   `static_response` (`status_code`, `headers`).
+ *   `static_response` (`status_code`, `headers`), `metrics`.
  * - `apps.tls.certificates.load_pem` (`certificate`, `key`, `tags`) and
  *   `apps.tls.automation.policies` (`subjects`, `issuers` of module `acme` with `email`, `ca`,
  *   or `internal`).
@@ -22,9 +22,15 @@
  * ACME HTTP challenges there before any route). Server `https` holds the HTTPS routes; its
  * automatic HTTPS manages the `acme` hosts (by the automation policies) and adds no redirects
  * of its own; `custom` hosts are in `skip_certificates` and served by tagged loaded
- * certificates. Each `customEntrypoint` is a server `entrypoint-<name>` of its own.
+ * certificates. Each `customEntrypoint` is a server `entrypoint-<name>` of its own, and the
+ * dashboard (`options.dashboard`) is server `skiff_dashboard` (dashboard-server.ts). The
+ * platform domain's own handlers run before its reverse_proxy. Shared middlewares no enabled
+ * domain names, and `standbyHandlers`, sit in a never-matching last route of server `http`
+ * (standby-route.ts), so Caddy checks them at every load. Global options are merged
+ * over the result by the caller (global-options.ts).
  */
 import { checkRoutePath, hostCoveredBy, normalizeHost } from '../hosts.js';
+import { CaddyConfigError } from './caddy-error.js';
 import type {
   BasicAuthUser,
   CaddyHandler,
@@ -34,12 +40,15 @@ import type {
   ProxyRoute,
   ServerProxyInput,
 } from './caddy-input.js';
+import { DASHBOARD_SERVER, dashboardServer } from './dashboard-server.js';
+import { isCaddyHandler } from './handlers.js';
+import { standbyHandlers, standbyRoute } from './standby-route.js';
 
 export type * from './caddy-input.js';
-
-export class CaddyConfigError extends Error {
-  override name = 'CaddyConfigError';
-}
+export { CaddyConfigError } from './caddy-error.js';
+export { DASHBOARD_PATH, DASHBOARD_SERVER } from './dashboard-server.js';
+export { isCaddyHandler, isCaddyHandlerList } from './handlers.js';
+export { mergeGlobalOptions } from './global-options.js';
 
 type Json = Record<string, unknown>;
 export type CaddyConfig = Json;
@@ -80,7 +89,9 @@ export function caddyConfig(input: ServerProxyInput): CaddyConfig {
   if (!SOCKET_PATH.test(options.adminSocket ?? '')) {
     fail('options.adminSocket must be an absolute unix socket path (letters, digits, . _ - /)');
   }
-  const entrypoints = checkEntrypoints(options.entrypoints ?? {}, [httpPort, httpsPort]);
+  const dashboardPort = options.dashboard ? port(options.dashboard.port, 'options.dashboard.port') : null;
+  if (dashboardPort === httpPort || dashboardPort === httpsPort) fail('options.dashboard.port must differ from the HTTP and HTTPS ports');
+  const entrypoints = checkEntrypoints(options.entrypoints ?? {}, [httpPort, httpsPort, ...(dashboardPort ? [dashboardPort] : [])]);
   const issuers = new Map<string, IssuerOption>([['default', defaultIssuer(input)], ['self-signed', { module: 'internal' }]]);
   for (const [name, issuer] of sorted(Object.entries(options.certResolvers ?? {}))) issuers.set(`resolver:${name}`, issuer);
 
@@ -93,11 +104,10 @@ export function caddyConfig(input: ServerProxyInput): CaddyConfig {
 
   const servers: Json = {};
   const plain = entries.filter((e) => e.entrypoint === null);
-  servers.http = {
-    listen: [`:${httpPort}`],
-    routes: serverRoutes(plain, (e) => (e.https ? [redirect(redirectPort)] : e.handlers)),
-    automatic_https: { disable: true },
-  };
+  const httpRoutes = serverRoutes(plain, (e) => (e.https ? [redirect(redirectPort)] : e.handlers));
+  const standby = standbyHandlers(input, middlewareNames);
+  if (standby.length > 0) httpRoutes.push(standbyRoute(standby));
+  servers.http = { listen: [`:${httpPort}`], routes: httpRoutes, automatic_https: { disable: true } };
   const secure = plain.filter((e) => e.https);
   if (secure.length > 0) servers.https = tlsServer(httpsPort, secure);
   for (const [name, entrypointPort] of entrypoints) {
@@ -109,6 +119,7 @@ export function caddyConfig(input: ServerProxyInput): CaddyConfig {
       ? tlsServer(entrypointPort, own)
       : { listen: [`:${entrypointPort}`], routes: serverRoutes(own, (e) => e.handlers), automatic_https: { disable: true } };
   }
+  if (dashboardPort) servers[DASHBOARD_SERVER] = dashboardServer(dashboardPort);
 
   const config: Json = { admin: { listen: `unix/${options.adminSocket}`, config: { persist: false } } };
   if (options.storageRoot) config.storage = { module: 'file_system', root: options.storageRoot };
@@ -204,7 +215,13 @@ function platformEntry(platform: PlatformDomain, certificates: Map<string, Proxy
         ? { kind: 'custom', certificateId: certificateFor(hostName, platform.certificateId, certificates, bad) }
         : { kind: 'issuer', key: platform.certificateType === 'acme' ? 'default' : 'self-signed' };
   }
-  return { label, host: hostName, path: '/', https: platform.https, tls, entrypoint: null, handlers: [reverseProxy(platform.upstream)] };
+  const own = platform.handlers ?? [];
+  if (!Array.isArray(own)) bad('handlers must be a list of Caddy handlers');
+  for (const [i, h] of own.entries()) {
+    if (!isCaddyHandler(h)) bad(`handler ${i + 1} must be a Caddy handler, an object with a "handler" name`);
+  }
+  const handlers = [...own.map((h) => structuredClone(h)), reverseProxy(platform.upstream)];
+  return { label, host: hostName, path: '/', https: platform.https, tls, entrypoint: null, handlers };
 }
 
 /** A public or internal path without a trailing slash (except `/`). */
@@ -255,8 +272,10 @@ function basicAuth(users: BasicAuthUser[], realm: string, bad: (m: string) => ne
   };
 }
 
+const middlewareNames = (route: ProxyRoute): string[] => [...(route.forwardAuthEnabled ? [FORWARD_AUTH] : []), ...(route.middlewares ?? [])];
+
 function middlewareHandlers(route: ProxyRoute, shared: Record<string, CaddyHandler[]>, bad: (m: string) => never): CaddyHandler[] {
-  const names = [...(route.forwardAuthEnabled ? [FORWARD_AUTH] : []), ...(route.middlewares ?? [])];
+  const names = middlewareNames(route);
   const seen = new Set<string>();
   const handlers: CaddyHandler[] = [];
   for (const name of names) {
@@ -264,7 +283,7 @@ function middlewareHandlers(route: ProxyRoute, shared: Record<string, CaddyHandl
     seen.add(name);
     if (!Object.hasOwn(shared, name)) bad(`unknown middleware ${JSON.stringify(name)} (not in the shared middleware configuration)`);
     const list = shared[name]!;
-    if (!Array.isArray(list) || list.some((h) => typeof h?.handler !== 'string' || h.handler === '')) {
+    if (!Array.isArray(list) || !list.every(isCaddyHandler)) {
       bad(`middleware ${name} must be a list of Caddy handlers, each with a "handler" name`);
     }
     for (const h of list) handlers.push(structuredClone(h));

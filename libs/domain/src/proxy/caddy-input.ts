@@ -68,6 +68,8 @@ export interface PlatformDomain {
   https: boolean;
   certificateType: CertificateType;
   certificateId?: string | null;
+  /** Caddy HTTP handlers run, in order, before the reverse proxy to the control plane. */
+  handlers?: CaddyHandler[];
 }
 
 /** An ACME or internal issuer; `internal` is Caddy's own CA (tests). */
@@ -95,6 +97,11 @@ export interface ProxyOptions {
   basicAuthRealm?: string;
   /** Caddy's storage root (certificates, ACME accounts); absent: Caddy's default. */
   storageRoot?: string | null;
+  /**
+   * The proxy dashboard: a server on this port (inside the container) answering Caddy's
+   * Prometheus metrics at `/metrics`, 404 elsewhere. Absent or null: none.
+   */
+  dashboard?: { port: number } | null;
 }
 
 /** One Caddy HTTP handler as JSON (`{"handler": "headers", ...}`). */
@@ -109,5 +116,10 @@ export interface ServerProxyInput {
    * before the route's rewrites. A route naming one not here is refused.
    */
   middlewares: Record<string, CaddyHandler[]>;
+  /**
+   * Handlers declared for later (the platform site's handlers while it has no host): loaded
+   * in a route that never matches, so Caddy checks them now.
+   */
+  standbyHandlers?: CaddyHandler[];
   options: ProxyOptions;
 }
