@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentArtifactsService } from '@skiff/proto';
 import { artifactHandlers } from './agents/artifact-server.js';
-import { ControlClient, NoAgentControl } from './agents/control-client.js';
+import { type AgentControl, ControlClient, NoAgentControl } from './agents/control-client.js';
 import { natsCredentialIssuer } from './agents/nats-credentials.js';
 import { OutboxRelay } from './agents/outbox-relay.js';
 import { AgentCredentials } from './agents/agent-credentials.js';
@@ -71,6 +71,8 @@ import { PlatformSettingsService } from './services/platform-settings.js';
 import { PreviewService } from './services/previews.js';
 import { ProjectService } from './services/projects.js';
 import { ProxyConfig } from './services/proxy-config.js';
+import { PROXY_REQUEST_TIMEOUT_MS, ProxyRequests } from './services/proxy-requests.js';
+import { ProxySettingsService } from './services/proxy-settings.js';
 import { SecurityService } from './services/security.js';
 import { ServerAgents } from './services/server-agents.js';
 import { ServerService, agentEndpoints } from './services/servers.js';
@@ -119,6 +121,11 @@ export interface PlatformOptions {
    * `SKIFF_AGENT_NATS_URL`; default: the gRPC listen address and `nats.url`).
    */
   agents?: { heartbeatIntervalSeconds?: number; grpcAddress?: string; natsUrl?: string; joinTokenTtlMs?: number };
+  /**
+   * Where the platform host's proxy sends the platform's own domain (`host:port`,
+   * `SKIFF_PLATFORM_UPSTREAM`); default `host.docker.internal:3000`.
+   */
+  platformUpstream?: string;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -135,10 +142,26 @@ export async function buildPlatform(options: PlatformOptions) {
     onAccessChange: () => principals?.clear(),
   };
   const identity = new IdentityService(deps);
+  const outbox = new CommandOutbox(deps.secrets);
+  let relay: OutboxRelay | undefined;
+  // Control requests (cancels, queue cleaning, proxy settings) go to agents as NATS requests over the relay's connection.
+  const controlClient = (timeoutMs?: number): AgentControl =>
+    options.nats
+      ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))), timeoutMs })
+      : new NoAgentControl();
+  const agentControl = controlClient();
+  // Every change of a server's domains, basic-auth users, certificates or the platform's own
+  // domain queues its whole proxy configuration.
+  const proxy = new ProxyConfig(deps, outbox, {
+    onCommandQueued: () => relay?.notify(),
+    platformUpstream: options.platformUpstream,
+    agents: new ProxyRequests(agentControl),
+  });
   // Bound once the application lifecycle exists (it needs the services built from these two).
   let lifecycleRef: ApplicationLifecycle | undefined;
   const workloads: WorkloadRemovals = {
     queueRemovals: (tx, environmentIds) => lifecycleRef!.queueRemovals(tx, environmentIds),
+    removeRoutes: (tx, owner, remove, field) => proxy.removing(tx, owner, remove, field),
     notify: () => lifecycleRef?.notify(),
   };
   const organizations = new OrganizationService(deps, identity, workloads);
@@ -146,10 +169,6 @@ export async function buildPlatform(options: PlatformOptions) {
   const metricsTokens = new MetricsTokenService(deps);
   const access = new ServiceAccess(deps.db);
   const applications = new ApplicationService(deps, access, projects, identity);
-  const outbox = new CommandOutbox(deps.secrets);
-  let relay: OutboxRelay | undefined;
-  // Every change of a server's domains, basic-auth users or certificates queues its whole proxy configuration.
-  const proxy = new ProxyConfig(deps, outbox, { onCommandQueued: () => relay?.notify() });
   const domains = new DomainService(deps, access, proxy, { publicIp: options.publicIp });
   const securityEntries = new SecurityService(deps, access, proxy);
   const certificates = new CertificateService(deps, access, proxy);
@@ -179,19 +198,13 @@ export async function buildPlatform(options: PlatformOptions) {
     joinTokenTtlMs: options.agents?.joinTokenTtlMs,
   });
   const sshKeys = new SshKeyService(deps);
-  const platformSettings = new PlatformSettingsService(deps, { publicIp: options.publicIp });
+  const platformSettings = new PlatformSettingsService(deps, proxy, { publicIp: options.publicIp });
+  const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
   const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
   const lifecycle = new ApplicationLifecycle(deps, access, outbox, applications, proxy, { onCommandQueued: () => relay?.notify() });
   lifecycleRef = lifecycle;
-  // Cancels and queue cleaning go to agents as NATS requests over the relay's connection.
-  const deploymentControl = new DeploymentControl(
-    deps,
-    access,
-    options.nats
-      ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))) })
-      : new NoAgentControl(),
-  );
+  const deploymentControl = new DeploymentControl(deps, access, agentControl);
   const deploymentReports = new DeploymentReports({ ...deps, proxy });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
@@ -227,7 +240,7 @@ export async function buildPlatform(options: PlatformOptions) {
     server: serverHandlers(servers),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
-    settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings),
+    settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings),
   };
 
   const app = createApp({

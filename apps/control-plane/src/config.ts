@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { BillingProductConfig } from '@skiff/contracts';
 import { z } from 'zod';
+import { defaultPlatformUpstream } from './services/proxy-config.js';
 
 export interface Config {
   port: number;
@@ -38,6 +39,13 @@ export interface Config {
    * offline after three missed).
    */
   agents: { grpcAddress?: string; natsUrl?: string; heartbeatIntervalSeconds: number };
+  /**
+   * `SKIFF_PLATFORM_UPSTREAM` (`host:port`): where the platform host's proxy sends the
+   * platform's own domain (settings.assignDomainServer); default `host.docker.internal:<SKIFF_PORT>`
+   * (the proxy container reaches the host there; the API must then listen on an address the
+   * container reaches, e.g. SKIFF_HOST=0.0.0.0).
+   */
+  platformUpstream: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -59,6 +67,10 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     throw new Error(`SKIFF_MAX_ARCHIVE_BYTES is not a positive whole number of bytes: ${env.SKIFF_MAX_ARCHIVE_BYTES}`);
   }
   if (publicIp && !isIP(publicIp)) throw new Error(`SKIFF_PUBLIC_IP is not an IP address: ${env.SKIFF_PUBLIC_IP}`);
+  const platformUpstream = env.SKIFF_PLATFORM_UPSTREAM?.trim() || defaultPlatformUpstream(port);
+  if (!/^(?:[A-Za-z0-9][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/.test(platformUpstream)) {
+    throw new Error(`SKIFF_PLATFORM_UPSTREAM is not host:port: ${env.SKIFF_PLATFORM_UPSTREAM}`);
+  }
   return {
     port,
     host: env.SKIFF_HOST ?? '127.0.0.1',
@@ -78,6 +90,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     grpcPort,
     maxArchiveBytes,
     agents: { grpcAddress: agentGrpc, natsUrl: env.SKIFF_AGENT_NATS_URL?.trim() || undefined, heartbeatIntervalSeconds },
+    platformUpstream,
   };
 }
 

@@ -30,6 +30,7 @@ const platform = await buildPlatform({
   localAgentCredential: loadLocalAgentCredential(config.dataDir),
   archives: { dir: join(config.dataDir, 'archives'), maxBytes: config.maxArchiveBytes },
   agents: config.agents,
+  platformUpstream: config.platformUpstream,
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');

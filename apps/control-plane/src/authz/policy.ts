@@ -28,6 +28,11 @@ export function requireGrant(p: Principal, grant: Grant): void {
   if (!hasGrant(p, grant)) throw Forbidden(`Requires the ${grant} permission`);
 }
 
+/** What serves every organization on the platform host (its settings, its proxy) is for platform administrators only. */
+export function requirePlatformAdmin(p: Principal, why: string): void {
+  if (!p.isPlatformAdmin) throw Forbidden(why);
+}
+
 /**
  * Resource rules: a record of another organization does not exist for the caller
  * (NOT_FOUND); one of the caller's organization that a member was not given is FORBIDDEN.

@@ -99,7 +99,7 @@ export class CertificateService {
           .returningAll()
           .executeTakeFirstOrThrow(),
       ),
-      'certificateId',
+      { field: 'certificateId' },
     );
     return this.record(row);
   }
@@ -121,19 +121,24 @@ export class CertificateService {
   async remove(p: Principal, certificateId: string) {
     const row = await this.find(p, certificateId);
     const servers = (tx: Db) => this.serversUsing(tx, row.organizationId, row.serverId, row.subjectNames);
-    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), 'certificateId');
+    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), { field: 'certificateId' });
     return this.record(row);
   }
 
   /**
    * The certificate's server, when custom domains of its organization there have a host it
-   * covers: adding or removing it can change which certificate they are served with.
+   * covers, or (on the platform host) the platform's own custom domain has: adding or removing
+   * it can change which certificate they are served with.
    */
   private async serversUsing(tx: Db, organizationId: string, serverId: string | null, names: string[]): Promise<(string | null)[]> {
     let q = tx.selectFrom('domains').select('host').where('organizationId', '=', organizationId).where('certificateType', '=', 'custom');
     q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
-    const hosts = await q.execute();
-    return hosts.some((d) => hostCoveredBy(d.host, names)) ? [serverId] : [];
+    const hosts = (await q.execute()).map((d) => d.host);
+    if (serverId === null) {
+      const platform = await tx.selectFrom('platformSettings').select('host').where('certificateType', '=', 'custom').where('host', 'is not', null).executeTakeFirst();
+      if (platform?.host) hosts.push(platform.host);
+    }
+    return hosts.some((host) => hostCoveredBy(host, names)) ? [serverId] : [];
   }
 
   /** A certificate of the caller's organization; a member sees those of servers they were given. */

@@ -69,6 +69,9 @@ function routePath(value: string, field: string): string {
   return checked.value;
 }
 
+/** The route columns of a domain as settle() checked them (`middlewares` as JSON text). */
+type Settled = Record<string, unknown> & { enabled: boolean; forwardAuthEnabled: boolean; middlewares: string | null };
+
 /** Domains of applications, compose services and previews; generated and validated names. */
 export class DomainService {
   private readonly codec: RecordCodec<DomainRecord>;
@@ -101,7 +104,7 @@ export class DomainService {
     const field = given[0]!;
     const owner = await this.locate(p, TYPE_OF[field], input[field]!);
     const route = await this.settle(owner, input);
-    const row = await this.write([owner.serverId], (tx) =>
+    const row = await this.write([owner.serverId], owner.serverId, route, (tx) =>
       tx
         .insertInto('domains')
         .values({
@@ -128,7 +131,7 @@ export class DomainService {
   async update(p: Principal, input: RouteInput & { domainId: string }) {
     const { row, owner } = await this.find(p, input.domainId);
     const route = await this.settle(owner, input, row);
-    const updated = await this.write([row.serverId, owner.serverId], (tx) =>
+    const updated = await this.write([row.serverId, owner.serverId], owner.serverId, route, (tx) =>
       tx
         .updateTable('domains')
         .set({ ...route, serverId: owner.serverId } as never)
@@ -229,7 +232,7 @@ export class DomainService {
    * The route columns of a domain as it will be: the fields given over the current row (or the
    * defaults), each checked, failures naming their field.
    */
-  private async settle(owner: Owner, input: RouteInput, current?: Domain): Promise<Record<string, unknown>> {
+  private async settle(owner: Owner, input: RouteInput, current?: Domain): Promise<Settled> {
     /** undefined keeps the current value (or the default); null resets to the default. */
     const pick = <T>(field: keyof RouteInput & keyof Domain, fallback: T): T => {
       const v = input[field];
@@ -323,9 +326,15 @@ export class DomainService {
     }
   }
 
-  /** Writes the domain and, in the same transaction, the proxy configuration of the servers it touches. */
-  private write(servers: (string | null)[], run: (tx: Db) => Promise<Domain>): Promise<Domain> {
-    return this.proxy.change(this.db, servers, (tx) => uniqueAs('host', 'this host and path are already routed on this server', () => run(tx)));
+  /**
+   * Writes the domain and, in the same transaction, the proxy configuration of the servers it
+   * touches. A route that names shared middlewares has them checked against its server's.
+   */
+  private write(servers: (string | null)[], serverId: string | null, route: Settled, run: (tx: Db) => Promise<Domain>): Promise<Domain> {
+    const namesMiddlewares = route.enabled && (route.forwardAuthEnabled || (route.middlewares !== null && route.middlewares !== '[]'));
+    return this.proxy.change(this.db, servers, (tx) => uniqueAs('host', 'this host and path are already routed on this server', () => run(tx)), {
+      middlewaresOn: namesMiddlewares ? [serverId] : [],
+    });
   }
 
   /**

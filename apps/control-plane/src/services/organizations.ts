@@ -118,8 +118,13 @@ export class OrganizationService {
         .select('environments.id')
         .where('projects.organizationId', '=', organizationId)
         .execute();
-      const removals = await this.workloads.queueRemovals(trx, environments.map((e) => e.id));
-      await trx.deleteFrom('organizations').where('id', '=', organizationId).execute();
+      let removals = await this.workloads.queueRemovals(trx, environments.map((e) => e.id));
+      removals += await this.workloads.removeRoutes(
+        trx,
+        { organizationId },
+        () => trx.deleteFrom('organizations').where('id', '=', organizationId).execute(),
+        'organizationId',
+      );
       // Members whose default this was fall back to another organization of theirs.
       for (const { userId } of members) {
         const next = await trx.selectFrom('members').select('organizationId').where('userId', '=', userId).executeTakeFirst();

@@ -3,8 +3,10 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { PlatformSettings } from '@skiff/db';
 import { hostCoveredBy, normalizeHost, readSshPrivateKey, sshFingerprint } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
-import { Forbidden, Invalid } from '../errors.js';
+import { requirePlatformAdmin } from '../authz/policy.js';
+import { Invalid } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
+import type { ProxyConfig } from './proxy-config.js';
 
 type HostSettingsRecord = OutputOf<Contracts['settings']['get']>;
 type CertificateType = 'acme' | 'none' | 'custom';
@@ -17,14 +19,15 @@ export interface PlatformSettingsOptions {
 const ROW = 'platform';
 
 /**
- * The host settings: one row for the whole platform host (its own domain, the container
- * cleanup switch, the host's SSH private key). They affect every organization on the host, so
- * changing them needs a platform administrator on top of the contract's role or grant. The SSH
- * private key is sealed and never returned.
+ * The host settings: one row for the whole platform host (its own domain, which the platform
+ * host's proxy serves, the container cleanup switch, the host's SSH private key). They affect
+ * every organization on the host, so changing them needs a platform administrator on top of
+ * the contract's role or grant. The SSH private key is sealed and never returned.
  */
 export class PlatformSettingsService {
   constructor(
     private readonly deps: ServiceDeps,
+    private readonly proxy: ProxyConfig,
     private readonly options: PlatformSettingsOptions = {},
   ) {}
 
@@ -55,8 +58,8 @@ export class PlatformSettingsService {
     return this.db.selectFrom('platformSettings').selectAll().where('id', '=', ROW).executeTakeFirstOrThrow();
   }
 
-  private async write(changes: Partial<Omit<PlatformSettings, 'id' | 'updatedAt'>>): Promise<HostSettingsRecord> {
-    const row = await this.db
+  private async write(changes: Partial<Omit<PlatformSettings, 'id' | 'updatedAt'>>, db = this.db): Promise<HostSettingsRecord> {
+    const row = await db
       .updateTable('platformSettings')
       .set({ ...changes, updatedAt: this.deps.clock() })
       .where('id', '=', ROW)
@@ -67,7 +70,7 @@ export class PlatformSettingsService {
 
   /** Host settings change the platform for everyone on it: platform administrators only. */
   private assertPlatformAdmin(p: Principal) {
-    if (!p.isPlatformAdmin) throw Forbidden('Host settings can be changed only by a platform administrator');
+    requirePlatformAdmin(p, 'Host settings can be changed only by a platform administrator');
   }
 
   async get(_p: Principal) {
@@ -118,7 +121,8 @@ export class PlatformSettingsService {
       }
     }
 
-    return this.write({ host: host.value, certificateType: input.certificateType, letsEncryptEmail, https });
+    // The platform host's proxy gets the domain in the same transaction; what it cannot serve is refused.
+    return this.proxy.change(this.db, [null], (tx) => this.write({ host: host.value, certificateType: input.certificateType, letsEncryptEmail, https }, tx));
   }
 
   async updateContainerCleanup(p: Principal, input: { enableContainerCleanup: boolean }) {

@@ -24,12 +24,14 @@ export class ProjectService {
     private readonly workloads: WorkloadRemovals,
   ) {}
 
-  /** Deletes with `remove`, after queueing the removal of the environments' workloads. */
-  private async removeWithWorkloads(environmentIds: string[], remove: (tx: Db) => Promise<unknown>) {
+  /**
+   * Deletes with `remove`, after queueing the removal of the environments' workloads, and
+   * queues the proxy configuration of the servers that routed to them.
+   */
+  private async removeWithWorkloads(environmentIds: string[], remove: (tx: Db) => Promise<unknown>, field: string) {
     const queued = await this.db.transaction().execute(async (tx) => {
       const n = await this.workloads.queueRemovals(tx, environmentIds);
-      await remove(tx);
-      return n;
+      return n + (await this.workloads.removeRoutes(tx, { environmentIds }, () => remove(tx), field));
     });
     if (queued > 0) this.workloads.notify();
   }
@@ -162,6 +164,7 @@ export class ProjectService {
     await this.removeWithWorkloads(
       environments.map((e) => e.id),
       (tx) => tx.deleteFrom('projects').where('id', '=', projectId).execute(),
+      'projectId',
     );
     return { project: this.projectRecord(project), removed: { environments: environments.length, ...counts } };
   }
@@ -233,7 +236,7 @@ export class ProjectService {
       throw Invalid('environmentId', "a project keeps at least one environment; remove the project instead");
     }
     const counts = await countServices(this.db, [environmentId]);
-    await this.removeWithWorkloads([environmentId], (tx) => tx.deleteFrom('environments').where('id', '=', environmentId).execute());
+    await this.removeWithWorkloads([environmentId], (tx) => tx.deleteFrom('environments').where('id', '=', environmentId).execute(), 'environmentId');
     return { environment: this.environmentRecord(environment), removed: { environments: 1, ...counts } };
   }
 

@@ -12,6 +12,7 @@ import { DeploymentReports } from './deployment-reports.js';
 import { PROXY_DEADLINE_MS, ProxyConfig, type ProxyInput } from './proxy-config.js';
 
 const run = promisify(execFile);
+const UPSTREAM = 'skiff-api.internal:4100';
 
 let t: TestPlatform;
 let env: string;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skiff-proxy-config-'));
   await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'shop.key', '-out', 'shop.pem', '-days', '30', '-subj', '/CN=shop.example.com', '-addext', 'subjectAltName=DNS:shop.example.com'], { cwd: dir });
   for (const name of ['shop.key', 'shop.pem']) pem[name] = await readFile(join(dir, name), 'utf8');
-  t = await startTestPlatform();
+  t = await startTestPlatform({ platformUpstream: UPSTREAM });
   env = (await t.call('project.create', { name: 'proxied' })).body.environments[0].environmentId;
 });
 afterAll(async () => {
@@ -265,5 +266,127 @@ describe('proxy configuration commands', () => {
     expect(after).toBe(count + 1);
     expect(await domains()).toBe(2);
     expect((await t.call('domain.one', { domainId: domain.domainId })).body.middlewares).toBeNull();
+  });
+});
+
+describe('removing a project, an environment or an organization', () => {
+  const hosts = async (serverId: string) => (await latest(serverId)).input.routes.map((r) => r.host).sort();
+
+  it('queues the configuration of every server that routed to them, without their domains', async () => {
+    const serverId = await createServer();
+    const project = await ok('project.create', { name: unique('cascade') });
+    const first = project.environments[0].environmentId;
+    const second = (await ok('environment.create', { projectId: project.projectId, name: 'staging' })).environmentId;
+    const app = async (environmentId: string, server: string | null) =>
+      (await ok('application.create', { name: unique('web'), environmentId, ...(server && { serverId: server }) })).applicationId as string;
+
+    await ok('domain.create', { host: 'prod.example.com', applicationId: await app(first, serverId) });
+    const staging = await app(second, serverId);
+    await ok('domain.create', { host: 'staging.example.com', applicationId: staging });
+    const composeId = (await ok('compose.create', { name: unique('stack'), environmentId: second, serverId })).composeId;
+    await ok('domain.create', { host: 'stack.example.com', composeId, serviceName: 'web', port: 80 });
+    const previewId = unique('prv');
+    await t.db
+      .insertInto('previewDeployments')
+      .values({ id: previewId, applicationId: staging, appName: `${previewId}-app`, branch: 'b', pullRequestId: '1', pullRequestNumber: '1', pullRequestUrl: 'https://git.example.com/pr/1', pullRequestTitle: 'One' })
+      .execute();
+    await ok('domain.create', { host: 'pr-1.example.com', previewDeploymentId: previewId });
+    const local = unique('local') + '.example.com';
+    await ok('domain.create', { host: local, applicationId: await app(second, null) });
+    // Another project's route on the same server stays.
+    await ok('domain.create', { host: 'elsewhere.example.com', applicationId: (await createApp(serverId)).applicationId });
+    const before = (await latest(serverId)).revision;
+    const localBefore = (await latest('local')).revision;
+
+    await ok('environment.remove', { environmentId: second });
+    expect(await hosts(serverId)).toEqual(['elsewhere.example.com', 'prod.example.com']);
+    expect((await latest(serverId)).revision).toBe(before + 1);
+    expect((await latest('local')).revision).toBe(localBefore + 1);
+    expect((await latest('local')).input.routes.map((r) => r.host)).not.toContain(local);
+
+    await ok('project.remove', { projectId: project.projectId });
+    expect(await hosts(serverId)).toEqual(['elsewhere.example.com']);
+    expect((await latest(serverId)).revision).toBe(before + 2);
+    // The platform host had no route of the project any more: nothing more for it.
+    expect((await latest('local')).revision).toBe(localBefore + 1);
+  });
+
+  it("queues the configurations of an organization's servers and of the platform host when it goes", async () => {
+    const org = await ok('organization.create', { name: unique('leaving') });
+    const key = (await ok('user.createApiKey', { name: 'leaving', metadata: { organizationId: org.organizationId } })).key;
+    const as = t.as(key);
+    const call = async (operation: string, input: Record<string, unknown>) => {
+      const res = await as(operation, input);
+      expect(res.status, `${operation}: ${JSON.stringify(res.body)}`).toBe(200);
+      return res.body;
+    };
+    const serverId = unique('srv');
+    await t.db.insertInto('servers').values({ id: serverId, organizationId: org.organizationId, name: serverId, address: '93.184.216.34' }).execute();
+    const environmentId = (await call('project.create', { name: 'doomed' })).environments[0].environmentId;
+    const remote = await call('application.create', { name: 'web', environmentId, serverId });
+    const onHost = await call('application.create', { name: 'web', environmentId });
+    await call('domain.create', { host: 'remote.leaving.example.com', applicationId: remote.applicationId });
+    const hostDomain = await call('domain.create', { host: 'host.leaving.example.com', applicationId: onHost.applicationId });
+    const localBefore = (await latest('local')).revision;
+    expect(routeOf((await latest('local')).input, hostDomain.domainId)).toBeDefined();
+
+    await ok('organization.delete', { organizationId: org.organizationId });
+    expect((await latest(serverId)).input.routes).toEqual([]);
+    expect((await latest(serverId)).revision).toBe(2);
+    const local = await latest('local');
+    expect(local.revision).toBe(localBefore + 1);
+    expect(routeOf(local.input, hostDomain.domainId)).toBeUndefined();
+  });
+});
+
+describe("the platform's own domain", () => {
+  it('is in the platform host\'s configuration once assigned, routed to the control plane', async () => {
+    const before = (await latest('local')).revision;
+    await ok('settings.assignDomainServer', { host: 'Panel.Example.com', certificateType: 'none' });
+    const queued = await latest('local');
+    expect(queued.revision).toBe(before + 1);
+    expect(queued.input.platform).toEqual({ host: 'panel.example.com', upstream: UPSTREAM, https: false, certificateType: 'none', certificateId: null });
+    // Only the platform host serves it.
+    const serverId = await createServer();
+    await ok('domain.create', { host: 'not-the-panel.example.com', applicationId: (await createApp(serverId)).applicationId });
+    expect((await latest(serverId)).input.platform).toBeNull();
+
+    await ok('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'acme', letsEncryptEmail: 'ops@example.com' });
+    expect((await latest('local')).input.platform).toMatchObject({ https: true, certificateType: 'acme', certificateId: null });
+  });
+
+  it('keeps routes off its host', async () => {
+    const count = (await proxyCommands('local')).length;
+    const app = await createApp(null);
+    const body = await refuses('domain.create', { host: 'panel.example.com', path: '/x', applicationId: app.applicationId }, 'host');
+    expect(body.message).toContain("platform's own domain");
+    expect(await proxyCommands('local')).toHaveLength(count);
+  });
+
+  it('is served with a stored platform-host certificate, which stays while it needs it', async () => {
+    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'panel.key', '-out', 'panel.pem', '-days', '30', '-subj', '/CN=panel.example.com', '-addext', 'subjectAltName=DNS:panel.example.com'], { cwd: dir });
+    const certificate = await ok('certificates.create', { name: 'panel', certificateData: await readFile(join(dir, 'panel.pem'), 'utf8'), privateKey: await readFile(join(dir, 'panel.key'), 'utf8'), organizationId: t.organizationId });
+    await ok('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'custom' });
+    const { input, revision } = await latest('local');
+    expect(input.platform).toMatchObject({ host: 'panel.example.com', https: true, certificateType: 'custom', certificateId: certificate.certificateId });
+    const served = input.certificates.find((c) => c.id === certificate.certificateId);
+    expect(served!.privateKey).toContain('-----BEGIN PRIVATE KEY-----');
+
+    const body = await refuses('certificates.remove', { certificateId: certificate.certificateId }, 'certificateId');
+    expect(body.message).toContain('panel.example.com');
+    expect((await latest('local')).revision).toBe(revision);
+
+    await ok('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'none' });
+    await ok('certificates.remove', { certificateId: certificate.certificateId });
+    expect((await latest('local')).input.certificates.map((c) => c.id)).not.toContain(certificate.certificateId);
+  });
+
+  it('changes nothing and queues nothing when refused', async () => {
+    const before = await proxyCommands('local');
+    const settings = (await t.call('settings.get')).body;
+    await refuses('settings.assignDomainServer', { host: 'other.example.org', certificateType: 'custom' }, 'certificateType');
+    await refuses('settings.assignDomainServer', { host: 'bad host', certificateType: 'none' }, 'host');
+    expect(await proxyCommands('local')).toHaveLength(before.length);
+    expect((await t.call('settings.get')).body).toEqual(settings);
   });
 });

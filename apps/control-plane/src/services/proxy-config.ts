@@ -3,6 +3,7 @@ import {
   type BasicAuthUser,
   CaddyConfigError,
   type CertificateType,
+  type PlatformDomain,
   type ProxyCertificate,
   type ProxyRoute,
   type ServerProxyInput,
@@ -11,21 +12,58 @@ import {
   wireServerId,
 } from '@skiff/domain';
 import { type Command, CommandKind, timestampFromDate } from '@skiff/proto';
-import { Invalid } from '../errors.js';
+import { DomainError, Invalid } from '../errors.js';
 import type { CommandOutbox } from './command-outbox.js';
 import type { ServiceDeps } from './deps.js';
+import { MIDDLEWARES_FILE, type ProxyRequests } from './proxy-requests.js';
 
 /** What ApplyProxyConfig.input_json carries: a server's whole proxy input; the agent adds the options. */
 export type ProxyInput = Omit<ServerProxyInput, 'options'>;
 
 /** The records whose removal takes domains with it (foreign-key cascades). */
-export type RouteOwner = { applicationId: string } | { previewDeploymentId: string } | { composeId: string };
+export type RouteOwner =
+  | { applicationId: string }
+  | { previewDeploymentId: string }
+  | { composeId: string }
+  | { environmentIds: string[] }
+  | { organizationId: string };
 
 /** The servers (null: the platform host) a change touches, or how to find them before it is made. */
 export type AffectedServers = (string | null)[] | ((tx: Db) => Promise<(string | null)[]>);
 
 /** Long enough for a server that is offline for days to get its configuration when it returns. */
 export const PROXY_DEADLINE_MS = 7 * 24 * 60 * 60_000;
+
+/** The control plane as the platform host's proxy container reaches it by default (SKIFF_PLATFORM_UPSTREAM). */
+export const defaultPlatformUpstream = (apiPort: number) => `host.docker.internal:${apiPort}`;
+
+/** The shared middleware a route with `forwardAuthEnabled` runs first (the renderer's name for it). */
+const FORWARD_AUTH = 'forward-auth';
+
+/**
+ * The names the shared middlewares of some servers declare (by wire id), read from their agents
+ * before a change's transaction; an agent that could not tell keeps the reason instead.
+ */
+type SharedMiddlewares = Map<string, Set<string> | DomainError>;
+
+export interface ProxyConfigOptions {
+  onCommandQueued?: () => void;
+  /** Where the platform host's proxy sends the platform's own domain, `host:port`; default `host.docker.internal:3000`. */
+  platformUpstream?: string;
+  /** Asks agents for their shared middlewares; without it a change naming middlewares is refused. */
+  agents?: Pick<ProxyRequests, 'middlewareNames'>;
+}
+
+export interface ChangeOptions {
+  /** The field a renderer refusal names (default: the field its reason is about). */
+  field?: string;
+  /**
+   * The servers on which the change makes enabled routes name shared middlewares: their
+   * agents are asked for the names before the transaction, and a name they do not declare (or
+   * an agent that does not answer) refuses the change, naming `middlewares`.
+   */
+  middlewaresOn?: (string | null)[];
+}
 
 /**
  * The domain records' `certificateType` → the renderer's. The contract's values (libs/contracts
@@ -61,38 +99,44 @@ export class ProxyConfig {
   constructor(
     private readonly deps: Pick<ServiceDeps, 'ids' | 'clock' | 'secrets'>,
     private readonly outbox: CommandOutbox,
-    private readonly options: { onCommandQueued?: () => void } = {},
+    private readonly options: ProxyConfigOptions = {},
   ) {}
 
   /**
    * Runs `write` in a transaction and queues, in it, the configuration of the servers it
    * affects (found before the write, so removed records still count). A renderer refusal is
-   * BAD_REQUEST naming `field` (default: the field the reason is about).
+   * BAD_REQUEST naming `options.field` (default: the field the reason is about).
    */
-  async change<T>(db: Db, servers: AffectedServers, write: (tx: Db) => Promise<T>, field?: string): Promise<T> {
+  async change<T>(db: Db, servers: AffectedServers, write: (tx: Db) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+    // Asked before the transaction: an agent's answer (or its silence) holds no lock.
+    const shared = await this.sharedMiddlewares(options.middlewaresOn ?? []);
     let queued = 0;
     const result = await db.transaction().execute(async (tx) => {
       const affected = typeof servers === 'function' ? await servers(tx) : servers;
       const value = await write(tx);
-      queued = await this.proxyChanged(tx, affected, field);
+      queued = await this.proxyChanged(tx, affected, options.field, shared);
       return value;
     });
     if (queued > 0) this.notify();
     return result;
   }
 
-  /** Inside a transaction: runs `remove`, which deletes records carrying domains, and queues the configs of their servers. */
-  async removing(tx: Db, owner: RouteOwner, remove: () => Promise<unknown>): Promise<number> {
+  /**
+   * Inside a transaction: runs `remove`, which deletes records carrying domains, and queues the
+   * configs of their servers. A renderer refusal names `field` (default: as its reason says).
+   */
+  async removing(tx: Db, owner: RouteOwner, remove: () => Promise<unknown>, field?: string): Promise<number> {
     const servers = await this.serversRoutingTo(tx, owner);
     await remove();
-    return this.proxyChanged(tx, servers);
+    return this.proxyChanged(tx, servers, field);
   }
 
   /**
    * Inside the transaction of a change: checks and queues the configuration of each server.
    * Answers how many commands were queued; call notify() after the commit when any were.
+   * The middleware names of routes are checked on the servers in `shared` only (see check()).
    */
-  async proxyChanged(tx: Db, serverIds: (string | null)[], field?: string): Promise<number> {
+  async proxyChanged(tx: Db, serverIds: (string | null)[], field?: string, shared: SharedMiddlewares = new Map()): Promise<number> {
     const servers = new Map(serverIds.map((id) => [wireServerId(id), id]));
     // Sorted, so two changes lock the revision rows of the same servers in the same order.
     const wireIds = [...servers.keys()].sort();
@@ -101,7 +145,7 @@ export class ProxyConfig {
       // this one waited for the lock is in the input, so a higher revision never carries less.
       const revision = await this.nextRevision(tx, wire);
       const input = await this.inputFor(tx, servers.get(wire) ?? null);
-      check(input, field);
+      check(input, field, shared.get(wire));
       await this.outbox.queue(tx, this.command(wire, input, revision));
     }
     return wireIds.length;
@@ -111,12 +155,33 @@ export class ProxyConfig {
     this.options.onCommandQueued?.();
   }
 
-  /** The servers (null: the platform host) with domains of the owner (an application's previews included). */
+  /**
+   * The servers (null: the platform host) with domains of the owner (an application's previews
+   * included). An organization's: also those with its certificates, which the platform's own
+   * domain may serve.
+   */
   async serversRoutingTo(tx: Db, owner: RouteOwner): Promise<(string | null)[]> {
     let q = tx.selectFrom('domains').select('serverId').distinct();
     if ('composeId' in owner) q = q.where('composeId', '=', owner.composeId);
     else if ('previewDeploymentId' in owner) q = q.where('previewDeploymentId', '=', owner.previewDeploymentId);
-    else {
+    else if ('organizationId' in owner) {
+      const rows = await q
+        .where('organizationId', '=', owner.organizationId)
+        .union(tx.selectFrom('certificates').select('serverId').where('organizationId', '=', owner.organizationId))
+        .execute();
+      return rows.map((r) => r.serverId);
+    } else if ('environmentIds' in owner) {
+      if (owner.environmentIds.length === 0) return [];
+      const ids = owner.environmentIds;
+      const applications = tx.selectFrom('applications').select('applications.id').where('applications.environmentId', 'in', ids);
+      q = q.where((eb) =>
+        eb.or([
+          eb('applicationId', 'in', applications),
+          eb('composeId', 'in', eb.selectFrom('composeStacks').select('composeStacks.id').where('composeStacks.environmentId', 'in', ids)),
+          eb('previewDeploymentId', 'in', eb.selectFrom('previewDeployments').select('previewDeployments.id').where('previewDeployments.applicationId', 'in', applications)),
+        ]),
+      );
+    } else {
       const id = owner.applicationId;
       q = q.where((eb) =>
         eb.or([
@@ -131,7 +196,9 @@ export class ProxyConfig {
   /**
    * The server's proxy input from the records: every domain routed there, enabled or not (the
    * renderer leaves disabled ones out), with the basic-auth users of its application and the
-   * certificates its custom routes use. No platform domain and no shared middlewares yet.
+   * certificates its custom routes use; on the platform host, the platform's own domain once
+   * settings.assignDomainServer set one. No shared middlewares: the agent adds its own
+   * (middlewares.json), as it adds the handlers of the platform's site (platform.json).
    */
   async inputFor(tx: Db, serverId: string | null): Promise<ProxyInput> {
     let q = tx
@@ -144,8 +211,21 @@ export class ProxyConfig {
     const domains = await q.orderBy('domains.createdAt').orderBy('domains.id').execute();
 
     const users = await this.basicAuthUsers(tx, [...new Set(domains.flatMap((d) => (d.applicationId ? [d.applicationId] : [])))]);
-    const stored = domains.some((d) => d.certificateType === 'custom') ? await this.storedCertificates(tx, serverId) : [];
+    const site = serverId === null ? await this.platformSite(tx) : null;
+    const needsStored = domains.some((d) => d.certificateType === 'custom') || site?.certificateType === 'custom';
+    const stored = needsStored ? await this.storedCertificates(tx, serverId) : [];
     const certificates = new Map<string, ProxyCertificate>();
+    const serve = (chosen: (typeof stored)[number]) => {
+      if (!certificates.has(chosen.id)) {
+        certificates.set(chosen.id, {
+          id: chosen.id,
+          certificateChain: chosen.certificateData,
+          privateKey: this.deps.secrets.open(chosen.privateKey),
+          subjectNames: chosen.subjectNames,
+        });
+      }
+      return chosen.id;
+    };
 
     const routes = domains.map((d): ProxyRoute => {
       const certificateType = CERTIFICATE_TYPES[d.certificateType];
@@ -154,17 +234,7 @@ export class ProxyConfig {
       if (certificateType === 'custom') {
         // Only the domain's own organization's certificates: the platform host serves several.
         const chosen = chooseCertificate(d.host, stored.filter((c) => c.organizationId === d.organizationId));
-        if (chosen) {
-          certificateId = chosen.id;
-          if (!certificates.has(chosen.id)) {
-            certificates.set(chosen.id, {
-              id: chosen.id,
-              certificateChain: chosen.certificateData,
-              privateKey: this.deps.secrets.open(chosen.privateKey),
-              subjectNames: chosen.subjectNames,
-            });
-          }
-        }
+        if (chosen) certificateId = serve(chosen);
       }
       return {
         domainId: d.id,
@@ -185,7 +255,53 @@ export class ProxyConfig {
         certificateId,
       };
     });
-    return { routes, certificates: [...certificates.values()], platform: null, middlewares: {} };
+
+    let platform: PlatformDomain | null = null;
+    if (site) {
+      let certificateId: string | null = null;
+      if (site.certificateType === 'custom') {
+        // The platform's domain belongs to no organization: any stored platform-host certificate may serve it.
+        const chosen = chooseCertificate(site.host, stored);
+        if (chosen) certificateId = serve(chosen);
+      }
+      platform = { ...site, upstream: this.platformUpstream, certificateId };
+    }
+    return { routes, certificates: [...certificates.values()], platform, middlewares: {} };
+  }
+
+  private get platformUpstream(): string {
+    return this.options.platformUpstream ?? defaultPlatformUpstream(3000);
+  }
+
+  /** The platform's own domain (settings.assignDomainServer), when one is set. */
+  private async platformSite(tx: Db): Promise<Omit<PlatformDomain, 'upstream'> | null> {
+    const row = await tx.selectFrom('platformSettings').select(['host', 'https', 'certificateType']).where('id', '=', 'platform').executeTakeFirst();
+    if (!row?.host) return null;
+    const certificateType = CERTIFICATE_TYPES[row.certificateType];
+    if (!certificateType) throw Invalid('certificateType', `the platform domain has an unknown certificateType ${JSON.stringify(row.certificateType)}`);
+    return { host: row.host, https: row.https, certificateType };
+  }
+
+  /** The middleware names the servers' agents declare, asked in parallel; a failure is kept as its reason. */
+  private async sharedMiddlewares(serverIds: (string | null)[]): Promise<SharedMiddlewares> {
+    const shared: SharedMiddlewares = new Map();
+    const servers = new Map(serverIds.map((id) => [wireServerId(id), id]));
+    await Promise.all(
+      [...servers].map(async ([wire, id]) => {
+        const agents = this.options.agents;
+        if (!agents) {
+          shared.set(wire, new DomainError('BAD_REQUEST', 'the control plane has no channel to agents'));
+          return;
+        }
+        try {
+          shared.set(wire, await agents.middlewareNames(id));
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          shared.set(wire, err);
+        }
+      }),
+    );
+    return shared;
   }
 
   private async basicAuthUsers(tx: Db, applicationIds: string[]): Promise<Map<string, BasicAuthUser[]>> {
@@ -237,19 +353,41 @@ export const proxyWorkloadKey = (wireServerId: string) => `proxy:${wireServerId}
 /**
  * Renders the input as the agent will, to refuse what it would refuse. Resolver and entrypoint
  * names belong to the agent's options, which the control plane does not hold yet: the check
- * declares every name the routes use, and leaves judging them to the agent.
+ * declares every name the routes use, and leaves judging them to the agent. So it does with
+ * middleware names unless `shared` has the names the server's agent declares (asked for the
+ * servers where a change names middlewares): then a name the agent lacks, or an agent that
+ * could not tell, is refused.
  */
-function check(input: ProxyInput, field: string | undefined): void {
+function check(input: ProxyInput, field: string | undefined, shared: Set<string> | DomainError | undefined): void {
   for (const r of input.routes) {
     if (r.enabled && r.certificateType === 'custom' && !r.certificateId) {
       throw Invalid(field ?? 'certificateType', `domain ${r.domainId} (${r.host}): no stored certificate covers ${r.host} on this server`);
     }
+  }
+  const used = new Set(input.routes.flatMap(middlewaresOf));
+  let declared = used;
+  if (shared instanceof DomainError) {
+    if (used.size > 0) {
+      throw Invalid('middlewares', `the shared middlewares (${MIDDLEWARES_FILE}) of this server could not be read to check the names: ${shared.message}`);
+    }
+  } else if (shared) {
+    for (const r of input.routes) {
+      const unknown = middlewaresOf(r).find((name) => !shared.has(name));
+      if (unknown === undefined) continue;
+      const known = shared.size ? [...shared].sort().join(', ') : 'none';
+      throw Invalid(
+        'middlewares',
+        `domain ${r.domainId} (${r.host}): unknown middleware ${JSON.stringify(unknown)}: the shared middlewares (${MIDDLEWARES_FILE}) of this server declare ${known}`,
+      );
+    }
+    declared = shared;
   }
   const resolvers = new Set(input.routes.flatMap((r) => (r.customCertResolver ? [r.customCertResolver] : [])));
   const entrypoints = [...new Set(input.routes.flatMap((r) => (r.customEntrypoint ? [r.customEntrypoint] : [])))].sort();
   try {
     caddyConfig({
       ...input,
+      middlewares: Object.fromEntries([...declared].map((name) => [name, []])),
       options: {
         adminSocket: '/run/caddy/admin.sock',
         certResolvers: Object.fromEntries([...resolvers].map((name) => [name, { module: 'internal' as const }])),
@@ -273,6 +411,12 @@ function chooseCertificate<C extends { id: string; subjectNames: string[] }>(hos
   return certificates
     .filter((c) => hostCoveredBy(host, c.subjectNames))
     .sort((a, b) => Number(!exact(a)) - Number(!exact(b)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0];
+}
+
+/** The shared middlewares an enabled route uses. */
+function middlewaresOf(r: ProxyRoute): string[] {
+  if (!r.enabled) return [];
+  return [...(r.forwardAuthEnabled ? [FORWARD_AUTH] : []), ...(r.middlewares ?? [])];
 }
 
 /** The stored jsonb list (a JSON text from drivers that do not parse it). */

@@ -91,7 +91,7 @@ export class SecurityService {
       this.db,
       (tx) => this.proxy.serversRoutingTo(tx, { applicationId }),
       (tx) => uniqueAs('username', 'already has an entry on this application', () => run(tx)),
-      'username',
+      { field: 'username' },
     );
   }
 }

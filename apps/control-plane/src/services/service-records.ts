@@ -45,11 +45,18 @@ export async function servicesOf(db: Db, environmentIds: string[]): Promise<Serv
 
 /**
  * Removing environments (with a project or an organization) removes their workloads too:
- * `queueRemovals` writes the agent commands in the removing transaction, `notify` wakes the
- * relay after the commit.
+ * `queueRemovals` writes the agent commands in the removing transaction, `removeRoutes` runs
+ * the delete and queues the proxy configuration of the servers that routed to what it took
+ * (domains go by foreign-key cascade), `notify` wakes the relay after the commit.
  */
 export interface WorkloadRemovals {
   queueRemovals(tx: Db, environmentIds: string[]): Promise<number>;
+  removeRoutes(
+    tx: Db,
+    owner: { environmentIds: string[] } | { organizationId: string },
+    remove: () => Promise<unknown>,
+    field: string,
+  ): Promise<number>;
   notify(): void;
 }
 

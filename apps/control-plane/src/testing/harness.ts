@@ -62,6 +62,8 @@ export async function startTestPlatform(
     ids?: PlatformOptions['ids'];
     /** Where uploaded archives go and their size limit; a temporary folder and 256 MiB by default. */
     archives?: PlatformOptions['archives'];
+    /** Where the platform host's proxy sends the platform's own domain. */
+    platformUpstream?: string;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -81,6 +83,7 @@ export async function startTestPlatform(
     clock: options.clock,
     ids: options.ids,
     archives: options.archives,
+    platformUpstream: options.platformUpstream,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

@@ -7,7 +7,11 @@ export const assignDomainServer = defineContract({
   method: 'POST',
   summary: 'Serve the platform dashboard on a domain of its own',
   description:
-    'Records the domain; the proxy serves it once the proxy configuration is rendered. ' +
+    "Records the domain and queues the platform host's proxy configuration with it: the proxy " +
+    'routes the whole host to the control plane (`SKIFF_PLATFORM_UPSTREAM`, default ' +
+    '`host.docker.internal:<SKIFF_PORT>`), after the handlers of `platform.json` ' +
+    '(settings.updateWebServerProxyConfig). What the proxy cannot serve is refused before anything ' +
+    'is recorded. ' +
     '`host` is a single host name (no scheme, port, path or wildcard, not an IP address), ' +
     'stored lower-case and in ASCII form, and must not already route to a service on the ' +
     'platform host. Extra fields (the spec does not show them): `letsEncryptEmail` (email), ' +
@@ -15,7 +19,8 @@ export const assignDomainServer = defineContract({
     'stored (omitted: the stored address is kept); `https` (boolean, default true unless ' +
     '`certificateType` is `none`) serves the domain over HTTPS and redirects plain HTTP to it; ' +
     '`acme` and `custom` need HTTPS. `custom` needs a stored certificate of the caller\'s ' +
-    'organization on the platform host (certificates.create) that covers `host`. Each failure ' +
+    'organization on the platform host (certificates.create) that covers `host` (the proxy ' +
+    'serves the stored platform-host certificate covering it, an exact name before a wildcard). Each failure ' +
     'is a BAD_REQUEST naming its field. Host settings affect every organization on this host: ' +
     'besides the admin role, the caller must be a platform administrator (the user created at ' +
     'first boot), FORBIDDEN otherwise. Answers the host settings.',

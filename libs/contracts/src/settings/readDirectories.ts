@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Unspecified } from '../primitives.js';
+import { PROXY_FILES_NOTE, ProxyFileTree, ProxyServerId } from './proxy.js';
 
 export const readDirectories = defineContract({
   method: 'GET',
-  summary: 'The tree of reverse-proxy configuration files and directories',
+  summary: "The files and directories of a reverse proxy's configuration directory",
   description:
-    'The spec only says query parameters exist; `serverId` (optional) picks the remote ' +
-    'server whose proxy files are listed, and without it the host running the platform is used.',
-  input: z.object({ serverId: z.string().optional() }),
-  output: Unspecified,
+    "Lists the proxy's configuration directory as a tree; each entry's `path` is what " +
+    'settings.readProxyFile and updateProxyFile take. The spec only says query parameters ' +
+    'exist: `serverId` (optional) picks the server. ' +
+    PROXY_FILES_NOTE,
+  input: z.object({ serverId: ProxyServerId }),
+  output: ProxyFileTree,
   access: { grant: 'canAccessToProxyFiles' },
   example: { serverId: 'srv_example' },
 });

@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Unspecified } from '../primitives.js';
+import { PROXY_FILES_NOTE, ProxyEnvironment, ProxyServerId } from './proxy.js';
 
 export const readProxyEnv = defineContract({
   method: 'GET',
   summary: 'The environment variables of the reverse-proxy container',
   description:
-    'The spec only says query parameters exist; `serverId` (optional) picks the remote ' +
-    'server whose proxy is read, and without it the host running the platform is used.',
-  input: z.object({ serverId: z.string().optional() }),
-  output: Unspecified,
+    "Answers the environment of the server's proxy container (`skiff-proxy`), name to value. " +
+    'The spec only says query parameters exist: `serverId` (optional) picks the server. ' +
+    PROXY_FILES_NOTE,
+  input: z.object({ serverId: ProxyServerId }),
+  output: ProxyEnvironment,
   access: { role: 'admin' },
   example: {},
 });

@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { Empty } from '../primitives.js';
+import { PROXY_FILES_NOTE, ProxyServerId } from './proxy.js';
 
 export const reloadProxy = defineContract({
   method: 'POST',
-  summary: 'Restart the reverse proxy so it picks up its configuration',
+  summary: 'Load the reverse-proxy configuration again',
   description:
-    'The spec does not show the body fields; `serverId` (optional) picks the remote server ' +
-    'whose proxy is restarted, and without it the proxy of the host running the platform is.',
-  input: z.object({ serverId: z.string().optional() }),
+    'Renders the whole proxy configuration again (from the domains last sent to the server and ' +
+    'the files) and loads it into the proxy; a proxy container that is not running is brought ' +
+    'back first. A running proxy is never restarted, so no connection is dropped. The spec does ' +
+    'not show the body fields: `serverId` (optional) picks the server. ' +
+    PROXY_FILES_NOTE,
+  input: z.object({ serverId: ProxyServerId }),
   output: Empty,
   access: { role: 'admin' },
   example: {},
