@@ -1,9 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
 import { freePort, startDedicatedNats, waitFor } from '@skiff/testing';
 import { expect } from 'vitest';
 import { startTestPlatform, type TestPlatform } from './harness.js';
@@ -39,23 +42,49 @@ export const webServerSettings = (page: string, port: number) => ({
 });
 
 /**
+ * The address `host-gateway` stands for in containers (Docker's default: the gateway of the
+ * default bridge network), where the proxy container reaches the host as host.docker.internal.
+ */
+async function dockerHostGateway(): Promise<string> {
+  const res = await docker(['network', 'inspect', 'bridge', '--format', '{{range .IPAM.Config}}{{.Gateway}} {{end}}']);
+  const gateway = res.ok ? res.out.split(/\s+/).find((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)) : undefined;
+  if (!gateway) throw new Error(`no IPv4 gateway on Docker's bridge network (docker network inspect bridge: ${res.out})`);
+  return gateway;
+}
+
+export interface TestStackOptions {
+  /**
+   * Also serve the API over HTTP where the proxy container reaches the host (the default
+   * bridge's gateway, i.e. host.docker.internal), and make it the platform domain's upstream.
+   */
+  servePlatformDomain?: boolean;
+}
+
+/**
  * The whole single host for an end-to-end test file: the API on a real Postgres, the outbox
  * relay on a NATS of this file alone, the report server over gRPC, the local agent as its own
  * process and the Docker Engine's swarm. Services the test names in `services` are removed
  * by `close()`, even after a failure.
  */
-export async function startTestStack(label: string) {
+export async function startTestStack(label: string, options: TestStackOptions = {}) {
   const run = randomBytes(3).toString('hex');
   const credential = `e2e-${randomBytes(16).toString('hex')}`;
   const nats = await startDedicatedNats();
+  const api = options.servePlatformDomain ? { host: await dockerHostGateway(), port: await freePort() } : null;
   const t: TestPlatform = await startTestPlatform({
     nats: { url: nats.url, pollMs: 200 },
     grpc: { host: '127.0.0.1', port: 0 },
     localAgentCredential: credential,
+    ...(api ? { platformUpstream: `host.docker.internal:${api.port}` } : {}),
   });
+  let apiServer: Server | null = null;
+  if (api) {
+    apiServer = serve({ fetch: t.platform.app.fetch, hostname: api.host, port: api.port }) as Server;
+    await once(apiServer, 'listening');
+  }
   const agentDir = mkdtempSync(join(tmpdir(), 'skiff-e2e-agent-'));
   // This stack's own reverse proxy (stacks share the engine): removed by close().
-  const proxy = { container: `skiff-proxy-e2e-${run}`, httpPort: await freePort(), httpsPort: await freePort() };
+  const proxy = { container: `skiff-proxy-e2e-${run}`, httpPort: await freePort(), httpsPort: await freePort(), dashboardPort: await freePort() };
   let agentOutput = '';
   const agent: ChildProcess = spawn(process.execPath, ['--import', 'tsx', agentMain], {
     cwd: repoRoot,
@@ -71,6 +100,7 @@ export async function startTestStack(label: string) {
       SKIFF_PROXY_HTTP_PORT: String(proxy.httpPort),
       SKIFF_PROXY_HTTPS_PORT: String(proxy.httpsPort),
       SKIFF_PROXY_BIND: '127.0.0.1',
+      SKIFF_PROXY_DASHBOARD_PORT: String(proxy.dashboardPort),
       SKIFF_PROXY_ISSUER: 'internal',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,8 +116,12 @@ export async function startTestStack(label: string) {
     run,
     environmentId,
     services,
-    /** The agent's proxy: its container and the host ports (on 127.0.0.1) of its HTTP and HTTPS listeners. */
+    /** The agent's proxy: its container and the host ports (on 127.0.0.1) of its HTTP and HTTPS listeners and its dashboard. */
     proxy,
+    /** The agent's data directory (its proxy's files are under `proxy/`). */
+    agentDir,
+    /** Where the API answers over HTTP with servePlatformDomain (the platform domain's upstream); null otherwise. */
+    api,
     agentOutput: () => agentOutput,
 
     /** A container application named `<name>-<run>`, removed from the swarm by close(). */
@@ -129,6 +163,11 @@ export async function startTestStack(label: string) {
       }
       await docker(['rm', '-f', proxy.container]);
       await docker(['volume', 'rm', `${proxy.container}-data`]);
+      if (apiServer) {
+        const closed = new Promise((resolve) => apiServer!.close(resolve));
+        apiServer.closeAllConnections();
+        await closed;
+      }
       await t.close();
       await nats.stop();
       rmSync(agentDir, { recursive: true, force: true });
