@@ -61,8 +61,13 @@ export function bootConfig(): CaddyConfig {
 export function proxyContainerSpec(settings: ProxyContainerSettings): ContainerSpec {
   const binding = (port: number, hostIp = settings.ports.hostIp) => [{ ...(hostIp ? { HostIp: hostIp } : {}), HostPort: String(port) }];
   const paths = proxyPaths(settings.hostDir);
-  const exposed: Record<string, Record<string, never>> = { '80/tcp': {}, '443/tcp': {} };
-  const published: Record<string, ReturnType<typeof binding>> = { '80/tcp': binding(settings.ports.http), '443/tcp': binding(settings.ports.https) };
+  // 443/udp: HTTP/3, which Caddy offers on its HTTPS listener.
+  const exposed: Record<string, Record<string, never>> = { '80/tcp': {}, '443/tcp': {}, '443/udp': {} };
+  const published: Record<string, ReturnType<typeof binding>> = {
+    '80/tcp': binding(settings.ports.http),
+    '443/tcp': binding(settings.ports.https),
+    '443/udp': binding(settings.ports.https),
+  };
   if (settings.dashboard) {
     const key = `${DASHBOARD_CONTAINER_PORT}/tcp`;
     exposed[key] = {};

@@ -112,7 +112,7 @@ describe('ProxyManager', () => {
     expect(info.HostConfig.RestartPolicy.Name).toBe('unless-stopped');
     expect(info.HostConfig.Init).toBe(true);
     expect(Object.keys(info.NetworkSettings.Networks)).toEqual([PLATFORM_NETWORK]);
-    expect(Object.keys(info.HostConfig.PortBindings).sort()).toEqual(['443/tcp', '80/tcp']);
+    expect(Object.keys(info.HostConfig.PortBindings).sort()).toEqual(['443/tcp', '443/udp', '80/tcp']);
     expect(info.HostConfig.PortBindings['80/tcp'][0].HostPort).toBe(String(httpPort));
     expect(info.Mounts.find((m: { Type: string; Name?: string }) => m.Type === 'volume')?.Name).toBe(volumeName);
     expect(statSync(join(dataDir, 'proxy', 'run')).mode & 0o777).toBe(0o700);
@@ -182,7 +182,7 @@ describe('ProxyManager', () => {
     expect(await manager.apply({ ...routes([host]), admin: { listen: '0.0.0.0:2019' } })).toEqual({ ok: true });
     expect(JSON.parse(readFileSync(manager.lastGoodPath, 'utf8')).admin.listen).toBe('unix//run/caddy/admin.sock');
     const info = JSON.parse(docker('inspect', containerName))[0];
-    expect(Object.keys(info.NetworkSettings.Ports ?? {}).filter((p) => info.NetworkSettings.Ports[p]).sort()).toEqual(['443/tcp', '80/tcp']);
+    expect(Object.keys(info.NetworkSettings.Ports ?? {}).filter((p) => info.NetworkSettings.Ports[p]).sort()).toEqual(['443/tcp', '443/udp', '80/tcp']);
     const listening: Array<{ address: string; port: number }> = [];
     for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
       const lines = docker('exec', containerName, 'cat', table).split('\n').slice(1);
