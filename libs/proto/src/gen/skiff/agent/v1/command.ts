@@ -17,6 +17,7 @@ export enum CommandKind {
   COMMAND_KIND_REMOVE_WORKLOAD = 4,
   COMMAND_KIND_RELOAD_WORKLOAD = 5,
   COMMAND_KIND_APPLY_PROXY_CONFIG = 6,
+  COMMAND_KIND_DEPLOY_COMPOSE = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -43,6 +44,9 @@ export function commandKindFromJSON(object: any): CommandKind {
     case 6:
     case "COMMAND_KIND_APPLY_PROXY_CONFIG":
       return CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG;
+    case 7:
+    case "COMMAND_KIND_DEPLOY_COMPOSE":
+      return CommandKind.COMMAND_KIND_DEPLOY_COMPOSE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -66,6 +70,8 @@ export function commandKindToJSON(object: CommandKind): string {
       return "COMMAND_KIND_RELOAD_WORKLOAD";
     case CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG:
       return "COMMAND_KIND_APPLY_PROXY_CONFIG";
+    case CommandKind.COMMAND_KIND_DEPLOY_COMPOSE:
+      return "COMMAND_KIND_DEPLOY_COMPOSE";
     case CommandKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -188,6 +194,47 @@ export function buildTypeToJSON(object: BuildType): string {
   }
 }
 
+export enum ComposeType {
+  COMPOSE_TYPE_UNSPECIFIED = 0,
+  /** COMPOSE_TYPE_CONTAINER_COMPOSE - Docker Compose (`docker compose` v2, or `docker-compose` v1 where only that exists). */
+  COMPOSE_TYPE_CONTAINER_COMPOSE = 1,
+  /** COMPOSE_TYPE_STACK - A Swarm stack (`docker stack deploy`). */
+  COMPOSE_TYPE_STACK = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function composeTypeFromJSON(object: any): ComposeType {
+  switch (object) {
+    case 0:
+    case "COMPOSE_TYPE_UNSPECIFIED":
+      return ComposeType.COMPOSE_TYPE_UNSPECIFIED;
+    case 1:
+    case "COMPOSE_TYPE_CONTAINER_COMPOSE":
+      return ComposeType.COMPOSE_TYPE_CONTAINER_COMPOSE;
+    case 2:
+    case "COMPOSE_TYPE_STACK":
+      return ComposeType.COMPOSE_TYPE_STACK;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ComposeType.UNRECOGNIZED;
+  }
+}
+
+export function composeTypeToJSON(object: ComposeType): string {
+  switch (object) {
+    case ComposeType.COMPOSE_TYPE_UNSPECIFIED:
+      return "COMPOSE_TYPE_UNSPECIFIED";
+    case ComposeType.COMPOSE_TYPE_CONTAINER_COMPOSE:
+      return "COMPOSE_TYPE_CONTAINER_COMPOSE";
+    case ComposeType.COMPOSE_TYPE_STACK:
+      return "COMPOSE_TYPE_STACK";
+    case ComposeType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum ProxyOperation {
   PROXY_OPERATION_UNSPECIFIED = 0,
   /** PROXY_OPERATION_LIST_FILES - result_json: the directory tree, [{ name, path, type: "file" | "directory", children? }]. */
@@ -295,6 +342,7 @@ export interface Command {
     | { $case: "removeWorkload"; value: RemoveWorkload }
     | { $case: "reloadWorkload"; value: ReloadWorkload }
     | { $case: "applyProxyConfig"; value: ApplyProxyConfig }
+    | { $case: "deployCompose"; value: DeployCompose }
     | undefined;
 }
 
@@ -445,6 +493,52 @@ export interface RegistryAuth {
 }
 
 /**
+ * DeployCompose fetches a compose stack's file, converts it and runs it (workload key
+ * `compose:<id>`, workload kind COMPOSE, app_name = the project / stack name). The stack's
+ * directory on the server is `<agent data>/compose/<app_name>`: the source goes to its
+ * `code` folder (a git checkout, or the raw file), replaced on each deploy without touching
+ * anything the services bind-mount outside it; the converted file and the `.env` file are
+ * written beside the compose file, and the compose program runs there with argument arrays.
+ */
+export interface DeployCompose {
+  deploymentId: string;
+  workload?: WorkloadRef | undefined;
+  composeType: ComposeType;
+  /** Raw compose text (source type raw); empty when `source` is set. */
+  composeText: string;
+  /** A git source (generic git); absent for raw text. */
+  source?:
+    | BuildSource
+    | undefined;
+  /** The compose file's path inside the source, `/`-separated, no `..`; empty: docker-compose.yml. */
+  composePath: string;
+  /** How the file is converted before it runs (libs/domain convertedCompose). */
+  conversion?:
+    | ComposeConversion
+    | undefined;
+  /** The `.env` text written beside the compose file (resolved env). Secrets: never log it. */
+  envFile: string;
+  /**
+   * A custom command: the compose program's arguments after the program itself (e.g.
+   * `["up", "-d", "--build"]`); empty: the default for the compose type. Only compose
+   * subcommands are accepted; the agent checks again.
+   */
+  command: string[];
+}
+
+export interface ComposeConversion {
+  /** randomizeCompose with `suffix`. */
+  randomize: boolean;
+  suffix: string;
+  /** isolateCompose: the stack's own network named after app_name. */
+  isolated: boolean;
+  /** With `isolated`: volumes suffixed too. */
+  isolatedVolumes: boolean;
+  /** Services that domains route to: they join the platform network. */
+  routedServices: string[];
+}
+
+/**
  * StopWorkload stops a workload's containers and keeps its configuration and volumes.
  * A replicated service is scaled to 0 and its replica count kept in the service label
  * `skiff.replicas`; a global service gets a placement constraint no node matches. The
@@ -465,7 +559,8 @@ export interface StartWorkload {
 
 /**
  * RemoveWorkload removes a workload's Docker objects: the Skiff-managed services labelled
- * with the workload's id. Removing what is already gone succeeds.
+ * with the workload's id (a compose stack: its project or stack, and its directory on the
+ * server). Removing what is already gone succeeds.
  */
 export interface RemoveWorkload {
   workload?:
@@ -648,6 +743,9 @@ export const Command: MessageFns<Command> = {
       case "applyProxyConfig":
         ApplyProxyConfig.encode(message.payload.value, writer.uint32(202).fork()).join();
         break;
+      case "deployCompose":
+        DeployCompose.encode(message.payload.value, writer.uint32(210).fork()).join();
+        break;
     }
     return writer;
   },
@@ -761,6 +859,14 @@ export const Command: MessageFns<Command> = {
             message.payload = { $case: "applyProxyConfig", value: ApplyProxyConfig.decode(reader, reader.uint32()) };
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.payload = { $case: "deployCompose", value: DeployCompose.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -821,6 +927,10 @@ export const Command: MessageFns<Command> = {
         ? { $case: "applyProxyConfig", value: ApplyProxyConfig.fromJSON(object.applyProxyConfig) }
         : isSet(object.apply_proxy_config)
         ? { $case: "applyProxyConfig", value: ApplyProxyConfig.fromJSON(object.apply_proxy_config) }
+        : isSet(object.deployCompose)
+        ? { $case: "deployCompose", value: DeployCompose.fromJSON(object.deployCompose) }
+        : isSet(object.deploy_compose)
+        ? { $case: "deployCompose", value: DeployCompose.fromJSON(object.deploy_compose) }
         : undefined,
     };
   },
@@ -857,6 +967,8 @@ export const Command: MessageFns<Command> = {
       obj.reloadWorkload = ReloadWorkload.toJSON(message.payload.value);
     } else if (message.payload?.$case === "applyProxyConfig") {
       obj.applyProxyConfig = ApplyProxyConfig.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "deployCompose") {
+      obj.deployCompose = DeployCompose.toJSON(message.payload.value);
     }
     return obj;
   },
@@ -910,6 +1022,12 @@ export const Command: MessageFns<Command> = {
       case "applyProxyConfig": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "applyProxyConfig", value: ApplyProxyConfig.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "deployCompose": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "deployCompose", value: DeployCompose.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -2334,6 +2452,382 @@ export const RegistryAuth: MessageFns<RegistryAuth> = {
     message.serverAddress = object.serverAddress ?? "";
     message.username = object.username ?? "";
     message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseDeployCompose(): DeployCompose {
+  return {
+    deploymentId: "",
+    workload: undefined,
+    composeType: 0,
+    composeText: "",
+    source: undefined,
+    composePath: "",
+    conversion: undefined,
+    envFile: "",
+    command: [],
+  };
+}
+
+export const DeployCompose: MessageFns<DeployCompose> = {
+  encode(message: DeployCompose, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deploymentId !== "") {
+      writer.uint32(10).string(message.deploymentId);
+    }
+    if (message.workload !== undefined) {
+      WorkloadRef.encode(message.workload, writer.uint32(18).fork()).join();
+    }
+    if (message.composeType !== 0) {
+      writer.uint32(24).int32(message.composeType);
+    }
+    if (message.composeText !== "") {
+      writer.uint32(34).string(message.composeText);
+    }
+    if (message.source !== undefined) {
+      BuildSource.encode(message.source, writer.uint32(42).fork()).join();
+    }
+    if (message.composePath !== "") {
+      writer.uint32(50).string(message.composePath);
+    }
+    if (message.conversion !== undefined) {
+      ComposeConversion.encode(message.conversion, writer.uint32(58).fork()).join();
+    }
+    if (message.envFile !== "") {
+      writer.uint32(66).string(message.envFile);
+    }
+    for (const v of message.command) {
+      writer.uint32(74).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeployCompose {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeployCompose();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workload = WorkloadRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.composeType = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.composeText = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.source = BuildSource.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.composePath = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.conversion = ComposeConversion.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.envFile = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.command.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeployCompose {
+    return {
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      workload: isSet(object.workload) ? WorkloadRef.fromJSON(object.workload) : undefined,
+      composeType: isSet(object.composeType)
+        ? composeTypeFromJSON(object.composeType)
+        : isSet(object.compose_type)
+        ? composeTypeFromJSON(object.compose_type)
+        : 0,
+      composeText: isSet(object.composeText)
+        ? globalThis.String(object.composeText)
+        : isSet(object.compose_text)
+        ? globalThis.String(object.compose_text)
+        : "",
+      source: isSet(object.source) ? BuildSource.fromJSON(object.source) : undefined,
+      composePath: isSet(object.composePath)
+        ? globalThis.String(object.composePath)
+        : isSet(object.compose_path)
+        ? globalThis.String(object.compose_path)
+        : "",
+      conversion: isSet(object.conversion) ? ComposeConversion.fromJSON(object.conversion) : undefined,
+      envFile: isSet(object.envFile)
+        ? globalThis.String(object.envFile)
+        : isSet(object.env_file)
+        ? globalThis.String(object.env_file)
+        : "",
+      command: globalThis.Array.isArray(object?.command)
+        ? object.command.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: DeployCompose): unknown {
+    const obj: any = {};
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.workload !== undefined) {
+      obj.workload = WorkloadRef.toJSON(message.workload);
+    }
+    if (message.composeType !== 0) {
+      obj.composeType = composeTypeToJSON(message.composeType);
+    }
+    if (message.composeText !== "") {
+      obj.composeText = message.composeText;
+    }
+    if (message.source !== undefined) {
+      obj.source = BuildSource.toJSON(message.source);
+    }
+    if (message.composePath !== "") {
+      obj.composePath = message.composePath;
+    }
+    if (message.conversion !== undefined) {
+      obj.conversion = ComposeConversion.toJSON(message.conversion);
+    }
+    if (message.envFile !== "") {
+      obj.envFile = message.envFile;
+    }
+    if (message.command?.length) {
+      obj.command = message.command;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeployCompose>): DeployCompose {
+    return DeployCompose.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeployCompose>): DeployCompose {
+    const message = createBaseDeployCompose();
+    message.deploymentId = object.deploymentId ?? "";
+    message.workload = (object.workload !== undefined && object.workload !== null)
+      ? WorkloadRef.fromPartial(object.workload)
+      : undefined;
+    message.composeType = object.composeType ?? 0;
+    message.composeText = object.composeText ?? "";
+    message.source = (object.source !== undefined && object.source !== null)
+      ? BuildSource.fromPartial(object.source)
+      : undefined;
+    message.composePath = object.composePath ?? "";
+    message.conversion = (object.conversion !== undefined && object.conversion !== null)
+      ? ComposeConversion.fromPartial(object.conversion)
+      : undefined;
+    message.envFile = object.envFile ?? "";
+    message.command = object.command?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseComposeConversion(): ComposeConversion {
+  return { randomize: false, suffix: "", isolated: false, isolatedVolumes: false, routedServices: [] };
+}
+
+export const ComposeConversion: MessageFns<ComposeConversion> = {
+  encode(message: ComposeConversion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.randomize !== false) {
+      writer.uint32(8).bool(message.randomize);
+    }
+    if (message.suffix !== "") {
+      writer.uint32(18).string(message.suffix);
+    }
+    if (message.isolated !== false) {
+      writer.uint32(24).bool(message.isolated);
+    }
+    if (message.isolatedVolumes !== false) {
+      writer.uint32(32).bool(message.isolatedVolumes);
+    }
+    for (const v of message.routedServices) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComposeConversion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComposeConversion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.randomize = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.suffix = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.isolated = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.isolatedVolumes = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.routedServices.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComposeConversion {
+    return {
+      randomize: isSet(object.randomize) ? globalThis.Boolean(object.randomize) : false,
+      suffix: isSet(object.suffix) ? globalThis.String(object.suffix) : "",
+      isolated: isSet(object.isolated) ? globalThis.Boolean(object.isolated) : false,
+      isolatedVolumes: isSet(object.isolatedVolumes)
+        ? globalThis.Boolean(object.isolatedVolumes)
+        : isSet(object.isolated_volumes)
+        ? globalThis.Boolean(object.isolated_volumes)
+        : false,
+      routedServices: globalThis.Array.isArray(object?.routedServices)
+        ? object.routedServices.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.routed_services)
+        ? object.routed_services.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ComposeConversion): unknown {
+    const obj: any = {};
+    if (message.randomize !== false) {
+      obj.randomize = message.randomize;
+    }
+    if (message.suffix !== "") {
+      obj.suffix = message.suffix;
+    }
+    if (message.isolated !== false) {
+      obj.isolated = message.isolated;
+    }
+    if (message.isolatedVolumes !== false) {
+      obj.isolatedVolumes = message.isolatedVolumes;
+    }
+    if (message.routedServices?.length) {
+      obj.routedServices = message.routedServices;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ComposeConversion>): ComposeConversion {
+    return ComposeConversion.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ComposeConversion>): ComposeConversion {
+    const message = createBaseComposeConversion();
+    message.randomize = object.randomize ?? false;
+    message.suffix = object.suffix ?? "";
+    message.isolated = object.isolated ?? false;
+    message.isolatedVolumes = object.isolatedVolumes ?? false;
+    message.routedServices = object.routedServices?.map((e) => e) || [];
     return message;
   },
 };
