@@ -444,7 +444,9 @@ export type DeploymentStatus = 'queued' | 'running' | 'done' | 'error' | 'cancel
 /** One deploy of an application: its status, timestamps and the tail of its log. */
 export interface DeploymentsTable {
   id: string;
-  applicationId: string;
+  /** The workload deployed: exactly one of applicationId and composeId is set. */
+  applicationId: string | null;
+  composeId: ColumnType<string | null, string | null | undefined, string | null>;
   /** The server id on the agent channel: a server record's id, or 'local' (the platform host). */
   serverId: string;
   status: ColumnType<DeploymentStatus, DeploymentStatus | undefined, DeploymentStatus>;

@@ -21,4 +21,9 @@ export { randomizeCompose, randomizedName, type RandomizeOptions } from './compo
 export { attachPlatformNetwork, composeUpstream, isolateCompose, type IsolateOptions } from './compose/isolate.js';
 export { composeDotenv, formatComposeDotenv } from './compose/env-file.js';
 export { convertedCompose, type ComposeDeploySettings } from './compose/convert.js';
+export { labelComposeServices, STACK_FILE_VERSION, withStackVersion } from './compose/service-labels.js';
+export { type BindMountPlaces, keepBindMounts, type KeptMount } from './compose/bind-mounts.js';
 export * from './compose/template.js';
+export * from './compose/command.js';
+export * from './git-clone.js';
+export { type ComposeServiceMount, composeProjectName, composeServiceMounts } from './compose/mounts.js';

@@ -44,6 +44,8 @@ import type {
  *   ENTRYPOINT (ContainerSpec.Command); `args` replace its CMD (ContainerSpec.Args).
  * - Memory and CPU are decimal strings of bytes and nano-CPUs; empty or "0" means none.
  * - `Init: true` always, so signals are forwarded and zombies reaped.
+ * - Volumes are named volumes; the engine creates a missing one with the `skiff.*` labels,
+ *   so the workload's volumes can be found (and removed with it) by label.
  */
 
 export class SwarmSpecError extends Error {
@@ -153,7 +155,7 @@ function containerSpec(input: WorkloadSpecInput): ContainerSpec {
     Command: command(input.command),
     Args: input.args && input.args.length > 0 ? [...input.args] : undefined,
     Env: envEntries(input.env),
-    Mounts: mounts(input.volumes ?? []),
+    Mounts: mounts(input.volumes ?? [], skiffLabels(input.kind, input.id)),
     HealthCheck: input.healthCheckCluster ? plain(input.healthCheckCluster) : undefined,
     StopGracePeriod: input.stopGracePeriodCluster ?? undefined,
     Ulimits: input.ulimitsCluster?.length ? plain(input.ulimitsCluster) : undefined,
@@ -184,14 +186,21 @@ function envEntries(env: string[]): string[] {
   return [...env];
 }
 
-function mounts(volumes: VolumeInput[]): VolumeMount[] | undefined {
+/** Named volumes; one the engine creates for the mount carries the workload's labels. */
+function mounts(volumes: VolumeInput[], labels: Record<string, string>): VolumeMount[] | undefined {
   if (volumes.length === 0) return undefined;
   return volumes.map((v) => {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(v.source)) {
       throw new SwarmSpecError(`"${v.source}" is not a valid volume name`);
     }
     if (!v.target.startsWith('/')) throw new SwarmSpecError(`volume target "${v.target}" is not an absolute path`);
-    return compact({ Type: 'volume' as const, Source: v.source, Target: v.target, ReadOnly: v.readOnly || undefined });
+    return compact({
+      Type: 'volume' as const,
+      Source: v.source,
+      Target: v.target,
+      ReadOnly: v.readOnly || undefined,
+      VolumeOptions: { Labels: { ...labels } },
+    });
   });
 }
 

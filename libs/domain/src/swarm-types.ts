@@ -100,6 +100,8 @@ export interface VolumeMount {
   Source: string;
   Target: string;
   ReadOnly?: boolean;
+  /** Labels of the volume when the engine creates it for this mount. */
+  VolumeOptions?: { Labels?: Record<string, string> };
 }
 
 export interface ResourceAmounts {

@@ -4,7 +4,11 @@ import { Empty, Id } from '../primitives.js';
 
 export const rebuild = defineContract({
   method: 'POST',
-  summary: 'Recreate the cache instance from its image, discarding its data',
+  summary: 'Recreate the cache instance from its image, keeping its data',
+  description:
+    'Queues the removal of its Swarm service (the data volume is kept) and a deploy of its ' +
+    'current settings: a new service and container on the same data. `applicationStatus` is ' +
+    '`running` until the new task runs (`done`) or fails (`error`).',
   input: z.object({ cacheId: Id }),
   output: Empty,
   example: { cacheId: 'cch_example' },

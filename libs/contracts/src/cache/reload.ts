@@ -5,6 +5,10 @@ import { AppName, Empty, Id } from '../primitives.js';
 export const reload = defineContract({
   method: 'POST',
   summary: 'Restart the cache instance',
+  description:
+    'Queues a restart of its task with the same settings (a new container, same data); ' +
+    '`appName` must be the instance\'s own (BAD_REQUEST naming appName otherwise). A stopped ' +
+    'instance stays stopped. BAD_REQUEST when it was never deployed.',
   input: z.object({ cacheId: Id, appName: AppName }),
   output: Empty,
   example: { cacheId: 'cch_example', appName: 'shop-sessions' },

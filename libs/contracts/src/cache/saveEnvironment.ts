@@ -8,5 +8,6 @@ export const saveEnvironment = defineContract({
   summary: 'Save the environment variables of the cache instance',
   input: z.object({ cacheId: Id, env: z.string().nullable() }),
   output: CacheRecord,
-  example: { cacheId: 'cch_example', env: 'REDIS_ARGS=--maxmemory 256mb' },
+  description: 'A dotenv text for the container; it applies at the next deploy. `REDIS_PASSWORD` is always the instance\'s password.',
+  example: { cacheId: 'cch_example', env: 'TZ=Europe/Berlin' },
 });

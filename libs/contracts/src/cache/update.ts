@@ -11,8 +11,11 @@ export const update = defineContract({
   summary: 'Change any settings of a cache instance',
   description:
     'Every field but `cacheId` is optional; only the fields given are changed. ' +
-    '`applicationStatus` moves the instance to that status. `args` is a list of strings ' +
-    'passed to `command`. `networkIds` lists the Docker networks (names or ids) the instance ' +
+    '`applicationStatus` moves the instance to that status. Changes apply at the next ' +
+    '`cache.deploy` (or `cache.rebuild`). `command` (split into words without a shell) replaces ' +
+    "the image's entrypoint and `args` are its arguments; `REDIS_PASSWORD` holds the password " +
+    'for it to use. Without `command`, redis-server runs with `args` as its options (default ' +
+    '`--dir /data --appendonly yes`) and the password always set. `networkIds` lists the Docker networks (names or ids) the instance ' +
     'joins besides the platform network; `detachPlatformNetwork` true leaves the platform ' +
     'network. `createdAt` is read-only and ignored. `environmentId` moves the instance (as ' +
     'cache.move). `externalPort`: 1 to 65535, unique on the server among cache instances; ' +
@@ -45,8 +48,7 @@ export const update = defineContract({
   example: {
     cacheId: 'cch_example',
     containerImage: 'redis:8.2',
-    command: 'redis-server',
-    args: ['--appendonly', 'yes'],
+    args: ['--dir', '/data', '--appendonly', 'yes', '--maxmemory', '200mb'],
     memoryLimit: '268435456',
     restartPolicyCluster: { Condition: 'any', Delay: 5_000_000_000 },
     ulimitsCluster: [{ Name: 'nofile', Soft: 65536, Hard: 65536 }],

@@ -63,5 +63,5 @@ export const ComposeRecord = z.object({
 export const DeletedCompose = ComposeRecord.extend({
   deleteVolumes: z
     .boolean()
-    .describe('whether the named volumes are removed with the workload (recorded; the workload part comes with the agent)'),
+    .describe('whether the named volumes are removed with the workload'),
 });

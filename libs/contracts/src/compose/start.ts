@@ -5,6 +5,11 @@ import { Empty, RequiredId } from '../primitives.js';
 export const start = defineContract({
   method: 'POST',
   summary: 'Start the services of the stack',
+  description:
+    "Queues a start on the stack's server after any job queued before it and answers `{}`; the " +
+    'agent starts the stopped services with their last deployed configuration, and ' +
+    '`applicationStatus` becomes `done` (`error` when it fails). A stack that was never deployed, or is ' +
+    'being deleted, is BAD_REQUEST.',
   input: z.object({ composeId: RequiredId }),
   output: Empty,
   example: { composeId: 'cmp_example' },

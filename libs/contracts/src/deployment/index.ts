@@ -1,8 +1,10 @@
 import { defineRouter } from '../contract.js';
 import { all } from './all.js';
+import { allByCompose } from './allByCompose.js';
 import { readLogs } from './readLogs.js';
 
 export const deployment = defineRouter('deployment', {
   all,
+  allByCompose,
   readLogs,
 });

@@ -3,10 +3,11 @@ import { Timestamp } from '../primitives.js';
 
 export const DeploymentStatus = z.enum(['queued', 'running', 'done', 'error', 'cancelled']);
 
-/** One deploy of an application (its log is read with `deployment.readLogs`). */
+/** One deploy of an application or a compose stack (its log is read with `deployment.readLogs`). */
 export const DeploymentRecord = z.object({
   deploymentId: z.string(),
-  applicationId: z.string(),
+  applicationId: z.string().nullable().describe('The application deployed; null for a compose stack\'s deployment'),
+  composeId: z.string().nullable().describe('The compose stack deployed; null for an application\'s deployment'),
   serverId: z.string().nullable().describe('The server it runs on; null for the platform host'),
   status: DeploymentStatus.describe(
     'queued (waiting for the server\'s agent), running, then done, error or cancelled',

@@ -16,7 +16,15 @@ export const routeFields = {
   certificateType: CertificateType.optional()
     .describe('default none; acme and custom need https; custom needs a stored certificate (certificates.create) covering the host on the same server'),
   customCertResolver: z.string().nullable().optional().describe('a resolver name, only with certificateType acme'),
-  serviceName: z.string().nullable().optional().describe('the compose service routed to; compose domains only, required there'),
+  serviceName: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "the compose service routed to; compose domains only, required there. The proxy dials the service's alias " +
+        '`<service>.<appName>` on the platform network, which the service gets when the stack deploys: redeploy the ' +
+        'stack after routing a new service',
+    ),
   domainType: DomainType.nullable().optional().describe('follows from the owner; when given it must match'),
   internalPath: z.string().nullable().optional().describe('the path the service receives, starting with / (default /)'),
   stripPath: z.boolean().optional(),

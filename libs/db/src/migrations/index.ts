@@ -5,6 +5,7 @@ import * as deployments from './2026-11-24T00-00-deployments.js';
 import * as dropArchives from './2026-11-25T00-00-drop-archives.js';
 import * as serverAgents from './2026-11-25T00-01-server-agents.js';
 import * as proxyRevisions from './2026-11-26T00-00-proxy-revisions.js';
+import * as composeDeployments from './2026-11-27T00-00-compose-deployments.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T00-00-drop-archives': dropArchives,
   '2026-11-25T00-01-server-agents': serverAgents,
   '2026-11-26T00-00-proxy-revisions': proxyRevisions,
+  '2026-11-27T00-00-compose-deployments': composeDeployments,
 };
