@@ -23,6 +23,11 @@ ensure_docker_packages() {
   # The image is built from a statically linked busybox: the dynamically linked one of the
   # `busybox` package would not run in an image without a libc.
   dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
+  # A Compose program for `container-compose` stacks (the agent finds it at start): the docker
+  # CLI's plugin (`docker compose`, v2) when the machine has one, else Debian's docker-compose (v1).
+  if ! command -v docker-compose >/dev/null 2>&1 && ! skiff_docker compose version >/dev/null 2>&1; then
+    missing+=(docker-compose)
+  fi
   if [ "${#missing[@]}" -gt 0 ]; then
     apt_install "${missing[@]}"
   fi
@@ -129,13 +134,58 @@ DOCKERFILE
   [ "$status" -eq 0 ] || { echo "error: could not build caddy:2" >&2; return 1; }
 }
 
+# debian:bookworm-slim, the base of images built with apt-get (no registry can be pulled
+# from): a minbase debootstrap of Debian's mirror, imported (about 20 s, once).
+ensure_debian_image() {
+  skiff_docker image inspect debian:bookworm-slim >/dev/null 2>&1 && return 0
+  command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || apt_install debootstrap
+  echo "==> building image debian:bookworm-slim (debootstrap)" >&2
+  local root status
+  root=$(mktemp -d /tmp/skiff-debian.XXXXXX) || return 1
+  debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/tmp/skiff-debootstrap.log 2>&1 &&
+    tar -C "$root" -c . | skiff_docker import -c 'CMD ["bash"]' - debian:bookworm-slim >/dev/null
+  status=$?
+  rm -rf "$root"
+  [ "$status" -eq 0 ] || { echo "error: could not build debian:bookworm-slim (log: /tmp/skiff-debootstrap.log)" >&2; return 1; }
+}
+
+# redis:8, the default image of cache instances. The official image when the registry
+# answers; otherwise built from Debian's redis-server (7.0, which speaks the same protocol)
+# like the official one: data in /data (the working directory), listening on 0.0.0.0:6379,
+# run as the redis user. Protected mode is off: every cache instance sets its own password.
+ensure_redis_image() {
+  skiff_docker image inspect redis:8 >/dev/null 2>&1 && return 0
+  local cli=/usr/bin/docker
+  [ -x "$cli" ] || cli=docker
+  timeout 120 "$cli" pull -q redis:8 >/dev/null 2>&1 && return 0
+  ensure_debian_image || return 1
+  echo "==> building image redis:8 (Debian's redis-server)" >&2
+  local ctx status
+  ctx=$(mktemp -d /tmp/skiff-redis.XXXXXX) || return 1
+  cat >"$ctx/Dockerfile" <<'DOCKERFILE'
+FROM debian:bookworm-slim
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server \
+ && rm -rf /var/lib/apt/lists/* && install -d -o redis -g redis /data
+WORKDIR /data
+VOLUME /data
+USER redis
+EXPOSE 6379
+CMD ["redis-server", "--dir", "/data", "--bind", "0.0.0.0", "--port", "6379", "--protected-mode", "no"]
+DOCKERFILE
+  skiff_docker build -q -t redis:8 "$ctx" >/dev/null
+  status=$?
+  rm -rf "$ctx"
+  [ "$status" -eq 0 ] || { echo "error: could not build redis:8" >&2; return 1; }
+}
+
 # Everything the Docker tests need, in order.
 ensure_docker() {
   ensure_docker_packages &&
     ensure_dockerd &&
     ensure_swarm &&
     ensure_busybox_image &&
-    ensure_caddy_image
+    ensure_caddy_image &&
+    ensure_redis_image
 }
 
 # nats-server for the command channel; the vitest global setup starts it on loopback

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { CommandConsumer, type CommandConsumerOptions } from './commands/consumer.js';
 import { applyProxyConfigHandler } from './commands/apply-proxy-config.js';
 import { deployApplicationHandler, type DeployApplicationDeps } from './commands/deploy-application.js';
+import { deployComposeHandler, type DeployComposeDeps } from './commands/deploy-compose.js';
 import type { Reports } from './commands/deployment-events.js';
 import { CommandIntake } from './commands/intake.js';
 import type { CommandJournal } from './commands/journal.js';
@@ -23,6 +24,7 @@ import { removeWorkloadHandler } from './commands/remove-workload.js';
 import { startWorkloadHandler } from './commands/start-workload.js';
 import { stopWorkloadHandler } from './commands/stop-workload.js';
 import type { WorkloadCommandDeps } from './commands/workload-services.js';
+import type { ComposeSettings } from './compose/cli.js';
 import type { DockerDriver } from './docker/driver.js';
 import type { ProxyConfigLoader } from './proxy/config-loader.js';
 
@@ -39,6 +41,11 @@ export interface AgentDeps {
   deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build'>;
   /** Tuning of the stop, start, reload and remove handlers (poll interval, longest wait, settle time). */
   workload?: Pick<WorkloadCommandDeps, 'pollIntervalMs' | 'waitTimeoutMs' | 'settleMs'>;
+  /**
+   * How compose stacks run on this server (DeployCompose, and the workload commands of kind
+   * COMPOSE), and the tuning of their deploy; absent: those commands fail saying so.
+   */
+  compose?: ComposeSettings & Pick<DeployComposeDeps, 'pollIntervalMs' | 'settleMs'>;
   /**
    * The server's reverse proxy: the loader of its config and its container's name; absent:
    * ApplyProxyConfig commands and proxy requests are refused. `timeoutMs`: longest load of
@@ -63,9 +70,18 @@ export class Agent {
 
   constructor(private readonly deps: AgentDeps) {
     const { journal, reports, log, now } = deps;
-    const workload: WorkloadCommandDeps = { driver: deps.driver, now, ...deps.workload };
+    const workload: WorkloadCommandDeps = { driver: deps.driver, now, ...deps.workload, compose: deps.compose };
     this.handlers = handlerRegistry([
       deployApplicationHandler({ driver: deps.driver, journal, reports, now, ...deps.deploy }),
+      deployComposeHandler({
+        driver: deps.driver,
+        journal,
+        reports,
+        now,
+        compose: deps.compose,
+        pollIntervalMs: deps.compose?.pollIntervalMs,
+        settleMs: deps.compose?.settleMs,
+      }),
       stopWorkloadHandler(workload),
       startWorkloadHandler(workload),
       reloadWorkloadHandler(workload),

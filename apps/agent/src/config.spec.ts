@@ -34,6 +34,7 @@ describe('readConfig', () => {
       dockerSocket: '/var/run/docker.sock',
       dockerCli: null,
       buildTimeoutMs: 1_800_000,
+      composeProgram: null,
       proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
     });
   });
@@ -52,6 +53,7 @@ describe('readConfig', () => {
         SKIFF_DOCKER_SOCKET: '/tmp/d2/docker.sock',
         SKIFF_DOCKER_CLI: ' /opt/docker/bin/docker ',
         SKIFF_BUILD_TIMEOUT_SECONDS: '600',
+        SKIFF_COMPOSE_PROGRAM: ' docker compose ',
         SKIFF_PROXY_HTTP_PORT: ' 8080 ',
         SKIFF_PROXY_HTTPS_PORT: '8443',
         SKIFF_PROXY_BIND: '127.0.0.1',
@@ -73,8 +75,17 @@ describe('readConfig', () => {
       dockerSocket: '/tmp/d2/docker.sock',
       dockerCli: '/opt/docker/bin/docker',
       buildTimeoutMs: 600_000,
+      composeProgram: 'docker compose',
       proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
     });
+  });
+
+  it('takes `docker compose`, `<cli> compose` or one program as SKIFF_COMPOSE_PROGRAM', () => {
+    expect(readConfig(anEnv({ SKIFF_COMPOSE_PROGRAM: '/usr/local/bin/docker compose' })).composeProgram).toBe('/usr/local/bin/docker compose');
+    expect(readConfig(anEnv({ SKIFF_COMPOSE_PROGRAM: '/usr/bin/docker-compose' })).composeProgram).toBe('/usr/bin/docker-compose');
+    expect(issuesOf(anEnv({ SKIFF_COMPOSE_PROGRAM: 'docker-compose -H tcp://x' }))).toEqual([
+      'SKIFF_COMPOSE_PROGRAM must be `docker compose`, `<docker cli> compose` or a docker-compose program',
+    ]);
   });
 
   it('checks the proxy settings', () => {

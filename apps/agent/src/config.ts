@@ -33,6 +33,12 @@ export interface AgentConfig {
   dockerCli: string | null;
   /** Longest build of one deployment, SKIFF_BUILD_TIMEOUT_SECONDS, default 1800 (the command's deadline may end it sooner). */
   buildTimeoutMs: number;
+  /**
+   * The Docker Compose program of `container-compose` stacks, SKIFF_COMPOSE_PROGRAM: `docker
+   * compose` (the CLI plugin), `<docker cli> compose`, or a docker-compose program; null:
+   * found at start (compose/program.ts).
+   */
+  composeProgram: string | null;
   /** The reverse proxy (`skiff-proxy`, Caddy) the agent runs for the server's domains. */
   proxy: ProxySettings;
 }
@@ -147,6 +153,11 @@ export function readConfig(env: Env): AgentConfig {
     issues.push('SKIFF_BUILD_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400');
   }
 
+  const composeProgram = env.SKIFF_COMPOSE_PROGRAM?.trim() || null;
+  if (composeProgram !== null && !/^\S+( compose)?$/.test(composeProgram)) {
+    issues.push('SKIFF_COMPOSE_PROGRAM must be `docker compose`, `<docker cli> compose` or a docker-compose program');
+  }
+
   const proxy = readProxySettings(env, issues);
 
   if (issues.length > 0) throw new ConfigError(issues);
@@ -162,6 +173,7 @@ export function readConfig(env: Env): AgentConfig {
     dockerSocket,
     dockerCli,
     buildTimeoutMs,
+    composeProgram,
     proxy,
   };
 }
@@ -213,6 +225,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     dockerSocket: config.dockerSocket,
     dockerCli: config.dockerCli ?? 'default',
     buildTimeoutMs: config.buildTimeoutMs,
+    composeProgram: config.composeProgram ?? 'detected',
     proxy: config.proxy,
   };
 }

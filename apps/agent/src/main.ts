@@ -1,6 +1,7 @@
 // Composition root of the Skiff agent: configuration → credential (joining with a one-time
 // token when that is how it was started) → journal → report client (gRPC), registration and
-// heartbeats → Docker driver, adopting what runs → NATS → the command path (agent.ts).
+// heartbeats → Docker driver, adopting what runs → NATS → the Compose program this server has
+// (compose/program.ts) → the command path (agent.ts).
 //
 // In NATS operator mode the registration hands out the agent's NATS credentials; the newest
 // are kept in the data directory. With kept ones the agent connects to NATS at once and
@@ -22,6 +23,7 @@ import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
 import { dockerCliOf } from './build/settings.js';
 import { CommandJournal } from './commands/journal.js';
+import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
@@ -163,6 +165,14 @@ async function main(): Promise<void> {
     return;
   }
   nc = connection;
+  const dockerCli = dockerCliOf(config.dockerCli);
+  const composeProgram = await detectComposeProgram({
+    dockerCli,
+    configured: config.composeProgram,
+    env: { PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', DOCKER_HOST: `unix://${config.dockerSocket}` },
+  });
+  if (composeProgram.program) log.info({ program: composeProgram.program.name, version: composeProgram.program.version }, 'compose stacks run with this Compose program');
+  else log.warn({ problem: composeProgram.missing }, 'no Compose program: container-compose stacks cannot be deployed (Swarm stacks can)');
   agent = new Agent({
     serverId: config.serverId,
     nc,
@@ -175,11 +185,18 @@ async function main(): Promise<void> {
     deploy: {
       build: {
         dataDir: config.dataDir,
-        dockerCli: dockerCliOf(config.dockerCli),
+        dockerCli,
         dockerSocket: config.dockerSocket,
         timeoutMs: config.buildTimeoutMs,
         artifacts: artifacts ?? undefined,
       },
+    },
+    compose: {
+      dataDir: config.dataDir,
+      dockerCli,
+      dockerSocket: config.dockerSocket,
+      program: composeProgram,
+      timeoutMs: config.buildTimeoutMs,
     },
   });
   agent.start();

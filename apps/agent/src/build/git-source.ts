@@ -21,7 +21,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { refuseGitBranch, refuseGitUrl } from '@skiff/domain';
+import { GitSetupError, gitEnv as safeGitEnv, gitFailure, gitUrlSecrets, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
 import type { GitSource } from '@skiff/proto';
 import { AbandonedError } from '../commands/handler.js';
 import { BuildLog, redactUrlCredentials } from './build-log.js';
@@ -30,44 +30,8 @@ import { BuildError } from './errors.js';
 import type { SourceContext } from './source.js';
 import { runLoggedProgram } from './logged-program.js';
 
-/** Shell-safe characters for paths placed in GIT_SSH_COMMAND (our own paths, never user text). */
-const SAFE_PATH = /^[A-Za-z0-9._/-]+$/;
-
 /** The URL as it may be shown. */
 export const displayUrl = (url: string) => redactUrlCredentials(url);
-
-/** The login an http(s) URL carries, in the forms git may print it, to hide from the log. */
-function urlSecrets(url: string): string[] {
-  try {
-    const { username, password, protocol } = new URL(url);
-    if (protocol !== 'http:' && protocol !== 'https:') return [];
-    return [username, password, decodeURIComponent(username), decodeURIComponent(password)].filter((s) => s.length >= 3);
-  } catch {
-    return [];
-  }
-}
-
-/**
- * An http(s) URL's login as git configuration given through the environment (an
- * `Authorization: Basic` header for that origin only, so submodules elsewhere never get it),
- * and the URL without it; null when the URL carries none.
- */
-export function httpLogin(raw: string): { url: string; env: Record<string, string> } | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return null;
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || (url.username === '' && url.password === '')) return null;
-  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
-  url.username = '';
-  url.password = '';
-  return {
-    url: url.toString(),
-    env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${url.origin}/.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` },
-  };
-}
 
 export async function fetchGitSource(source: GitSource, dir: string, ctx: SourceContext): Promise<void> {
   const refusal = refuseGitUrl(source.url) ?? refuseGitBranch(source.branch);
@@ -93,10 +57,10 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
       env,
       signal: ctx.signal,
       deadline: ctx.deadline,
-      log: new BuildLog(ctx.log, { secrets: [...urlSecrets(source.url), source.sshPrivateKey] }),
+      log: new BuildLog(ctx.log, { secrets: [...gitUrlSecrets(source.url), source.sshPrivateKey] }),
       tailLines: 20,
       timeoutMessage: 'the git clone did not finish before the deadline',
-      failure: cloneFailure,
+      failure: gitFailure,
     });
 
     const head = await headCommit(dir, env, ctx);
@@ -106,51 +70,21 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
   }
 }
 
+/** git's environment (@skiff/domain gitEnv), with the source's private key written to a 0600 file in `keyDir`. */
 async function gitEnv(source: GitSource, keyDir: string, dataDir: string): Promise<Record<string, string>> {
-  const knownHosts = join(dataDir, 'known_hosts');
-  // No ssh config files and no identity but the application's: never the host's own keys
-  // (~root/.ssh) or an agent's, which would open repositories the application was not given.
-  const ssh = ['ssh', '-F', '/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes'];
-  ssh.push('-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${knownHosts}`);
+  let sshKeyFile: string | null = null;
   if (source.sshPrivateKey.trim() !== '') {
-    const keyFile = join(keyDir, 'id');
-    const key = source.sshPrivateKey.endsWith('\n') ? source.sshPrivateKey : `${source.sshPrivateKey}\n`;
-    await writeFile(keyFile, key, { mode: 0o600 });
-    ssh.push('-i', keyFile);
-  } else {
-    ssh.push('-o', 'IdentityFile=none');
+    sshKeyFile = join(keyDir, 'id');
+    await writeFile(sshKeyFile, sshKeyFileContent(source.sshPrivateKey), { mode: 0o600 });
   }
-  for (const path of [knownHosts, keyDir]) {
-    if (!SAFE_PATH.test(path)) throw new BuildError('the agent data directory has characters git cannot be given safely');
+  try {
+    // No ssh config files and no identity but the application's: never the host's own keys
+    // (~root/.ssh) or an agent's, which would open repositories the application was not given.
+    return safeGitEnv({ home: keyDir, sshKeyFile, knownHostsFile: join(dataDir, 'known_hosts'), path: process.env.PATH });
+  } catch (err) {
+    if (err instanceof GitSetupError) throw new BuildError('the agent data directory has characters git cannot be given safely');
+    throw err;
   }
-  return {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: keyDir,
-    LANG: 'C.UTF-8',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_ALLOW_PROTOCOL: 'http:https:ssh:git',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_SSH_COMMAND: ssh.join(' '),
-  };
-}
-
-/**
- * The most telling line of a failed clone (git's `fatal:`/`error:` lines). git's own line for
- * an SSH failure says only "Could not read from remote repository": ssh's reason (`Permission
- * denied (publickey)`, `Host key verification failed`, …) is the line before it, and is added.
- */
-function cloneFailure(tail: readonly string[]): string | null {
-  const lines = tail.map((l) => l.trim());
-  let at = lines.length - 1;
-  while (at >= 0 && !/^(fatal|error):/i.test(lines[at]!)) at--;
-  if (at < 0) return lines[lines.length - 1] ?? null;
-  const fatal = lines[at]!.replace(/^fatal:\s*/i, '');
-  const before = lines[at - 1];
-  if (/^Could not read from remote repository/i.test(fatal) && before && !/^(fatal|error|warning):/i.test(before)) {
-    return `${fatal.replace(/\.$/, '')}: ${before}`;
-  }
-  return fatal;
 }
 
 /** `<short sha> <subject>` of the checked-out commit, or null. */

@@ -1,6 +1,6 @@
 /**
- * DeployApplication: rolls out one application as a Swarm service and waits until the new
- * version runs.
+ * DeployApplication: rolls out one application (or cache instance: the same steps, never a
+ * build) as a Swarm service and waits until the new version runs.
  *
  * Steps, each reported as a deployment event (RUNNING first, DONE or ERROR last; log lines
  * name images, services, networks and task states, never env values):
@@ -30,7 +30,7 @@
  * logged.
  */
 import { SwarmSpecError, type WorkloadSpecInput } from '@skiff/domain';
-import { CommandKind, CommandStatus, DeploymentStatus, type Command, type DeployApplication } from '@skiff/proto';
+import { CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, type Command, type DeployApplication } from '@skiff/proto';
 import type { DockerDriver, ServiceInfo, ServiceSpec, TaskInfo } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
 import { DeploymentEvents, type Reports } from './deployment-events.js';
@@ -88,6 +88,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
       }
       if (deploy.image === '') return 'image is empty';
       if (deploy.source && !deploy.build) return 'the command has a source but no build recipe';
+      if (deploy.source && deploy.workload.kind !== WorkloadKind.WORKLOAD_KIND_APPLICATION) return 'only applications are built from a source';
       return null;
     },
 

@@ -48,6 +48,23 @@ describe('workloadSpecInput', () => {
   });
 });
 
+describe('workloadSpecInput of a cache instance', () => {
+  const cache = { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: 'rds1', appName: 'sessions' };
+
+  it('takes the kind from the workload, and spec_json must agree', () => {
+    expect(workloadSpecInput(aDeploy({ workload: cache, specJson: '{"kind":"cache"}' })).kind).toBe('cache');
+    expect(deployServiceSpec(aDeploy({ workload: cache, specJson: '' })).Labels['skiff.kind']).toBe('cache');
+    expect(() => workloadSpecInput(aDeploy({ workload: cache, specJson: '{"kind":"application"}' }))).toThrow(
+      'spec_json has kind "application" but the command deploys a workload of kind cache',
+    );
+  });
+
+  it('refuses a workload kind that is not one Swarm service', () => {
+    const compose = { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE, id: 'cmp1', appName: 'stack' };
+    expect(() => workloadSpecInput(aDeploy({ workload: compose }))).toThrow(DeploySpecError);
+  });
+});
+
 describe('deployServiceSpec', () => {
   it('labels the service and its containers with the deployment', () => {
     const spec = deployServiceSpec(aDeploy());

@@ -3,13 +3,14 @@
  *
  * spec_json is libs/domain's WorkloadSpecInput; the command's own `image`, `env` and
  * `replicas` replace its fields of those names (replicas 0 = the platform default, 1), its
- * `workload` names the service (a spec_json naming another appName or id is refused), and
+ * `workload` names the service and its kind, an application or a cache instance (a
+ * spec_json naming another appName, id or kind is refused), and
  * the result carries `skiff.deployment=<deploymentId>` on the service and its containers,
  * so the tasks of this rollout can be told apart from the previous version's (and a new
  * deployment of an unchanged spec still rolls out new tasks).
  */
 import { PLATFORM_NETWORK, swarmServiceSpec, type WorkloadSpecInput } from '@skiff/domain';
-import type { DeployApplication } from '@skiff/proto';
+import { WorkloadKind, type DeployApplication } from '@skiff/proto';
 import type { ServiceSpec } from '../docker/driver.js';
 
 export const DEPLOYMENT_LABEL = 'skiff.deployment';
@@ -20,11 +21,19 @@ export class DeploySpecError extends Error {
   override name = 'DeploySpecError';
 }
 
+/** The workload kinds DeployApplication rolls out as one Swarm service. */
+const SERVICE_KINDS: Partial<Record<WorkloadKind, WorkloadSpecInput['kind']>> = {
+  [WorkloadKind.WORKLOAD_KIND_APPLICATION]: 'application',
+  [WorkloadKind.WORKLOAD_KIND_CACHE]: 'cache',
+};
+
 export function workloadSpecInput(deploy: DeployApplication): WorkloadSpecInput {
   const workload = deploy.workload;
   if (!workload || workload.appName === '' || workload.id === '') {
     throw new DeploySpecError('the command names no workload (appName and id)');
   }
+  const kind = SERVICE_KINDS[workload.kind];
+  if (!kind) throw new DeploySpecError('DeployApplication deploys applications and cache instances only');
   let parsed: unknown = {};
   if (deploy.specJson.trim() !== '') {
     try {
@@ -43,8 +52,8 @@ export function workloadSpecInput(deploy: DeployApplication): WorkloadSpecInput 
   if (spec.id !== undefined && spec.id !== workload.id) {
     throw new DeploySpecError(`spec_json names workload id "${String(spec.id)}" but the command deploys "${workload.id}"`);
   }
-  if (spec.kind !== undefined && spec.kind !== 'application') {
-    throw new DeploySpecError(`spec_json has kind "${String(spec.kind)}"; DeployApplication deploys applications`);
+  if (spec.kind !== undefined && spec.kind !== kind) {
+    throw new DeploySpecError(`spec_json has kind "${String(spec.kind)}" but the command deploys a workload of kind ${kind}`);
   }
   return {
     command: null,
@@ -57,7 +66,7 @@ export function workloadSpecInput(deploy: DeployApplication): WorkloadSpecInput 
     ...spec,
     appName: workload.appName,
     id: workload.id,
-    kind: 'application',
+    kind,
     image: deploy.image,
     env: Object.keys(deploy.env)
       .sort()

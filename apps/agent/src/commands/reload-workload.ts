@@ -8,8 +8,12 @@
  * Idempotent: the service carries `skiff.reload=<commandId>` once this command's bump is
  * written, so running the command again (after an agent restart) only waits. A stopped
  * service stays stopped; a workload without a service fails (deploy it first).
+ *
+ * A compose stack run by Docker Compose goes through compose/lifecycle.ts; a Swarm stack is
+ * handled here, its services found by label like any other.
  */
-import { CommandKind, CommandStatus } from '@skiff/proto';
+import { CommandKind, CommandStatus, WorkloadKind } from '@skiff/proto';
+import { composeLifecycle } from '../compose/lifecycle.js';
 import type { CommandHandler } from './handler.js';
 import { LifecycleRefused, readReloaded, reloadedSpec } from './service-lifecycle.js';
 import { asOutcome, changeService, checkWorkload, failed, succeeded, waitForTasks, workloadOf, workloadServices, type WorkloadCommandDeps } from './workload-services.js';
@@ -23,6 +27,10 @@ export function reloadWorkloadHandler(deps: WorkloadCommandDeps): CommandHandler
     run: (context) =>
       asOutcome(context, async () => {
         const workload = workloadOf(context.command)!;
+        if (workload.kind === WorkloadKind.WORKLOAD_KIND_COMPOSE) {
+          const outcome = await composeLifecycle('reload', context, deps, workload);
+          if (outcome) return outcome;
+        }
         const services = await workloadServices(deps.driver, workload);
         if (services.length === 0) {
           return failed(`service ${workload.appName} does not exist on this server: deploy the application first`);

@@ -1,12 +1,29 @@
 // RemoveWorkload against the real engine (single-node swarm, local busybox:latest).
-import { CommandStatus } from '@skiff/proto';
+import { swarmServiceSpec } from '@skiff/domain';
+import { CommandStatus, WorkloadKind } from '@skiff/proto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TestServices } from '../testing/swarm-services.js';
+import { LOOP, TestServices } from '../testing/swarm-services.js';
+import { waitUntil } from '../testing/wait.js';
 import { removeWorkloadHandler } from './remove-workload.js';
 
 const t = new TestServices('skt-remove');
 const remove = removeWorkloadHandler({ driver: t.driver });
-afterAll(() => t.cleanUp(), 60_000);
+/** Volumes the cache tests made: removed once the services that use them are gone. */
+const volumes = new Set<string>();
+afterAll(async () => {
+  await t.cleanUp();
+  for (const name of volumes) {
+    await waitUntil(
+      `volume ${name} removed`,
+      () => t.docker.getVolume(name).remove().then(
+        () => true,
+        (err: { statusCode?: number }) => err.statusCode === 404,
+      ),
+      60_000,
+      200,
+    );
+  }
+}, 90_000);
 
 const SUCCEEDED = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
 
@@ -42,9 +59,73 @@ describe('RemoveWorkload', () => {
     expect(await t.spec(other.name)).not.toBeNull();
   }, 90_000);
 
-  it('refuses remove_volumes, which nothing needs yet', () => {
+  it('refuses remove_volumes for an application, which owns no volume Skiff made', () => {
     const command = t.command('removeWorkload', { name: 'x', id: 'y' });
     if (command.payload?.$case === 'removeWorkload') command.payload.value.removeVolumes = true;
-    expect(remove.validate(command)).toBe('remove_volumes is not supported yet');
+    expect(remove.validate(command)).toMatch(/^remove_volumes is supported for cache instances/);
   });
+
+  it("removes a cache's volume with remove_volumes, keeps it without, and never touches another cache's", async () => {
+    const mine = await cacheWithVolume(`cache-${t.run}`);
+    const other = await cacheWithVolume(`other-cache-${t.run}`);
+    const cacheCommand = (removeVolumes: boolean) => {
+      const command = t.command('removeWorkload', mine, { kind: WorkloadKind.WORKLOAD_KIND_CACHE });
+      if (command.payload?.$case === 'removeWorkload') command.payload.value.removeVolumes = removeVolumes;
+      return command;
+    };
+    expect(remove.validate(cacheCommand(true))).toBeNull();
+
+    // Without remove_volumes (a rebuild): the service and its containers are gone when it
+    // succeeds (a deploy that follows never shares the data with them); the data stays.
+    expect(await remove.run(t.context(cacheCommand(false)))).toEqual(SUCCEEDED);
+    expect(await t.spec(mine.name)).toBeNull();
+    expect(await t.driver.containersByLabel({ 'skiff.kind': 'cache', 'skiff.id': mine.id })).toEqual([]);
+    expect(await volumeExists(mine.volume)).toBe(true);
+
+    // Deployed again on the same volume, then removed with it: the command waits until the
+    // removed service's container lets go of the volume.
+    await cacheWithVolume(mine.id, mine.name);
+    expect(await remove.run(t.context(cacheCommand(true)))).toEqual(SUCCEEDED);
+    expect(await t.spec(mine.name)).toBeNull();
+    expect(await volumeExists(mine.volume)).toBe(false);
+    expect(await remove.run(t.context(cacheCommand(true), { resumed: true }))).toEqual(SUCCEEDED);
+
+    expect(await t.spec(other.name)).not.toBeNull();
+    expect(await volumeExists(other.volume)).toBe(true);
+  }, 120_000);
 });
+
+
+const volumeExists = async (name: string) =>
+  t.docker
+    .getVolume(name)
+    .inspect()
+    .then(() => true, () => false);
+
+/** A running cache-kind service (busybox) with a named volume the engine creates with the cache's labels. */
+async function cacheWithVolume(id: string, name = t.name()) {
+  const volume = `${id}-data`;
+  volumes.add(volume);
+  await t.driver.createOrUpdateService(
+    swarmServiceSpec({
+      appName: name,
+      kind: 'cache',
+      id,
+      image: 'busybox:latest',
+      env: [],
+      command: LOOP,
+      args: null,
+      replicas: 1,
+      memoryLimit: null,
+      memoryReservation: null,
+      cpuLimit: null,
+      cpuReservation: null,
+      platformNetwork: 'unused',
+      detachPlatformNetwork: true,
+      volumes: [{ source: volume, target: '/data' }],
+      stopGracePeriodCluster: 1_000_000_000,
+    }),
+  );
+  await waitUntil(`${name} running`, async () => (await t.running(name)).length === 1, 60_000, 200);
+  return { name, id, volume };
+}

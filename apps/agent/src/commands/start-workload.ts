@@ -6,8 +6,12 @@
  *
  * Idempotent: a running service is only waited for. A workload without a service cannot
  * be started: it needs a deploy, and the command fails saying so.
+ *
+ * A compose stack run by Docker Compose goes through compose/lifecycle.ts; a Swarm stack is
+ * handled here, its services found by label like any other.
  */
-import { CommandKind, CommandStatus } from '@skiff/proto';
+import { CommandKind, CommandStatus, WorkloadKind } from '@skiff/proto';
+import { composeLifecycle } from '../compose/lifecycle.js';
 import type { CommandHandler } from './handler.js';
 import { LifecycleRefused, readRunning, startedSpec } from './service-lifecycle.js';
 import { asOutcome, changeService, checkWorkload, failed, succeeded, waitForTasks, workloadOf, workloadServices, type WorkloadCommandDeps } from './workload-services.js';
@@ -21,6 +25,10 @@ export function startWorkloadHandler(deps: WorkloadCommandDeps): CommandHandler 
     run: (context) =>
       asOutcome(context, async () => {
         const workload = workloadOf(context.command)!;
+        if (workload.kind === WorkloadKind.WORKLOAD_KIND_COMPOSE) {
+          const outcome = await composeLifecycle('start', context, deps, workload);
+          if (outcome) return outcome;
+        }
         const services = await workloadServices(deps.driver, workload);
         if (services.length === 0) {
           return failed(`service ${workload.appName} does not exist on this server: deploy the application first`);

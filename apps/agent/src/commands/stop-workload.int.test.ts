@@ -52,8 +52,8 @@ describe('StopWorkload', () => {
 
   it('refuses a workload without id, or of a kind that is not a service', () => {
     expect(handler.validate(t.command('stopWorkload', { name: 'x', id: '' }))).toMatch(/workload/);
-    expect(handler.validate(t.command('stopWorkload', { name: 'x', id: 'y' }, { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE }))).toMatch(
-      /WORKLOAD_KIND_COMPOSE are not handled/,
+    expect(handler.validate(t.command('stopWorkload', { name: 'x', id: 'y' }, { kind: WorkloadKind.WORKLOAD_KIND_UNSPECIFIED }))).toMatch(
+      /WORKLOAD_KIND_UNSPECIFIED are not handled/,
     );
     expect(handler.validate(t.command('stopWorkload', { name: 'x', id: 'y' }))).toBeNull();
   });

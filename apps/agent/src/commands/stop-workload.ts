@@ -5,8 +5,12 @@
  *
  * Idempotent: a stopped service is left as it is, and a workload without a service is
  * stopped already, so the command succeeds.
+ *
+ * A compose stack run by Docker Compose goes through compose/lifecycle.ts; a Swarm stack is
+ * handled here, its services found by label like any other.
  */
-import { CommandKind, CommandStatus } from '@skiff/proto';
+import { CommandKind, CommandStatus, WorkloadKind } from '@skiff/proto';
+import { composeLifecycle } from '../compose/lifecycle.js';
 import type { CommandHandler } from './handler.js';
 import { DockerNotFoundError } from '../docker/errors.js';
 import { LifecycleRefused, readStopped, stoppedSpec } from './service-lifecycle.js';
@@ -21,6 +25,10 @@ export function stopWorkloadHandler(deps: WorkloadCommandDeps): CommandHandler {
     run: (context) =>
       asOutcome(context, async () => {
         const workload = workloadOf(context.command)!;
+        if (workload.kind === WorkloadKind.WORKLOAD_KIND_COMPOSE) {
+          const outcome = await composeLifecycle('stop', context, deps, workload);
+          if (outcome) return outcome;
+        }
         const services = await workloadServices(deps.driver, workload);
         if (services.length === 0) context.log.info({ appName: workload.appName }, 'no service to stop');
         for (const service of services) {

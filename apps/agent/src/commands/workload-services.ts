@@ -11,6 +11,7 @@ import { MANAGED_LABEL, type DockerDriver, type ServiceInfo, type ServiceSpec } 
 import { DockerError } from '../docker/errors.js';
 import { AbandonedError, pause, type CommandContext, type CommandOutcome } from './handler.js';
 import type { TaskReading } from './service-lifecycle.js';
+import type { ComposeSettings } from '../compose/cli.js';
 
 export interface WorkloadCommandDeps {
   driver: DockerDriver;
@@ -21,12 +22,16 @@ export interface WorkloadCommandDeps {
   waitTimeoutMs?: number;
   /** How long started tasks must keep running to count as started. Default 2 s. */
   settleMs?: number;
+  /** How compose stacks run on this server (kind COMPOSE); absent: their commands fail saying so. */
+  compose?: ComposeSettings;
 }
 
 /** The `skiff.kind` label of the workload kinds that are Swarm services. */
 const SERVICE_KINDS: Partial<Record<WorkloadKind, string>> = {
   [WorkloadKind.WORKLOAD_KIND_APPLICATION]: 'application',
   [WorkloadKind.WORKLOAD_KIND_CACHE]: 'cache',
+  // Swarm stacks; Compose projects have no service and go through compose/lifecycle.ts.
+  [WorkloadKind.WORKLOAD_KIND_COMPOSE]: 'compose',
 };
 
 export function workloadOf(command: Command): WorkloadRef | null {

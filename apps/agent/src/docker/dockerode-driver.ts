@@ -664,4 +664,44 @@ export class DockerodeDriver implements DockerDriver {
     );
     return { name, created: true };
   }
+
+  async containersByLabel(labels: Record<string, string>): Promise<Array<{ id: string; state: ContainerState }>> {
+    const operation = 'containersByLabel';
+    const label = labelFilters(labels, operation);
+    const listed = (await this.call(operation, () =>
+      this.docker.listContainers({ all: true, ...(label.length ? { filters: { label } } : {}) }),
+    )) as unknown as Array<{ Id: string; State?: string }>;
+    return listed.map((c) => ({ id: c.Id, state: (c.State ?? 'dead') as ContainerState }));
+  }
+
+  async volumesByLabel(labels: Record<string, string>): Promise<string[]> {
+    const operation = 'volumesByLabel';
+    const label = labelFilters(labels, operation);
+    const listed = (await this.call(operation, () =>
+      this.docker.listVolumes(label.length ? { filters: { label } } : {}),
+    )) as unknown as { Volumes?: Array<{ Name: string }> | null };
+    return (listed.Volumes ?? []).map((v) => v.Name).sort();
+  }
+
+  async removeVolume(name: string): Promise<boolean> {
+    const operation = `removeVolume ${String(name)}`;
+    checkObjectName('volume', name, operation);
+    let labels: Record<string, string> | undefined;
+    try {
+      const volume = (await this.call(operation, () => this.docker.getVolume(name).inspect())) as { Labels?: Record<string, string> | null };
+      labels = volume.Labels ?? undefined;
+    } catch (err) {
+      if (err instanceof DockerError && err.statusCode === 404) return false;
+      throw err;
+    }
+    if (!isManaged(labels)) throw new DockerConflictError(operation, `volume ${name} is not managed by Skiff`);
+    try {
+      // The engine answers 409 while a container (even a stopped one) uses the volume.
+      await this.call(operation, () => this.docker.getVolume(name).remove());
+      return true;
+    } catch (err) {
+      if (err instanceof DockerError && err.statusCode === 404) return false;
+      throw err;
+    }
+  }
 }

@@ -37,6 +37,8 @@ export interface ServiceSpec {
         Source?: string;
         Target: string;
         ReadOnly?: boolean;
+        /** Labels of a volume the engine creates for the mount. */
+        VolumeOptions?: { Labels?: Record<string, string> };
       }>;
       StopSignal?: string;
       StopGracePeriod?: Nanoseconds;
@@ -294,4 +296,13 @@ export interface DockerDriver {
   removeContainer(name: string): Promise<boolean>;
   /** A local volume labelled `skiff.managed=true` (and `labels`); an existing one of that name is kept. */
   ensureVolume(name: string, labels?: Record<string, string>): Promise<VolumeInfo>;
+  /** The local containers (running or not) carrying every given label. */
+  containersByLabel(labels: Record<string, string>): Promise<Array<{ id: string; state: ContainerState }>>;
+  /** Names of the local volumes carrying every given label, sorted. */
+  volumesByLabel(labels: Record<string, string>): Promise<string[]>;
+  /**
+   * Removes a Skiff volume; false when there was none. A DockerConflictError when it is not
+   * managed by Skiff, or while a container still uses it.
+   */
+  removeVolume(name: string): Promise<boolean>;
 }
