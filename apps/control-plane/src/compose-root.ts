@@ -26,7 +26,7 @@ import { backupHandlers, userBackupHandlers } from './routers/backup.js';
 import { billingHandlers } from './routers/billing.js';
 import { cacheHandlers } from './routers/cache.js';
 import { certificatesHandlers } from './routers/certificates.js';
-import { composeHandlers } from './routers/compose.js';
+import { composeHandlers, composeTemplateHandlers } from './routers/compose.js';
 import { deploymentHandlers } from './routers/deployment.js';
 import { destinationHandlers } from './routers/destination.js';
 import { domainHandlers } from './routers/domain.js';
@@ -46,14 +46,19 @@ import { settingsHandlers } from './routers/settings.js';
 import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
 import { AiService } from './services/ai.js';
-import { ApplicationLifecycle } from './services/application-lifecycle.js';
 import { ApplicationService } from './services/applications.js';
 import { BackupService } from './services/backups.js';
 import { BillingService } from './services/billing.js';
+import { CacheLifecycle } from './services/cache-lifecycle.js';
 import { CacheService } from './services/cache.js';
 import { CertificateService } from './services/certificates.js';
 import { CommandOutbox } from './services/command-outbox.js';
 import { ComposeService } from './services/compose.js';
+import { ComposeDeployments } from './services/compose-deploy.js';
+import { ComposeFiles } from './services/compose-files.js';
+import { bundledCatalogDir, loadBundledCatalog } from './services/compose-templates-catalog.js';
+import { ComposeTemplateService } from './services/compose-templates.js';
+import type { RemoteCatalogLimits } from './services/compose-templates-remote.js';
 import { DeploymentControl } from './services/deployment-control.js';
 import { DeploymentReports } from './services/deployment-reports.js';
 import { DeploymentService } from './services/deployments.js';
@@ -78,6 +83,7 @@ import { ServerAgents } from './services/server-agents.js';
 import { ServerService, agentEndpoints } from './services/servers.js';
 import { ServiceAccess } from './services/service-access.js';
 import { SshKeyService } from './services/ssh-keys.js';
+import { WorkloadLifecycle } from './services/workload-lifecycle.js';
 
 export interface PlatformOptions {
   database: { url?: string; pgliteDir?: string };
@@ -126,10 +132,22 @@ export interface PlatformOptions {
    * `SKIFF_PLATFORM_UPSTREAM`); default `host.docker.internal:3000`.
    */
   platformUpstream?: string;
+  /**
+   * Compose templates: the bundled catalog's folder (default: apps/control-plane/templates),
+   * the operator's catalog URL (`SKIFF_TEMPLATES_URL`) and the limits of remote fetches.
+   */
+  templates?: { dir?: string; url?: string; limits?: Partial<RemoteCatalogLimits> };
+  /**
+   * Where the control plane pins the SSH host keys of git servers it fetches compose files from
+   * (`<dataDir>/known_hosts`); without it each fetch accepts the host anew (tests).
+   */
+  gitKnownHostsFile?: string;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
 export async function buildPlatform(options: PlatformOptions) {
+  // Read and checked first: a broken bundled template stops the start with its reason.
+  const bundledTemplates = await loadBundledCatalog(options.templates?.dir ?? bundledCatalogDir());
   const database: DatabaseHandle = await openDatabase(options.database);
   await migrateToLatest(database.db);
 
@@ -157,12 +175,16 @@ export async function buildPlatform(options: PlatformOptions) {
     platformUpstream: options.platformUpstream,
     agents: new ProxyRequests(agentControl),
   });
-  // Bound once the application lifecycle exists (it needs the services built from these two).
-  let lifecycleRef: ApplicationLifecycle | undefined;
+  // Bound once the workload lifecycles exist (they need the services built from these two).
+  let lifecycleRefs: Pick<WorkloadRemovals, 'queueRemovals'>[] = [];
   const workloads: WorkloadRemovals = {
-    queueRemovals: (tx, environmentIds) => lifecycleRef!.queueRemovals(tx, environmentIds),
+    queueRemovals: async (tx, environmentIds) => {
+      let queued = 0;
+      for (const lifecycle of lifecycleRefs) queued += await lifecycle.queueRemovals(tx, environmentIds);
+      return queued;
+    },
     removeRoutes: (tx, owner, remove, field) => proxy.removing(tx, owner, remove, field),
-    notify: () => lifecycleRef?.notify(),
+    notify: () => relay?.notify(),
   };
   const organizations = new OrganizationService(deps, identity, workloads);
   const projects = new ProjectService(deps, identity, workloads);
@@ -174,6 +196,14 @@ export async function buildPlatform(options: PlatformOptions) {
   const certificates = new CertificateService(deps, access, proxy);
   const previews = new PreviewService(deps, access, domains, proxy);
   const composeStacks = new ComposeService(deps, access, projects, identity, proxy);
+  const composeTemplates = new ComposeTemplateService(deps, access, projects, composeStacks, domains, proxy, {
+    // Called only once everything is built (composeDeployments is declared below).
+    deployer: { deploy: (p, composeId) => composeDeployments.deploy(p, { composeId }, 'deploy') },
+    bundled: bundledTemplates,
+    remoteUrl: options.templates?.url,
+    limits: options.templates?.limits,
+    log: options.log.child({ component: 'compose-templates' }),
+  });
   const caches = new CacheService(deps, access, projects, identity);
   const notifications = new NotificationService(deps);
   const destinations = new DestinationService(deps);
@@ -202,9 +232,14 @@ export async function buildPlatform(options: PlatformOptions) {
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
   const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
-  const lifecycle = new ApplicationLifecycle(deps, access, outbox, applications, proxy, { onCommandQueued: () => relay?.notify() });
-  lifecycleRef = lifecycle;
+  const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, { onCommandQueued: () => relay?.notify() });
+  const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, { onCommandQueued: () => relay?.notify() });
+  const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, { onCommandQueued: () => relay?.notify() });
+  lifecycleRefs = [lifecycle, composeLifecycle, cacheLifecycle];
   const deploymentControl = new DeploymentControl(deps, access, agentControl);
+  const composeControl = new DeploymentControl(deps, access, agentControl, 'compose');
+  const composeDeployments = new ComposeDeployments(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
+  const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
   const deploymentReports = new DeploymentReports({ ...deps, proxy });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
@@ -229,8 +264,11 @@ export async function buildPlatform(options: PlatformOptions) {
     security: securityHandlers(securityEntries),
     certificates: certificatesHandlers(certificates),
     previewDeployment: previewDeploymentHandlers(previews),
-    compose: composeHandlers(composeStacks),
-    cache: cacheHandlers(caches),
+    compose: {
+      ...composeHandlers(composeStacks, composeDeployments, composeLifecycle, composeControl, composeFiles),
+      ...composeTemplateHandlers(composeTemplates),
+    },
+    cache: cacheHandlers(caches, cacheLifecycle),
     ai: aiHandlers(ai),
     forgeA: forgeAHandlers(gitProviders),
     forgeB: forgeBHandlers(gitProviders),

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { BillingProductConfig } from '@skiff/contracts';
+import { outboundUrlProblem } from '@skiff/domain';
 import { z } from 'zod';
 import { defaultPlatformUpstream } from './services/proxy-config.js';
 
@@ -46,6 +47,11 @@ export interface Config {
    * container reaches, e.g. SKIFF_HOST=0.0.0.0).
    */
   platformUpstream: string;
+  /**
+   * `SKIFF_TEMPLATES_URL`: a template catalog (meta.json and blueprints/<id>/…) merged over the
+   * bundled one; its templates replace bundled ones with the same id. Unset: the bundled one only.
+   */
+  templatesUrl?: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -71,6 +77,9 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
   if (!/^(?:[A-Za-z0-9][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/.test(platformUpstream)) {
     throw new Error(`SKIFF_PLATFORM_UPSTREAM is not host:port: ${env.SKIFF_PLATFORM_UPSTREAM}`);
   }
+  const templatesUrl = env.SKIFF_TEMPLATES_URL?.trim() || undefined;
+  const templatesProblem = templatesUrl === undefined ? null : outboundUrlProblem(templatesUrl);
+  if (templatesProblem) throw new Error(`SKIFF_TEMPLATES_URL ${templatesProblem}: ${templatesUrl}`);
   return {
     port,
     host: env.SKIFF_HOST ?? '127.0.0.1',
@@ -91,6 +100,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     maxArchiveBytes,
     agents: { grpcAddress: agentGrpc, natsUrl: env.SKIFF_AGENT_NATS_URL?.trim() || undefined, heartbeatIntervalSeconds },
     platformUpstream,
+    templatesUrl,
   };
 }
 

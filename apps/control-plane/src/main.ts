@@ -29,8 +29,10 @@ const platform = await buildPlatform({
   grpc: { host: config.grpcHost, port: config.grpcPort },
   localAgentCredential: loadLocalAgentCredential(config.dataDir),
   archives: { dir: join(config.dataDir, 'archives'), maxBytes: config.maxArchiveBytes },
+  gitKnownHostsFile: join(config.dataDir, 'known_hosts'),
   agents: config.agents,
   platformUpstream: config.platformUpstream,
+  templates: { url: config.templatesUrl },
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');

@@ -1,14 +1,14 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { ApplicationLifecycle } from '../services/application-lifecycle.js';
 import type { ApplicationService } from '../services/applications.js';
 import type { DeploymentControl } from '../services/deployment-control.js';
 import type { DeploymentService } from '../services/deployments.js';
 import type { DropArchiveService } from '../services/drop-archives.js';
+import type { WorkloadLifecycle } from '../services/workload-lifecycle.js';
 
 export const applicationHandlers = (
   apps: ApplicationService,
   deployments: DeploymentService,
-  lifecycle: ApplicationLifecycle,
+  lifecycle: WorkloadLifecycle<'application', ReturnType<ApplicationService['record']>>,
   drops: DropArchiveService,
   control: DeploymentControl,
 ): RouterHandlers<'application'> => ({
@@ -28,7 +28,7 @@ export const applicationHandlers = (
   delete: (input, { principal }) => lifecycle.delete(principal, input.applicationId),
   stop: (input, { principal }) => lifecycle.stop(principal, input.applicationId),
   start: (input, { principal }) => lifecycle.start(principal, input.applicationId),
-  reload: (input, { principal }) => lifecycle.reload(principal, input),
+  reload: (input, { principal }) => lifecycle.reload(principal, input.applicationId, input.appName),
   deploy: (input, { principal }) => deployments.deploy(principal, input, 'deploy'),
   redeploy: (input, { principal }) => deployments.deploy(principal, input, 'redeploy'),
   cancelDeployment: (input, { principal }) => control.cancelDeployment(principal, input.applicationId),

@@ -1,17 +1,50 @@
 import type { RouterHandlers } from '../http/context.js';
 import type { ComposeService } from '../services/compose.js';
+import type { ComposeDeployments } from '../services/compose-deploy.js';
+import type { ComposeFiles } from '../services/compose-files.js';
+import type { DeploymentControl } from '../services/deployment-control.js';
+import type { WorkloadLifecycle } from '../services/workload-lifecycle.js';
+import type { ComposeTemplateService } from '../services/compose-templates.js';
 
-/**
- * The record operations of compose stacks. Compose rewrites and templates come with their own
- * issue; deploy, start, stop and the other workload operations need the agent: until then
- * they have no handler and answer NOT_IMPLEMENTED.
- */
-export const composeHandlers = (stacks: ComposeService): RouterHandlers<'compose'> => ({
+/** The records of compose stacks, their deploys and lifecycle, and their files as deployed. */
+export const composeHandlers = (
+  stacks: ComposeService,
+  deployments: ComposeDeployments,
+  lifecycle: WorkloadLifecycle<'compose', ReturnType<ComposeService['record']>>,
+  control: DeploymentControl,
+  files: ComposeFiles,
+): RouterHandlers<'compose'> => ({
   create: (input, { principal }) => stacks.create(principal, input),
   one: (input, { principal }) => stacks.one(principal, input.composeId),
   update: (input, { principal }) => stacks.update(principal, input),
-  delete: (input, { principal }) => stacks.delete(principal, input.composeId, input.deleteVolumes),
+  delete: async (input, { principal }) => ({
+    ...(await lifecycle.delete(principal, input.composeId, { removeVolumes: input.deleteVolumes })),
+    deleteVolumes: input.deleteVolumes ?? false,
+  }),
   move: (input, { principal }) => stacks.move(principal, input.composeId, input.targetEnvironmentId),
   refreshToken: (input, { principal }) => stacks.refreshToken(principal, input.composeId),
   disconnectGitProvider: (input, { principal }) => stacks.disconnectGitProvider(principal, input.composeId),
+  deploy: (input, { principal }) => deployments.deploy(principal, input, 'deploy'),
+  redeploy: (input, { principal }) => deployments.deploy(principal, input, 'redeploy'),
+  start: (input, { principal }) => lifecycle.start(principal, input.composeId),
+  stop: (input, { principal }) => lifecycle.stop(principal, input.composeId),
+  cancelDeployment: (input, { principal }) => control.cancelDeployment(principal, input.composeId),
+  killBuild: (input, { principal }) => control.killBuild(principal, input.composeId),
+  cleanQueues: (input, { principal }) => control.cleanQueues(principal, input.composeId),
+  getConvertedCompose: (input, { principal }) => files.getConvertedCompose(principal, input.composeId),
+  randomizeCompose: (input, { principal }) => files.randomizeCompose(principal, input.composeId),
+  isolatedDeployment: (input, { principal }) => files.isolatedDeployment(principal, input.composeId),
+  loadServices: (input, { principal }) => files.loadServices(principal, input.composeId, input.type),
+  loadMountsByService: (input, { principal }) => files.loadMountsByService(principal, input.composeId, input.serviceName),
+  getDefaultCommand: (input, { principal }) => files.getDefaultCommand(principal, input.composeId),
+  fetchSourceType: (input, { principal }) => files.fetchSourceType(principal, input.composeId),
+});
+
+/** Template catalogs and templates turned into stacks (services/compose-templates.ts). */
+export const composeTemplateHandlers = (templates: ComposeTemplateService): RouterHandlers<'compose'> => ({
+  templates: (input, { principal }) => templates.templates(principal, input),
+  getTags: (input, { principal }) => templates.tags(principal, input),
+  processTemplate: (input, { principal }) => templates.process(principal, input),
+  import: (input, { principal }) => templates.import(principal, input),
+  deployTemplate: (input, { principal }) => templates.deployTemplate(principal, input),
 });

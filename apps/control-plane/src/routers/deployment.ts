@@ -2,6 +2,7 @@ import type { RouterHandlers } from '../http/context.js';
 import type { DeploymentService } from '../services/deployments.js';
 
 export const deploymentHandlers = (deployments: DeploymentService): RouterHandlers<'deployment'> => ({
-  all: (input, { principal }) => deployments.all(principal, input.applicationId),
+  all: (input, { principal }) => deployments.all(principal, 'application', input.applicationId),
+  allByCompose: (input, { principal }) => deployments.all(principal, 'compose', input.composeId),
   readLogs: (input, { principal }) => deployments.readLogs(principal, input.deploymentId),
 });

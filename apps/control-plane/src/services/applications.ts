@@ -37,7 +37,7 @@ type Values = Record<string, unknown>;
 const APP_NAME_TAKEN = 'already used on this server';
 type ApplicationRecord = OutputOf<Contracts['application']['one']>;
 
-/** Application records: settings, sources, build and environment (delete: ApplicationLifecycle). */
+/** Application records: settings, sources, build and environment (stop, start, reload, delete: WorkloadLifecycle). */
 export class ApplicationService {
   private readonly codec: RecordCodec<ApplicationRecord>;
 

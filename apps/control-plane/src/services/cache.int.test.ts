@@ -240,19 +240,6 @@ describe('cache records', () => {
     expect((await t.call('cache.remove', { cacheId: cache.cacheId })).status).toBe(404);
   });
 
-  it('leaves Docker operations unimplemented', async () => {
-    const cache = await createCache();
-    for (const [op, input] of [
-      ['cache.deploy', { cacheId: cache.cacheId }],
-      ['cache.start', { cacheId: cache.cacheId }],
-      ['cache.stop', { cacheId: cache.cacheId }],
-      ['cache.rebuild', { cacheId: cache.cacheId }],
-      ['cache.reload', { cacheId: cache.cacheId, appName: cache.appName }],
-    ] as const) {
-      expect((await t.call(op, input)).status, op).toBe(501);
-    }
-  });
-
   it('is removed with its project, which says so', async () => {
     const project = (await t.call('project.create', { name: 'doomed-cch' })).body;
     const e = project.environments[0].environmentId;

@@ -30,7 +30,11 @@ const portTaken = (err: unknown) => {
   return e.constraint === 'cache_instances_server_external_port' || (e.detail ?? '').includes('external_port');
 };
 
-/** Cache instance (Redis) records: image, password, resources and Swarm settings; no workload yet. */
+/**
+ * Cache instance (Redis) records: image, password, resources and Swarm settings. Changes
+ * apply at the next deploy (cache-lifecycle.ts runs the instance: deploy, rebuild, start,
+ * stop, reload, remove, and the redeploy of saveExternalPort).
+ */
 export class CacheService {
   private readonly codec: RecordCodec<CacheRecord>;
 
@@ -146,7 +150,7 @@ export class CacheService {
     return this.update(p, { cacheId: input.cacheId, env: input.env });
   }
 
-  /** Publishes the instance on a host port; null stops publishing it. */
+  /** Saves the host port (null: none); CacheLifecycle.saveExternalPort also applies it to a deployed instance. */
   saveExternalPort(p: Principal, input: { cacheId: string; externalPort: number | null }) {
     return this.update(p, input);
   }
@@ -166,13 +170,6 @@ export class CacheService {
       .returningAll()
       .executeTakeFirstOrThrow();
     return this.record(moved);
-  }
-
-  /** Removes the record; the container and its data volume go with the agent. */
-  async remove(p: Principal, cacheId: string) {
-    const { row } = await this.access.find(p, 'cache', cacheId);
-    await this.db.deleteFrom('cacheInstances').where('id', '=', cacheId).execute();
-    return this.record(row);
   }
 }
 

@@ -235,14 +235,6 @@ describe('compose records', () => {
     expect((await t.call('compose.delete', { composeId: kept.composeId })).body.deleteVolumes).toBe(false);
   });
 
-  it('leaves Docker operations and compose rewrites unimplemented', async () => {
-    const stack = await createStack();
-    for (const op of ['compose.deploy', 'compose.stop', 'compose.start', 'compose.randomizeCompose', 'compose.isolatedDeployment']) {
-      const res = await t.call(op, { composeId: stack.composeId });
-      expect(res.status, op).toBe(501);
-    }
-  });
-
   it('is removed with its project, which says so', async () => {
     const project = (await t.call('project.create', { name: 'doomed' })).body;
     const e = project.environments[0].environmentId;

@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { ComposeStack } from '@skiff/db';
+import type { ComposeStack, Db } from '@skiff/db';
 import type { Principal } from '../authz/principal.js';
-import { Invalid } from '../errors.js';
+import { DomainError, Invalid } from '../errors.js';
 import { type ServiceDeps, uniqueAs } from './deps.js';
+import { commandArgs } from './compose-files.js';
 import { checkGitSource, checkInsideSource, checkInteger, checkSourceReferences, moveTarget, placeNewService } from './field-rules.js';
 import type { IdentityService } from './identity.js';
-import type { ProjectService } from './projects.js';
 import type { ProxyConfig } from './proxy-config.js';
+import type { ProjectService } from './projects.js';
 import { RecordCodec } from './record-codec.js';
+import { deleteWorkloadRecord } from './workload-commands.js';
+import { wasDeployed } from './workloads.js';
 import type { ServiceAccess } from './service-access.js';
 
 /** Every column that says where the compose file comes from; `disconnectGitProvider` clears them. */
@@ -20,13 +23,19 @@ const SOURCE_FIELDS = [
   'customGitUrl', 'customGitBranch', 'customGitSSHKeyId', 'watchPaths',
 ] as const;
 
+/** The settings a compose domain's upstream is made of (proxy-config.ts composeServiceUpstream). */
+const ROUTE_FIELDS = ['appName', 'randomize', 'suffix'] as const;
+
 type Values = Record<string, unknown>;
 type ComposeRecord = OutputOf<Contracts['compose']['one']>;
 
 /** A deploy-webhook token: 32 random bytes, URL-safe. */
 const webhookToken = () => randomBytes(32).toString('base64url');
 
-/** Compose stack records: source, compose file and deploy settings; no workload yet. */
+/**
+ * Compose stack records: source, compose file and deploy settings. Deploys: compose-deploy.ts;
+ * stop, start, delete: WorkloadLifecycle; the file as deployed: compose-files.ts.
+ */
 export class ComposeService {
   private readonly codec: RecordCodec<ComposeRecord>;
 
@@ -112,12 +121,21 @@ export class ComposeService {
     return this.set(row, fields);
   }
 
-  private async set(row: ComposeStack, fields: Values) {
+  /**
+   * Changes the given fields of the stack (already checked). A change of what its routes dial
+   * (`appName`, `randomize`, `suffix`: the alias `<service>.<appName>` of a routed service)
+   * also queues the proxy configuration of the servers its domains are on; the stack's services
+   * get the new alias at its next deploy.
+   */
+  async set(row: ComposeStack, fields: Values) {
     const columns = this.codec.columns(fields);
     if (Object.keys(columns).length === 0) return this.record(row);
-    const updated = await this.write(() =>
-      this.db.updateTable('composeStacks').set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow(),
-    );
+    const write = (db: Db) =>
+      this.write(() => db.updateTable('composeStacks').set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
+    const routing = ROUTE_FIELDS.find((f) => f in columns);
+    const updated = routing
+      ? await this.proxy.change(this.db, (tx) => this.proxy.serversRoutingTo(tx, { composeId: row.id }), write, { field: routing })
+      : await write(this.db);
     return this.record(updated);
   }
 
@@ -135,17 +153,27 @@ export class ComposeService {
     if (typeof f.suffix === 'string' && !/^[a-zA-Z0-9_-]{0,32}$/.test(f.suffix)) {
       throw Invalid('suffix', 'at most 32 letters, digits, underscores and hyphens');
     }
+    // Only a compose command of the stack's type, checked again whenever the type changes.
+    if (f.command !== undefined || f.composeType !== undefined) {
+      const command = f.command !== undefined ? (f.command as string | null) : row.command;
+      if (command && command.trim() !== '') commandArgs((f.composeType as string | undefined) ?? row.composeType, command);
+    }
     await checkSourceReferences(this.access, p, f);
   }
 
-  /** Removes the record, with its domains (and their routes) and backups; the workload part comes with the agent. */
+  /**
+   * Removes a stack that was never deployed, at once, with its domains (and their routes): the
+   * undo of a deployTemplate that failed half way. compose.delete is WorkloadLifecycle.delete,
+   * which removes a deployed stack's containers first; a deployed stack is refused here.
+   */
   async delete(p: Principal, composeId: string, deleteVolumes = false) {
     const { row } = await this.access.find(p, 'compose', composeId);
-    await this.proxy.change(
-      this.db,
-      (tx) => this.proxy.serversRoutingTo(tx, { composeId }),
-      (tx) => tx.deleteFrom('composeStacks').where('id', '=', composeId).execute(),
-    );
+    const owner = { kind: 'compose' as const, id: composeId };
+    const queued = await this.db.transaction().execute(async (tx) => {
+      if (await wasDeployed(tx, owner)) throw new DomainError('BAD_REQUEST', `Compose stack ${row.appName} was deployed: delete it with compose.delete`);
+      return deleteWorkloadRecord(tx, owner, this.proxy);
+    });
+    if (queued > 0) this.proxy.notify();
     return { ...this.record(row), deleteVolumes };
   }
 

@@ -9,8 +9,10 @@ import { workloadKey } from './deploy-command.js';
 import { applicationStatusAfterCancel, canMove } from './deployment-status.js';
 import type { ServiceDeps } from './deps.js';
 import type { ServiceAccess } from './service-access.js';
+import { DEPLOYED_KINDS, type DeployedKind, ownerOfDeployment, setWorkloadStatus } from './workloads.js';
 
-const DEPLOY_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_DEPLOY_APPLICATION);
+/** The commands that deploy (a build, a compose pull or build, then the rollout). */
+const DEPLOY_KINDS = new Set([CommandKind.COMMAND_KIND_DEPLOY_APPLICATION, CommandKind.COMMAND_KIND_DEPLOY_COMPOSE].map(commandKindToJSON));
 
 /** Where an agent's answer may end commands: the workload asked about, on the server asked. */
 interface Scope {
@@ -31,9 +33,10 @@ export interface CancelResult {
 }
 
 /**
- * `application.cancelDeployment`, `killBuild` and `cleanQueues` (ARCHITECTURE.md "Commands" 5,
- * REFERENCE.md "Deploy queue"). An application's jobs are its unfinished commands, in
- * order; the first is the one that runs (or runs next).
+ * `cancelDeployment`, `killBuild` and `cleanQueues` of applications and compose stacks (one
+ * instance per kind; ARCHITECTURE.md "Commands" 5, REFERENCE.md "Deploy queue"). A
+ * workload's jobs are its unfinished commands, in order; the first is the one that runs (or
+ * runs next).
  *
  * - A command still in the outbox (`pending`: never published) is ended here, in the
  *   transaction that holds its row, so the relay (which holds the row while it publishes)
@@ -43,35 +46,40 @@ export interface CancelResult {
  *   reports (CANCELLED event and result), so the record says what the agent really did; the
  *   commands an agent removed from its queue are ended here as well, at once (the agent
  *   journaled them as cancelled before it answered, so they never run).
- * - Permissions: those of `application.deploy` (a caller who may see the application).
+ * - Permissions: those of the deploy operation (a caller who may see the workload).
  */
 export class DeploymentControl {
+  private readonly label: string;
+
   constructor(
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly agents: AgentControl,
-  ) {}
+    private readonly kind: DeployedKind = 'application',
+  ) {
+    this.label = DEPLOYED_KINDS[kind].label;
+  }
 
   private get db() {
     return this.deps.db;
   }
 
-  /** Stops the application's current job, whatever it does (build, pull, rollout, a stop…). */
-  cancelDeployment(p: Principal, applicationId: string): Promise<CancelResult> {
-    return this.cancel(p, applicationId, false);
+  /** Stops the workload's current job, whatever it does (build, pull, rollout, a stop…). */
+  cancelDeployment(p: Principal, id: string): Promise<CancelResult> {
+    return this.cancel(p, id, false);
   }
 
-  /** Stops the application's current deployment only while it builds. */
-  killBuild(p: Principal, applicationId: string): Promise<CancelResult> {
-    return this.cancel(p, applicationId, true);
+  /** Stops the workload's current deployment only while it builds. */
+  killBuild(p: Principal, id: string): Promise<CancelResult> {
+    return this.cancel(p, id, true);
   }
 
-  /** Removes every job of the application that does not run yet. */
-  async cleanQueues(p: Principal, applicationId: string): Promise<CancelResult> {
-    const { row: app } = await this.access.find(p, 'application', applicationId);
-    const key = workloadKey('application', app.id);
+  /** Removes every job of the workload that does not run yet. */
+  async cleanQueues(p: Principal, id: string): Promise<CancelResult> {
+    const { row: app } = await this.access.find(p, this.kind, id);
+    const key = workloadKey(this.kind, app.id);
     const queued = await this.unfinished(key);
-    if (queued.length === 0) throw nothing(`Nothing waits in the queue of application ${app.appName}`);
+    if (queued.length === 0) throw nothing(`Nothing waits in the queue of ${this.label} ${app.appName}`);
 
     // Not sent yet: ended here (the relay cannot send them any more).
     const here = await this.endCommands(
@@ -93,7 +101,7 @@ export class DeploymentControl {
         if (here.commandIds.length === 0 || !(err instanceof DomainError)) throw err;
         throw new DomainError(
           'BAD_REQUEST',
-          `${err.message}. ${here.commandIds.length} job(s) of application ${app.appName} that had not reached it were removed; those it holds stay queued`,
+          `${err.message}. ${here.commandIds.length} job(s) of ${this.label} ${app.appName} that had not reached it were removed; those it holds stay queued`,
         );
       }
       if (reply.commandIds.length > 0) {
@@ -104,10 +112,10 @@ export class DeploymentControl {
         there = await this.deploymentsOf(reply.commandIds, scope);
       }
       if (reply.error && here.commandIds.length === 0 && reply.commandIds.length === 0) {
-        throw nothing(`Nothing waits in the queue of application ${app.appName}: the agent of ${serverLabel(serverId)} says ${reply.error}`);
+        throw nothing(`Nothing waits in the queue of ${this.label} ${app.appName}: the agent of ${serverLabel(serverId)} says ${reply.error}`);
       }
     } else if (here.commandIds.length === 0) {
-      throw nothing(`Nothing waits in the queue of application ${app.appName}`);
+      throw nothing(`Nothing waits in the queue of ${this.label} ${app.appName}`);
     }
     // In queue order, whichever side ended them.
     const place = new Map(queued.map((c, i) => [c.deploymentId, i]));
@@ -115,13 +123,13 @@ export class DeploymentControl {
     return { deploymentIds: ended.sort((a, b) => (place.get(a) ?? Infinity) - (place.get(b) ?? Infinity)) };
   }
 
-  private async cancel(p: Principal, applicationId: string, buildOnly: boolean): Promise<CancelResult> {
-    const { row: app } = await this.access.find(p, 'application', applicationId);
-    const key = workloadKey('application', app.id);
+  private async cancel(p: Principal, id: string, buildOnly: boolean): Promise<CancelResult> {
+    const { row: app } = await this.access.find(p, this.kind, id);
+    const key = workloadKey(this.kind, app.id);
     const [head] = await this.unfinished(key);
-    if (!head) throw nothing(`Nothing to cancel: no job of application ${app.appName} is queued or running`);
-    if (buildOnly && head.kind !== DEPLOY_KIND) {
-      throw nothing(`No build of application ${app.appName} runs: its current job is not a deployment`);
+    if (!head) throw nothing(`Nothing to cancel: no job of ${this.label} ${app.appName} is queued or running`);
+    if (buildOnly && !DEPLOY_KINDS.has(head.kind)) {
+      throw nothing(`No build of ${this.label} ${app.appName} runs: its current job is not a deployment`);
     }
     const reason = buildOnly ? KILL_BUILD_REASON : CANCEL_REASON;
     if (head.status === 'pending') {
@@ -135,7 +143,7 @@ export class DeploymentControl {
       request: { $case: 'cancelWorkload', value: { workloadKey: key, deploymentId: head.deploymentId ?? '', buildOnly, commandId: head.id } },
     });
     if (reply.error) {
-      throw nothing(`Nothing was cancelled for application ${app.appName}: the agent of ${serverLabel(head.serverId)} says ${reply.error}`);
+      throw nothing(`Nothing was cancelled for ${this.label} ${app.appName}: the agent of ${serverLabel(head.serverId)} says ${reply.error}`);
     }
     return { deploymentIds: await this.deploymentsOf(reply.commandIds, { workloadKey: key, serverId: head.serverId }) };
   }
@@ -198,14 +206,14 @@ export class DeploymentControl {
   }
 }
 
-/** Moves a deployment to cancelled (when it may still move), restoring its application's status. */
+/** Moves a deployment to cancelled (when it may still move), restoring its workload's status. */
 async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string, at: Date): Promise<boolean> {
-  const d = await tx.selectFrom('deployments').select(['id', 'status', 'applicationId']).where('id', '=', deploymentId).forUpdate().executeTakeFirst();
+  const d = await tx.selectFrom('deployments').select(['id', 'status', 'applicationId', 'composeId']).where('id', '=', deploymentId).forUpdate().executeTakeFirst();
   if (!d || !canMove(d.status, 'cancelled')) return false;
   await tx.updateTable('deployments').set({ status: 'cancelled', reason, finishedAt: at }).where('id', '=', d.id).execute();
   if (d.status === 'running') {
-    const status = await applicationStatusAfterCancel(tx, d.applicationId, d.id);
-    await tx.updateTable('applications').set({ applicationStatus: status }).where('id', '=', d.applicationId).execute();
+    const owner = ownerOfDeployment(d);
+    await setWorkloadStatus(tx, owner, await applicationStatusAfterCancel(tx, owner, d.id));
   }
   return true;
 }

@@ -7,9 +7,11 @@ import {
   commandStatusToJSON,
   timestampToDate,
 } from '@skiff/proto';
+import { applyCacheResult, isCacheDeployEvent } from './cache-commands.js';
 import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from './deployment-status.js';
 import type { ProxyConfig } from './proxy-config.js';
 import { applyWorkloadResult } from './workload-commands.js';
+import { ownerOfDeployment, setWorkloadStatus } from './workloads.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */
 export class ReportRefused extends Error {
@@ -46,18 +48,18 @@ const DEFAULT_REASON: Partial<Record<CommandStatus, string>> = {
 export type Applied = 'applied' | 'duplicate';
 
 /**
- * What agents report, applied to deployments, commands and applications. Every report
- * names its server (from the agent's credential, never from the message): a record of
- * another server is NOT_FOUND to it.
+ * What agents report, applied to deployments, commands and workloads (applications and
+ * compose stacks). Every report names its server (from the agent's credential, never from
+ * the message): a record of another server is NOT_FOUND to it.
  */
 export class DeploymentReports {
-  /** `proxy`: to reconfigure the servers whose routes go with a removed application. */
+  /** `proxy`: to reconfigure the servers whose routes go with a removed workload. */
   constructor(private readonly deps: { db: Db; clock: () => Date; proxy?: ProxyConfig }) {}
 
   /**
    * One deployment event: de-duplicated by sequence (an event at or below the highest
    * applied one changes nothing), then its status (when the move is allowed), log lines
-   * and reason, and the application's status.
+   * and reason, and the workload's status.
    */
   async applyEvent(serverId: string, event: DeploymentEvent): Promise<Applied> {
     const sequence = Number(event.sequence);
@@ -67,6 +69,8 @@ export class DeploymentReports {
     const at = event.occurredAt ? timestampToDate(event.occurredAt) : this.deps.clock();
     return this.deps.db.transaction().execute(async (tx) => {
       const d = await tx.selectFrom('deployments').selectAll().where('id', '=', event.deploymentId).forUpdate().executeTakeFirst();
+      // A cache instance keeps no deployment records: the events of its deploys are set aside.
+      if (!d && (await isCacheDeployEvent(tx, serverId, event.commandId))) return 'applied';
       if (!d || d.serverId !== serverId) throw new ReportRefused('NOT_FOUND', `no deployment ${event.deploymentId} on this server`);
       if (sequence <= d.lastSequence) return 'duplicate';
 
@@ -86,9 +90,10 @@ export class DeploymentReports {
         })
         .where('id', '=', d.id)
         .execute();
+      const owner = ownerOfDeployment(d);
       const appStatus =
-        next === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, d.applicationId, d.id) : next && applicationStatusFor(next);
-      if (appStatus) await tx.updateTable('applications').set({ applicationStatus: appStatus }).where('id', '=', d.applicationId).execute();
+        next === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : next && applicationStatusFor(next);
+      if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
       return 'applied';
     });
   }
@@ -97,7 +102,7 @@ export class DeploymentReports {
    * How a command ended: the command is marked done or failed, with its reason. A deploy
    * command that failed, expired or was rejected ends its deployment in error (a cancelled
    * one as cancelled) when the agent's events have not ended it already. A stop, start,
-   * reload or remove command moves its application as workload-commands.ts says.
+   * reload or remove command moves its workload as workload-commands.ts says.
    */
   async applyCommandResult(serverId: string, result: CommandResult): Promise<Applied> {
     if (result.status === CommandStatus.COMMAND_STATUS_UNSPECIFIED || result.status === CommandStatus.UNRECOGNIZED) {
@@ -116,7 +121,8 @@ export class DeploymentReports {
         .where('id', '=', c.id)
         .execute();
 
-      // A cancelled stop, start, reload or remove never ran (or was stopped): its application keeps its status.
+      // A cancelled stop, start, reload or remove never ran (or was stopped): its workload keeps its status.
+      if (await applyCacheResult(tx, c, result.status)) return 'applied';
       const cancelled = result.status === CommandStatus.COMMAND_STATUS_CANCELLED;
       if (!cancelled && (await applyWorkloadResult(tx, c, succeeded, this.deps.proxy))) return 'applied';
       const end = DEPLOYMENT_END[result.status];
@@ -124,8 +130,9 @@ export class DeploymentReports {
       const d = await tx.selectFrom('deployments').selectAll().where('id', '=', c.deploymentId).forUpdate().executeTakeFirst();
       if (!d || !canMove(d.status, end)) return 'applied';
       await tx.updateTable('deployments').set({ status: end, reason, finishedAt: at }).where('id', '=', d.id).execute();
-      const appStatus = end === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, d.applicationId, d.id) : applicationStatusFor(end);
-      if (appStatus) await tx.updateTable('applications').set({ applicationStatus: appStatus }).where('id', '=', d.applicationId).execute();
+      const owner = ownerOfDeployment(d);
+      const appStatus = end === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : applicationStatusFor(end);
+      if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
       return 'applied';
     });
     // A removal may have queued proxy configurations: no need to wait for the relay's poll.

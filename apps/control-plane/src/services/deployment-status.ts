@@ -1,6 +1,7 @@
 import type { Db, DeploymentStatus } from '@skiff/db';
 import { CommandKind, commandKindToJSON } from '@skiff/proto';
 import { workloadKey } from './deploy-command.js';
+import { DEPLOYED_KINDS, type WorkloadOwner } from './workloads.js';
 
 const STOP_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_STOP_WORKLOAD);
 const START_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_START_WORKLOAD);
@@ -43,9 +44,9 @@ export function applicationStatusFor(status: DeploymentStatus): 'running' | 'don
 }
 
 /**
- * The application's status once its running deployment `deploymentId` was cancelled: the
- * agent put the previous version back (or removed the service this deployment created), so
- * the application is as the last thing that ended before left it:
+ * The workload's status once its running deployment `deploymentId` was cancelled: the agent
+ * put the previous version back (or removed the service this deployment created), so the
+ * workload (an application or a compose stack) is as the last thing that ended before left it:
  *
  * - the newest other deployment that ended `done` or `error` → `done` / `error`;
  * - a stop that succeeded after it → `idle` (the previous spec has no running task); a start
@@ -56,11 +57,11 @@ export function applicationStatusFor(status: DeploymentStatus): 'running' | 'don
  * it: deployment-control.ts, and when the agent reports it: deployment-reports.ts). A
  * deployment cancelled while queued never moved the application, so it is left as it is.
  */
-export async function applicationStatusAfterCancel(tx: Db, applicationId: string, deploymentId: string): Promise<'idle' | 'done' | 'error'> {
+export async function applicationStatusAfterCancel(tx: Db, owner: WorkloadOwner, deploymentId: string): Promise<'idle' | 'done' | 'error'> {
   const deployment = await tx
     .selectFrom('deployments')
     .select(['status', 'finishedAt'])
-    .where('applicationId', '=', applicationId)
+    .where(DEPLOYED_KINDS[owner.kind].deploymentColumn, '=', owner.id)
     .where('id', '!=', deploymentId)
     .where('status', 'in', ['done', 'error'])
     .where('finishedAt', 'is not', null)
@@ -70,7 +71,7 @@ export async function applicationStatusAfterCancel(tx: Db, applicationId: string
   const lifecycle = await tx
     .selectFrom('commands')
     .select(['kind', 'finishedAt'])
-    .where('workloadKey', '=', workloadKey('application', applicationId))
+    .where('workloadKey', '=', workloadKey(owner.kind, owner.id))
     .where('kind', 'in', [STOP_KIND, START_KIND])
     .where('status', '=', 'done')
     .where('finishedAt', 'is not', null)

@@ -1,8 +1,9 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Application, Deployment } from '@skiff/db';
+import type { Application, Db, Deployment, Environment, Project } from '@skiff/db';
 import {
   EnvError,
   LOCAL_SERVER_ID,
+  type ServiceEnvSources,
   SwarmSpecError,
   envList,
   parseDotenv,
@@ -24,9 +25,11 @@ import {
 } from './deploy-command.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './drop-archives.js';
 import { type ServiceDeps, iso } from './deps.js';
+import { plainGitSource } from './git-sources.js';
 import { applicationRegistryAuth } from './registry-auth.js';
-import { lockApplicationForWork } from './workload-commands.js';
+import { lockWorkloadForWork } from './workload-commands.js';
 import type { Located, ServiceAccess } from './service-access.js';
+import { DEPLOYED_KINDS, type DeployedKind, type WorkloadOwner, deploymentOwnerColumns, ownerOfDeployment } from './workloads.js';
 
 type DeploymentRecord = OutputOf<Contracts['deployment']['all']>[number];
 type DeploymentLog = OutputOf<Contracts['deployment']['readLogs']>;
@@ -34,6 +37,7 @@ type DeploymentLog = OutputOf<Contracts['deployment']['readLogs']>;
 export const deploymentRecord = (d: Deployment): DeploymentRecord => ({
   deploymentId: d.id,
   applicationId: d.applicationId,
+  composeId: d.composeId,
   serverId: d.serverId === LOCAL_SERVER_ID ? null : d.serverId,
   status: d.status,
   title: d.title,
@@ -59,7 +63,43 @@ export interface DeploymentServiceOptions {
 }
 
 /** Forge sources: building from them comes with the forge integrations. */
-const FORGE_SOURCES = new Set(['forgeA', 'forgeB', 'forgeC', 'forgeD']);
+export const FORGE_SOURCES = new Set(['forgeA', 'forgeB', 'forgeC', 'forgeD']);
+
+/**
+ * Inside the transaction that queues a deploy's command: the `queued` deployment record of the
+ * workload (whose row the caller locked with lockWorkloadForWork). Its title defaults to
+ * "Deploy" or "Redeploy".
+ */
+export function insertDeployment(
+  tx: Db,
+  owner: WorkloadOwner & { serverId: string | null },
+  input: { deploymentId: string; title?: string; description?: string; how: 'deploy' | 'redeploy' },
+) {
+  return tx
+    .insertInto('deployments')
+    .values({
+      id: input.deploymentId,
+      ...deploymentOwnerColumns(owner),
+      serverId: wireServerId(owner.serverId),
+      status: 'queued',
+      title: input.title ?? (input.how === 'redeploy' ? 'Redeploy' : 'Deploy'),
+      description: input.description ?? null,
+      reason: null,
+      startedAt: null,
+      finishedAt: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The dotenv texts (opened) a service's variables are resolved from: its own, its environment's, its project's. */
+export function envSourcesOf(
+  secrets: ServiceDeps['secrets'],
+  { row, environment, project }: { row: { env: string | null }; environment: Environment; project: Project },
+): ServiceEnvSources {
+  const open = (sealed: string | null) => (sealed ? secrets.open(sealed) : '');
+  return { service: open(row.env), environment: open(environment.env), project: open(project.env) };
+}
 
 /** What a deploy runs: a registry image, or a source to build and the tag of its result. */
 type DeployPlan =
@@ -67,7 +107,7 @@ type DeployPlan =
   | { kind: 'build'; source: BuildSource; recipe: BuildRecipe };
 
 /**
- * Deployments of applications: queueing one (a `deployments` row and its command, in one
+ * Deployments of applications (compose stacks: compose-deploy.ts): queueing one (a `deployments` row and its command, in one
  * transaction), and reading their history and logs. Agents' reports move them on
  * (DeploymentReports).
  */
@@ -107,7 +147,7 @@ export class DeploymentService {
       plan.kind === 'build' ? (this.options.buildDeadlineMs ?? BUILD_DEPLOY_DEADLINE_MS) : (this.options.deadlineMs ?? DEPLOY_DEADLINE_MS);
     const row = await this.db.transaction().execute(async (tx) => {
       // One application's commands are written one after the other; none while it is being deleted.
-      await lockApplicationForWork(tx, app.id);
+      await lockWorkloadForWork(tx, { kind: 'application', id: app.id });
       const { n } = await tx
         .selectFrom('deployments')
         .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -116,21 +156,11 @@ export class DeploymentService {
       const spec = applicationWorkloadSpec(app, Number(n) + 1);
       if (plan.kind === 'build') spec.image = builtImageName(app.appName, deploymentId);
       checkSpec(app, spec, env);
-      const deployment = await tx
-        .insertInto('deployments')
-        .values({
-          id: deploymentId,
-          applicationId: app.id,
-          serverId: wireServerId(app.serverId),
-          status: 'queued',
-          title: input.title ?? (how === 'redeploy' ? 'Redeploy' : 'Deploy'),
-          description: input.description ?? null,
-          reason: null,
-          startedAt: null,
-          finishedAt: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const deployment = await insertDeployment(
+        tx,
+        { kind: 'application', id: app.id, serverId: app.serverId },
+        { deploymentId, title: input.title, description: input.description, how },
+      );
       const command = deployApplicationCommand({
         commandId,
         deploymentId,
@@ -159,19 +189,7 @@ export class DeploymentService {
         return { kind: 'image', registryAuth: applicationRegistryAuth(app, (sealed) => this.deps.secrets.open(sealed)) };
       }
       case 'git': {
-        if (!app.customGitUrl) throw Invalid('customGitUrl', 'no git repository set (application.saveGitProvider)');
-        if (!app.customGitBranch) throw Invalid('customGitBranch', 'no branch set (application.saveGitProvider)');
-        const source: BuildSource = {
-          kind: {
-            $case: 'git',
-            value: {
-              url: app.customGitUrl,
-              branch: app.customGitBranch,
-              submodules: app.enableSubmodules ?? false,
-              sshPrivateKey: await this.sshPrivateKey(located),
-            },
-          },
-        };
+        const source = await plainGitSource(this.deps, located, 'application.saveGitProvider');
         return { kind: 'build', source, recipe: buildRecipe(app, app.customGitBuildPath, this.resolveBuildVariables(located)) };
       }
       case 'drop': {
@@ -188,29 +206,18 @@ export class DeploymentService {
     }
   }
 
-  /** The unsealed private key of the application's SSH key, or '' when it has none. */
-  private async sshPrivateKey({ row, project }: Located<'application'>): Promise<string> {
-    if (!row.customGitSSHKeyId) return '';
-    const key = await this.db
-      .selectFrom('sshKeys')
-      .select(['organizationId', 'privateKey'])
-      .where('id', '=', row.customGitSSHKeyId)
-      .executeTakeFirst();
-    if (!key || key.organizationId !== project.organizationId) throw Invalid('customGitSSHKeyId', 'the SSH key no longer exists');
-    return this.deps.secrets.open(key.privateKey);
-  }
-
   /**
    * Build arguments and build secrets: dotenv texts (sealed), with the same `${{…}}`
    * references as env (`${{project.NAME}}`, `${{environment.NAME}}`, and `${{NAME}}` for
    * another entry of the same text); only the names the text defines are passed.
    */
-  private resolveBuildVariables({ row, environment, project }: Located<'application'>) {
-    const open = (sealed: string | null) => (sealed ? this.deps.secrets.open(sealed) : '');
+  private resolveBuildVariables(located: Located<'application'>) {
+    const { row } = located;
+    const sources = envSourcesOf(this.deps.secrets, located);
     const resolve = (field: 'buildArgs' | 'buildSecrets') => {
-      const text = open(row[field]);
+      const text = row[field] ? this.deps.secrets.open(row[field]) : '';
       try {
-        const all = resolveServiceVariables({ service: text, environment: open(environment.env), project: open(project.env) });
+        const all = resolveServiceVariables({ ...sources, service: text });
         const own = parseDotenv(text).variables;
         return new Map([...all].filter(([name]) => own.has(name)));
       } catch (err) {
@@ -222,23 +229,22 @@ export class DeploymentService {
   }
 
   /** The service's variables over its environment's and project's, references resolved. */
-  private resolveEnv({ row, environment, project }: Located<'application'>): Map<string, string> {
-    const open = (sealed: string | null) => (sealed ? this.deps.secrets.open(sealed) : '');
+  private resolveEnv(located: Located<'application'>): Map<string, string> {
     try {
-      return resolveServiceVariables({ service: open(row.env), environment: open(environment.env), project: open(project.env) });
+      return resolveServiceVariables(envSourcesOf(this.deps.secrets, located));
     } catch (err) {
       if (err instanceof EnvError) throw Invalid('env', err.message);
       throw err;
     }
   }
 
-  /** `deployment.all`: newest first, without logs. */
-  async all(p: Principal, applicationId: string) {
-    await this.access.find(p, 'application', applicationId);
+  /** `deployment.all` (an application's) and `deployment.allByCompose`: newest first, without logs. */
+  async all(p: Principal, kind: DeployedKind, id: string) {
+    await this.access.find(p, kind, id);
     const rows = await this.db
       .selectFrom('deployments')
-      .select(['id', 'applicationId', 'serverId', 'status', 'title', 'description', 'reason', 'createdAt', 'startedAt', 'finishedAt', 'lastSequence'])
-      .where('applicationId', '=', applicationId)
+      .select(['id', 'applicationId', 'composeId', 'serverId', 'status', 'title', 'description', 'reason', 'createdAt', 'startedAt', 'finishedAt', 'lastSequence'])
+      .where(DEPLOYED_KINDS[kind].deploymentColumn, '=', id)
       .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .execute();
@@ -249,7 +255,8 @@ export class DeploymentService {
   async readLogs(p: Principal, deploymentId: string): Promise<DeploymentLog> {
     const d = await this.db.selectFrom('deployments').selectAll().where('id', '=', deploymentId).executeTakeFirst();
     if (!d) throw NotFound('No such deployment');
-    await this.access.find(p, 'application', d.applicationId);
+    const owner = ownerOfDeployment(d);
+    await this.access.find(p, owner.kind, owner.id);
     return { deploymentId: d.id, status: d.status, reason: d.reason, log: d.log };
   }
 }

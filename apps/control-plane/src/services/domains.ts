@@ -177,6 +177,22 @@ export class DomainService {
     return { host: host.value };
   }
 
+  /**
+   * Fresh hosts by generateDomain's rule for one service (templates' `${domain}`), or why
+   * none can be made on its server.
+   */
+  async hostGenerator(p: Principal, appName: string, serverId: string | null): Promise<{ next: () => string } | { reason: string }> {
+    const { ip, reason } = await this.publicIpv4Of(p, serverId ?? undefined, 'serverId', false);
+    if (!ip) return { reason: reason! };
+    return {
+      next: () => {
+        const host = generatedHost(appName, ip, nameSuffix());
+        if (!host.ok) throw Invalid('appName', host.reason);
+        return host.value;
+      },
+    };
+  }
+
   async canGenerateProxyMeDomains(p: Principal, serverId: string) {
     const { ip, reason } = await this.publicIpv4Of(p, serverId, 'serverId', true);
     return { canGenerate: ip !== null, ipAddress: ip, reason };

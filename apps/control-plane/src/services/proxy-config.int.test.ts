@@ -125,14 +125,20 @@ describe('proxy configuration commands', () => {
     expect(routeOf(now, second.domainId)).toMatchObject({ https: true, certificateType: 'acme' });
   });
 
-  it('routes the platform host\'s domains as server local, compose domains to their service', async () => {
+  it('routes the platform host\'s domains as server local, compose domains to their service\'s alias on the platform network', async () => {
     const before = (await proxyCommands('local')).length;
-    const composeId = (await ok('compose.create', { name: unique('stack'), environmentId: env })).composeId;
+    const stack = await ok('compose.create', { name: unique('stack'), environmentId: env });
+    const composeId = stack.composeId;
     const domain = await ok('domain.create', { host: unique('stack') + '.example.com', composeId, serviceName: 'web', port: 80 });
     const commands = await proxyCommands('local');
     expect(commands).toHaveLength(before + 1);
     expect(commands.at(-1)!.command.workloadKey).toBe('proxy:local');
-    expect(routeOf(commands.at(-1)!.input, domain.domainId)).toMatchObject({ upstream: 'web', port: 80 });
+    expect(routeOf(commands.at(-1)!.input, domain.domainId)).toMatchObject({ upstream: `web.${stack.appName}`, port: 80 });
+    // Randomized, the service (and so its alias) carries the suffix; the route follows at once.
+    await ok('compose.update', { composeId, randomize: true, suffix: 'r1' });
+    expect(routeOf((await latest('local')).input, domain.domainId)).toMatchObject({ upstream: `web-r1.${stack.appName}` });
+    await ok('compose.update', { composeId, appName: `${stack.appName}-b`, randomize: false });
+    expect(routeOf((await latest('local')).input, domain.domainId)).toMatchObject({ upstream: `web.${stack.appName}-b` });
 
     await ok('compose.delete', { composeId });
     expect(routeOf((await latest('local')).input, domain.domainId)).toBeUndefined();

@@ -8,7 +8,9 @@ import {
   type ProxyRoute,
   type ServerProxyInput,
   caddyConfig,
+  composeUpstream,
   hostCoveredBy,
+  randomizedName,
   wireServerId,
 } from '@skiff/domain';
 import { type Command, CommandKind, timestampFromDate } from '@skiff/proto';
@@ -205,8 +207,15 @@ export class ProxyConfig {
       .selectFrom('domains')
       .leftJoin('applications', 'applications.id', 'domains.applicationId')
       .leftJoin('previewDeployments', 'previewDeployments.id', 'domains.previewDeploymentId')
+      .leftJoin('composeStacks', 'composeStacks.id', 'domains.composeId')
       .selectAll('domains')
-      .select(['applications.appName as applicationAppName', 'previewDeployments.appName as previewAppName']);
+      .select([
+        'applications.appName as applicationAppName',
+        'previewDeployments.appName as previewAppName',
+        'composeStacks.appName as composeAppName',
+        'composeStacks.randomize as composeRandomize',
+        'composeStacks.suffix as composeSuffix',
+      ]);
     q = serverId === null ? q.where('domains.serverId', 'is', null) : q.where('domains.serverId', '=', serverId);
     const domains = await q.orderBy('domains.createdAt').orderBy('domains.id').execute();
 
@@ -250,7 +259,12 @@ export class ProxyConfig {
         middlewares: middlewareNames(d.middlewares),
         forwardAuthEnabled: d.forwardAuthEnabled,
         enabled: d.enabled,
-        upstream: (d.domainType === 'compose' ? d.serviceName : d.domainType === 'preview' ? d.previewAppName : d.applicationAppName) ?? '',
+        upstream:
+          (d.domainType === 'compose'
+            ? composeServiceUpstream(d.composeAppName, d.serviceName, d.composeRandomize ? d.composeSuffix : null)
+            : d.domainType === 'preview'
+              ? d.previewAppName
+              : d.applicationAppName) ?? '',
         basicAuth: d.applicationId ? (users.get(d.applicationId) ?? []) : [],
         certificateId,
       };
@@ -345,6 +359,26 @@ export class ProxyConfig {
       payload: { $case: 'applyProxyConfig', value: { inputJson: JSON.stringify(input), revision: String(revision) } },
     };
   }
+}
+
+/**
+ * The host the proxy dials for a compose service: its alias on the platform network,
+ * `<service>.<appName>` (composeUpstream), with the service's deployed (randomized) name. The
+ * agent gives a routed service that alias when the stack deploys (convertedCompose attaches the
+ * services that domains name): a domain added to a service that was not routed before reaches
+ * it from the stack's next deploy on.
+ */
+function composeServiceUpstream(appName: string | null, service: string | null, suffix: string | null): string | null {
+  if (!appName || !service) return null;
+  let deployed = service;
+  if (suffix) {
+    try {
+      deployed = randomizedName(service, suffix);
+    } catch {
+      // A suffix the deploy would refuse too: the service keeps its name.
+    }
+  }
+  return composeUpstream(appName, deployed);
 }
 
 /** The FIFO queue of a server's proxy on its agent. */

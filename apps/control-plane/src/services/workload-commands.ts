@@ -1,12 +1,14 @@
 import type { Db } from '@skiff/db';
-import { type Command, CommandKind, WorkloadKind, commandKindToJSON, timestampFromDate } from '@skiff/proto';
+import { type Command, CommandKind, commandKindToJSON, timestampFromDate } from '@skiff/proto';
 import { DomainError } from '../errors.js';
 import { workloadKey } from './deploy-command.js';
-import type { ProxyConfig } from './proxy-config.js';
+import type { ProxyConfig, RouteOwner } from './proxy-config.js';
+import { DEPLOYED_KINDS, type DeployedKind, type WorkloadOwner, ownerOfKey, setWorkloadStatus, workloadRow, workloadTitle } from './workloads.js';
 
 /**
- * The lifecycle commands of a workload (stop, start, reload, remove) and what their results
- * do to its record. Statuses (`applicationStatus`, ARCHITECTURE.md "Status"):
+ * The lifecycle commands of a workload (an application or a compose stack: stop, start,
+ * reload, remove) and what their results do to its record. Statuses (`applicationStatus`,
+ * ARCHITECTURE.md "Status"):
  *
  * | command | while queued | succeeded                        | failed, expired or rejected |
  * |---------|--------------|----------------------------------|-----------------------------|
@@ -26,7 +28,7 @@ export const WORKLOAD_COMMAND_DEADLINE_MS: Record<WorkloadOperation, number> = {
   stop: 30 * 60_000,
   start: 30 * 60_000,
   reload: 30 * 60_000,
-  // A delete waits for the agent up to a day; then the application shows `error` and can be deleted again.
+  // A delete waits for the agent up to a day; then the workload shows `error` and can be deleted again.
   remove: 24 * 3600_000,
 };
 
@@ -48,14 +50,16 @@ export interface WorkloadCommandInput {
   commandId: string;
   /** The server on the agent channel (wireServerId). */
   serverId: string;
-  workload: { kind: 'application'; id: string; appName: string };
+  workload: { kind: DeployedKind; id: string; appName: string };
   createdAt: Date;
+  /** remove: also remove the volumes the workload owns. */
+  removeVolumes?: boolean;
 }
 
-/** The command of one operation on an application's workload, its deadline counted from `createdAt`. */
+/** The command of one operation on a workload, its deadline counted from `createdAt`. */
 export function workloadCommand(op: WorkloadOperation, input: WorkloadCommandInput): Command {
   const { workload } = input;
-  const ref = { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: workload.id, appName: workload.appName };
+  const ref = { kind: DEPLOYED_KINDS[workload.kind].wire, id: workload.id, appName: workload.appName };
   const payload: Command['payload'] =
     op === 'stop'
       ? { $case: 'stopWorkload', value: { workload: ref } }
@@ -63,7 +67,7 @@ export function workloadCommand(op: WorkloadOperation, input: WorkloadCommandInp
         ? { $case: 'startWorkload', value: { workload: ref } }
         : op === 'reload'
           ? { $case: 'reloadWorkload', value: { workload: ref } }
-          : { $case: 'removeWorkload', value: { workload: ref, removeVolumes: false } };
+          : { $case: 'removeWorkload', value: { workload: ref, removeVolumes: input.removeVolumes ?? false } };
   return {
     commandId: input.commandId,
     serverId: input.serverId,
@@ -76,32 +80,44 @@ export function workloadCommand(op: WorkloadOperation, input: WorkloadCommandInp
 }
 
 /**
- * Locks the application's row for the rest of the transaction, so the commands of one
- * application are written one transaction after the other (the relay publishes them in the
- * order of their rows), and refuses new work while a delete is under way.
+ * Locks the workload's row for the rest of the transaction, so the commands of one workload
+ * are written one transaction after the other (the relay publishes them in the order of their
+ * rows), and refuses new work while a delete is under way.
  */
-export async function lockApplicationForWork(tx: Db, applicationId: string): Promise<void> {
-  const app = await tx.selectFrom('applications').select(['id', 'appName']).where('id', '=', applicationId).forUpdate().executeTakeFirst();
-  if (app && (await removalPending(tx, applicationId))) {
-    throw new DomainError('BAD_REQUEST', `Application ${app.appName} is being deleted`);
+export async function lockWorkloadForWork(tx: Db, owner: WorkloadOwner): Promise<void> {
+  const row = await workloadRow(tx, owner, true);
+  if (row && (await removalPending(tx, owner))) {
+    throw new DomainError('BAD_REQUEST', `${workloadTitle(owner.kind, row.appName)} is being deleted`);
   }
 }
 
-/** Whether a remove command of the application waits or runs (the delete is under way). */
-export async function removalPending(db: Db, applicationId: string): Promise<boolean> {
+/** Whether a remove command of the workload waits or runs (the delete is under way). */
+export async function removalPending(db: Db, owner: WorkloadOwner): Promise<boolean> {
   const row = await db
     .selectFrom('commands')
     .select('id')
-    .where('workloadKey', '=', workloadKey('application', applicationId))
+    .where('workloadKey', '=', workloadKey(owner.kind, owner.id))
     .where('kind', '=', REMOVE_KIND)
     .where('status', 'in', ['pending', 'published'])
     .executeTakeFirst();
   return row !== undefined;
 }
 
+/** The record whose removal takes the workload's domains (and their routes) with it. */
+export const routeOwner = (owner: WorkloadOwner): RouteOwner =>
+  owner.kind === 'application' ? { applicationId: owner.id } : { composeId: owner.id };
+
+/** Deletes the workload's record (its domains and deployments go by cascade), queueing the proxy configs that routed to it. */
+export async function deleteWorkloadRecord(tx: Db, owner: WorkloadOwner, proxy?: Pick<ProxyConfig, 'removing'>): Promise<number> {
+  const remove = () => tx.deleteFrom(DEPLOYED_KINDS[owner.kind].table as 'applications').where('id', '=', owner.id).execute();
+  if (proxy) return proxy.removing(tx, routeOwner(owner), remove);
+  await remove();
+  return 0;
+}
+
 /**
- * Applies the result of a lifecycle command to its application (see the table above).
- * False when the command is not a lifecycle command of an application.
+ * Applies the result of a lifecycle command to its workload (see the table above).
+ * False when the command is not a lifecycle command of an application or a compose stack.
  */
 export async function applyWorkloadResult(
   tx: Db,
@@ -110,33 +126,25 @@ export async function applyWorkloadResult(
   proxy?: Pick<ProxyConfig, 'removing'>,
 ): Promise<boolean> {
   const op = OPERATION_OF_KIND.get(command.kind);
-  const [kind, id] = splitKey(command.workloadKey);
-  if (!op || kind !== 'application' || !id) return false;
+  const owner = ownerOfKey(command.workloadKey);
+  if (!op || !owner) return false;
   if (!succeeded) {
-    await tx.updateTable('applications').set({ applicationStatus: 'error' }).where('id', '=', id).execute();
+    await setWorkloadStatus(tx, owner, 'error');
     return true;
   }
   switch (op) {
     case 'stop':
-      await tx.updateTable('applications').set({ applicationStatus: 'idle' }).where('id', '=', id).execute();
+      await setWorkloadStatus(tx, owner, 'idle');
       break;
     case 'start':
-      await tx.updateTable('applications').set({ applicationStatus: 'done' }).where('id', '=', id).execute();
+      await setWorkloadStatus(tx, owner, 'done');
       break;
     case 'reload':
       break;
-    case 'remove': {
+    case 'remove':
       // Its domains go with it (cascade), and so do their routes.
-      const remove = () => tx.deleteFrom('applications').where('id', '=', id).execute();
-      if (proxy) await proxy.removing(tx, { applicationId: id }, remove);
-      else await remove();
+      await deleteWorkloadRecord(tx, owner, proxy);
       break;
-    }
   }
   return true;
-}
-
-function splitKey(key: string): [string, string] {
-  const at = key.indexOf(':');
-  return at < 0 ? [key, ''] : [key.slice(0, at), key.slice(at + 1)];
 }

@@ -64,6 +64,8 @@ export async function startTestPlatform(
     archives?: PlatformOptions['archives'];
     /** Where the platform host's proxy sends the platform's own domain. */
     platformUpstream?: string;
+    /** Compose template catalogs (bundled folder, remote URL, fetch limits). */
+    templates?: PlatformOptions['templates'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -84,6 +86,7 @@ export async function startTestPlatform(
     ids: options.ids,
     archives: options.archives,
     platformUpstream: options.platformUpstream,
+    templates: options.templates,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');
