@@ -33,7 +33,7 @@ import { SwarmSpecError, type WorkloadSpecInput } from '@skiff/domain';
 import { CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, type Command, type DeployApplication } from '@skiff/proto';
 import type { DockerDriver, ServiceInfo, ServiceSpec, TaskInfo } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DeploymentEvents, type Reports } from './deployment-events.js';
+import { DeploymentEvents, runDeployment, type Reports } from './deployment-events.js';
 import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from './deploy-spec.js';
 import { buildImage } from '../build/build-image.js';
 import { BuildError } from '../build/errors.js';
@@ -95,18 +95,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     async run(context) {
       const deploy = payloadOf(context.command)!;
       const events = eventsOf(context.command, deploy);
-      const fail = async (reason: string): Promise<CommandOutcome> => {
-        await events.emit({ status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR, lines: [`Deployment failed: ${reason}`], reason });
-        return { status: CommandStatus.COMMAND_STATUS_FAILED, reason };
-      };
-      try {
-        return await deploySteps(context, deploy, events, fail);
-      } catch (err) {
-        if (err instanceof AbandonedError || context.signal.aborted) throw err;
-        if (err instanceof DockerError || err instanceof BuildError) return fail(err.message);
-        context.log.error({ err }, 'deploy failed unexpectedly');
-        return fail(`the agent failed: ${(err as Error).message}`);
-      }
+      return runDeployment(context, events, [DockerError, BuildError], (fail) => deploySteps(context, deploy, events, fail));
     },
 
     async ended(command, outcome) {

@@ -47,7 +47,7 @@ import { readStackState, writeStackState } from '../compose/stack-state.js';
 import { takeDown } from '../compose/lifecycle.js';
 import type { DockerDriver } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DeploymentEvents, type Reports } from './deployment-events.js';
+import { DeploymentEvents, runDeployment, type Reports } from './deployment-events.js';
 import { AbandonedError, type CommandContext, type CommandHandler, type CommandOutcome } from './handler.js';
 import type { CommandJournal } from './journal.js';
 import type { TaskReading } from './service-lifecycle.js';
@@ -98,20 +98,9 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     async run(context) {
       const deploy = payloadOf(context.command)!;
       const events = eventsOf(context.command, deploy);
-      const fail = async (reason: string): Promise<CommandOutcome> => {
-        await events.emit({ status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR, lines: [`Deployment failed: ${reason}`], reason });
-        return { status: CommandStatus.COMMAND_STATUS_FAILED, reason };
-      };
-      try {
-        return await deploySteps(context, deploy, events, fail);
-      } catch (err) {
-        if (err instanceof AbandonedError || context.signal.aborted) throw err;
-        if (err instanceof BuildError || err instanceof ComposeError || err instanceof ComposeCommandError || err instanceof DockerError) {
-          return fail(err.message);
-        }
-        context.log.error({ err }, 'compose deploy failed unexpectedly');
-        return fail(`the agent failed: ${(err as Error).message}`);
-      }
+      return runDeployment(context, events, [BuildError, ComposeError, ComposeCommandError, DockerError], (fail) =>
+        deploySteps(context, deploy, events, fail),
+      );
     },
 
     async ended(command, outcome) {

@@ -4,7 +4,8 @@
  * then queued on the report client. Log lines are written by the handler and never carry
  * env values.
  */
-import { DeploymentStatus, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
+import { CommandStatus, DeploymentStatus, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
+import { AbandonedError, type CommandContext, type CommandOutcome } from './handler.js';
 import type { CommandJournal } from './journal.js';
 
 /** Where reports go (the gRPC report client implements it). */
@@ -52,5 +53,35 @@ export class DeploymentEvents {
 
   log(...lines: string[]): Promise<void> {
     return this.emit({ lines });
+  }
+}
+
+/** Ends a deployment in error with the reason, and its command failed. */
+export type FailDeployment = (reason: string) => Promise<CommandOutcome>;
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * Runs a deploy command's steps: a failure of one of the `expected` kinds ends the deployment
+ * in error with its message, any other with "the agent failed"; an abandoned run (cancelled,
+ * or the agent stopping) is rethrown for the runner.
+ */
+export async function runDeployment(
+  context: CommandContext,
+  events: DeploymentEvents,
+  expected: ErrorClass[],
+  steps: (fail: FailDeployment) => Promise<CommandOutcome>,
+): Promise<CommandOutcome> {
+  const fail: FailDeployment = async (reason) => {
+    await events.emit({ status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR, lines: [`Deployment failed: ${reason}`], reason });
+    return { status: CommandStatus.COMMAND_STATUS_FAILED, reason };
+  };
+  try {
+    return await steps(fail);
+  } catch (err) {
+    if (err instanceof AbandonedError || context.signal.aborted) throw err;
+    if (expected.some((kind) => err instanceof kind)) return fail((err as Error).message);
+    context.log.error({ err }, 'deploy failed unexpectedly');
+    return fail(`the agent failed: ${(err as Error).message}`);
   }
 }
