@@ -27,3 +27,4 @@ export * from './compose/template.js';
 export * from './compose/command.js';
 export * from './git-clone.js';
 export { type ComposeServiceMount, composeProjectName, composeServiceMounts } from './compose/mounts.js';
+export { refuseProjectName } from './compose/project-name.js';

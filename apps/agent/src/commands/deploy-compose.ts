@@ -27,7 +27,7 @@
  * previous version to go back to), and the deployment ends CANCELLED. Idempotent: run again
  * after an agent restart, it fetches, converts and runs the same stack again.
  */
-import { PLATFORM_NETWORK, ComposeCommandError, ComposeError, type ComposeTypeName } from '@skiff/domain';
+import { PLATFORM_NETWORK, ComposeCommandError, ComposeError, refuseProjectName, type ComposeTypeName } from '@skiff/domain';
 import { CommandKind, CommandStatus, ComposeType, DeploymentStatus, WorkloadKind, type Command, type DeployCompose } from '@skiff/proto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
@@ -41,7 +41,7 @@ import { readComposeDotenv } from '../compose/dotenv-values.js';
 import { prepareKeptMounts } from '../compose/kept-files.js';
 import { projectContainers, readComposeRunning, readStackRunning } from '../compose/readiness.js';
 import { stackServiceStates } from '../compose/stack-services.js';
-import { CONVERTED_FILE, ENV_FILE, openDeployDirs, refuseProjectName, removeDeployWork, stackDirOf, swapInCode, type StackDir } from '../compose/stack-dir.js';
+import { CONVERTED_FILE, ENV_FILE, openDeployDirs, removeDeployWork, stackDirOf, swapInCode, type StackDir } from '../compose/stack-dir.js';
 import { cleanComposePath, fetchStackSource } from '../compose/stack-source.js';
 import { readStackState, writeStackState } from '../compose/stack-state.js';
 import { takeDown } from '../compose/lifecycle.js';

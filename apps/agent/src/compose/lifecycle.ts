@@ -25,7 +25,8 @@ import { BuildError } from '../build/errors.js';
 import { DockerError } from '../docker/errors.js';
 import { docker, runCompose, type ComposeSettings, type Files, type Run } from './cli.js';
 import { projectContainers, readComposeRunning, readComposeStopped } from './readiness.js';
-import { exists, refuseProjectName, removeStackDir, stackDirOf, type StackDir } from './stack-dir.js';
+import { refuseProjectName } from '@skiff/domain';
+import { exists, removeStackDir, stackDirOf, type StackDir } from './stack-dir.js';
 import { stackServiceStates } from './stack-services.js';
 import { readStackState, type StackState } from './stack-state.js';
 

@@ -20,13 +20,13 @@
  */
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { refuseProjectName } from '@skiff/domain';
 
 export const CONVERTED_FILE = 'docker-compose.skiff.yml';
 export const ENV_FILE = '.env';
 export const DEFAULT_COMPOSE_PATH = 'docker-compose.yml';
 
 /** Directory names Docker Compose takes as a project name: lowercase letters, digits, `-`, `_`. */
-const PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 export interface StackDir {
   root: string;
@@ -39,16 +39,6 @@ export interface StackDir {
 }
 
 export const composeDataDir = (dataDir: string) => join(dataDir, 'compose');
-
-/**
- * Why `appName` cannot name a stack, or null. Compose v2 refuses other project names and v1
- * rewrites them (two appNames would then share one project), so the agent refuses them.
- */
-export function refuseProjectName(appName: string): string | null {
-  return PROJECT_NAME.test(appName)
-    ? null
-    : `appName "${appName}" cannot name a compose project: use lowercase letters, digits, "-" and "_" (starting with a letter or digit)`;
-}
 
 export function stackDirOf(dataDir: string, appName: string): StackDir {
   const refusal = refuseProjectName(appName);

@@ -64,6 +64,18 @@ describe('compose records', () => {
     expect(stack.composeFile).toContain('grafana/grafana:11');
   });
 
+  it('refuses an appName Compose cannot use as a project name, on create and on update', async () => {
+    const created = await t.call('compose.create', { name: 'x', appName: 'My.Stack', environmentId: env });
+    expect(created.status).toBe(400);
+    expect(created.body.issues[0].path).toEqual(['appName']);
+    expect(created.body.issues[0].message).toMatch(/cannot name a compose project/);
+    const stack = (await t.call('compose.create', { name: 'y', appName: 'project-name-ok', environmentId: env })).body;
+    const renamed = await t.call('compose.update', { composeId: stack.composeId, appName: 'Project-Name' });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.issues[0].path).toEqual(['appName']);
+    expect((await t.call('compose.one', { composeId: stack.composeId })).body.appName).toBe('project-name-ok');
+  });
+
   it('keeps appName unique on a server across every kind of service, naming the field', async () => {
     await t.call('application.create', { name: 'a', appName: 'shared-name', environmentId: env });
     const clash = await t.call('compose.create', { name: 'x', appName: 'shared-name', environmentId: env });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { ComposeStack, Db } from '@skiff/db';
+import { refuseProjectName } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { DomainError, Invalid } from '../errors.js';
 import { type ServiceDeps, uniqueAs } from './deps.js';
@@ -74,6 +75,8 @@ export class ComposeService {
     },
   ) {
     const { serverId, appName } = await placeNewService(this.projects, this.access, p, input);
+    const refusal = refuseProjectName(appName);
+    if (refusal) throw Invalid('appName', refusal);
     const id = this.deps.ids('cmp');
     const row = await this.write(() =>
       this.db
@@ -142,6 +145,8 @@ export class ComposeService {
   /** Rules beyond the contract's field shapes, each failure naming its field. */
   private async check(p: Principal, row: ComposeStack, f: Values) {
     if (typeof f.appName === 'string' && f.appName !== row.appName) {
+      const refusal = refuseProjectName(f.appName);
+      if (refusal) throw Invalid('appName', refusal);
       await this.access.assertAppNameFree(row.serverId, f.appName, row.id);
     }
     checkInteger(f, 'forgeBProjectId', 1);
