@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type ProxyRoute, type ServerProxyInput } from '@skiff/domain';
-import { CommandKind, CommandStatus, timestampFromDate, type Command } from '@skiff/proto';
+import { CommandStatus, type Command } from '@skiff/proto';
 import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,12 +24,13 @@ import { appliedRevisionPath, readAppliedRevision } from '../proxy/applied-revis
 import { ProxyConfigLoader } from '../proxy/config-loader.js';
 import { ProxyManager } from '../proxy/proxy-manager.js';
 import { ReportClient } from '../reports/client.js';
-import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
+import { ensureCommandStream, publishCommand } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
 import { waitUntil } from '../testing/wait.js';
 import { applyProxyConfigHandler } from './apply-proxy-config.js';
 import type { CommandContext, CommandHandler } from './handler.js';
 import { CommandJournal } from './journal.js';
+import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
 import { startWebService } from '../testing/web-service.js';
 
 const DOCKER = '/usr/bin/docker';
@@ -64,41 +65,14 @@ let nc: NatsConnection | undefined;
 
 const docker = (...args: string[]) => execFileSync(DOCKER, args, { encoding: 'utf8' }).trim();
 
-function route(overrides: Partial<ProxyRoute> = {}): ProxyRoute {
-  return {
-    domainId: `dom-${run}`,
-    host,
-    path: null,
-    port: 8080,
-    https: false,
-    certificateType: 'none',
-    customCertResolver: null,
-    customEntrypoint: null,
-    internalPath: null,
-    stripPath: false,
-    middlewares: null,
-    enabled: true,
-    upstream: web,
-    basicAuth: [],
-    ...overrides,
-  };
-}
+const route = (overrides: Partial<ProxyRoute> = {}): ProxyRoute => proxyRoute(host, web, { domainId: `dom-${run}`, ...overrides });
 
 function input(routes: ProxyRoute[], more: Partial<Omit<ServerProxyInput, 'options'>> = {}): string {
   return JSON.stringify({ routes, certificates: [], platform: null, middlewares: {}, ...more });
 }
 
-function command(inputJson: string, revision: number, options: { deadline?: Date; workloadKey?: string } = {}): Command {
-  return {
-    commandId: `cmd-apc-${run}-${++commands}`,
-    serverId,
-    kind: CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG,
-    workloadKey: options.workloadKey ?? `proxy:${serverId}`,
-    deadline: timestampFromDate(options.deadline ?? new Date(Date.now() + 60_000)),
-    createdAt: timestampFromDate(new Date()),
-    payload: { $case: 'applyProxyConfig', value: { inputJson, revision: String(revision) } },
-  };
-}
+const command = (inputJson: string, revision: number, options: { deadline?: Date; workloadKey?: string } = {}): Command =>
+  applyProxyConfigCommand(serverId, `cmd-apc-${run}-${++commands}`, inputJson, revision, options);
 
 function context(cmd: Command): CommandContext {
   return { command: cmd, signal: new AbortController().signal, deadline: new Date(Date.now() + 60_000), resumed: false, log };
@@ -170,23 +144,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await manager?.stop();
-  const problems: string[] = [];
-  const attempt = (what: string, fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      if (!/No such/i.test(String(err))) problems.push(`${what}: ${String(err)}`);
-    }
-  };
-  attempt('container', () => docker('rm', '-f', containerName));
-  attempt('volume', () => docker('volume', 'rm', volumeName));
-  attempt('service', () => docker('service', 'rm', web));
-  if (nc) {
-    await removeServerChannel(nc, serverId).catch((err: unknown) => problems.push(`channel ${serverId}: ${String(err)}`));
-    await nc.close();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-  if (problems.length) throw new Error(`clean-up left objects behind:\n${problems.join('\n')}`);
+  await removeProxyTestObjects({ containerName, volumeName, services: [web], dataDir, channel: { nc, serverId } });
 }, 60_000);
 
 describe('ApplyProxyConfig', () => {

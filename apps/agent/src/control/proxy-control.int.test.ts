@@ -9,13 +9,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { controlSubject, type ProxyRoute } from '@skiff/domain';
-import { CommandKind, CommandStatus, ControlReply, ControlRequest, ProxyOperation, timestampFromDate, type ProxyRequest } from '@skiff/proto';
+import { CommandStatus, ControlReply, ControlRequest, ProxyOperation, type ProxyRequest } from '@skiff/proto';
 import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -27,9 +27,10 @@ import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ProxyConfigLoader } from '../proxy/config-loader.js';
 import { ProxyManager } from '../proxy/proxy-manager.js';
 import { ReportClient } from '../reports/client.js';
-import { ensureCommandStream, removeServerChannel } from '../testing/nats.js';
+import { ensureCommandStream } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
 import { waitUntil } from '../testing/wait.js';
+import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
 import { startWebService } from '../testing/web-service.js';
 import { ProxyControl } from './proxy-control.js';
 
@@ -57,40 +58,14 @@ let nc: NatsConnection | undefined;
 
 const docker = (...args: string[]) => execFileSync(DOCKER, args, { encoding: 'utf8' }).trim();
 
-function route(overrides: Partial<ProxyRoute> = {}): ProxyRoute {
-  return {
-    domainId: `dom-${run}`,
-    host,
-    path: null,
-    port: 8080,
-    https: false,
-    certificateType: 'none',
-    customCertResolver: null,
-    customEntrypoint: null,
-    internalPath: null,
-    stripPath: false,
-    middlewares: null,
-    enabled: true,
-    upstream: web,
-    basicAuth: [],
-    ...overrides,
-  };
-}
+const route = (overrides: Partial<ProxyRoute> = {}): ProxyRoute => proxyRoute(host, web, { domainId: `dom-${run}`, ...overrides });
 
 const platform = { host: platformHost, upstream: `${web}:8080`, https: false, certificateType: 'none' };
 
 /** ApplyProxyConfig with the next revision: the input later writes render with. */
 async function applyInput(routes: ProxyRoute[]): Promise<void> {
   const inputJson = JSON.stringify({ routes, certificates: [], platform, middlewares: {} });
-  const command = {
-    commandId: `cmd-pc-${run}-${++revision}`,
-    serverId,
-    kind: CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG,
-    workloadKey: `proxy:${serverId}`,
-    deadline: timestampFromDate(new Date(Date.now() + 60_000)),
-    createdAt: timestampFromDate(new Date()),
-    payload: { $case: 'applyProxyConfig' as const, value: { inputJson, revision: String(revision) } },
-  };
+  const command = applyProxyConfigCommand(serverId, `cmd-pc-${run}-${++revision}`, inputJson, revision);
   expect(applyHandler.validate(command)).toBeNull();
   const outcome = await applyHandler.run({ command, signal: new AbortController().signal, deadline: new Date(Date.now() + 60_000), resumed: false, log });
   expect(outcome).toEqual({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });
@@ -163,23 +138,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await manager?.stop();
-  const problems: string[] = [];
-  const attempt = (what: string, fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      if (!/No such/i.test(String(err))) problems.push(`${what}: ${String(err)}`);
-    }
-  };
-  attempt('container', () => docker('rm', '-f', containerName));
-  attempt('volume', () => docker('volume', 'rm', volumeName));
-  attempt('service', () => docker('service', 'rm', web));
-  if (nc) {
-    await removeServerChannel(nc, serverId).catch((err: unknown) => problems.push(`channel ${serverId}: ${String(err)}`));
-    await nc.close();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-  if (problems.length) throw new Error(`clean-up left objects behind:\n${problems.join('\n')}`);
+  await removeProxyTestObjects({ containerName, volumeName, services: [web], dataDir, channel: { nc, serverId } });
 }, 60_000);
 
 describe('the configuration directory', () => {

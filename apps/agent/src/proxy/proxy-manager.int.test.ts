@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { waitUntil } from '../testing/wait.js';
 import { ProxyManager } from './proxy-manager.js';
+import { removeProxyTestObjects } from '../testing/proxy-fixture.js';
 import { startWebService } from '../testing/web-service.js';
 
 const DOCKER = '/usr/bin/docker';
@@ -89,19 +90,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await manager?.stop();
-  const problems: string[] = [];
-  const attempt = (what: string, fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      if (!/No such/i.test(String(err))) problems.push(`${what}: ${String(err)}`);
-    }
-  };
-  attempt('container', () => docker('rm', '-f', containerName));
-  attempt('volume', () => docker('volume', 'rm', volumeName));
-  attempt('service', () => docker('service', 'rm', web));
-  rmSync(dataDir, { recursive: true, force: true });
-  if (problems.length) throw new Error(`clean-up left objects behind:\n${problems.join('\n')}`);
+  await removeProxyTestObjects({ containerName, volumeName, services: [web], dataDir });
 }, 60_000);
 
 describe('ProxyManager', () => {
