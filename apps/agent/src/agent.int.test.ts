@@ -28,6 +28,7 @@ import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { ReportClient } from './reports/client.js';
 import { ensureCommandStream, publishCommand, publishRaw, removeServerChannel } from './testing/nats.js';
 import { startReportServer, type RecordingReportServer } from './testing/report-server.js';
+import { startTestAgent } from './testing/test-agent.js';
 import { waitUntil } from './testing/wait.js';
 
 const run = randomBytes(3).toString('hex');
@@ -103,23 +104,19 @@ function uniqueService(): string {
 async function startAgent(serverId: string, dataDir?: string, maxConcurrentDeploys = 1) {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'skiff-agent-test-')));
   if (!dataDir) dirs.push(dir);
-  const journal = await CommandJournal.open(dir);
-  const reports = new ReportClient({ target: reportServer.target, credential: CREDENTIAL, log, retryInitialMs: 50, retryMaxMs: 500 });
-  const agent = new Agent({
+  const started = await startTestAgent({
     serverId,
     nc,
     driver,
-    journal,
-    reports,
+    journalDir: dir,
+    reportTarget: reportServer.target,
+    credential: CREDENTIAL,
     log: log.child({ serverId }),
     maxConcurrentDeploys,
     deploy: { pollIntervalMs: 250 },
-    consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
   });
-  const handle = { agent, journal, reports, dir };
+  const handle = { ...started, dir };
   agents.push(handle);
-  agent.start();
-  await agent.ready();
   return handle;
 }
 

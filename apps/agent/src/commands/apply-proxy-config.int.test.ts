@@ -18,18 +18,16 @@ import { CommandStatus, type Command } from '@skiff/proto';
 import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Agent } from '../agent.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { appliedRevisionPath, readAppliedRevision } from '../proxy/applied-revision.js';
 import { ProxyConfigLoader } from '../proxy/config-loader.js';
 import { ProxyManager } from '../proxy/proxy-manager.js';
-import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream, publishCommand } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
+import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
 import { applyProxyConfigHandler } from './apply-proxy-config.js';
 import type { CommandContext, CommandHandler } from './handler.js';
-import { CommandJournal } from './journal.js';
 import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
 import { startWebService } from '../testing/web-service.js';
 
@@ -281,22 +279,18 @@ describe('ApplyProxyConfig', () => {
     nc = await connect({ servers: inject('natsUrl') });
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
-    const journal = await CommandJournal.open(join(dataDir, 'agent'));
-    const reports = new ReportClient({ target: reportServer.target, credential: `cred-${run}`, log, retryInitialMs: 50, retryMaxMs: 500 });
-    const agent = new Agent({
+    const { agent, journal, reports } = await startTestAgent({
       serverId,
       nc,
       driver,
-      journal,
-      reports,
+      journalDir: join(dataDir, 'agent'),
+      reportTarget: reportServer.target,
+      credential: `cred-${run}`,
       log,
       maxConcurrentDeploys: 1,
       proxy: { loader, containerName },
-      consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
     });
     try {
-      agent.start();
-      await agent.ready();
       const malformed = command('{"routes": [', 10);
       const applied = command(input([route()]), 10);
       await publishCommand(nc, malformed);

@@ -11,6 +11,7 @@ import { Agent } from '../agent.js';
 import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
+import { startTestAgent } from '../testing/test-agent.js';
 import { TestServices } from '../testing/swarm-services.js';
 import { waitUntil } from '../testing/wait.js';
 import { CommandJournal } from './journal.js';
@@ -29,21 +30,17 @@ beforeAll(async () => {
   await ensureCommandStream(nc);
   reportServer = await startReportServer();
   dir = await mkdtemp(join(tmpdir(), 'skiff-wlc-'));
-  journal = await CommandJournal.open(dir);
-  reports = new ReportClient({ target: reportServer.target, credential: 'wlc', log: t.log, retryInitialMs: 50, retryMaxMs: 500 });
-  agent = new Agent({
+  ({ agent, journal, reports } = await startTestAgent({
     serverId,
     nc,
     driver: t.driver,
-    journal,
-    reports,
+    journalDir: dir,
+    reportTarget: reportServer.target,
+    credential: 'wlc',
     log: t.log,
     maxConcurrentDeploys: 1,
     workload: { pollIntervalMs: 200 },
-    consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
-  });
-  agent.start();
-  await agent.ready();
+  }));
 });
 
 afterAll(async () => {

@@ -35,6 +35,7 @@ import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
+import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
 import { detectComposeProgram, type ComposeProgramChoice } from './program.js';
 
@@ -64,26 +65,22 @@ beforeAll(async () => {
   reportServer = await startReportServer();
   git = await startGitServer();
   dataDir = await mkdtemp(join(tmpdir(), 'skiff-compose-'));
-  journal = await CommandJournal.open(dataDir);
-  reports = new ReportClient({ target: reportServer.target, credential: 'cmp', log, retryInitialMs: 50, retryMaxMs: 500 });
   program = await detectComposeProgram({ dockerCli, configured: null, env });
   if (!program.program) throw new Error(`these tests need a Compose program: ${program.missing}`);
   // The test setup builds redis:8 (tools/lib/services.sh); busybox stands in where it is missing.
   redisImage = (await docker.getImage('redis:8').inspect().then(() => true, () => false)) ? 'redis:8' : 'busybox:latest';
-  agent = new Agent({
+  ({ agent, journal, reports } = await startTestAgent({
     serverId,
     nc,
     driver: new DockerodeDriver({ docker }),
-    journal,
-    reports,
+    journalDir: dataDir,
+    reportTarget: reportServer.target,
+    credential: 'cmp',
     log,
     maxConcurrentDeploys: 2,
     workload: { pollIntervalMs: 200, settleMs: 1_000, waitTimeoutMs: 120_000 },
     compose: { dataDir, dockerCli, dockerSocket: '/var/run/docker.sock', program, timeoutMs: 180_000, pollIntervalMs: 200, settleMs: 1_000 },
-    consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
-  });
-  agent.start();
-  await agent.ready();
+  }));
 }, 120_000);
 
 afterAll(async () => {

@@ -29,6 +29,7 @@ import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
+import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
 
 const run = randomBytes(3).toString('hex');
@@ -85,22 +86,19 @@ async function startAgent() {
   serverIds.add(serverId);
   const dir = await mkdtemp(join(tmpdir(), 'skiff-agent-ctl-'));
   dirs.push(dir);
-  const journal = await CommandJournal.open(dir);
-  const reports = new ReportClient({ target: reportServer.target, credential: `cred-${run}`, log, retryInitialMs: 50, retryMaxMs: 500 });
-  const agent = new Agent({
+  const started = await startTestAgent({
     serverId,
     nc,
     driver,
-    journal,
-    reports,
+    journalDir: dir,
+    reportTarget: reportServer.target,
+    credential: `cred-${run}`,
     log: log.child({ serverId }),
     maxConcurrentDeploys: 1,
     deploy: { pollIntervalMs: 250 },
-    consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
   });
-  agents.push({ agent, journal, reports });
-  agent.start();
-  await agent.ready();
+  agents.push(started);
+  const { journal } = started;
   return { serverId, journal };
 }
 

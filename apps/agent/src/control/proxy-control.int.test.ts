@@ -19,16 +19,14 @@ import { CommandStatus, ControlReply, ControlRequest, ProxyOperation, type Proxy
 import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Agent } from '../agent.js';
 import { applyProxyConfigHandler } from '../commands/apply-proxy-config.js';
 import type { CommandHandler } from '../commands/handler.js';
-import { CommandJournal } from '../commands/journal.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ProxyConfigLoader } from '../proxy/config-loader.js';
 import { ProxyManager } from '../proxy/proxy-manager.js';
-import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
+import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
 import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
 import { startWebService } from '../testing/web-service.js';
@@ -394,26 +392,22 @@ describe('through NATS', () => {
     nc = await connect({ servers: inject('natsUrl') });
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
-    const journal = await CommandJournal.open(join(dataDir, 'agent'));
-    const reports = new ReportClient({ target: reportServer.target, credential: `cred-${run}`, log, retryInitialMs: 50, retryMaxMs: 500 });
-    const agent = new Agent({
+    const { agent, journal, reports } = await startTestAgent({
       serverId,
       nc,
       driver,
-      journal,
-      reports,
+      journalDir: join(dataDir, 'agent'),
+      reportTarget: reportServer.target,
+      credential: `cred-${run}`,
       log,
       maxConcurrentDeploys: 1,
       proxy: { loader, containerName, controlTimeoutMs: 30_000 },
-      consumer: { retryInitialMs: 100, retryMaxMs: 1_000 },
     });
     const send = async (proxy: ProxyRequest) => {
       const msg = await nc!.request(controlSubject(serverId), ControlRequest.encode({ request: { $case: 'proxy', value: proxy } }).finish(), { timeout: 10_000 });
       return ControlReply.decode(msg.data);
     };
     try {
-      agent.start();
-      await agent.ready();
       const files = result(await send({ operation: ProxyOperation.PROXY_OPERATION_LIST_FILES, path: '', content: '' })) as Array<{ name: string }>;
       expect(files.map((f) => f.name)).toContain('middlewares.json');
       const refused = await send({ operation: ProxyOperation.PROXY_OPERATION_WRITE_FILE, path: 'global.json', content: '{"admin": {}}' });

@@ -1,0 +1,25 @@
+import { Agent, type AgentDeps } from '../agent.js';
+import { CommandJournal } from '../commands/journal.js';
+import { ReportClient } from '../reports/client.js';
+
+export interface TestAgentOptions extends Omit<AgentDeps, 'journal' | 'reports'> {
+  /** The journal's directory. */
+  journalDir: string;
+  /** The report server's address (testing/report-server.ts). */
+  reportTarget: string;
+  credential: string;
+}
+
+/**
+ * An agent as the tests run it: its journal in `journalDir`, reporting to the test report
+ * server with quick retries, consuming with quick backoff; started and ready.
+ */
+export async function startTestAgent(options: TestAgentOptions) {
+  const { journalDir, reportTarget, credential, ...deps } = options;
+  const journal = await CommandJournal.open(journalDir);
+  const reports = new ReportClient({ target: reportTarget, credential, log: deps.log, retryInitialMs: 50, retryMaxMs: 500 });
+  const agent = new Agent({ consumer: { retryInitialMs: 100, retryMaxMs: 1_000 }, ...deps, journal, reports });
+  agent.start();
+  await agent.ready();
+  return { agent, journal, reports };
+}
