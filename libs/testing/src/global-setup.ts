@@ -9,8 +9,12 @@ declare module 'vitest' {
   }
 }
 
+/** Starts the run's PostgreSQL and NATS; the returned teardown stops what this run started. */
 export default async function setup(project: TestProject) {
-  const [postgresUrl, natsUrl] = await Promise.all([ensureTestPostgres(), ensureTestNats()]);
-  project.provide('postgresUrl', postgresUrl);
-  project.provide('natsUrl', natsUrl);
+  const [postgres, nats] = await Promise.all([ensureTestPostgres(), ensureTestNats()]);
+  project.provide('postgresUrl', postgres.url);
+  project.provide('natsUrl', nats.url);
+  return async () => {
+    await Promise.allSettled([postgres.stop?.(), nats.stop?.()]);
+  };
 }

@@ -7,3 +7,4 @@ export * from './git-server.js';
 export * from './second-docker.js';
 export * from './archives.js';
 export * from './ssh-git-server.js';
+export * from './owned-process.js';

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { waitFor } from './wait-for.js';
+import { spawnOwned } from './owned-process.js';
 
 const PORT = Number(process.env.SKIFF_TEST_NATS_PORT ?? 14222);
 const ROOT = process.env.SKIFF_TEST_NATS_DIR ?? '/tmp/skiff-test-nats';
@@ -28,25 +28,39 @@ export function natsAnswers(port: number): Promise<boolean> {
   });
 }
 
+/** A test service the global setup made ready: its address, and how to stop it when this run started it. */
+export interface TestService {
+  url: string;
+  /** Set when this run started it (or found its own leftover): the global teardown calls it. */
+  stop?: () => Promise<void>;
+}
+
 /**
- * A NATS server with JetStream on loopback for the tests, started once (detached, so it
- * outlives one vitest run like the test PostgreSQL) and reused while it answers.
+ * A NATS server with JetStream on loopback for the tests of one run, stopped by the global
+ * teardown (and killed with the run's main process if that dies first). One already answering
+ * on the port (another run's) is used as it is and left to its owner.
  * `SKIFF_TEST_NATS_URL` points the tests at another one.
  */
-export async function ensureTestNats(): Promise<string> {
-  if (process.env.SKIFF_TEST_NATS_URL) return process.env.SKIFF_TEST_NATS_URL;
+export async function ensureTestNats(): Promise<TestService> {
+  if (process.env.SKIFF_TEST_NATS_URL) return { url: process.env.SKIFF_TEST_NATS_URL };
   const url = `nats://127.0.0.1:${PORT}`;
-  if (await natsAnswers(PORT)) return url;
+  if (await natsAnswers(PORT)) return { url };
   rmSync(ROOT, { recursive: true, force: true });
   mkdirSync(join(ROOT, 'store'), { recursive: true });
   const log = openSync(join(ROOT, 'log'), 'a');
-  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(PORT), '-js', '-sd', join(ROOT, 'store')], {
-    detached: true,
+  const child = spawnOwned(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(PORT), '-js', '-sd', join(ROOT, 'store')], {
     stdio: ['ignore', log, log],
   });
-  child.unref();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await waitFor(() => natsAnswers(PORT), { timeoutMs: 20_000, what: 'test NATS server to answer' });
-  return url;
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      rmSync(ROOT, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface DedicatedNats {
@@ -75,7 +89,7 @@ export async function startDedicatedNats(options: { auth?: boolean } = {}): Prom
     writeFileSync(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(store, 'js')}" }\ninclude ./auth/auth.conf\n`);
     args = ['-c', conf];
   }
-  const child = spawn(natsServerBinary(), args, { stdio: 'ignore' });
+  const child = spawnOwned(natsServerBinary(), args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await waitFor(
     async () => {

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { TestService } from './nats.js';
 import { waitFor } from './wait-for.js';
 
 const PORT = Number(process.env.SKIFF_TEST_PG_PORT ?? 15432);
@@ -39,27 +40,31 @@ async function answers(url: string): Promise<boolean> {
 }
 
 /**
- * A throw-away PostgreSQL cluster on loopback for the tests (trust auth, fsync off), started
- * once and reused while it runs. `SKIFF_TEST_DATABASE_URL` points the tests at another one.
+ * A throw-away PostgreSQL cluster on loopback for the tests (trust auth, fsync off), stopped
+ * by the global teardown. One answering on the port is reused: left to its owner when it is
+ * not ours, stopped at the end when it is our own leftover (a run killed before its teardown).
+ * `SKIFF_TEST_DATABASE_URL` points the tests at another one.
  */
-export async function ensureTestPostgres(): Promise<string> {
-  if (process.env.SKIFF_TEST_DATABASE_URL) return process.env.SKIFF_TEST_DATABASE_URL;
+export async function ensureTestPostgres(): Promise<TestService> {
+  if (process.env.SKIFF_TEST_DATABASE_URL) return { url: process.env.SKIFF_TEST_DATABASE_URL };
   const url = `postgres://postgres@127.0.0.1:${PORT}/postgres`;
-  if (await answers(url)) return url;
   const data = join(ROOT, 'data');
+  const stop = async () => {
+    runAsPostgres(pgBin('pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    rmSync(ROOT, { recursive: true, force: true });
+  };
+  if (await answers(url)) return existsSync(join(data, 'postmaster.pid')) ? { url, stop } : { url };
   // Not answering: whatever is there is left over from an earlier run; start clean.
   rmSync(ROOT, { recursive: true, force: true });
   mkdirSync(ROOT, { recursive: true });
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres', ROOT]);
-  if (!existsSync(join(data, 'PG_VERSION'))) {
-    runAsPostgres(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  }
+  runAsPostgres(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   runAsPostgres(pgBin('pg_ctl'), [
     '-D', data, '-l', join(ROOT, 'log'), '-w', 'start',
     '-o', `-p ${PORT} -k ${ROOT} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
   ]);
   await waitFor(() => answers(url), { timeoutMs: 30_000, what: 'test PostgreSQL to answer' });
-  return url;
+  return { url, stop };
 }
 
 /** A new empty database on the test cluster; returns its URL and a way to drop it. */

@@ -8,7 +8,7 @@
  * The password never appears in a command line or a log: htpasswd and `docker login` read it
  * from standard input, and the login lives in a throw-away DOCKER_CONFIG directory.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { waitFor } from './wait-for.js';
+import { spawnOwned } from './owned-process.js';
 
 export interface TestRegistry {
   /** `127.0.0.1:<port>`: the registry part of image references. */
@@ -107,7 +108,7 @@ async function launch(registryBin: string, dir: string, username: string, passwo
     };
     const configFile = join(dir, 'config.yml');
     await writeFile(configFile, JSON.stringify(config));
-    const child = spawn(registryBin, ['serve', configFile], {
+    const child = spawnOwned(registryBin, ['serve', configFile], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

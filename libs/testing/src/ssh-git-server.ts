@@ -9,7 +9,7 @@
  * Only public-key logins: no passwords, no PAM. StrictModes is off so the temporary files
  * need no particular ownership.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { createRepoStore, type RepoFiles, type TestGitRepo } from './git-server.js';
 import { waitFor } from './wait-for.js';
+import { spawnOwned } from './owned-process.js';
 
 export interface TestSshGitServer {
   port: number;
@@ -129,7 +130,7 @@ async function launch(dir: string, hostPublicKey: string): Promise<TestSshGitSer
     const port = await freePort();
     const configFile = join(dir, 'sshd_config');
     await writeFile(configFile, sshdConfig(dir, port));
-    const child = spawn(SSHD, ['-D', '-e', '-f', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawnOwned(SSHD, ['-D', '-e', '-f', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output = (output + chunk).slice(-8000)));
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));

@@ -42,13 +42,18 @@ export const webServerSettings = (page: string, port: number) => ({
 });
 
 /**
- * The address `host-gateway` stands for in containers (Docker's default: the gateway of the
- * default bridge network), where the proxy container reaches the host as host.docker.internal.
+ * The address `host-gateway` stands for in containers, where the proxy container reaches the
+ * host as host.docker.internal. Asked of the engine itself, by a container given that name:
+ * the default bridge's `.IPAM.Config` shows no `Gateway` on some engines (Debian's 20.10),
+ * and `--host-gateway-ip` may point elsewhere.
  */
 async function dockerHostGateway(): Promise<string> {
-  const res = await docker(['network', 'inspect', 'bridge', '--format', '{{range .IPAM.Config}}{{.Gateway}} {{end}}']);
-  const gateway = res.ok ? res.out.split(/\s+/).find((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)) : undefined;
-  if (!gateway) throw new Error(`no IPv4 gateway on Docker's bridge network (docker network inspect bridge: ${res.out})`);
+  const res = await docker(['run', '--rm', '--add-host', 'skiff-host-probe:host-gateway', 'busybox:latest', 'cat', '/etc/hosts']);
+  const line = res.out.split('\n').find((l) => /\sskiff-host-probe(\s|$)/.test(l));
+  const gateway = line?.trim().split(/\s+/)[0];
+  if (!res.ok || !gateway || !/^\d+\.\d+\.\d+\.\d+$/.test(gateway)) {
+    throw new Error(`the engine gave no IPv4 address for host-gateway (/etc/hosts of a probe container: ${res.out})`);
+  }
   return gateway;
 }
 
