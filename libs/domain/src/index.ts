@@ -12,6 +12,7 @@ export * from './env.js';
 export * from './argv.js';
 export * from './swarm-types.js';
 export * from './swarm-spec.js';
+export * from './workload-spec-wire.js';
 export * from './agent-channel.js';
 export * from './archive-entries.js';
 export * from './proxy/caddy-config.js';

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
@@ -76,8 +77,6 @@ export interface DedicatedNats {
  * `auth: true` runs it in operator mode exactly as tools/up does (tools/lib/nats-auth.mjs).
  */
 export async function startDedicatedNats(options: { auth?: boolean } = {}): Promise<DedicatedNats> {
-  const { mkdtempSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
   const store = mkdtempSync(join(tmpdir(), 'skiff-nats-'));
   const port = await freePort();
   let args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store];
@@ -119,4 +118,50 @@ async function runNatsAuthSetup(dir: string): Promise<void> {
       err ? reject(new Error(`nats-auth.mjs failed: ${stderr || err.message}`)) : resolve(),
     ),
   );
+}
+
+/**
+ * A nats-server with JetStream of one test alone that the test stops and starts again (its
+ * port and store stay), for tests of what happens while NATS is down. `remove()` stops it and
+ * deletes its store; call it in afterAll.
+ */
+export class RestartableNats {
+  private child: ReturnType<typeof spawnOwned> | undefined;
+  readonly store = mkdtempSync(join(tmpdir(), 'skiff-nats-'));
+  private constructor(readonly port: number) {}
+
+  static async create(): Promise<RestartableNats> {
+    return new RestartableNats(await freePort());
+  }
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawnOwned(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.store], { stdio: 'ignore' });
+    this.child = child;
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+        return natsAnswers(this.port);
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the test nats-server to answer' },
+    );
+  }
+
+  /** Stops it (SIGKILL: as if it crashed), keeping its store for the next start. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  async remove(): Promise<void> {
+    await this.stop();
+    rmSync(this.store, { recursive: true, force: true });
+  }
 }

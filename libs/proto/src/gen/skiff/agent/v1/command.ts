@@ -366,15 +366,22 @@ export interface DeployApplication {
   image: string;
   /** Environment of the service's containers. Values may be secrets: never log them. */
   env: { [key: string]: string };
-  /** Number of replicas; 0 means the platform default (1). */
+  /**
+   * Superseded by `spec` (its `replicas`); kept so that the number stays taken. A control
+   * plane that sends `spec` leaves it 0.
+   *
+   * @deprecated
+   */
   replicas: number;
   /** Pull the image even when it is present locally. */
   forcePull: boolean;
   /**
-   * The rest of the service's settings, as the JSON of libs/domain's WorkloadSpecInput
-   * (appName, command, args, resources, the *Cluster values…); its `image`, `env` and
-   * `replicas` are ignored in favour of the fields above. The agent builds the Swarm
-   * service spec from it with swarmServiceSpec.
+   * Superseded by `spec`. Agents that know `spec` never read it. A control plane that sends
+   * `spec` puts LEGACY_SPEC_REFUSAL (libs/domain) here: a JSON object whose `kind` no agent
+   * deploys, so an agent too old to read `spec` refuses the deploy, naming the protocol it
+   * needs, instead of rolling the service out with default settings.
+   *
+   * @deprecated
    */
   specJson: string;
   /**
@@ -394,12 +401,182 @@ export interface DeployApplication {
     | BuildSource
     | undefined;
   /** How to build the fetched source; present exactly when `source` is. */
-  build?: BuildRecipe | undefined;
+  build?:
+    | BuildRecipe
+    | undefined;
+  /**
+   * The service's settings. The workload's name, kind and id travel in `workload`, the
+   * image in `image` and the environment in `env`, each once.
+   */
+  spec?: WorkloadSpec | undefined;
 }
 
 export interface DeployApplication_EnvEntry {
   key: string;
   value: string;
+}
+
+/**
+ * WorkloadSpec is the settings of one workload's Swarm service (libs/domain's
+ * WorkloadSpecInput less the workload's identity, image and environment). Sizes are bytes
+ * and nano-CPUs as decimal text (empty or "0": none), durations nanoseconds, and the
+ * `*Cluster` settings keep the Docker Engine API's shapes and values; an absent message is
+ * "Skiff's default".
+ */
+export interface WorkloadSpec {
+  /** Replaces the image's ENTRYPOINT, split into arguments without a shell; empty: the image's. */
+  command: string;
+  /** Replace the image's CMD; none: the image's. */
+  args: string[];
+  /** Number of replicas; 0 means the platform default (1). */
+  replicas: number;
+  memoryLimit: string;
+  memoryReservation: string;
+  cpuLimit: string;
+  cpuReservation: string;
+  /** The overlay network every workload joins (normally `skiff-network`). */
+  platformNetwork: string;
+  /** Do not join the platform network. */
+  detachPlatformNetwork: boolean;
+  /** More networks to join, by name or id. */
+  networks: string[];
+  /** Ports the workload itself publishes (a cache's external port). */
+  ports: PortConfig[];
+  /** Named volumes mounted into the tasks. */
+  volumes: VolumeMount[];
+  /** TaskTemplate.ForceUpdate: raised to restart tasks whose spec did not change. */
+  forceUpdate?: string | undefined;
+  healthCheck?: HealthCheck | undefined;
+  restartPolicy?: RestartPolicy | undefined;
+  placement?: Placement | undefined;
+  updateConfig?: UpdateConfig | undefined;
+  rollbackConfig?: UpdateConfig | undefined;
+  mode?:
+    | ServiceMode
+    | undefined;
+  /** Service labels; those under `skiff.` are the platform's and dropped. */
+  labels: { [key: string]: string };
+  networkAttachments: NetworkAttachment[];
+  stopGracePeriod?: string | undefined;
+  endpointSpec?: EndpointSpec | undefined;
+  ulimits: Ulimit[];
+}
+
+export interface WorkloadSpec_LabelsEntry {
+  key: string;
+  value: string;
+}
+
+export interface PortConfig {
+  /** tcp, udp or sctp; empty: tcp. */
+  protocol: string;
+  targetPort: number;
+  publishedPort?:
+    | number
+    | undefined;
+  /** ingress or host; empty: host. */
+  publishMode: string;
+  name: string;
+}
+
+export interface VolumeMount {
+  /** A named volume. */
+  source: string;
+  /** An absolute path in the container. */
+  target: string;
+  readOnly: boolean;
+}
+
+export interface HealthCheck {
+  /** Empty inherits the image's check; ["NONE"], ["CMD", ...] or ["CMD-SHELL", cmd]. */
+  test: string[];
+  interval?: string | undefined;
+  timeout?: string | undefined;
+  startPeriod?: string | undefined;
+  startInterval?: string | undefined;
+  retries?: string | undefined;
+}
+
+export interface RestartPolicy {
+  /** none, on-failure or any; empty: Skiff's default. */
+  condition: string;
+  delay?: string | undefined;
+  maxAttempts?: string | undefined;
+  window?: string | undefined;
+}
+
+export interface Placement {
+  constraints: string[];
+  /** Each a spread preference's SpreadDescriptor. */
+  spreadPreferences: string[];
+  maxReplicas?: string | undefined;
+  platforms: PlacementPlatform[];
+}
+
+export interface PlacementPlatform {
+  architecture?: string | undefined;
+  os?: string | undefined;
+}
+
+/** The update or the rollback configuration of a service. */
+export interface UpdateConfig {
+  parallelism?: string | undefined;
+  delay?: string | undefined;
+  monitor?: string | undefined;
+  maxFailureRatio?:
+    | number
+    | undefined;
+  /** stop-first or start-first. */
+  order?:
+    | string
+    | undefined;
+  /** continue, pause, or (updates only) rollback. */
+  failureAction?: string | undefined;
+}
+
+export interface ServiceMode {
+  mode?:
+    | { $case: "replicated"; value: ReplicatedMode }
+    | { $case: "global"; value: GlobalMode }
+    | { $case: "replicatedJob"; value: ReplicatedJobMode }
+    | { $case: "globalJob"; value: GlobalMode }
+    | undefined;
+}
+
+export interface ReplicatedMode {
+  replicas?: string | undefined;
+}
+
+export interface GlobalMode {
+}
+
+export interface ReplicatedJobMode {
+  maxConcurrent?: string | undefined;
+  totalCompletions?: string | undefined;
+}
+
+export interface NetworkAttachment {
+  /** A network name or id. */
+  target: string;
+  aliases: string[];
+  driverOpts: { [key: string]: string };
+}
+
+export interface NetworkAttachment_DriverOptsEntry {
+  key: string;
+  value: string;
+}
+
+export interface EndpointSpec {
+  /** vip or dnsrr; empty: dnsrr. */
+  mode: string;
+  ports: PortConfig[];
+}
+
+export interface Ulimit {
+  name: string;
+  soft: string;
+  hard: string;
 }
 
 /** BuildSource is where an application's code comes from. */
@@ -1153,6 +1330,7 @@ function createBaseDeployApplication(): DeployApplication {
     registryAuth: undefined,
     source: undefined,
     build: undefined,
+    spec: undefined,
   };
 }
 
@@ -1187,6 +1365,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     }
     if (message.build !== undefined) {
       BuildRecipe.encode(message.build, writer.uint32(82).fork()).join();
+    }
+    if (message.spec !== undefined) {
+      WorkloadSpec.encode(message.spec, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -1287,6 +1468,14 @@ export const DeployApplication: MessageFns<DeployApplication> = {
             message.build = BuildRecipe.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.spec = WorkloadSpec.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1340,6 +1529,7 @@ export const DeployApplication: MessageFns<DeployApplication> = {
         : undefined,
       source: isSet(object.source) ? BuildSource.fromJSON(object.source) : undefined,
       build: isSet(object.build) ? BuildRecipe.fromJSON(object.build) : undefined,
+      spec: isSet(object.spec) ? WorkloadSpec.fromJSON(object.spec) : undefined,
     };
   },
 
@@ -1381,6 +1571,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     if (message.build !== undefined) {
       obj.build = BuildRecipe.toJSON(message.build);
     }
+    if (message.spec !== undefined) {
+      obj.spec = WorkloadSpec.toJSON(message.spec);
+    }
     return obj;
   },
 
@@ -1414,6 +1607,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
       : undefined;
     message.build = (object.build !== undefined && object.build !== null)
       ? BuildRecipe.fromPartial(object.build)
+      : undefined;
+    message.spec = (object.spec !== undefined && object.spec !== null)
+      ? WorkloadSpec.fromPartial(object.spec)
       : undefined;
     return message;
   },
@@ -1500,6 +1696,2348 @@ export const DeployApplication_EnvEntry: MessageFns<DeployApplication_EnvEntry> 
     const message = createBaseDeployApplication_EnvEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkloadSpec(): WorkloadSpec {
+  return {
+    command: "",
+    args: [],
+    replicas: 0,
+    memoryLimit: "",
+    memoryReservation: "",
+    cpuLimit: "",
+    cpuReservation: "",
+    platformNetwork: "",
+    detachPlatformNetwork: false,
+    networks: [],
+    ports: [],
+    volumes: [],
+    forceUpdate: undefined,
+    healthCheck: undefined,
+    restartPolicy: undefined,
+    placement: undefined,
+    updateConfig: undefined,
+    rollbackConfig: undefined,
+    mode: undefined,
+    labels: {},
+    networkAttachments: [],
+    stopGracePeriod: undefined,
+    endpointSpec: undefined,
+    ulimits: [],
+  };
+}
+
+export const WorkloadSpec: MessageFns<WorkloadSpec> = {
+  encode(message: WorkloadSpec, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.command !== "") {
+      writer.uint32(10).string(message.command);
+    }
+    for (const v of message.args) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.replicas !== 0) {
+      writer.uint32(24).uint32(message.replicas);
+    }
+    if (message.memoryLimit !== "") {
+      writer.uint32(34).string(message.memoryLimit);
+    }
+    if (message.memoryReservation !== "") {
+      writer.uint32(42).string(message.memoryReservation);
+    }
+    if (message.cpuLimit !== "") {
+      writer.uint32(50).string(message.cpuLimit);
+    }
+    if (message.cpuReservation !== "") {
+      writer.uint32(58).string(message.cpuReservation);
+    }
+    if (message.platformNetwork !== "") {
+      writer.uint32(66).string(message.platformNetwork);
+    }
+    if (message.detachPlatformNetwork !== false) {
+      writer.uint32(72).bool(message.detachPlatformNetwork);
+    }
+    for (const v of message.networks) {
+      writer.uint32(82).string(v!);
+    }
+    for (const v of message.ports) {
+      PortConfig.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.volumes) {
+      VolumeMount.encode(v!, writer.uint32(98).fork()).join();
+    }
+    if (message.forceUpdate !== undefined) {
+      writer.uint32(104).uint64(message.forceUpdate);
+    }
+    if (message.healthCheck !== undefined) {
+      HealthCheck.encode(message.healthCheck, writer.uint32(162).fork()).join();
+    }
+    if (message.restartPolicy !== undefined) {
+      RestartPolicy.encode(message.restartPolicy, writer.uint32(170).fork()).join();
+    }
+    if (message.placement !== undefined) {
+      Placement.encode(message.placement, writer.uint32(178).fork()).join();
+    }
+    if (message.updateConfig !== undefined) {
+      UpdateConfig.encode(message.updateConfig, writer.uint32(186).fork()).join();
+    }
+    if (message.rollbackConfig !== undefined) {
+      UpdateConfig.encode(message.rollbackConfig, writer.uint32(194).fork()).join();
+    }
+    if (message.mode !== undefined) {
+      ServiceMode.encode(message.mode, writer.uint32(202).fork()).join();
+    }
+    globalThis.Object.entries(message.labels).forEach(([key, value]: [string, string]) => {
+      WorkloadSpec_LabelsEntry.encode({ key: key as any, value }, writer.uint32(210).fork()).join();
+    });
+    for (const v of message.networkAttachments) {
+      NetworkAttachment.encode(v!, writer.uint32(218).fork()).join();
+    }
+    if (message.stopGracePeriod !== undefined) {
+      writer.uint32(224).int64(message.stopGracePeriod);
+    }
+    if (message.endpointSpec !== undefined) {
+      EndpointSpec.encode(message.endpointSpec, writer.uint32(234).fork()).join();
+    }
+    for (const v of message.ulimits) {
+      Ulimit.encode(v!, writer.uint32(242).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkloadSpec {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkloadSpec();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.command = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.args.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.replicas = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.memoryLimit = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.memoryReservation = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.cpuLimit = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cpuReservation = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.platformNetwork = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.detachPlatformNetwork = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.networks.push(reader.string());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.ports.push(PortConfig.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.volumes.push(VolumeMount.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.forceUpdate = reader.uint64().toString();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.healthCheck = HealthCheck.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.restartPolicy = RestartPolicy.decode(reader, reader.uint32());
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.placement = Placement.decode(reader, reader.uint32());
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.updateConfig = UpdateConfig.decode(reader, reader.uint32());
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.rollbackConfig = UpdateConfig.decode(reader, reader.uint32());
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.mode = ServiceMode.decode(reader, reader.uint32());
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            const entry26 = WorkloadSpec_LabelsEntry.decode(reader, reader.uint32());
+            if (entry26.value !== undefined) {
+              message.labels[entry26.key] = entry26.value;
+            }
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.networkAttachments.push(NetworkAttachment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 28: {
+            if (tag !== 224) {
+              break;
+            }
+
+            message.stopGracePeriod = reader.int64().toString();
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.endpointSpec = EndpointSpec.decode(reader, reader.uint32());
+            continue;
+          }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.ulimits.push(Ulimit.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkloadSpec {
+    return {
+      command: isSet(object.command) ? globalThis.String(object.command) : "",
+      args: globalThis.Array.isArray(object?.args) ? object.args.map((e: any) => globalThis.String(e)) : [],
+      replicas: isSet(object.replicas) ? globalThis.Number(object.replicas) : 0,
+      memoryLimit: isSet(object.memoryLimit)
+        ? globalThis.String(object.memoryLimit)
+        : isSet(object.memory_limit)
+        ? globalThis.String(object.memory_limit)
+        : "",
+      memoryReservation: isSet(object.memoryReservation)
+        ? globalThis.String(object.memoryReservation)
+        : isSet(object.memory_reservation)
+        ? globalThis.String(object.memory_reservation)
+        : "",
+      cpuLimit: isSet(object.cpuLimit)
+        ? globalThis.String(object.cpuLimit)
+        : isSet(object.cpu_limit)
+        ? globalThis.String(object.cpu_limit)
+        : "",
+      cpuReservation: isSet(object.cpuReservation)
+        ? globalThis.String(object.cpuReservation)
+        : isSet(object.cpu_reservation)
+        ? globalThis.String(object.cpu_reservation)
+        : "",
+      platformNetwork: isSet(object.platformNetwork)
+        ? globalThis.String(object.platformNetwork)
+        : isSet(object.platform_network)
+        ? globalThis.String(object.platform_network)
+        : "",
+      detachPlatformNetwork: isSet(object.detachPlatformNetwork)
+        ? globalThis.Boolean(object.detachPlatformNetwork)
+        : isSet(object.detach_platform_network)
+        ? globalThis.Boolean(object.detach_platform_network)
+        : false,
+      networks: globalThis.Array.isArray(object?.networks)
+        ? object.networks.map((e: any) => globalThis.String(e))
+        : [],
+      ports: globalThis.Array.isArray(object?.ports)
+        ? object.ports.map((e: any) => PortConfig.fromJSON(e))
+        : [],
+      volumes: globalThis.Array.isArray(object?.volumes)
+        ? object.volumes.map((e: any) => VolumeMount.fromJSON(e))
+        : [],
+      forceUpdate: isSet(object.forceUpdate)
+        ? globalThis.String(object.forceUpdate)
+        : isSet(object.force_update)
+        ? globalThis.String(object.force_update)
+        : undefined,
+      healthCheck: isSet(object.healthCheck)
+        ? HealthCheck.fromJSON(object.healthCheck)
+        : isSet(object.health_check)
+        ? HealthCheck.fromJSON(object.health_check)
+        : undefined,
+      restartPolicy: isSet(object.restartPolicy)
+        ? RestartPolicy.fromJSON(object.restartPolicy)
+        : isSet(object.restart_policy)
+        ? RestartPolicy.fromJSON(object.restart_policy)
+        : undefined,
+      placement: isSet(object.placement) ? Placement.fromJSON(object.placement) : undefined,
+      updateConfig: isSet(object.updateConfig)
+        ? UpdateConfig.fromJSON(object.updateConfig)
+        : isSet(object.update_config)
+        ? UpdateConfig.fromJSON(object.update_config)
+        : undefined,
+      rollbackConfig: isSet(object.rollbackConfig)
+        ? UpdateConfig.fromJSON(object.rollbackConfig)
+        : isSet(object.rollback_config)
+        ? UpdateConfig.fromJSON(object.rollback_config)
+        : undefined,
+      mode: isSet(object.mode) ? ServiceMode.fromJSON(object.mode) : undefined,
+      labels: isObject(object.labels)
+        ? (globalThis.Object.entries(object.labels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      networkAttachments: globalThis.Array.isArray(object?.networkAttachments)
+        ? object.networkAttachments.map((e: any) => NetworkAttachment.fromJSON(e))
+        : globalThis.Array.isArray(object?.network_attachments)
+        ? object.network_attachments.map((e: any) => NetworkAttachment.fromJSON(e))
+        : [],
+      stopGracePeriod: isSet(object.stopGracePeriod)
+        ? globalThis.String(object.stopGracePeriod)
+        : isSet(object.stop_grace_period)
+        ? globalThis.String(object.stop_grace_period)
+        : undefined,
+      endpointSpec: isSet(object.endpointSpec)
+        ? EndpointSpec.fromJSON(object.endpointSpec)
+        : isSet(object.endpoint_spec)
+        ? EndpointSpec.fromJSON(object.endpoint_spec)
+        : undefined,
+      ulimits: globalThis.Array.isArray(object?.ulimits)
+        ? object.ulimits.map((e: any) => Ulimit.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: WorkloadSpec): unknown {
+    const obj: any = {};
+    if (message.command !== "") {
+      obj.command = message.command;
+    }
+    if (message.args?.length) {
+      obj.args = message.args;
+    }
+    if (message.replicas !== 0) {
+      obj.replicas = Math.round(message.replicas);
+    }
+    if (message.memoryLimit !== "") {
+      obj.memoryLimit = message.memoryLimit;
+    }
+    if (message.memoryReservation !== "") {
+      obj.memoryReservation = message.memoryReservation;
+    }
+    if (message.cpuLimit !== "") {
+      obj.cpuLimit = message.cpuLimit;
+    }
+    if (message.cpuReservation !== "") {
+      obj.cpuReservation = message.cpuReservation;
+    }
+    if (message.platformNetwork !== "") {
+      obj.platformNetwork = message.platformNetwork;
+    }
+    if (message.detachPlatformNetwork !== false) {
+      obj.detachPlatformNetwork = message.detachPlatformNetwork;
+    }
+    if (message.networks?.length) {
+      obj.networks = message.networks;
+    }
+    if (message.ports?.length) {
+      obj.ports = message.ports.map((e) => PortConfig.toJSON(e));
+    }
+    if (message.volumes?.length) {
+      obj.volumes = message.volumes.map((e) => VolumeMount.toJSON(e));
+    }
+    if (message.forceUpdate !== undefined) {
+      obj.forceUpdate = message.forceUpdate;
+    }
+    if (message.healthCheck !== undefined) {
+      obj.healthCheck = HealthCheck.toJSON(message.healthCheck);
+    }
+    if (message.restartPolicy !== undefined) {
+      obj.restartPolicy = RestartPolicy.toJSON(message.restartPolicy);
+    }
+    if (message.placement !== undefined) {
+      obj.placement = Placement.toJSON(message.placement);
+    }
+    if (message.updateConfig !== undefined) {
+      obj.updateConfig = UpdateConfig.toJSON(message.updateConfig);
+    }
+    if (message.rollbackConfig !== undefined) {
+      obj.rollbackConfig = UpdateConfig.toJSON(message.rollbackConfig);
+    }
+    if (message.mode !== undefined) {
+      obj.mode = ServiceMode.toJSON(message.mode);
+    }
+    if (message.labels) {
+      const entries = globalThis.Object.entries(message.labels) as [string, string][];
+      if (entries.length > 0) {
+        obj.labels = {};
+        entries.forEach(([k, v]) => {
+          obj.labels[k] = v;
+        });
+      }
+    }
+    if (message.networkAttachments?.length) {
+      obj.networkAttachments = message.networkAttachments.map((e) => NetworkAttachment.toJSON(e));
+    }
+    if (message.stopGracePeriod !== undefined) {
+      obj.stopGracePeriod = message.stopGracePeriod;
+    }
+    if (message.endpointSpec !== undefined) {
+      obj.endpointSpec = EndpointSpec.toJSON(message.endpointSpec);
+    }
+    if (message.ulimits?.length) {
+      obj.ulimits = message.ulimits.map((e) => Ulimit.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WorkloadSpec>): WorkloadSpec {
+    return WorkloadSpec.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WorkloadSpec>): WorkloadSpec {
+    const message = createBaseWorkloadSpec();
+    message.command = object.command ?? "";
+    message.args = object.args?.map((e) => e) || [];
+    message.replicas = object.replicas ?? 0;
+    message.memoryLimit = object.memoryLimit ?? "";
+    message.memoryReservation = object.memoryReservation ?? "";
+    message.cpuLimit = object.cpuLimit ?? "";
+    message.cpuReservation = object.cpuReservation ?? "";
+    message.platformNetwork = object.platformNetwork ?? "";
+    message.detachPlatformNetwork = object.detachPlatformNetwork ?? false;
+    message.networks = object.networks?.map((e) => e) || [];
+    message.ports = object.ports?.map((e) => PortConfig.fromPartial(e)) || [];
+    message.volumes = object.volumes?.map((e) => VolumeMount.fromPartial(e)) || [];
+    message.forceUpdate = object.forceUpdate ?? undefined;
+    message.healthCheck = (object.healthCheck !== undefined && object.healthCheck !== null)
+      ? HealthCheck.fromPartial(object.healthCheck)
+      : undefined;
+    message.restartPolicy = (object.restartPolicy !== undefined && object.restartPolicy !== null)
+      ? RestartPolicy.fromPartial(object.restartPolicy)
+      : undefined;
+    message.placement = (object.placement !== undefined && object.placement !== null)
+      ? Placement.fromPartial(object.placement)
+      : undefined;
+    message.updateConfig = (object.updateConfig !== undefined && object.updateConfig !== null)
+      ? UpdateConfig.fromPartial(object.updateConfig)
+      : undefined;
+    message.rollbackConfig = (object.rollbackConfig !== undefined && object.rollbackConfig !== null)
+      ? UpdateConfig.fromPartial(object.rollbackConfig)
+      : undefined;
+    message.mode = (object.mode !== undefined && object.mode !== null)
+      ? ServiceMode.fromPartial(object.mode)
+      : undefined;
+    message.labels = (globalThis.Object.entries(object.labels ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.networkAttachments = object.networkAttachments?.map((e) => NetworkAttachment.fromPartial(e)) || [];
+    message.stopGracePeriod = object.stopGracePeriod ?? undefined;
+    message.endpointSpec = (object.endpointSpec !== undefined && object.endpointSpec !== null)
+      ? EndpointSpec.fromPartial(object.endpointSpec)
+      : undefined;
+    message.ulimits = object.ulimits?.map((e) => Ulimit.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWorkloadSpec_LabelsEntry(): WorkloadSpec_LabelsEntry {
+  return { key: "", value: "" };
+}
+
+export const WorkloadSpec_LabelsEntry: MessageFns<WorkloadSpec_LabelsEntry> = {
+  encode(message: WorkloadSpec_LabelsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkloadSpec_LabelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkloadSpec_LabelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkloadSpec_LabelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: WorkloadSpec_LabelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WorkloadSpec_LabelsEntry>): WorkloadSpec_LabelsEntry {
+    return WorkloadSpec_LabelsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WorkloadSpec_LabelsEntry>): WorkloadSpec_LabelsEntry {
+    const message = createBaseWorkloadSpec_LabelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBasePortConfig(): PortConfig {
+  return { protocol: "", targetPort: 0, publishedPort: undefined, publishMode: "", name: "" };
+}
+
+export const PortConfig: MessageFns<PortConfig> = {
+  encode(message: PortConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.protocol !== "") {
+      writer.uint32(10).string(message.protocol);
+    }
+    if (message.targetPort !== 0) {
+      writer.uint32(16).uint32(message.targetPort);
+    }
+    if (message.publishedPort !== undefined) {
+      writer.uint32(24).uint32(message.publishedPort);
+    }
+    if (message.publishMode !== "") {
+      writer.uint32(34).string(message.publishMode);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PortConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePortConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.protocol = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.targetPort = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.publishedPort = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.publishMode = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PortConfig {
+    return {
+      protocol: isSet(object.protocol) ? globalThis.String(object.protocol) : "",
+      targetPort: isSet(object.targetPort)
+        ? globalThis.Number(object.targetPort)
+        : isSet(object.target_port)
+        ? globalThis.Number(object.target_port)
+        : 0,
+      publishedPort: isSet(object.publishedPort)
+        ? globalThis.Number(object.publishedPort)
+        : isSet(object.published_port)
+        ? globalThis.Number(object.published_port)
+        : undefined,
+      publishMode: isSet(object.publishMode)
+        ? globalThis.String(object.publishMode)
+        : isSet(object.publish_mode)
+        ? globalThis.String(object.publish_mode)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: PortConfig): unknown {
+    const obj: any = {};
+    if (message.protocol !== "") {
+      obj.protocol = message.protocol;
+    }
+    if (message.targetPort !== 0) {
+      obj.targetPort = Math.round(message.targetPort);
+    }
+    if (message.publishedPort !== undefined) {
+      obj.publishedPort = Math.round(message.publishedPort);
+    }
+    if (message.publishMode !== "") {
+      obj.publishMode = message.publishMode;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PortConfig>): PortConfig {
+    return PortConfig.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PortConfig>): PortConfig {
+    const message = createBasePortConfig();
+    message.protocol = object.protocol ?? "";
+    message.targetPort = object.targetPort ?? 0;
+    message.publishedPort = object.publishedPort ?? undefined;
+    message.publishMode = object.publishMode ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseVolumeMount(): VolumeMount {
+  return { source: "", target: "", readOnly: false };
+}
+
+export const VolumeMount: MessageFns<VolumeMount> = {
+  encode(message: VolumeMount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.source !== "") {
+      writer.uint32(10).string(message.source);
+    }
+    if (message.target !== "") {
+      writer.uint32(18).string(message.target);
+    }
+    if (message.readOnly !== false) {
+      writer.uint32(24).bool(message.readOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VolumeMount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVolumeMount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.readOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VolumeMount {
+    return {
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      readOnly: isSet(object.readOnly)
+        ? globalThis.Boolean(object.readOnly)
+        : isSet(object.read_only)
+        ? globalThis.Boolean(object.read_only)
+        : false,
+    };
+  },
+
+  toJSON(message: VolumeMount): unknown {
+    const obj: any = {};
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.readOnly !== false) {
+      obj.readOnly = message.readOnly;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<VolumeMount>): VolumeMount {
+    return VolumeMount.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VolumeMount>): VolumeMount {
+    const message = createBaseVolumeMount();
+    message.source = object.source ?? "";
+    message.target = object.target ?? "";
+    message.readOnly = object.readOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseHealthCheck(): HealthCheck {
+  return {
+    test: [],
+    interval: undefined,
+    timeout: undefined,
+    startPeriod: undefined,
+    startInterval: undefined,
+    retries: undefined,
+  };
+}
+
+export const HealthCheck: MessageFns<HealthCheck> = {
+  encode(message: HealthCheck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.test) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.interval !== undefined) {
+      writer.uint32(16).int64(message.interval);
+    }
+    if (message.timeout !== undefined) {
+      writer.uint32(24).int64(message.timeout);
+    }
+    if (message.startPeriod !== undefined) {
+      writer.uint32(32).int64(message.startPeriod);
+    }
+    if (message.startInterval !== undefined) {
+      writer.uint32(40).int64(message.startInterval);
+    }
+    if (message.retries !== undefined) {
+      writer.uint32(48).int64(message.retries);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HealthCheck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHealthCheck();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.test.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.interval = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeout = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.startPeriod = reader.int64().toString();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.startInterval = reader.int64().toString();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.retries = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HealthCheck {
+    return {
+      test: globalThis.Array.isArray(object?.test) ? object.test.map((e: any) => globalThis.String(e)) : [],
+      interval: isSet(object.interval) ? globalThis.String(object.interval) : undefined,
+      timeout: isSet(object.timeout) ? globalThis.String(object.timeout) : undefined,
+      startPeriod: isSet(object.startPeriod)
+        ? globalThis.String(object.startPeriod)
+        : isSet(object.start_period)
+        ? globalThis.String(object.start_period)
+        : undefined,
+      startInterval: isSet(object.startInterval)
+        ? globalThis.String(object.startInterval)
+        : isSet(object.start_interval)
+        ? globalThis.String(object.start_interval)
+        : undefined,
+      retries: isSet(object.retries) ? globalThis.String(object.retries) : undefined,
+    };
+  },
+
+  toJSON(message: HealthCheck): unknown {
+    const obj: any = {};
+    if (message.test?.length) {
+      obj.test = message.test;
+    }
+    if (message.interval !== undefined) {
+      obj.interval = message.interval;
+    }
+    if (message.timeout !== undefined) {
+      obj.timeout = message.timeout;
+    }
+    if (message.startPeriod !== undefined) {
+      obj.startPeriod = message.startPeriod;
+    }
+    if (message.startInterval !== undefined) {
+      obj.startInterval = message.startInterval;
+    }
+    if (message.retries !== undefined) {
+      obj.retries = message.retries;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HealthCheck>): HealthCheck {
+    return HealthCheck.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HealthCheck>): HealthCheck {
+    const message = createBaseHealthCheck();
+    message.test = object.test?.map((e) => e) || [];
+    message.interval = object.interval ?? undefined;
+    message.timeout = object.timeout ?? undefined;
+    message.startPeriod = object.startPeriod ?? undefined;
+    message.startInterval = object.startInterval ?? undefined;
+    message.retries = object.retries ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRestartPolicy(): RestartPolicy {
+  return { condition: "", delay: undefined, maxAttempts: undefined, window: undefined };
+}
+
+export const RestartPolicy: MessageFns<RestartPolicy> = {
+  encode(message: RestartPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.condition !== "") {
+      writer.uint32(10).string(message.condition);
+    }
+    if (message.delay !== undefined) {
+      writer.uint32(16).int64(message.delay);
+    }
+    if (message.maxAttempts !== undefined) {
+      writer.uint32(24).int64(message.maxAttempts);
+    }
+    if (message.window !== undefined) {
+      writer.uint32(32).int64(message.window);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestartPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestartPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.condition = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.delay = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxAttempts = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.window = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestartPolicy {
+    return {
+      condition: isSet(object.condition) ? globalThis.String(object.condition) : "",
+      delay: isSet(object.delay) ? globalThis.String(object.delay) : undefined,
+      maxAttempts: isSet(object.maxAttempts)
+        ? globalThis.String(object.maxAttempts)
+        : isSet(object.max_attempts)
+        ? globalThis.String(object.max_attempts)
+        : undefined,
+      window: isSet(object.window) ? globalThis.String(object.window) : undefined,
+    };
+  },
+
+  toJSON(message: RestartPolicy): unknown {
+    const obj: any = {};
+    if (message.condition !== "") {
+      obj.condition = message.condition;
+    }
+    if (message.delay !== undefined) {
+      obj.delay = message.delay;
+    }
+    if (message.maxAttempts !== undefined) {
+      obj.maxAttempts = message.maxAttempts;
+    }
+    if (message.window !== undefined) {
+      obj.window = message.window;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RestartPolicy>): RestartPolicy {
+    return RestartPolicy.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RestartPolicy>): RestartPolicy {
+    const message = createBaseRestartPolicy();
+    message.condition = object.condition ?? "";
+    message.delay = object.delay ?? undefined;
+    message.maxAttempts = object.maxAttempts ?? undefined;
+    message.window = object.window ?? undefined;
+    return message;
+  },
+};
+
+function createBasePlacement(): Placement {
+  return { constraints: [], spreadPreferences: [], maxReplicas: undefined, platforms: [] };
+}
+
+export const Placement: MessageFns<Placement> = {
+  encode(message: Placement, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.constraints) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.spreadPreferences) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.maxReplicas !== undefined) {
+      writer.uint32(24).int64(message.maxReplicas);
+    }
+    for (const v of message.platforms) {
+      PlacementPlatform.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Placement {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlacement();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.constraints.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spreadPreferences.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxReplicas = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.platforms.push(PlacementPlatform.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Placement {
+    return {
+      constraints: globalThis.Array.isArray(object?.constraints)
+        ? object.constraints.map((e: any) => globalThis.String(e))
+        : [],
+      spreadPreferences: globalThis.Array.isArray(object?.spreadPreferences)
+        ? object.spreadPreferences.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.spread_preferences)
+        ? object.spread_preferences.map((e: any) => globalThis.String(e))
+        : [],
+      maxReplicas: isSet(object.maxReplicas)
+        ? globalThis.String(object.maxReplicas)
+        : isSet(object.max_replicas)
+        ? globalThis.String(object.max_replicas)
+        : undefined,
+      platforms: globalThis.Array.isArray(object?.platforms)
+        ? object.platforms.map((e: any) => PlacementPlatform.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: Placement): unknown {
+    const obj: any = {};
+    if (message.constraints?.length) {
+      obj.constraints = message.constraints;
+    }
+    if (message.spreadPreferences?.length) {
+      obj.spreadPreferences = message.spreadPreferences;
+    }
+    if (message.maxReplicas !== undefined) {
+      obj.maxReplicas = message.maxReplicas;
+    }
+    if (message.platforms?.length) {
+      obj.platforms = message.platforms.map((e) => PlacementPlatform.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Placement>): Placement {
+    return Placement.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Placement>): Placement {
+    const message = createBasePlacement();
+    message.constraints = object.constraints?.map((e) => e) || [];
+    message.spreadPreferences = object.spreadPreferences?.map((e) => e) || [];
+    message.maxReplicas = object.maxReplicas ?? undefined;
+    message.platforms = object.platforms?.map((e) => PlacementPlatform.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePlacementPlatform(): PlacementPlatform {
+  return { architecture: undefined, os: undefined };
+}
+
+export const PlacementPlatform: MessageFns<PlacementPlatform> = {
+  encode(message: PlacementPlatform, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.architecture !== undefined) {
+      writer.uint32(10).string(message.architecture);
+    }
+    if (message.os !== undefined) {
+      writer.uint32(18).string(message.os);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlacementPlatform {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlacementPlatform();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.architecture = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.os = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlacementPlatform {
+    return {
+      architecture: isSet(object.architecture) ? globalThis.String(object.architecture) : undefined,
+      os: isSet(object.os) ? globalThis.String(object.os) : undefined,
+    };
+  },
+
+  toJSON(message: PlacementPlatform): unknown {
+    const obj: any = {};
+    if (message.architecture !== undefined) {
+      obj.architecture = message.architecture;
+    }
+    if (message.os !== undefined) {
+      obj.os = message.os;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PlacementPlatform>): PlacementPlatform {
+    return PlacementPlatform.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PlacementPlatform>): PlacementPlatform {
+    const message = createBasePlacementPlatform();
+    message.architecture = object.architecture ?? undefined;
+    message.os = object.os ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateConfig(): UpdateConfig {
+  return {
+    parallelism: undefined,
+    delay: undefined,
+    monitor: undefined,
+    maxFailureRatio: undefined,
+    order: undefined,
+    failureAction: undefined,
+  };
+}
+
+export const UpdateConfig: MessageFns<UpdateConfig> = {
+  encode(message: UpdateConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.parallelism !== undefined) {
+      writer.uint32(8).int64(message.parallelism);
+    }
+    if (message.delay !== undefined) {
+      writer.uint32(16).int64(message.delay);
+    }
+    if (message.monitor !== undefined) {
+      writer.uint32(24).int64(message.monitor);
+    }
+    if (message.maxFailureRatio !== undefined) {
+      writer.uint32(33).double(message.maxFailureRatio);
+    }
+    if (message.order !== undefined) {
+      writer.uint32(42).string(message.order);
+    }
+    if (message.failureAction !== undefined) {
+      writer.uint32(50).string(message.failureAction);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.parallelism = reader.int64().toString();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.delay = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.monitor = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.maxFailureRatio = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.order = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.failureAction = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateConfig {
+    return {
+      parallelism: isSet(object.parallelism) ? globalThis.String(object.parallelism) : undefined,
+      delay: isSet(object.delay) ? globalThis.String(object.delay) : undefined,
+      monitor: isSet(object.monitor) ? globalThis.String(object.monitor) : undefined,
+      maxFailureRatio: isSet(object.maxFailureRatio)
+        ? globalThis.Number(object.maxFailureRatio)
+        : isSet(object.max_failure_ratio)
+        ? globalThis.Number(object.max_failure_ratio)
+        : undefined,
+      order: isSet(object.order) ? globalThis.String(object.order) : undefined,
+      failureAction: isSet(object.failureAction)
+        ? globalThis.String(object.failureAction)
+        : isSet(object.failure_action)
+        ? globalThis.String(object.failure_action)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateConfig): unknown {
+    const obj: any = {};
+    if (message.parallelism !== undefined) {
+      obj.parallelism = message.parallelism;
+    }
+    if (message.delay !== undefined) {
+      obj.delay = message.delay;
+    }
+    if (message.monitor !== undefined) {
+      obj.monitor = message.monitor;
+    }
+    if (message.maxFailureRatio !== undefined) {
+      obj.maxFailureRatio = floatToJson(message.maxFailureRatio);
+    }
+    if (message.order !== undefined) {
+      obj.order = message.order;
+    }
+    if (message.failureAction !== undefined) {
+      obj.failureAction = message.failureAction;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateConfig>): UpdateConfig {
+    return UpdateConfig.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateConfig>): UpdateConfig {
+    const message = createBaseUpdateConfig();
+    message.parallelism = object.parallelism ?? undefined;
+    message.delay = object.delay ?? undefined;
+    message.monitor = object.monitor ?? undefined;
+    message.maxFailureRatio = object.maxFailureRatio ?? undefined;
+    message.order = object.order ?? undefined;
+    message.failureAction = object.failureAction ?? undefined;
+    return message;
+  },
+};
+
+function createBaseServiceMode(): ServiceMode {
+  return { mode: undefined };
+}
+
+export const ServiceMode: MessageFns<ServiceMode> = {
+  encode(message: ServiceMode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.mode?.$case) {
+      case "replicated":
+        ReplicatedMode.encode(message.mode.value, writer.uint32(10).fork()).join();
+        break;
+      case "global":
+        GlobalMode.encode(message.mode.value, writer.uint32(18).fork()).join();
+        break;
+      case "replicatedJob":
+        ReplicatedJobMode.encode(message.mode.value, writer.uint32(26).fork()).join();
+        break;
+      case "globalJob":
+        GlobalMode.encode(message.mode.value, writer.uint32(34).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServiceMode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServiceMode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mode = { $case: "replicated", value: ReplicatedMode.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.mode = { $case: "global", value: GlobalMode.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mode = { $case: "replicatedJob", value: ReplicatedJobMode.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mode = { $case: "globalJob", value: GlobalMode.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ServiceMode {
+    return {
+      mode: isSet(object.replicated)
+        ? { $case: "replicated", value: ReplicatedMode.fromJSON(object.replicated) }
+        : isSet(object.global)
+        ? { $case: "global", value: GlobalMode.fromJSON(object.global) }
+        : isSet(object.replicatedJob)
+        ? { $case: "replicatedJob", value: ReplicatedJobMode.fromJSON(object.replicatedJob) }
+        : isSet(object.replicated_job)
+        ? { $case: "replicatedJob", value: ReplicatedJobMode.fromJSON(object.replicated_job) }
+        : isSet(object.globalJob)
+        ? { $case: "globalJob", value: GlobalMode.fromJSON(object.globalJob) }
+        : isSet(object.global_job)
+        ? { $case: "globalJob", value: GlobalMode.fromJSON(object.global_job) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ServiceMode): unknown {
+    const obj: any = {};
+    if (message.mode?.$case === "replicated") {
+      obj.replicated = ReplicatedMode.toJSON(message.mode.value);
+    } else if (message.mode?.$case === "global") {
+      obj.global = GlobalMode.toJSON(message.mode.value);
+    } else if (message.mode?.$case === "replicatedJob") {
+      obj.replicatedJob = ReplicatedJobMode.toJSON(message.mode.value);
+    } else if (message.mode?.$case === "globalJob") {
+      obj.globalJob = GlobalMode.toJSON(message.mode.value);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ServiceMode>): ServiceMode {
+    return ServiceMode.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ServiceMode>): ServiceMode {
+    const message = createBaseServiceMode();
+    switch (object.mode?.$case) {
+      case "replicated": {
+        if (object.mode?.value !== undefined && object.mode?.value !== null) {
+          message.mode = { $case: "replicated", value: ReplicatedMode.fromPartial(object.mode.value) };
+        }
+        break;
+      }
+      case "global": {
+        if (object.mode?.value !== undefined && object.mode?.value !== null) {
+          message.mode = { $case: "global", value: GlobalMode.fromPartial(object.mode.value) };
+        }
+        break;
+      }
+      case "replicatedJob": {
+        if (object.mode?.value !== undefined && object.mode?.value !== null) {
+          message.mode = { $case: "replicatedJob", value: ReplicatedJobMode.fromPartial(object.mode.value) };
+        }
+        break;
+      }
+      case "globalJob": {
+        if (object.mode?.value !== undefined && object.mode?.value !== null) {
+          message.mode = { $case: "globalJob", value: GlobalMode.fromPartial(object.mode.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseReplicatedMode(): ReplicatedMode {
+  return { replicas: undefined };
+}
+
+export const ReplicatedMode: MessageFns<ReplicatedMode> = {
+  encode(message: ReplicatedMode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.replicas !== undefined) {
+      writer.uint32(8).int64(message.replicas);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReplicatedMode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReplicatedMode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.replicas = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReplicatedMode {
+    return { replicas: isSet(object.replicas) ? globalThis.String(object.replicas) : undefined };
+  },
+
+  toJSON(message: ReplicatedMode): unknown {
+    const obj: any = {};
+    if (message.replicas !== undefined) {
+      obj.replicas = message.replicas;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReplicatedMode>): ReplicatedMode {
+    return ReplicatedMode.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReplicatedMode>): ReplicatedMode {
+    const message = createBaseReplicatedMode();
+    message.replicas = object.replicas ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGlobalMode(): GlobalMode {
+  return {};
+}
+
+export const GlobalMode: MessageFns<GlobalMode> = {
+  encode(_: GlobalMode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GlobalMode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGlobalMode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GlobalMode {
+    return {};
+  },
+
+  toJSON(_: GlobalMode): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<GlobalMode>): GlobalMode {
+    return GlobalMode.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<GlobalMode>): GlobalMode {
+    const message = createBaseGlobalMode();
+    return message;
+  },
+};
+
+function createBaseReplicatedJobMode(): ReplicatedJobMode {
+  return { maxConcurrent: undefined, totalCompletions: undefined };
+}
+
+export const ReplicatedJobMode: MessageFns<ReplicatedJobMode> = {
+  encode(message: ReplicatedJobMode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.maxConcurrent !== undefined) {
+      writer.uint32(8).int64(message.maxConcurrent);
+    }
+    if (message.totalCompletions !== undefined) {
+      writer.uint32(16).int64(message.totalCompletions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReplicatedJobMode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReplicatedJobMode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.maxConcurrent = reader.int64().toString();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.totalCompletions = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReplicatedJobMode {
+    return {
+      maxConcurrent: isSet(object.maxConcurrent)
+        ? globalThis.String(object.maxConcurrent)
+        : isSet(object.max_concurrent)
+        ? globalThis.String(object.max_concurrent)
+        : undefined,
+      totalCompletions: isSet(object.totalCompletions)
+        ? globalThis.String(object.totalCompletions)
+        : isSet(object.total_completions)
+        ? globalThis.String(object.total_completions)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ReplicatedJobMode): unknown {
+    const obj: any = {};
+    if (message.maxConcurrent !== undefined) {
+      obj.maxConcurrent = message.maxConcurrent;
+    }
+    if (message.totalCompletions !== undefined) {
+      obj.totalCompletions = message.totalCompletions;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReplicatedJobMode>): ReplicatedJobMode {
+    return ReplicatedJobMode.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReplicatedJobMode>): ReplicatedJobMode {
+    const message = createBaseReplicatedJobMode();
+    message.maxConcurrent = object.maxConcurrent ?? undefined;
+    message.totalCompletions = object.totalCompletions ?? undefined;
+    return message;
+  },
+};
+
+function createBaseNetworkAttachment(): NetworkAttachment {
+  return { target: "", aliases: [], driverOpts: {} };
+}
+
+export const NetworkAttachment: MessageFns<NetworkAttachment> = {
+  encode(message: NetworkAttachment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.target !== "") {
+      writer.uint32(10).string(message.target);
+    }
+    for (const v of message.aliases) {
+      writer.uint32(18).string(v!);
+    }
+    globalThis.Object.entries(message.driverOpts).forEach(([key, value]: [string, string]) => {
+      NetworkAttachment_DriverOptsEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NetworkAttachment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNetworkAttachment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.aliases.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = NetworkAttachment_DriverOptsEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.driverOpts[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NetworkAttachment {
+    return {
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      aliases: globalThis.Array.isArray(object?.aliases) ? object.aliases.map((e: any) => globalThis.String(e)) : [],
+      driverOpts: isObject(object.driverOpts)
+        ? (globalThis.Object.entries(object.driverOpts) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.driver_opts)
+        ? (globalThis.Object.entries(object.driver_opts) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: NetworkAttachment): unknown {
+    const obj: any = {};
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.aliases?.length) {
+      obj.aliases = message.aliases;
+    }
+    if (message.driverOpts) {
+      const entries = globalThis.Object.entries(message.driverOpts) as [string, string][];
+      if (entries.length > 0) {
+        obj.driverOpts = {};
+        entries.forEach(([k, v]) => {
+          obj.driverOpts[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NetworkAttachment>): NetworkAttachment {
+    return NetworkAttachment.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NetworkAttachment>): NetworkAttachment {
+    const message = createBaseNetworkAttachment();
+    message.target = object.target ?? "";
+    message.aliases = object.aliases?.map((e) => e) || [];
+    message.driverOpts = (globalThis.Object.entries(object.driverOpts ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseNetworkAttachment_DriverOptsEntry(): NetworkAttachment_DriverOptsEntry {
+  return { key: "", value: "" };
+}
+
+export const NetworkAttachment_DriverOptsEntry: MessageFns<NetworkAttachment_DriverOptsEntry> = {
+  encode(message: NetworkAttachment_DriverOptsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NetworkAttachment_DriverOptsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNetworkAttachment_DriverOptsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NetworkAttachment_DriverOptsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: NetworkAttachment_DriverOptsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NetworkAttachment_DriverOptsEntry>): NetworkAttachment_DriverOptsEntry {
+    return NetworkAttachment_DriverOptsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NetworkAttachment_DriverOptsEntry>): NetworkAttachment_DriverOptsEntry {
+    const message = createBaseNetworkAttachment_DriverOptsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseEndpointSpec(): EndpointSpec {
+  return { mode: "", ports: [] };
+}
+
+export const EndpointSpec: MessageFns<EndpointSpec> = {
+  encode(message: EndpointSpec, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mode !== "") {
+      writer.uint32(10).string(message.mode);
+    }
+    for (const v of message.ports) {
+      PortConfig.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndpointSpec {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndpointSpec();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ports.push(PortConfig.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndpointSpec {
+    return {
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      ports: globalThis.Array.isArray(object?.ports) ? object.ports.map((e: any) => PortConfig.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: EndpointSpec): unknown {
+    const obj: any = {};
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.ports?.length) {
+      obj.ports = message.ports.map((e) => PortConfig.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EndpointSpec>): EndpointSpec {
+    return EndpointSpec.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EndpointSpec>): EndpointSpec {
+    const message = createBaseEndpointSpec();
+    message.mode = object.mode ?? "";
+    message.ports = object.ports?.map((e) => PortConfig.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUlimit(): Ulimit {
+  return { name: "", soft: "0", hard: "0" };
+}
+
+export const Ulimit: MessageFns<Ulimit> = {
+  encode(message: Ulimit, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.soft !== "0") {
+      writer.uint32(16).int64(message.soft);
+    }
+    if (message.hard !== "0") {
+      writer.uint32(24).int64(message.hard);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Ulimit {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUlimit();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.soft = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.hard = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Ulimit {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      soft: isSet(object.soft) ? globalThis.String(object.soft) : "0",
+      hard: isSet(object.hard) ? globalThis.String(object.hard) : "0",
+    };
+  },
+
+  toJSON(message: Ulimit): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.soft !== "0") {
+      obj.soft = message.soft;
+    }
+    if (message.hard !== "0") {
+      obj.hard = message.hard;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Ulimit>): Ulimit {
+    return Ulimit.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Ulimit>): Ulimit {
+    const message = createBaseUlimit();
+    message.name = object.name ?? "";
+    message.soft = object.soft ?? "0";
+    message.hard = object.hard ?? "0";
     return message;
   },
 };
@@ -3891,6 +6429,10 @@ export const ProxyReply: MessageFns<ProxyReply> = {
     return message;
   },
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
