@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { BackupDatabaseType, BackupType, Id, NonEmpty } from '../primitives.js';
-import { BackupRecord } from './record.js';
+import { BackupRecord, METADATA_FIELD_DOC, METADATA_INPUT_DOC } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
@@ -24,11 +24,7 @@ export const create = defineContract({
     'normalised (trimmed, no leading slash, one trailing slash; `/` alone means the root). ' +
     '`destinationId` is a destination of the caller\'s organization. ' +
     '`includeEncryptionKey` only concerns `web-server` (platform) backups. ' +
-    '`metadata` is any JSON value or null. For `backupType` compose it says how to reach the ' +
-    'database inside the stack (service `serviceName`), keyed by `databaseType`: ' +
-    '`{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, ' +
-    '`{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; ' +
-    'database backups ignore it.',
+    METADATA_INPUT_DOC,
   input: z.object({
     schedule: z.string(),
     enabled: z.boolean().nullable().optional(),
@@ -47,11 +43,7 @@ export const create = defineContract({
     composeId: z.string().nullable().optional(),
     serviceName: z.string().nullable().optional(),
     includeEncryptionKey: z.boolean().optional(),
-    metadata: z
-      .json()
-      .nullable()
-      .optional()
-      .describe('free-form JSON; for compose backups, how to reach the database in the stack'),
+    metadata: z.json().nullable().optional().describe(METADATA_FIELD_DOC),
   }),
   output: BackupRecord,
   example: {

@@ -32,3 +32,14 @@ export const BackupRecord = z.object({
   metadata: z.json().nullable().describe('as given; stored encrypted'),
   createdAt: Timestamp,
 });
+
+/** How `backup.create` and `backup.update` document their `metadata` input. */
+export const METADATA_INPUT_DOC =
+  '`metadata` is any JSON value or null. For `backupType` compose it says how to reach the ' +
+  'database inside the stack (service `serviceName`), keyed by `databaseType`: ' +
+  '`{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, ' +
+  '`{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; ' +
+  'database backups ignore it.';
+
+/** How `backup.create` and `backup.update` describe their `metadata` field. */
+export const METADATA_FIELD_DOC = 'free-form JSON; for compose backups, how to reach the database in the stack';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { BackupDatabaseType, Id, NonEmpty } from '../primitives.js';
-import { BackupRecord } from './record.js';
+import { BackupRecord, METADATA_FIELD_DOC, METADATA_INPUT_DOC } from './record.js';
 
 export const update = defineContract({
   method: 'POST',
@@ -13,11 +13,7 @@ export const update = defineContract({
     'backup for another target); a compose backup may change `databaseType` (dbA…dbE) and ' +
     '`serviceName` (required). `schedule`, `prefix`, `keepLatestCount` and `destinationId` ' +
     'follow the rules of backup.create. ' +
-    '`metadata` is any JSON value or null. For `backupType` compose it says how to reach the ' +
-    'database inside the stack (service `serviceName`), keyed by `databaseType`: ' +
-    '`{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, ' +
-    '`{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; ' +
-    'database backups ignore it.',
+    METADATA_INPUT_DOC,
   input: z.object({
     schedule: z.string(),
     enabled: z.boolean().nullable(),
@@ -27,10 +23,7 @@ export const update = defineContract({
     database: NonEmpty,
     keepLatestCount: z.number().int().min(1).nullable(),
     serviceName: z.string().nullable(),
-    metadata: z
-      .json()
-      .nullable()
-      .describe('free-form JSON; for compose backups, how to reach the database in the stack'),
+    metadata: z.json().nullable().describe(METADATA_FIELD_DOC),
     databaseType: BackupDatabaseType,
     includeEncryptionKey: z.boolean().optional(),
   }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { NonEmpty } from '../primitives.js';
-import { ForgeDRecord } from './record.js';
+import { ForgeDRecord, ForgeDSettings } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
@@ -17,13 +17,7 @@ export const create = defineContract({
     '`gitProviderId`) are generated; a `gitProviderId` given here is ignored. A member who ' +
     'creates a connection is granted it.',
   input: z.object({
-    forgeDUrl: NonEmpty,
-    forgeDInternalUrl: z.string().nullable().optional(),
-    clientId: z.string().optional(),
-    clientSecret: z.string().optional(),
-    redirectUri: z.string().optional(),
-    accessToken: z.string().optional(),
-    organizationName: z.string().optional(),
+    ...ForgeDSettings,
     gitProviderId: z.string().optional(),
     authId: NonEmpty,
     name: NonEmpty,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GitProviderFields } from '../gitProvider/record.js';
+import { NonEmpty } from '../primitives.js';
 
 /**
  * A forgeD (Gitea or Forgejo) connection as responses show it. `clientSecret` and
@@ -16,3 +17,14 @@ export const ForgeDRecord = GitProviderFields.extend({
   hasClientSecret: z.boolean(),
   hasAccessToken: z.boolean(),
 });
+
+/** The connection's settings, as `forgeD.create` and `forgeD.update` take them. */
+export const ForgeDSettings = {
+  forgeDUrl: NonEmpty,
+  forgeDInternalUrl: z.string().nullable().optional(),
+  clientId: z.string().optional(),
+  clientSecret: z.string().optional(),
+  redirectUri: z.string().optional(),
+  accessToken: z.string().optional(),
+  organizationName: z.string().optional(),
+};

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { NonEmpty, RequiredId } from '../primitives.js';
-import { ForgeDRecord } from './record.js';
+import { ForgeDRecord, ForgeDSettings } from './record.js';
 
 export const update = defineContract({
   method: 'POST',
@@ -13,13 +13,7 @@ export const update = defineContract({
     "the connection's own organization (the caller's). URL rules as in `forgeD.create`.",
   input: z.object({
     forgeDId: RequiredId,
-    forgeDUrl: NonEmpty,
-    forgeDInternalUrl: z.string().nullable().optional(),
-    clientId: z.string().optional(),
-    clientSecret: z.string().optional(),
-    redirectUri: z.string().optional(),
-    accessToken: z.string().optional(),
-    organizationName: z.string().optional(),
+    ...ForgeDSettings,
     gitProviderId: RequiredId,
     name: NonEmpty,
     organizationId: z.string().optional(),

@@ -1,15 +1,3 @@
-import { z } from 'zod';
-import { defineContract } from '../contract.js';
-import { Empty } from '../primitives.js';
+import { cleanupContract } from './cleanup.js';
 
-export const cleanContainerBuilder = defineContract({
-  method: 'POST',
-  summary: 'Clear the container build cache',
-  description:
-    'The spec shows a body without fields; `serverId` (optional) picks the remote server to ' +
-    'clean, and without it the host running the platform is cleaned.',
-  input: z.object({ serverId: z.string().optional() }),
-  output: Empty,
-  access: { role: 'admin' },
-  example: { serverId: 'srv_example' },
-});
+export const cleanContainerBuilder = cleanupContract('Clear the container build cache');

@@ -1,0 +1,44 @@
+import type { Selectable } from 'kysely';
+import type { CreatedAt } from './columns.js';
+
+export interface DestinationsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  endpoint: string;
+  region: string;
+  bucket: string;
+  /** Encrypted. */
+  accessKey: string;
+  /** Encrypted; never returned. */
+  secretKey: string;
+  createdAt: CreatedAt;
+}
+
+export interface BackupsTable {
+  id: string;
+  organizationId: string;
+  destinationId: string;
+  schedule: string;
+  enabled: boolean;
+  prefix: string;
+  keepLatestCount: number | null;
+  database: string;
+  databaseType: string;
+  backupType: string;
+  dbAId: string | null;
+  dbBId: string | null;
+  dbCId: string | null;
+  dbDId: string | null;
+  dbEId: string | null;
+  composeId: string | null;
+  serviceName: string | null;
+  userId: string | null;
+  includeEncryptionKey: boolean;
+  /** Encrypted JSON (it may hold database credentials of a compose backup); null when none. */
+  metadata: string | null;
+  createdAt: CreatedAt;
+}
+
+export type Destination = Selectable<DestinationsTable>;
+export type Backup = Selectable<BackupsTable>;

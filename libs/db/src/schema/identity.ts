@@ -1,0 +1,81 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { CreatedAt, Json } from './columns.js';
+
+export interface PermissionsJson {
+  accessedProjects: string[];
+  accessedEnvironments: string[];
+  accessedServices: string[];
+  accessedGitProviders: string[];
+  accessedServers: string[];
+  canCreateProjects: boolean;
+  canCreateServices: boolean;
+  canDeleteProjects: boolean;
+  canDeleteServices: boolean;
+  canAccessToContainer: boolean;
+  canAccessToProxyFiles: boolean;
+  canAccessToAPI: boolean;
+  canAccessToSSHKeys: boolean;
+  canAccessToGitProviders: boolean;
+  canDeleteEnvironments: boolean;
+  canCreateEnvironments: boolean;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  lastName: string | null;
+  image: string | null;
+  isPlatformAdmin: Generated<boolean>;
+  defaultOrganizationId: string | null;
+  createdAt: CreatedAt;
+}
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  logo: string | null;
+  defaultRole: string | null;
+  /** Sealed token that metrics senders present to notification.receiveNotification. */
+  metricsToken: ColumnType<string | null, string | null | undefined, string | null>;
+  metricsTokenHash: ColumnType<string | null, string | null | undefined, string | null>;
+  ownerId: string;
+  createdAt: CreatedAt;
+}
+
+export interface MembersTable {
+  id: string;
+  organizationId: string;
+  userId: string;
+  role: 'owner' | 'admin' | 'member';
+  permissions: Json<PermissionsJson>;
+  createdAt: CreatedAt;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  userId: string;
+  organizationId: string;
+  name: string;
+  keyHash: string;
+  start: string;
+  createdAt: CreatedAt;
+}
+
+export interface InvitationsTable {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: 'admin' | 'member';
+  tokenHash: string;
+  status: 'pending' | 'accepted' | 'canceled';
+  inviterId: string;
+  expiresAt: Date;
+  createdAt: CreatedAt;
+}
+
+export type User = Selectable<UsersTable>;
+export type Organization = Selectable<OrganizationsTable>;
+export type Member = Selectable<MembersTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+export type Invitation = Selectable<InvitationsTable>;

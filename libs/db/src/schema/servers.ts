@@ -1,0 +1,62 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { CreatedAt } from './columns.js';
+
+export interface ServersTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  address: string;
+  description: string | null;
+  status: Generated<string>;
+  createdAt: CreatedAt;
+  /** SHA-256 (hex) of the agent's credential; null until the agent joins. */
+  credentialHash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SHA-256 (hex) of the unused one-time join token, and when it expires. */
+  joinTokenHash: ColumnType<string | null, string | null | undefined, string | null>;
+  joinTokenExpiresAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  joinedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the agent was last heard from (written at most once per heartbeat interval). */
+  lastSeenAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  agentVersion: ColumnType<string | null, string | null | undefined, string | null>;
+  dockerVersion: ColumnType<string | null, string | null | undefined, string | null>;
+  hostname: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface SshKeysTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: string | null;
+  publicKey: string;
+  /** Encrypted; never returned. */
+  privateKey: string;
+  createdAt: CreatedAt;
+}
+
+export type CommandRowStatus = 'pending' | 'published' | 'done' | 'failed';
+
+/** The outbox: a command for a server's agent, written with the change it carries out. */
+export interface CommandsTable {
+  /** The Command's commandId (also the JetStream message id). */
+  id: string;
+  /** Creation order (identity). */
+  position: ColumnType<string, never, never>;
+  serverId: string;
+  /** The CommandKind's name, e.g. COMMAND_KIND_DEPLOY_APPLICATION. */
+  kind: string;
+  workloadKey: string;
+  deploymentId: string | null;
+  /** The encoded Command, base64, sealed with the platform key. */
+  payload: string;
+  status: ColumnType<CommandRowStatus, CommandRowStatus | undefined, CommandRowStatus>;
+  attempts: Generated<number>;
+  deadline: Date;
+  createdAt: CreatedAt;
+  publishedAt: Date | null;
+  finishedAt: Date | null;
+  resultReason: string | null;
+}
+
+export type Server = Selectable<ServersTable>;
+export type SshKey = Selectable<SshKeysTable>;
+export type CommandRow = Selectable<CommandsTable>;
