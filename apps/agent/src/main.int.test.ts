@@ -1,6 +1,6 @@
 // The agent program as a process: started with `node --import tsx main.ts`, against the
 // test NATS server and an in-test gRPC report server, or against nothing at all.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { status } from '@grpc/grpc-js';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { Command, CommandKind, CommandStatus, WorkloadKind, timestampFromDate } from '@skiff/proto';
-import { startDedicatedNats, type DedicatedNats } from '@skiff/testing';
+import { type DedicatedNats, spawnOwned, startDedicatedNats } from '@skiff/testing';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CommandJournal, JOURNAL_FILE } from './commands/journal.js';
@@ -32,7 +32,7 @@ interface AgentProcess {
 }
 
 function startAgent(env: Record<string, string>): AgentProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainTs], {
+  const child = spawnOwned(process.execPath, ['--import', 'tsx', mainTs], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

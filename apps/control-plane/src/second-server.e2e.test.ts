@@ -3,12 +3,12 @@
 // server.create. An application placed on that server (`serverId`) is deployed there and not
 // on the first engine; the agent adopts what runs when it restarts after a kill -9; the
 // server goes offline when its agent stops. Heartbeats every second keep the test short.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type SecondDocker, startDedicatedNats, startSecondDocker, waitFor } from '@skiff/testing';
+import { type SecondDocker, spawnOwned, startDedicatedNats, startSecondDocker, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from './testing/harness.js';
 import { docker, freePort, page, webServerSettings } from './testing/stack.js';
@@ -31,7 +31,7 @@ interface AgentProcess {
 const agents: AgentProcess[] = [];
 
 function startAgent(env: Record<string, string>): AgentProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', agentMain], {
+  const child = spawnOwned(process.execPath, ['--import', 'tsx', agentMain], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SKIFF_AGENT_DATA_DIR: agentDir, SKIFF_DOCKER_SOCKET: second.socket, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

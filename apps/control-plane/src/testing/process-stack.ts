@@ -8,7 +8,7 @@
  *
  * It does not depend on vitest: tools/bench-deploy.ts runs it against the bundles.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contractsByName } from '@skiff/contracts';
 import { type DatabaseHandle, openDatabase } from '@skiff/db';
-import { freePort, natsAnswers, natsServerBinary, waitFor } from '@skiff/testing';
+import { freePort, natsAnswers, natsServerBinary, spawnOwned, waitFor } from '@skiff/testing';
 import type { Answer } from './harness.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -82,7 +82,7 @@ export class StackProcess {
     if (this.running) throw new Error(`${this.name} is already running`);
     const mark = this.mark();
     const [program, ...args] = this.argv();
-    const child = spawn(program!, args, { cwd: repoRoot, env: this.env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnOwned(program!, args, { cwd: repoRoot, env: this.env(), stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     const keep = (chunk: string) => {

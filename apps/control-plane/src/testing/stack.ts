@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import { freePort, startDedicatedNats, waitFor } from '@skiff/testing';
+import { freePort, spawnOwned, startDedicatedNats, waitFor } from '@skiff/testing';
 import { expect } from 'vitest';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
@@ -91,7 +91,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
   // This stack's own reverse proxy (stacks share the engine): removed by close().
   const proxy = { container: `skiff-proxy-e2e-${run}`, httpPort: await freePort(), httpsPort: await freePort(), dashboardPort: await freePort() };
   let agentOutput = '';
-  const agent: ChildProcess = spawn(process.execPath, ['--import', 'tsx', agentMain], {
+  const agent: ChildProcess = spawnOwned(process.execPath, ['--import', 'tsx', agentMain], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',
