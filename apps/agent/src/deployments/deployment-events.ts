@@ -4,15 +4,11 @@
  * then queued on the report client. Log lines are written by the handler and never carry
  * env values.
  */
-import { CommandStatus, DeploymentStatus, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
-import { AbandonedError, type CommandContext, type CommandOutcome } from './handler.js';
-import type { CommandJournal } from './journal.js';
-
-/** Where reports go (the gRPC report client implements it). */
-export interface Reports {
-  reportEvent(event: DeploymentEvent): void;
-  reportResult(result: CommandResult): void;
-}
+import { CommandStatus, DeploymentStatus, timestampFromDate, type DeploymentEvent } from '@skiff/proto';
+import { AbandonedError } from '../abort/abandoned.js';
+import type { CommandContext, CommandOutcome } from '../pipeline/handler.js';
+import type { CommandJournal } from '../pipeline/journal.js';
+import type { Reports } from '../pipeline/reports.js';
 
 export interface EmitInput {
   status?: DeploymentStatus;

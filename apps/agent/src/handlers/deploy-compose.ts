@@ -47,11 +47,13 @@ import { readStackState, writeStackState } from '../compose/stack-state.js';
 import { takeDown } from '../compose/lifecycle.js';
 import type { DockerDriver } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DeploymentEvents, runDeployment, type Reports } from './deployment-events.js';
-import { AbandonedError, type CommandContext, type CommandHandler, type CommandOutcome } from './handler.js';
-import type { CommandJournal } from './journal.js';
-import type { TaskReading } from './service-lifecycle.js';
-import { waitForTasks } from './workload-services.js';
+import { DeploymentEvents, runDeployment } from '../deployments/deployment-events.js';
+import { type Reports } from '../pipeline/reports.js';
+import { AbandonedError } from '../abort/abandoned.js';
+import { type CommandContext, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
+import type { CommandJournal } from '../pipeline/journal.js';
+import type { TaskReading } from '../workloads/service-lifecycle.js';
+import { waitForTasks } from '../workloads/workload-services.js';
 
 export interface DeployComposeDeps {
   driver: DockerDriver;
@@ -276,7 +278,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     };
     const outcome = await waitForTasks(
       context,
-      { driver: deps.driver, now, pollIntervalMs: deps.pollIntervalMs, settleMs: deps.settleMs, waitTimeoutMs: Math.max(0, step.deadline - now().getTime()) },
+      { now, pollIntervalMs: deps.pollIntervalMs, settleMs: deps.settleMs, waitTimeoutMs: Math.max(0, step.deadline - now().getTime()) },
       'the stack did not start',
       look,
     );
