@@ -68,6 +68,40 @@ function isOutOfSequence(err: DockerError): boolean {
   return /out of sequence/i.test(err.engineMessage);
 }
 
+/** A write that raced another writer (it changed the service in between): tried again. */
+class WriteRaced extends Error {
+  constructor(readonly error: DockerError) {
+    super(error.message);
+  }
+}
+
+/**
+ * One write of a service: what the engine refused becomes a DockerError, or a WriteRaced
+ * when `raced` says another writer got in between (by default: a stale version).
+ */
+async function serviceWrite<T>(operation: string, write: () => Promise<T>, raced: (err: DockerError) => boolean = isOutOfSequence): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const e = toDockerError(operation, err);
+    throw raced(e) ? new WriteRaced(e) : e;
+  }
+}
+
+/** Runs `attempt` (which reads the service afresh) again after a raced write, WRITE_ATTEMPTS times at most. */
+async function retryRaces<T>(operation: string, attempt: () => Promise<T>): Promise<T> {
+  let lastError: DockerError | null = null;
+  for (let i = 0; i < WRITE_ATTEMPTS; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof WriteRaced)) throw err;
+      lastError = err.error;
+    }
+  }
+  throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
+}
+
 /** The engine's RFC 3339 times drop trailing zeros of the fraction: pad it so strings sort. */
 function sortableTime(time: string): string {
   const m = /^([^.Z+]*)(?:\.(\d+))?(.*)$/.exec(time);
@@ -164,52 +198,44 @@ export async function createOrUpdateService(docker: Dockerode, spec: ServiceSpec
   checkImageRef(spec.TaskTemplate?.ContainerSpec?.Image, operation);
   const auth = engineAuthOf(options.registryAuth);
 
-  let lastError: DockerError | null = null;
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+  return retryRaces(operation, async () => {
     const current = await inspectService(docker, name, operation);
     let created: boolean;
     let warnings: string[] = [];
-    try {
-      if (!current) {
-        await engineCall(operation, () => (docker as unknown as DockerodeWithAuth).createService(auth, structuredClone(spec)));
-        created = true;
-      } else {
-        if (!isManaged(current.Spec?.Labels)) {
-          throw new DockerConflictError(operation, `service ${name} exists and is not managed by Skiff`);
-        }
-        const version = current.Version?.Index;
-        const answer = (await engineCall(operation, () =>
-          (docker.getService(current.ID) as unknown as ServiceWithAuth).update(auth, {
-            // The version in the query, the spec in the body only (it may carry secrets
-            // in its env: never in a URL).
-            _query: { version },
-            _body: spec,
-          }),
-        )) as { Warnings?: string[] | null } | undefined;
-        warnings = answer?.Warnings ?? [];
-        created = false;
+    if (!current) {
+      await serviceWrite(
+        operation,
+        () => (docker as unknown as DockerodeWithAuth).createService(auth, structuredClone(spec)),
+        // Created by someone else in between: look again.
+        (e) => e instanceof DockerConflictError || isOutOfSequence(e),
+      );
+      created = true;
+    } else {
+      if (!isManaged(current.Spec?.Labels)) {
+        throw new DockerConflictError(operation, `service ${name} exists and is not managed by Skiff`);
       }
-    } catch (err) {
-      const e = toDockerError(operation, err);
-      // Created by someone else in between, or updated from a stale version: look again.
-      if ((e instanceof DockerConflictError && !current) || isOutOfSequence(e)) {
-        lastError = e;
-        continue;
-      }
-      throw e;
+      const version = current.Version?.Index;
+      const answer = (await serviceWrite(operation, () =>
+        (docker.getService(current.ID) as unknown as ServiceWithAuth).update(auth, {
+          // The version in the query, the spec in the body only (it may carry secrets
+          // in its env: never in a URL).
+          _query: { version },
+          _body: spec,
+        }),
+      )) as { Warnings?: string[] | null } | undefined;
+      warnings = answer?.Warnings ?? [];
+      created = false;
     }
     const after = await inspectService(docker, name, operation);
     if (!after) throw new DockerError(operation, `service ${name} disappeared right after it was written`);
     return { ...toServiceInfo(after), created, warnings };
-  }
-  throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
+  });
 }
 
 export async function updateService(docker: Dockerode, name: string, change: ServiceChange): Promise<ServiceChangeResult | null> {
   const operation = `updateService ${String(name)}`;
   checkServiceName(name, operation);
-  let lastError: DockerError | null = null;
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+  return retryRaces(operation, async () => {
     const current = await inspectService(docker, name, operation);
     if (!current) return null;
     if (!isManaged(current.Spec?.Labels)) {
@@ -222,61 +248,38 @@ export async function updateService(docker: Dockerode, name: string, change: Ser
     if (next.Name !== name || !isManaged(next.Labels)) {
       throw new DockerInvalidError(operation, `the new spec must keep the name ${name} and the label ${MANAGED_LABEL}=true`);
     }
-    let warnings: string[];
-    try {
-      const answer = (await engineCall(operation, () =>
-        // No credentials: the engine keeps those of the service's last write.
-        (docker.getService(current.ID) as unknown as ServiceWithAuth).update(undefined, {
-          _query: { version: info.version },
-          _body: next,
-        }),
-      )) as { Warnings?: string[] | null } | undefined;
-      warnings = answer?.Warnings ?? [];
-    } catch (err) {
-      const e = toDockerError(operation, err);
-      if (isOutOfSequence(e)) {
-        lastError = e;
-        continue;
-      }
-      throw e;
-    }
+    const answer = (await serviceWrite(operation, () =>
+      // No credentials: the engine keeps those of the service's last write.
+      (docker.getService(current.ID) as unknown as ServiceWithAuth).update(undefined, {
+        _query: { version: info.version },
+        _body: next,
+      }),
+    )) as { Warnings?: string[] | null } | undefined;
     const after = await inspectService(docker, name, operation);
     if (!after) throw new DockerError(operation, `service ${name} disappeared right after it was written`);
-    return { ...toServiceInfo(after), changed: true, warnings };
-  }
-  throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
+    return { ...toServiceInfo(after), changed: true, warnings: answer?.Warnings ?? [] };
+  });
 }
 
 export async function rollbackService(docker: Dockerode, name: string): Promise<'rolled-back' | 'no-previous-version' | 'missing'> {
   const operation = `rollbackService ${String(name)}`;
   checkServiceName(name, operation);
-  let lastError: DockerError | null = null;
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+  return retryRaces(operation, async () => {
     const current = await inspectService(docker, name, operation);
     if (!current) return 'missing';
     if (!isManaged(current.Spec?.Labels)) {
       throw new DockerConflictError(operation, `service ${name} is not managed by Skiff`);
     }
     if (!current.PreviousSpec) return 'no-previous-version';
-    try {
-      await engineCall(operation, () =>
-        // The engine takes the previous spec itself; the body is the current one, as the CLI sends it.
-        (docker.getService(current.ID) as unknown as ServiceWithAuth).update(undefined, {
-          _query: { version: current.Version?.Index, rollback: 'previous' },
-          _body: current.Spec,
-        }),
-      );
-      return 'rolled-back';
-    } catch (err) {
-      const e = toDockerError(operation, err);
-      if (isOutOfSequence(e)) {
-        lastError = e;
-        continue;
-      }
-      throw e;
-    }
-  }
-  throw lastError ?? new DockerError(operation, 'gave up after concurrent changes');
+    await serviceWrite(operation, () =>
+      // The engine takes the previous spec itself; the body is the current one, as the CLI sends it.
+      (docker.getService(current.ID) as unknown as ServiceWithAuth).update(undefined, {
+        _query: { version: current.Version?.Index, rollback: 'previous' },
+        _body: current.Spec,
+      }),
+    );
+    return 'rolled-back';
+  });
 }
 
 export async function removeService(docker: Dockerode, name: string): Promise<boolean> {
