@@ -13,6 +13,7 @@ export * from './argv.js';
 export * from './swarm-types.js';
 export * from './swarm-spec.js';
 export * from './agent-channel.js';
+export * from './nats-user-jwt.js';
 export * from './wakeable-sleep.js';
 export * from './archive-entries.js';
 export * from './proxy/caddy-config.js';
