@@ -4,7 +4,7 @@
  * then queued on the report client. Log lines are written by the handler and never carry
  * env values.
  */
-import { CommandStatus, DeploymentStatus, timestampFromDate, type DeploymentEvent } from '@skiff/proto';
+import { CommandStatus, DeploymentStatus, timestampFromDate, type DeploymentEvent, type WorkloadRef } from '@skiff/proto';
 import { AbandonedError } from '../abort/abandoned.js';
 import type { CommandContext, CommandOutcome } from '../pipeline/handler.js';
 import type { CommandJournal } from '../pipeline/journal.js';
@@ -50,6 +50,14 @@ export class DeploymentEvents {
   log(...lines: string[]): Promise<void> {
     return this.emit({ lines });
   }
+}
+
+/** Why a deploy command cannot be run for want of its deployment id or its workload (app_name and id), or null. */
+export function checkDeployment(deploy: { deploymentId: string; workload?: WorkloadRef | undefined }): string | null {
+  if (deploy.deploymentId === '') return 'deployment_id is empty';
+  const workload = deploy.workload;
+  if (!workload || workload.appName === '' || workload.id === '') return 'workload (with app_name and id) is missing';
+  return null;
 }
 
 /** Ends a deployment in error with the reason, and its command failed. */

@@ -33,7 +33,7 @@ import { SwarmSpecError, type WorkloadSpecInput } from '@skiff/domain';
 import { CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, type Command, type DeployApplication } from '@skiff/proto';
 import type { DockerDriver, ServiceInfo, ServiceSpec, TaskInfo } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DeploymentEvents, runDeployment } from '../deployments/deployment-events.js';
+import { DeploymentEvents, checkDeployment, runDeployment } from '../deployments/deployment-events.js';
 import { type Reports } from '../pipeline/reports.js';
 import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from '../deployments/deploy-spec.js';
 import { buildImage } from '../build/build-image.js';
@@ -84,13 +84,11 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     validate(command) {
       const deploy = payloadOf(command);
       if (!deploy) return 'the command carries no DeployApplication';
-      if (deploy.deploymentId === '') return 'deployment_id is empty';
-      if (!deploy.workload || deploy.workload.appName === '' || deploy.workload.id === '') {
-        return 'workload (with app_name and id) is missing';
-      }
+      const missing = checkDeployment(deploy);
+      if (missing) return missing;
       if (deploy.image === '') return 'image is empty';
       if (deploy.source && !deploy.build) return 'the command has a source but no build recipe';
-      if (deploy.source && deploy.workload.kind !== WorkloadKind.WORKLOAD_KIND_APPLICATION) return 'only applications are built from a source';
+      if (deploy.source && deploy.workload!.kind !== WorkloadKind.WORKLOAD_KIND_APPLICATION) return 'only applications are built from a source';
       return null;
     },
 

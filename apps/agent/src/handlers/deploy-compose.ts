@@ -47,7 +47,7 @@ import { readStackState, writeStackState } from '../compose/stack-state.js';
 import { takeDown } from '../compose/lifecycle.js';
 import type { DockerDriver } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DeploymentEvents, runDeployment } from '../deployments/deployment-events.js';
+import { DeploymentEvents, checkDeployment, runDeployment } from '../deployments/deployment-events.js';
 import { type Reports } from '../pipeline/reports.js';
 import { AbandonedError } from '../abort/abandoned.js';
 import { type CommandContext, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
@@ -86,10 +86,9 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     validate(command) {
       const deploy = payloadOf(command);
       if (!deploy) return 'the command carries no DeployCompose';
-      if (deploy.deploymentId === '') return 'deployment_id is empty';
-      const workload = deploy.workload;
-      if (!workload || workload.appName === '' || workload.id === '') return 'workload (with app_name and id) is missing';
-      if (workload.kind !== WorkloadKind.WORKLOAD_KIND_COMPOSE) return 'the workload of a DeployCompose must be of kind COMPOSE';
+      const missing = checkDeployment(deploy);
+      if (missing) return missing;
+      if (deploy.workload!.kind !== WorkloadKind.WORKLOAD_KIND_COMPOSE) return 'the workload of a DeployCompose must be of kind COMPOSE';
       if (!COMPOSE_TYPES[deploy.composeType]) return 'compose_type must be CONTAINER_COMPOSE or STACK';
       if (!deploy.source && deploy.composeText.trim() === '') return 'compose_text is empty and the command has no source';
       if (deploy.source && deploy.source.kind?.$case !== 'git') return 'a compose stack comes from raw text or a git source';
