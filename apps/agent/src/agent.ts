@@ -6,26 +6,26 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import { CommandConsumer, type CommandConsumerOptions } from './commands/consumer.js';
-import { applyProxyConfigHandler } from './commands/apply-proxy-config.js';
-import { deployApplicationHandler, type DeployApplicationDeps } from './commands/deploy-application.js';
-import { deployComposeHandler, type DeployComposeDeps } from './commands/deploy-compose.js';
-import type { Reports } from './commands/deployment-events.js';
-import { CommandIntake } from './commands/intake.js';
-import type { CommandJournal } from './commands/journal.js';
-import { handlerRegistry, runCommand, type HandlerRegistry } from './commands/runner.js';
-import { RunningCommands } from './commands/running-commands.js';
-import { CommandScheduler } from './commands/scheduler.js';
+import type { ComposeSettings } from './compose/cli.js';
 import { CommandControl } from './control/command-control.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
-import { reloadWorkloadHandler } from './commands/reload-workload.js';
-import { removeWorkloadHandler } from './commands/remove-workload.js';
-import { startWorkloadHandler } from './commands/start-workload.js';
-import { stopWorkloadHandler } from './commands/stop-workload.js';
-import type { WorkloadCommandDeps } from './commands/workload-services.js';
-import type { ComposeSettings } from './compose/cli.js';
 import type { DockerDriver } from './docker/driver.js';
+import { applyProxyConfigHandler } from './handlers/apply-proxy-config.js';
+import { deployApplicationHandler, type DeployApplicationDeps } from './handlers/deploy-application.js';
+import { deployComposeHandler, type DeployComposeDeps } from './handlers/deploy-compose.js';
+import { reloadWorkloadHandler } from './handlers/reload-workload.js';
+import { removeWorkloadHandler } from './handlers/remove-workload.js';
+import { startWorkloadHandler } from './handlers/start-workload.js';
+import { stopWorkloadHandler } from './handlers/stop-workload.js';
+import type { WorkloadCommandDeps } from './handlers/workload-handler.js';
+import { CommandConsumer, type CommandConsumerOptions } from './pipeline/consumer.js';
+import { CommandIntake } from './pipeline/intake.js';
+import type { CommandJournal } from './pipeline/journal.js';
+import type { Reports } from './pipeline/reports.js';
+import { handlerRegistry, runCommand, type HandlerRegistry } from './pipeline/runner.js';
+import { RunningCommands } from './pipeline/running-commands.js';
+import { CommandScheduler } from './pipeline/scheduler.js';
 import type { ProxyConfigLoader } from './proxy/config-loader.js';
 
 export interface AgentDeps {

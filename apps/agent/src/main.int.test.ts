@@ -12,7 +12,7 @@ import { Command, CommandKind, CommandStatus, WorkloadKind, timestampFromDate } 
 import { type DedicatedNats, spawnOwned, startDedicatedNats } from '@skiff/testing';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CommandJournal, JOURNAL_FILE } from './commands/journal.js';
+import { CommandJournal, JOURNAL_FILE } from './pipeline/journal.js';
 import { STORED_NATS_CREDENTIALS_FILE, storeNatsCredentials } from './credential.js';
 import { agentCredentialsMinter, type AgentCredentialsMinter } from './testing/nats-credentials.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from './testing/nats.js';

@@ -22,7 +22,7 @@ import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
 import { dockerCliOf } from './build/settings.js';
-import { CommandJournal } from './commands/journal.js';
+import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';

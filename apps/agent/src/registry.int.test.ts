@@ -15,7 +15,7 @@ import Dockerode from 'dockerode';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from './agent.js';
-import { CommandJournal } from './commands/journal.js';
+import { CommandJournal } from './pipeline/journal.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { DockerError } from './docker/errors.js';
 import { ReportClient } from './reports/client.js';

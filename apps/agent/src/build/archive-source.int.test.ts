@@ -7,7 +7,7 @@ import { ArchiveEntryError, type ArchiveFormat } from '@skiff/domain';
 import { AgentArtifactsService, type AgentArtifactsServer } from '@skiff/proto';
 import { type TestEntry, tarGz, zipArchive } from '@skiff/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AbandonedError } from '../commands/handler.js';
+import { AbandonedError } from '../abort/abandoned.js';
 import { ArtifactClient } from '../reports/artifacts.js';
 import { extractArchive } from './archive-extract.js';
 import { fetchArchiveSource } from './archive-source.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArchiveEntryError, type ArchiveFormat } from '@skiff/domain';
 import type { ArchiveSource } from '@skiff/proto';
-import { AbandonedError } from '../commands/handler.js';
+import { AbandonedError } from '../abort/abandoned.js';
 import { ArtifactAborted, ArtifactError } from '../reports/artifacts.js';
 import { ArchiveUnreadable, ExtractionStopped, extractArchive } from './archive-extract.js';
 import { BuildError } from './errors.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BuildType, type BuildRecipe, type BuildSource } from '@skiff/proto';
 import { startGitServer, type TestGitRepo, type TestGitServer } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AbandonedError } from '../commands/handler.js';
+import { AbandonedError } from '../abort/abandoned.js';
 import { waitUntil } from '../testing/wait.js';
 import { buildImage, type ImageBuild } from './build-image.js';
 import { HIDDEN_LINE } from './build-log.js';

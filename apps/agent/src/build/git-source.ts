@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitSetupError, gitEnv as safeGitEnv, gitFailure, gitUrlSecrets, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
 import type { GitSource } from '@skiff/proto';
-import { AbandonedError } from '../commands/handler.js';
+import { AbandonedError } from '../abort/abandoned.js';
 import { BuildLog, redactUrlCredentials } from './build-log.js';
 import { runChild } from './child-process.js';
 import { BuildError } from './errors.js';

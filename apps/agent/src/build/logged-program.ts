@@ -4,7 +4,7 @@
  * BuildError when it could not start, ran past its deadline or failed (with the reason
  * `failure` finds in the last lines of its output).
  */
-import { AbandonedError } from '../commands/handler.js';
+import { AbandonedError } from '../abort/abandoned.js';
 import type { BuildLog } from './build-log.js';
 import { runChild, type ChildRun } from './child-process.js';
 import { BuildError } from './errors.js';

@@ -19,7 +19,7 @@ import { runChild } from '../build/child-process.js';
 import { runLoggedProgram } from '../build/logged-program.js';
 import { baseEnv } from '../build/settings.js';
 import { BuildError } from '../build/errors.js';
-import { AbandonedError } from '../commands/handler.js';
+import { AbandonedError } from '../abort/abandoned.js';
 
 export interface ComposeSettings {
   /** The agent's data directory: stacks live in `compose/` under it, `known_hosts` beside. */

@@ -30,7 +30,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../agent.js';
 import { dockerCliOf } from '../build/settings.js';
-import { CommandJournal } from '../commands/journal.js';
+import { CommandJournal } from '../pipeline/journal.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ReportClient } from '../reports/client.js';
 import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';

@@ -18,9 +18,9 @@
  */
 import { join } from 'node:path';
 import { CommandStatus, type WorkloadRef } from '@skiff/proto';
-import type { CommandContext, CommandOutcome } from '../commands/handler.js';
-import type { TaskReading } from '../commands/service-lifecycle.js';
-import { failed, succeeded, waitForTasks, type WorkloadCommandDeps } from '../commands/workload-services.js';
+import { failed, succeeded, type CommandContext, type CommandOutcome } from '../pipeline/handler.js';
+import type { TaskReading } from '../workloads/service-lifecycle.js';
+import { waitForTasks, type WorkloadDeps } from '../workloads/workload-services.js';
 import { BuildError } from '../build/errors.js';
 import { DockerError } from '../docker/errors.js';
 import { docker, runCompose, type ComposeSettings, type Files, type Run } from './cli.js';
@@ -32,6 +32,11 @@ import { readStackState, type StackState } from './stack-state.js';
 
 export type ComposeOperation = 'stop' | 'start' | 'reload' | 'remove';
 
+export interface ComposeLifecycleDeps extends WorkloadDeps {
+  /** How compose stacks run on this server; absent: their commands fail saying so. */
+  compose?: ComposeSettings;
+}
+
 export interface Stack {
   dir: StackDir;
   state: StackState | null;
@@ -42,7 +47,7 @@ export interface Stack {
 export async function composeLifecycle(
   op: ComposeOperation,
   context: CommandContext,
-  deps: WorkloadCommandDeps,
+  deps: ComposeLifecycleDeps,
   workload: WorkloadRef,
   options: { removeVolumes?: boolean } = {},
 ): Promise<CommandOutcome | null> {
@@ -69,7 +74,7 @@ export async function composeLifecycle(
 async function operate(
   op: ComposeOperation,
   context: CommandContext,
-  deps: WorkloadCommandDeps,
+  deps: WorkloadDeps,
   settings: ComposeSettings,
   workload: WorkloadRef,
   run: Run,
@@ -127,7 +132,7 @@ async function filesOf(dir: StackDir, state: StackState): Promise<Files | null> 
 
 async function remove(
   context: CommandContext,
-  deps: WorkloadCommandDeps,
+  deps: WorkloadDeps,
   settings: ComposeSettings,
   workload: WorkloadRef,
   stack: Stack,
@@ -151,7 +156,7 @@ async function remove(
  */
 export async function takeDown(
   context: CommandContext,
-  deps: WorkloadCommandDeps,
+  deps: WorkloadDeps,
   settings: ComposeSettings,
   workload: WorkloadRef,
   stack: Stack,
@@ -182,7 +187,7 @@ export async function takeDown(
   });
 }
 
-function waitWithin(context: CommandContext, deps: WorkloadCommandDeps, run: Run, what: string, look: () => Promise<TaskReading>): Promise<CommandOutcome> {
+function waitWithin(context: CommandContext, deps: WorkloadDeps, run: Run, what: string, look: () => Promise<TaskReading>): Promise<CommandOutcome> {
   const now = deps.now ?? (() => new Date());
   return waitForTasks(context, { ...deps, settleMs: 0, waitTimeoutMs: Math.max(0, run.deadline - now().getTime()) }, what, look);
 }

@@ -7,8 +7,8 @@ import { CommandKind, CommandStatus, ComposeType, DeploymentStatus, WorkloadKind
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dockerCliOf } from '../build/settings.js';
-import { deployComposeHandler } from '../commands/deploy-compose.js';
-import { CommandJournal } from '../commands/journal.js';
+import { deployComposeHandler } from '../handlers/deploy-compose.js';
+import { CommandJournal } from '../pipeline/journal.js';
 import { TestServices } from '../testing/swarm-services.js';
 import { detectComposeProgram, NO_COMPOSE_PROGRAM } from './program.js';
 

@@ -1,6 +1,6 @@
 /**
  * Whether a stack runs, read from the engine (never from Compose's output, which differs
- * between v1 and v2), as readings for waitForTasks (commands/workload-services.ts), which
+ * between v1 and v2), as readings for waitForTasks (workloads/workload-services.ts), which
  * polls them with the command's deadline and makes a `done` hold for a settle time.
  *
  * Compose projects (`readComposeRunning`): every expected service has a container, and each
@@ -15,7 +15,7 @@
  */
 import type { ServiceInfo, TaskInfo } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import type { TaskReading } from '../commands/service-lifecycle.js';
+import type { TaskReading } from '../workloads/service-lifecycle.js';
 import { docker, type ComposeSettings, type Run } from './cli.js';
 
 export interface ContainerState {

@@ -3,7 +3,7 @@
  * "Commands" 5: a cancel is not queued and aborts only that workload's running command).
  *
  * - CancelWorkload: the cancel is journaled, then the workload's running command is aborted
- *   with a CommandCancelled reason (runner.ts ends it CANCELLED and its handler undoes what
+ *   with a CommandCancelled reason (pipeline/runner.ts ends it CANCELLED and its handler undoes what
  *   it began; an agent that stops first ends it so at its next start). With `command_id`
  *   (or `deployment_id`), only when the running command is that one (that deployment's):
  *   the caller's current command may have ended just before, and the next one is not
@@ -31,11 +31,11 @@
 import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
 import { CommandKind, CommandStatus, timestampFromDate, type CancelWorkload, type CleanQueue, type Command, type ControlReply, type ControlRequest } from '@skiff/proto';
 import type { Logger } from 'pino';
-import type { Reports } from '../commands/deployment-events.js';
-import { JournalError, type CommandJournal } from '../commands/journal.js';
-import { endWithoutRun, type HandlerRegistry } from '../commands/runner.js';
-import type { RunningCommands } from '../commands/running-commands.js';
-import type { CommandScheduler } from '../commands/scheduler.js';
+import type { Reports } from '../pipeline/reports.js';
+import { JournalError, type CommandJournal } from '../pipeline/journal.js';
+import { endWithoutRun, type HandlerRegistry } from '../pipeline/runner.js';
+import type { RunningCommands } from '../pipeline/running-commands.js';
+import type { CommandScheduler } from '../pipeline/scheduler.js';
 import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {

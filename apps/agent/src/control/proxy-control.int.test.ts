@@ -19,8 +19,8 @@ import { CommandStatus, ControlReply, ControlRequest, ProxyOperation, type Proxy
 import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { applyProxyConfigHandler } from '../commands/apply-proxy-config.js';
-import type { CommandHandler } from '../commands/handler.js';
+import { applyProxyConfigHandler } from '../handlers/apply-proxy-config.js';
+import type { CommandHandler } from '../pipeline/handler.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ProxyConfigLoader } from '../proxy/config-loader.js';
 import { ProxyManager } from '../proxy/proxy-manager.js';

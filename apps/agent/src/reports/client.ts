@@ -20,6 +20,7 @@ import {
   type CommandResult,
   type DeploymentEvent,
 } from '@skiff/proto';
+import { WakeableSleep } from '@skiff/domain';
 import type { Logger } from 'pino';
 
 export interface ReportClientOptions {
@@ -69,7 +70,7 @@ export class ReportClient {
   private readonly log: Logger;
   private pumping = false;
   private closed = false;
-  private wake: (() => void) | null = null;
+  private readonly backoff = new WakeableSleep();
   private idleWaiters: Array<() => void> = [];
   /** After a batch was refused for good, its events go one by one to isolate the bad one. */
   private singles = 0;
@@ -125,7 +126,7 @@ export class ReportClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.wake?.();
+    this.backoff.wake();
     if (this.queue.length > 0) this.log.warn({ pending: this.queue.length }, 'reports not delivered before the agent stopped');
     this.client.close();
   }
@@ -168,7 +169,7 @@ export class ReportClient {
           const e = err as ServiceError;
           if (TRANSIENT.has(e.code)) {
             this.log.warn({ code: grpcStatus[e.code], details: e.details, report: describe(batch[0]) }, 'control plane not reachable, report will be retried');
-            await this.sleep(delay);
+            await this.backoff.sleep(delay);
             delay = Math.min(delay * 2, this.retryMaxMs);
           } else if (batch.length > 1) {
             this.singles = batch.length;
@@ -216,20 +217,6 @@ export class ReportClient {
       stream.on('error', () => {});
       for (const r of batch) if (r.kind === 'event') stream.write(r.event);
       stream.end();
-    });
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
     });
   }
 }

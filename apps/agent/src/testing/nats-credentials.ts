@@ -1,21 +1,19 @@
 /**
  * Tests only: NATS credentials for an agent, signed with the account seed of a NATS server
  * in operator mode (libs/testing's startDedicatedNats({ auth: true }) writes it to
- * `account.nk`), with the permissions the control plane gives agents (agentNatsPermissions).
+ * `account.nk`), with the permissions the control plane gives agents (libs/domain's
+ * agentNatsCreds).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeUser, fmtCreds } from '@nats-io/jwt';
-import { createUser, fromSeed } from '@nats-io/nkeys';
-import { agentInboxPrefix, agentNatsPermissions } from '@skiff/domain';
+import { agentInboxPrefix, agentNatsCreds, natsAccountKeyPair } from '@skiff/domain';
 
 export type AgentCredentialsMinter = (serverId: string) => Promise<{ creds: string; inboxPrefix: string }>;
 
 export async function agentCredentialsMinter(authDir: string): Promise<AgentCredentialsMinter> {
-  const account = fromSeed(new TextEncoder().encode((await readFile(join(authDir, 'account.nk'), 'utf8')).trim()));
-  return async (serverId) => {
-    const user = createUser();
-    const jwt = await encodeUser(`agent-${serverId}`, user, account, agentNatsPermissions(serverId), { exp: Math.floor(Date.now() / 1000) + 3_600 });
-    return { creds: new TextDecoder().decode(fmtCreds(jwt, user)), inboxPrefix: agentInboxPrefix(serverId) };
-  };
+  const account = natsAccountKeyPair(await readFile(join(authDir, 'account.nk'), 'utf8'));
+  return async (serverId) => ({
+    creds: await agentNatsCreds(account, serverId, new Date(Date.now() + 3_600_000)),
+    inboxPrefix: agentInboxPrefix(serverId),
+  });
 }

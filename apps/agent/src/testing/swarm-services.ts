@@ -9,7 +9,7 @@ import { swarmServiceSpec, type ServiceMode } from '@skiff/domain';
 import { CommandKind, WorkloadKind, timestampFromDate, timestampToDate, type Command } from '@skiff/proto';
 import Dockerode from 'dockerode';
 import { pino } from 'pino';
-import type { CommandContext } from '../commands/handler.js';
+import type { CommandContext } from '../pipeline/handler.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import type { ServiceSpec } from '../docker/driver.js';
 import { waitUntil } from './wait.js';

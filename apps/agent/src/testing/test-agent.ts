@@ -1,5 +1,5 @@
 import { Agent, type AgentDeps } from '../agent.js';
-import { CommandJournal } from '../commands/journal.js';
+import { CommandJournal } from '../pipeline/journal.js';
 import { ReportClient } from '../reports/client.js';
 
 export interface TestAgentOptions extends Omit<AgentDeps, 'journal' | 'reports'> {

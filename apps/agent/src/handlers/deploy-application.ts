@@ -4,7 +4,7 @@
  *
  * Steps, each reported as a deployment event (RUNNING first, DONE or ERROR last; log lines
  * name images, services, networks and task states, never env values):
- * 1. the service spec from spec_json and the command's fields (deploy-spec.ts); a spec the
+ * 1. the service spec from spec_json and the command's fields (deployments/deploy-spec.ts); a spec the
  *    domain refuses fails the deployment with its message;
  * 2. the swarm and the platform network exist (created when missing);
  * 3. with a `source` (git or an uploaded archive): the build (build/build-image.ts): fetch
@@ -14,7 +14,7 @@
  *    and the command's deadline; an abort kills the builder at once. A failed build fails
  *    the deployment with the builder's reason. The image is local: no pull follows;
  * 3'. without a source, the image is pulled first when the command carries registry credentials and the
- *    image is not here, or when it asks for `force_pull` (registry-pull.ts); a failed pull
+ *    image is not here, or when it asks for `force_pull` (deployments/registry-pull.ts); a failed pull
  *    fails the deployment with the registry's reason (e.g. `unauthorized`);
  * 4. (phase `rollout`) createOrUpdateService (an update is a rolling `start-first` update with rollback), with
  *    the registry credentials, which the engine keeps for the service's later tasks;
@@ -24,7 +24,7 @@
  *
  * Idempotent: running it again for the same deployment writes the same spec (the engine
  * starts no new tasks when nothing changed) and finds the tasks already running. So an
- * agent that stopped in the middle of a deploy runs it again when it starts (see runner.ts).
+ * agent that stopped in the middle of a deploy runs it again when it starts (see pipeline/runner.ts).
  * The image comes from the engine: each new task pulls it and falls back to a local copy,
  * so a redeploy picks up a newer image under the same tag. The registry password is never
  * logged.
@@ -33,18 +33,20 @@ import { SwarmSpecError, type WorkloadSpecInput } from '@skiff/domain';
 import { CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, type Command, type DeployApplication } from '@skiff/proto';
 import type { DockerDriver, ServiceInfo, ServiceSpec, TaskInfo } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DeploymentEvents, runDeployment, type Reports } from './deployment-events.js';
-import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from './deploy-spec.js';
+import { DeploymentEvents, checkDeployment, runDeployment } from '../deployments/deployment-events.js';
+import { type Reports } from '../pipeline/reports.js';
+import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from '../deployments/deploy-spec.js';
 import { buildImage } from '../build/build-image.js';
 import { BuildError } from '../build/errors.js';
 import { displayUrl } from '../build/git-source.js';
 import { DEFAULT_BUILD_TIMEOUT_MS, type BuildSettings } from '../build/settings.js';
 import { removeStaleWorkDirs } from '../build/workdir.js';
-import { AbandonedError, pause, type CommandContext, type CommandHandler, type CommandOutcome } from './handler.js';
-import type { CommandJournal } from './journal.js';
-import { pullIfNeeded, registryAuthOf } from './registry-pull.js';
-import { assessRollout, rolloutTarget } from './rollout.js';
-import { undoRollout } from '../control/undo-rollout.js';
+import { AbandonedError, pause } from '../abort/abandoned.js';
+import { type CommandContext, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
+import type { CommandJournal } from '../pipeline/journal.js';
+import { pullIfNeeded, registryAuthOf } from '../deployments/registry-pull.js';
+import { assessRollout, rolloutTarget } from '../deployments/rollout.js';
+import { undoRollout } from '../deployments/undo-rollout.js';
 
 export interface DeployApplicationDeps {
   driver: DockerDriver;
@@ -82,13 +84,11 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     validate(command) {
       const deploy = payloadOf(command);
       if (!deploy) return 'the command carries no DeployApplication';
-      if (deploy.deploymentId === '') return 'deployment_id is empty';
-      if (!deploy.workload || deploy.workload.appName === '' || deploy.workload.id === '') {
-        return 'workload (with app_name and id) is missing';
-      }
+      const missing = checkDeployment(deploy);
+      if (missing) return missing;
       if (deploy.image === '') return 'image is empty';
       if (deploy.source && !deploy.build) return 'the command has a source but no build recipe';
-      if (deploy.source && deploy.workload.kind !== WorkloadKind.WORKLOAD_KIND_APPLICATION) return 'only applications are built from a source';
+      if (deploy.source && deploy.workload!.kind !== WorkloadKind.WORKLOAD_KIND_APPLICATION) return 'only applications are built from a source';
       return null;
     },
 
@@ -102,7 +102,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
       const deploy = payloadOf(command);
       if (!deploy) return;
       if (outcome.status === CommandStatus.COMMAND_STATUS_CANCELLED) {
-        // A cancelled run: the previous version keeps serving (control/undo-rollout.ts). A
+        // A cancelled run: the previous version keeps serving (deployments/undo-rollout.ts). A
         // command that never started (removed from the queue, cancelled while it waited)
         // changed nothing to undo, and ends without a call to the engine (its end answers a
         // control request that does not wait long).

@@ -21,8 +21,9 @@
  */
 import { CommandStatus, commandKindToJSON, timestampFromDate, timestampToDate, type Command, type CommandKind } from '@skiff/proto';
 import type { Logger } from 'pino';
-import type { Reports } from './deployment-events.js';
-import { AbandonedError, cancelledBy, type CommandHandler, type CommandOutcome } from './handler.js';
+import type { Reports } from './reports.js';
+import { AbandonedError } from '../abort/abandoned.js';
+import { cancelledBy, type CommandHandler, type CommandOutcome } from './handler.js';
 import type { CommandJournal, JournalEntry } from './journal.js';
 import { RunningCommands, type RunHandle } from './running-commands.js';
 

@@ -27,7 +27,7 @@ import { startReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
 import { applyProxyConfigHandler } from './apply-proxy-config.js';
-import type { CommandContext, CommandHandler } from './handler.js';
+import type { CommandContext, CommandHandler } from '../pipeline/handler.js';
 import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
 import { startWebService } from '../testing/web-service.js';
 

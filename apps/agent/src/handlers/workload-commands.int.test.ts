@@ -14,7 +14,7 @@ import { startReportServer, type RecordingReportServer } from '../testing/report
 import { startTestAgent } from '../testing/test-agent.js';
 import { TestServices } from '../testing/swarm-services.js';
 import { waitUntil } from '../testing/wait.js';
-import { CommandJournal } from './journal.js';
+import { CommandJournal } from '../pipeline/journal.js';
 
 const t = new TestServices('skt-wlc');
 const serverId = `t-wlc-${t.run}`;

@@ -4,15 +4,11 @@
  * then queued on the report client. Log lines are written by the handler and never carry
  * env values.
  */
-import { CommandStatus, DeploymentStatus, timestampFromDate, type CommandResult, type DeploymentEvent } from '@skiff/proto';
-import { AbandonedError, type CommandContext, type CommandOutcome } from './handler.js';
-import type { CommandJournal } from './journal.js';
-
-/** Where reports go (the gRPC report client implements it). */
-export interface Reports {
-  reportEvent(event: DeploymentEvent): void;
-  reportResult(result: CommandResult): void;
-}
+import { CommandStatus, DeploymentStatus, timestampFromDate, type DeploymentEvent, type WorkloadRef } from '@skiff/proto';
+import { AbandonedError } from '../abort/abandoned.js';
+import type { CommandContext, CommandOutcome } from '../pipeline/handler.js';
+import type { CommandJournal } from '../pipeline/journal.js';
+import type { Reports } from '../pipeline/reports.js';
 
 export interface EmitInput {
   status?: DeploymentStatus;
@@ -54,6 +50,14 @@ export class DeploymentEvents {
   log(...lines: string[]): Promise<void> {
     return this.emit({ lines });
   }
+}
+
+/** Why a deploy command cannot be run for want of its deployment id or its workload (app_name and id), or null. */
+export function checkDeployment(deploy: { deploymentId: string; workload?: WorkloadRef | undefined }): string | null {
+  if (deploy.deploymentId === '') return 'deployment_id is empty';
+  const workload = deploy.workload;
+  if (!workload || workload.appName === '' || workload.id === '') return 'workload (with app_name and id) is missing';
+  return null;
 }
 
 /** Ends a deployment in error with the reason, and its command failed. */

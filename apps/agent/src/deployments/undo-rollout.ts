@@ -18,7 +18,7 @@
  */
 import type { DockerDriver } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DEPLOYMENT_LABEL } from '../commands/deploy-spec.js';
+import { DEPLOYMENT_LABEL } from './deploy-spec.js';
 
 export interface CancelledRollout {
   /** The Swarm service name (the workload's appName). */

@@ -3,7 +3,7 @@ import { CommandStatus } from '@skiff/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TestServices } from '../testing/swarm-services.js';
 import { reloadWorkloadHandler } from './reload-workload.js';
-import { RELOAD_LABEL } from './service-lifecycle.js';
+import { RELOAD_LABEL } from '../workloads/service-lifecycle.js';
 import { stopWorkloadHandler } from './stop-workload.js';
 
 const t = new TestServices('skt-reload');

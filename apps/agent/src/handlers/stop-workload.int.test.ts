@@ -2,7 +2,7 @@
 import { CommandStatus, WorkloadKind } from '@skiff/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TestServices } from '../testing/swarm-services.js';
-import { REPLICAS_LABEL, STOP_CONSTRAINT } from './service-lifecycle.js';
+import { REPLICAS_LABEL, STOP_CONSTRAINT } from '../workloads/service-lifecycle.js';
 import { stopWorkloadHandler } from './stop-workload.js';
 
 const t = new TestServices('skt-stop');

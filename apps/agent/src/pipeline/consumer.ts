@@ -13,7 +13,7 @@
  */
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { COMMAND_STREAM, commandConsumer, commandSubject } from '@skiff/domain';
+import { COMMAND_STREAM, WakeableSleep, commandConsumer, commandSubject } from '@skiff/domain';
 import type { Logger } from 'pino';
 
 export interface CommandConsumerOptions {
@@ -41,7 +41,7 @@ export class CommandConsumer {
   private stopped = false;
   private messages: ConsumerMessages | null = null;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly backoff = new WakeableSleep();
   private readyWaiters: Array<() => void> = [];
   private bound = false;
 
@@ -64,7 +64,7 @@ export class CommandConsumer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.messages?.stop();
-    this.wake?.();
+    this.backoff.wake();
     await this.loop;
   }
 
@@ -98,7 +98,7 @@ export class CommandConsumer {
         this.messages = null;
       }
       if (!this.stopped) {
-        await this.sleep(delay);
+        await this.backoff.sleep(delay);
         delay = Math.min(delay * 2, this.options.retryMaxMs ?? 5_000);
       }
     }
@@ -166,20 +166,6 @@ export class CommandConsumer {
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-    });
   }
 }
 

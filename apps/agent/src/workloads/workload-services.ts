@@ -1,20 +1,20 @@
 /**
- * What the workload commands (stop, start, reload, remove) share: the workload a command
- * names, the Swarm services that make it up, and waiting for their tasks with a deadline.
+ * What the workload commands (stop, start, reload, remove) and compose stacks share: the
+ * Swarm services that make up a workload, and waiting for their tasks with a deadline.
  *
  * A workload's services are found by label (`skiff.managed=true`, `skiff.kind`, `skiff.id`),
  * not by name, so a service deployed under an earlier appName is still found, and a
  * service of the same name that belongs to something else is never touched.
  */
-import { CommandStatus, WorkloadKind, workloadKindToJSON, type Command, type WorkloadRef } from '@skiff/proto';
+import { WorkloadKind, type WorkloadRef } from '@skiff/proto';
+import { AbandonedError, pause } from '../abort/abandoned.js';
 import { MANAGED_LABEL, type DockerDriver, type ServiceInfo, type ServiceSpec } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { AbandonedError, pause, type CommandContext, type CommandOutcome } from './handler.js';
+import { failed, succeeded, type CommandContext, type CommandOutcome } from '../pipeline/handler.js';
 import type { TaskReading } from './service-lifecycle.js';
-import type { ComposeSettings } from '../compose/cli.js';
 
-export interface WorkloadCommandDeps {
-  driver: DockerDriver;
+/** How long and how often a command looks at a workload's tasks. */
+export interface TaskWaitOptions {
   now?: () => Date;
   /** Between two looks at the tasks. Default 500 ms. */
   pollIntervalMs?: number;
@@ -22,8 +22,11 @@ export interface WorkloadCommandDeps {
   waitTimeoutMs?: number;
   /** How long started tasks must keep running to count as started. Default 2 s. */
   settleMs?: number;
-  /** How compose stacks run on this server (kind COMPOSE); absent: their commands fail saying so. */
-  compose?: ComposeSettings;
+}
+
+/** What the workload commands act through: the engine, and how they wait for its tasks. */
+export interface WorkloadDeps extends TaskWaitOptions {
+  driver: DockerDriver;
 }
 
 /** The `skiff.kind` label of the workload kinds that are Swarm services. */
@@ -34,25 +37,9 @@ const SERVICE_KINDS: Partial<Record<WorkloadKind, string>> = {
   [WorkloadKind.WORKLOAD_KIND_COMPOSE]: 'compose',
 };
 
-export function workloadOf(command: Command): WorkloadRef | null {
-  const payload = command.payload;
-  switch (payload?.$case) {
-    case 'stopWorkload':
-    case 'startWorkload':
-    case 'reloadWorkload':
-    case 'removeWorkload':
-      return payload.value.workload ?? null;
-    default:
-      return null;
-  }
-}
-
-/** Why the command's workload cannot be acted on, or null. */
-export function checkWorkload(command: Command): string | null {
-  const workload = workloadOf(command);
-  if (!workload || workload.id === '' || workload.appName === '') return 'workload (with app_name and id) is missing';
-  if (!SERVICE_KINDS[workload.kind]) return `workloads of kind ${workloadKindToJSON(workload.kind)} are not handled by this command yet`;
-  return null;
+/** The `skiff.kind` label of the services of a workload kind, or undefined when its workloads are no Swarm services. */
+export function serviceKindOf(kind: WorkloadKind): string | undefined {
+  return SERVICE_KINDS[kind];
 }
 
 /** The Skiff services of the workload, by label. */
@@ -79,9 +66,6 @@ export async function changeService(
   return written && seen.spec ? { spec: seen.spec, changed: written.changed } : null;
 }
 
-export const succeeded = (): CommandOutcome => ({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });
-export const failed = (reason: string): CommandOutcome => ({ status: CommandStatus.COMMAND_STATUS_FAILED, reason });
-
 /**
  * Looks (`look`) until it reads done or failed, or the wait ends: at the command's deadline,
  * and never later than `waitTimeoutMs` from now. A `done` that names the running tasks it
@@ -91,7 +75,7 @@ export const failed = (reason: string): CommandOutcome => ({ status: CommandStat
  */
 export async function waitForTasks(
   context: CommandContext,
-  deps: WorkloadCommandDeps,
+  deps: TaskWaitOptions,
   what: string,
   look: () => Promise<TaskReading>,
 ): Promise<CommandOutcome> {
@@ -129,16 +113,5 @@ export async function waitForTasks(
       return failed(`${what}: not done before ${byDeadline ? "the command's deadline" : 'the wait timed out'} (${summary})`);
     }
     await pause(Math.min(pollIntervalMs, Math.max(0, waitUntil - now().getTime())), context.signal);
-  }
-}
-
-/** Runs a handler's steps; a Docker failure becomes FAILED with the engine's message. */
-export async function asOutcome(context: CommandContext, steps: () => Promise<CommandOutcome>): Promise<CommandOutcome> {
-  try {
-    return await steps();
-  } catch (err) {
-    if (err instanceof AbandonedError || context.signal.aborted) throw err;
-    if (err instanceof DockerError) return failed(err.message);
-    throw err;
   }
 }

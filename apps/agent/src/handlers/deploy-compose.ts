@@ -47,11 +47,13 @@ import { readStackState, writeStackState } from '../compose/stack-state.js';
 import { takeDown } from '../compose/lifecycle.js';
 import type { DockerDriver } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DeploymentEvents, runDeployment, type Reports } from './deployment-events.js';
-import { AbandonedError, type CommandContext, type CommandHandler, type CommandOutcome } from './handler.js';
-import type { CommandJournal } from './journal.js';
-import type { TaskReading } from './service-lifecycle.js';
-import { waitForTasks } from './workload-services.js';
+import { DeploymentEvents, checkDeployment, runDeployment } from '../deployments/deployment-events.js';
+import { type Reports } from '../pipeline/reports.js';
+import { AbandonedError } from '../abort/abandoned.js';
+import { type CommandContext, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
+import type { CommandJournal } from '../pipeline/journal.js';
+import type { TaskReading } from '../workloads/service-lifecycle.js';
+import { waitForTasks } from '../workloads/workload-services.js';
 
 export interface DeployComposeDeps {
   driver: DockerDriver;
@@ -84,10 +86,9 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     validate(command) {
       const deploy = payloadOf(command);
       if (!deploy) return 'the command carries no DeployCompose';
-      if (deploy.deploymentId === '') return 'deployment_id is empty';
-      const workload = deploy.workload;
-      if (!workload || workload.appName === '' || workload.id === '') return 'workload (with app_name and id) is missing';
-      if (workload.kind !== WorkloadKind.WORKLOAD_KIND_COMPOSE) return 'the workload of a DeployCompose must be of kind COMPOSE';
+      const missing = checkDeployment(deploy);
+      if (missing) return missing;
+      if (deploy.workload!.kind !== WorkloadKind.WORKLOAD_KIND_COMPOSE) return 'the workload of a DeployCompose must be of kind COMPOSE';
       if (!COMPOSE_TYPES[deploy.composeType]) return 'compose_type must be CONTAINER_COMPOSE or STACK';
       if (!deploy.source && deploy.composeText.trim() === '') return 'compose_text is empty and the command has no source';
       if (deploy.source && deploy.source.kind?.$case !== 'git') return 'a compose stack comes from raw text or a git source';
@@ -276,7 +277,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     };
     const outcome = await waitForTasks(
       context,
-      { driver: deps.driver, now, pollIntervalMs: deps.pollIntervalMs, settleMs: deps.settleMs, waitTimeoutMs: Math.max(0, step.deadline - now().getTime()) },
+      { now, pollIntervalMs: deps.pollIntervalMs, settleMs: deps.settleMs, waitTimeoutMs: Math.max(0, step.deadline - now().getTime()) },
       'the stack did not start',
       look,
     );

@@ -1,10 +1,10 @@
 /**
- * What a command handler is: one per command kind (CONVENTIONS.md, `commands/<command>.ts`).
+ * What a command handler is: one per command kind (CONVENTIONS.md, `handlers/<kind>.ts`).
  * The runner journals, checks deadlines and reports the result; a handler only acts and
  * says how it ended. Handlers must be idempotent: after an agent restart a command that
  * had started may run again.
  */
-import type { Command, CommandKind, CommandStatus } from '@skiff/proto';
+import { CommandStatus, type Command, type CommandKind } from '@skiff/proto';
 import type { Logger } from 'pino';
 
 /** What a running command is doing, as its handler says (`setPhase`): a killBuild stops only a build. */
@@ -37,6 +37,9 @@ export interface CommandOutcome {
   reason: string;
 }
 
+export const succeeded = (): CommandOutcome => ({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });
+export const failed = (reason: string): CommandOutcome => ({ status: CommandStatus.COMMAND_STATUS_FAILED, reason });
+
 export interface CommandHandler {
   readonly kind: CommandKind;
   /** The Command.payload case this kind carries. */
@@ -66,31 +69,4 @@ export class CommandCancelled extends Error {
 /** Whether the signal was aborted by a cancel (not by the agent stopping). */
 export function cancelledBy(signal: AbortSignal): CommandCancelled | null {
   return signal.aborted && signal.reason instanceof CommandCancelled ? signal.reason : null;
-}
-
-/** Thrown (or rejected with) when a run stops because the agent stops. */
-export class AbandonedError extends Error {
-  override name = 'AbandonedError';
-  constructor() {
-    super('the agent is stopping');
-  }
-}
-
-/** Waits `ms`, or rejects with AbandonedError as soon as the signal aborts. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new AbandonedError());
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbandonedError());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -18,8 +18,8 @@ import { readAppliedRevision, writeAppliedRevision } from '../proxy/applied-revi
 import { ProxyBusyError, type ProxyConfigLoader } from '../proxy/config-loader.js';
 import { parseProxyInput } from '../proxy/proxy-input.js';
 import { ProxyUnavailableError } from '../proxy/proxy-manager.js';
-import { AbandonedError, type CommandHandler, type CommandOutcome } from './handler.js';
-import { failed, succeeded } from './workload-services.js';
+import { AbandonedError } from '../abort/abandoned.js';
+import { failed, succeeded, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
 
 export interface ApplyProxyConfigDeps {
   serverId: string;

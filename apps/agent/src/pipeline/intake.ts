@@ -12,7 +12,7 @@
  */
 import { Command, CommandKind, CommandStatus, commandKindToJSON, timestampFromDate } from '@skiff/proto';
 import type { Logger } from 'pino';
-import type { Reports } from './deployment-events.js';
+import type { Reports } from './reports.js';
 import type { CommandJournal, JournalEntry } from './journal.js';
 import { reReport, type HandlerRegistry } from './runner.js';
 
