@@ -331,7 +331,7 @@ export async function startProcessStack(options: ProcessStackOptions) {
     deployments,
     deploymentEnd,
 
-    /** The agent's journal, one parsed object per line (see apps/agent/src/commands/journal.ts). */
+    /** The agent's journal, one parsed object per line (see apps/agent/src/pipeline/journal.ts). */
     journal(): { op: string; id: string; attempts?: number; state?: string }[] {
       const file = join(dirs.agent, 'commands.jsonl');
       if (!existsSync(file)) return [];
