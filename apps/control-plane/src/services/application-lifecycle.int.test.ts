@@ -5,7 +5,7 @@ import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import { AgentReportsClient, Command, CommandKind, CommandStatus, WorkloadKind, timestampToDate } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type TestPlatform } from '../testing/harness.js';
-import { CommandOutbox } from './command-outbox.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
 
 const credential = randomBytes(32).toString('base64url');
 let t: TestPlatform;

@@ -6,8 +6,8 @@ import { Command, CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, ti
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
 import { REDIS_START_SCRIPT, cacheVolumeName } from './cache-spec.js';
-import { CommandOutbox } from './command-outbox.js';
-import { DeploymentReports } from './deployment-reports.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
+import { DeploymentReports } from '../agents/inbound/deployment-reports.js';
 
 let t: TestPlatform;
 let reports: DeploymentReports;

@@ -1,35 +1,39 @@
 import type { CacheInstance, Db } from '@skiff/db';
-import { EnvError, SwarmSpecError, envList, resolveServiceVariables, swarmServiceSpec } from '@skiff/domain';
-import { Command } from '@skiff/proto';
+import { EnvError, SwarmSpecError, envList, resolveServiceVariables, swarmServiceSpec, wireServerId } from '@skiff/domain';
+import { deployWasQueued, deploysOf, newestIsPendingRemoval } from '../agents/outbound/command-records.js';
+import { CACHE_DEPLOY_DEADLINE_MS, cacheDeployCommand, cacheKey } from '../agents/outbound/kinds/cache-deploy.js';
+import { type WorkloadOperation, workloadCommand } from '../agents/outbound/kinds/workload-lifecycle.js';
+import type { CommandOutbox } from '../agents/outbound/outbox.js';
 import type { Principal } from '../authz/principal.js';
-import { DomainError, Invalid } from '../errors.js';
-import {
-  cacheDeployCommand,
-  cacheDeploys,
-  cacheLifecycleCommand,
-  cacheRemovalUnderWay,
-  cacheWasDeployed,
-  lockCacheForWork,
-} from './cache-commands.js';
+import { DomainError, Invalid, NotFound } from '../errors.js';
 import { PASSWORD_VARIABLE, cacheWorkloadSpec } from './cache-spec.js';
 import type { CacheService } from './cache.js';
-import type { CommandOutbox } from './command-outbox.js';
-import { DEPLOY_DEADLINE_MS } from './deploy-command.js';
 import type { ServiceDeps } from './deps.js';
 import type { Located, ServiceAccess } from './service-access.js';
-import type { WorkloadOperation } from './workload-commands.js';
 
-export interface CacheLifecycleOptions {
-  /** Called after a command was committed, so the relay publishes it without waiting for its poll. */
-  onCommandQueued?: () => void;
-  deployDeadlineMs?: number;
+/** Whether the instance is being removed: its newest command is a remove that has not ended. */
+export const cacheRemovalUnderWay = (db: Db, cacheId: string) => newestIsPendingRemoval(db, cacheKey(cacheId));
+
+/** Whether a deploy of the instance was ever queued: only then may it have a service. */
+export const cacheWasDeployed = (db: Db, cacheId: string) => deployWasQueued(db, cacheKey(cacheId));
+
+/**
+ * Locks the instance's row for the rest of the transaction (its commands are written one
+ * transaction after the other, so the relay publishes them in that order) and answers it;
+ * refuses new work while a removal is under way.
+ */
+export async function lockCacheForWork(tx: Db, cacheId: string): Promise<CacheInstance> {
+  const row = await tx.selectFrom('cacheInstances').selectAll().where('id', '=', cacheId).forUpdate().executeTakeFirst();
+  if (!row) throw NotFound('No such cache instance');
+  if (await cacheRemovalUnderWay(tx, cacheId)) throw new DomainError('BAD_REQUEST', `Cache instance ${row.appName} is being removed`);
+  return row;
 }
 
 /**
  * `cache.deploy`, `rebuild`, `start`, `stop`, `reload` and `remove`, and the redeploy that
  * `saveExternalPort` asks for: each writes its commands to the outbox in a transaction that
  * holds the instance's row, so its agent runs them in the order they were accepted. The
- * agent's results move the instance on (cache-commands.ts, applyCacheResult).
+ * agent's results move the instance on (agents/outbound/kinds: cache-deploy.ts, workload-lifecycle.ts).
  */
 export class CacheLifecycle {
   constructor(
@@ -37,7 +41,6 @@ export class CacheLifecycle {
     private readonly access: ServiceAccess,
     private readonly outbox: CommandOutbox,
     private readonly caches: CacheService,
-    private readonly options: CacheLifecycleOptions = {},
   ) {}
 
   private get db() {
@@ -117,7 +120,7 @@ export class CacheLifecycle {
       await this.outbox.queue(tx, this.lifecycleCommand('remove', locked, true));
       return true;
     });
-    if (queued) this.options.onCommandQueued?.();
+    if (queued) this.outbox.notify();
     return this.caches.record(row);
   }
 
@@ -154,7 +157,7 @@ export class CacheLifecycle {
 
   private async write(run: (tx: Db) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(run);
-    this.options.onCommandQueued?.();
+    this.outbox.notify();
   }
 
   /**
@@ -164,7 +167,7 @@ export class CacheLifecycle {
    */
   private async queueDeploy(tx: Db, located: Located<'cache'>, recreate: boolean): Promise<void> {
     const row = await lockCacheForWork(tx, located.row.id);
-    const deploys = await cacheDeploys(tx, row.id);
+    const deploys = await deploysOf(tx, cacheKey(row.id));
     const { env, spec } = this.prepare({ ...located, row }, deploys.count + 1);
     const previous = deploys.newestPayload === null ? null : this.deployedAppName(deploys.newestPayload);
     if (recreate || (previous !== null && previous !== row.appName)) {
@@ -182,7 +185,7 @@ export class CacheLifecycle {
         env,
         replicas: spec.replicas,
         createdAt: now,
-        deadline: new Date(now.getTime() + (this.options.deployDeadlineMs ?? DEPLOY_DEADLINE_MS)),
+        deadline: new Date(now.getTime() + CACHE_DEPLOY_DEADLINE_MS),
       }),
     );
     await tx.updateTable('cacheInstances').set({ applicationStatus: 'running' }).where('id', '=', row.id).execute();
@@ -198,12 +201,18 @@ export class CacheLifecycle {
 
   /** The service name a deploy command rolled out. */
   private deployedAppName(payload: string): string | null {
-    const command = Command.decode(this.outbox.open(payload));
+    const command = this.outbox.read(payload);
     return command.payload?.$case === 'deployApplication' ? (command.payload.value.workload?.appName ?? null) : null;
   }
 
   private lifecycleCommand(op: WorkloadOperation, cache: CacheInstance, removeVolumes = false) {
-    return cacheLifecycleCommand(op, { commandId: this.deps.ids('cmd'), cache, createdAt: this.deps.clock(), removeVolumes });
+    return workloadCommand(op, {
+      commandId: this.deps.ids('cmd'),
+      serverId: wireServerId(cache.serverId),
+      workload: { kind: 'cache', id: cache.id, appName: cache.appName },
+      createdAt: this.deps.clock(),
+      removeVolumes,
+    });
   }
 
   /** The instance's variables over its environment's and project's, references resolved, then the password. */

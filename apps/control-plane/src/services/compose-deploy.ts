@@ -1,32 +1,15 @@
-import type { ComposeStack } from '@skiff/db';
-import { EnvError, composeDotenv, wireServerId } from '@skiff/domain';
-import { type BuildSource, type Command, CommandKind, type ComposeConversion, ComposeType, timestampFromDate } from '@skiff/proto';
+import { EnvError, composeDotenv } from '@skiff/domain';
+import type { ComposeConversion } from '@skiff/proto';
 import type { Principal } from '../authz/principal.js';
 import { Invalid } from '../errors.js';
-import type { CommandOutbox } from './command-outbox.js';
+import { COMPOSE_TYPES, type ComposeSource, DEPLOY_COMPOSE_DEADLINE_MS, deployComposeCommand } from '../agents/outbound/kinds/deploy-compose.js';
+import type { CommandOutbox } from '../agents/outbound/outbox.js';
 import { composePathOf, convertOrRefuse, customCommandArgs, deploySettings, refuseForgeSource, routedServices } from './compose-files.js';
-import { BUILD_DEPLOY_DEADLINE_MS, workloadKey } from './deploy-command.js';
 import { deploymentRecord, envSourcesOf, insertDeployment } from './deployments.js';
 import type { ServiceDeps } from './deps.js';
 import { plainGitSource } from './git-sources.js';
 import type { Located, ServiceAccess } from './service-access.js';
-import { lockWorkloadForWork } from './workload-commands.js';
-import { DEPLOYED_KINDS } from './workloads.js';
-
-export interface ComposeDeployOptions {
-  /** Called after a command was committed, so the relay publishes it without waiting for its poll. */
-  onCommandQueued?: () => void;
-  /** How long the agent has to fetch, pull or build and bring the stack up. Default BUILD_DEPLOY_DEADLINE_MS. */
-  deadlineMs?: number;
-}
-
-const COMPOSE_TYPES: Record<string, ComposeType> = {
-  'container-compose': ComposeType.COMPOSE_TYPE_CONTAINER_COMPOSE,
-  stack: ComposeType.COMPOSE_TYPE_STACK,
-};
-
-/** Where the agent takes the compose file from: the raw text, or a git source and the file's path in it. */
-type ComposeSource = { composeText: string; source?: undefined; composePath: '' } | { composeText: ''; source: BuildSource; composePath: string };
+import { lockWorkloadForWork } from './workloads.js';
 
 /**
  * `compose.deploy` and `compose.redeploy`: the `queued` deployment and its DeployCompose
@@ -42,7 +25,6 @@ export class ComposeDeployments {
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly outbox: CommandOutbox,
-    private readonly options: ComposeDeployOptions = {},
   ) {}
 
   async deploy(p: Principal, input: { composeId: string; title?: string; description?: string }, how: 'deploy' | 'redeploy') {
@@ -71,13 +53,13 @@ export class ComposeDeployments {
         isolatedVolumes: settings.isolatedDeployment && settings.isolatedDeploymentsVolume,
         routedServices: routed,
       };
-      const deadline = new Date(now.getTime() + (this.options.deadlineMs ?? BUILD_DEPLOY_DEADLINE_MS));
+      const deadline = new Date(now.getTime() + DEPLOY_COMPOSE_DEADLINE_MS);
       await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, command, createdAt: now, deadline }), {
         deploymentId,
       });
       return created;
     });
-    this.options.onCommandQueued?.();
+    this.outbox.notify();
     return deploymentRecord(deployment);
   }
 
@@ -102,44 +84,4 @@ export class ComposeDeployments {
       throw err;
     }
   }
-}
-
-interface DeployComposeInput {
-  commandId: string;
-  deploymentId: string;
-  row: ComposeStack;
-  composeType: ComposeType;
-  source: ComposeSource;
-  conversion: ComposeConversion;
-  envFile: string;
-  command: string[];
-  createdAt: Date;
-  deadline: Date;
-}
-
-/** The DeployCompose command of one deployment of a stack (proto/skiff/agent/v1/command.proto). */
-export function deployComposeCommand(input: DeployComposeInput): Command {
-  const { row } = input;
-  return {
-    commandId: input.commandId,
-    serverId: wireServerId(row.serverId),
-    kind: CommandKind.COMMAND_KIND_DEPLOY_COMPOSE,
-    workloadKey: workloadKey('compose', row.id),
-    deadline: timestampFromDate(input.deadline),
-    createdAt: timestampFromDate(input.createdAt),
-    payload: {
-      $case: 'deployCompose',
-      value: {
-        deploymentId: input.deploymentId,
-        workload: { kind: DEPLOYED_KINDS.compose.wire, id: row.id, appName: row.appName },
-        composeType: input.composeType,
-        composeText: input.source.composeText,
-        source: input.source.source,
-        composePath: input.source.composePath,
-        conversion: input.conversion,
-        envFile: input.envFile,
-        command: input.command,
-      },
-    },
-  };
 }

@@ -18,7 +18,7 @@ import {
 } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type TestPlatform } from '../testing/harness.js';
-import { CommandOutbox } from './command-outbox.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
 import { TEMP_PREFIX, readGitFile } from './compose-git.js';
 
 const USER = 'deployer';

@@ -15,8 +15,8 @@ import {
 } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type TestPlatform } from '../testing/harness.js';
-import { CommandOutbox } from './command-outbox.js';
-import { DeploymentReports } from './deployment-reports.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
+import { DeploymentReports } from '../agents/inbound/deployment-reports.js';
 
 let t: TestPlatform;
 let env: string;

@@ -11,8 +11,7 @@ import type { IdentityService } from './identity.js';
 import type { ProxyConfig } from './proxy-config.js';
 import type { ProjectService } from './projects.js';
 import { RecordCodec } from './record-codec.js';
-import { deleteWorkloadRecord } from './workload-commands.js';
-import { wasDeployed } from './workloads.js';
+import { deleteWorkloadRecord, wasDeployed } from './workloads.js';
 import type { ServiceAccess } from './service-access.js';
 
 /** Every column that says where the compose file comes from; `disconnectGitProvider` clears them. */

@@ -10,7 +10,7 @@ import { CommandStatus, ControlReply, ControlRequest, DeploymentStatus, timestam
 import { startDedicatedNats, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type TestPlatform } from '../testing/harness.js';
-import { DeploymentReports } from './deployment-reports.js';
+import { DeploymentReports } from '../agents/inbound/deployment-reports.js';
 
 let t: TestPlatform;
 let env: string;

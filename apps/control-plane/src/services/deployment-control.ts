@@ -1,32 +1,14 @@
 import type { Db } from '@skiff/db';
 import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
-import { CommandKind, commandKindToJSON } from '@skiff/proto';
-import type { AgentControl } from '../agents/control-client.js';
-import { serverLabel } from '../agents/control-client.js';
+import { type CommandScope, deploymentsOfCommands, endUnrunCommand, unfinishedCommands } from '../agents/outbound/command-records.js';
+import { type AgentControl, serverLabel } from '../agents/outbound/control-client.js';
+import { commandKindOf, workloadKey } from '../agents/outbound/kinds/index.js';
 import type { Principal } from '../authz/principal.js';
 import { DomainError } from '../errors.js';
-import { workloadKey } from './deploy-command.js';
 import { applicationStatusAfterCancel, canMove } from './deployment-status.js';
 import type { ServiceDeps } from './deps.js';
 import type { ServiceAccess } from './service-access.js';
 import { DEPLOYED_KINDS, type DeployedKind, ownerOfDeployment, setWorkloadStatus } from './workloads.js';
-
-/** The commands that deploy (a build, a compose pull or build, then the rollout). */
-const DEPLOY_KINDS = new Set([CommandKind.COMMAND_KIND_DEPLOY_APPLICATION, CommandKind.COMMAND_KIND_DEPLOY_COMPOSE].map(commandKindToJSON));
-
-/** Where an agent's answer may end commands: the workload asked about, on the server asked. */
-interface Scope {
-  workloadKey: string;
-  serverId: string;
-}
-
-interface QueuedCommand {
-  id: string;
-  serverId: string;
-  kind: string;
-  deploymentId: string | null;
-  status: 'pending' | 'published' | 'done' | 'failed';
-}
 
 export interface CancelResult {
   deploymentIds: string[];
@@ -128,7 +110,8 @@ export class DeploymentControl {
     const key = workloadKey(this.kind, app.id);
     const [head] = await this.unfinished(key);
     if (!head) throw nothing(`Nothing to cancel: no job of ${this.label} ${app.appName} is queued or running`);
-    if (buildOnly && !DEPLOY_KINDS.has(head.kind)) {
+    // Only a deploy (a build, a compose pull or build, then the rollout) is stopped.
+    if (buildOnly && !commandKindOf(head)?.deploys) {
       throw nothing(`No build of ${this.label} ${app.appName} runs: its current job is not a deployment`);
     }
     const reason = buildOnly ? KILL_BUILD_REASON : CANCEL_REASON;
@@ -149,28 +132,13 @@ export class DeploymentControl {
   }
 
   /** The workload's commands without a result, in queue order. */
-  private unfinished(key: string): Promise<QueuedCommand[]> {
-    return this.db
-      .selectFrom('commands')
-      .select(['id', 'serverId', 'kind', 'deploymentId', 'status'])
-      .where('workloadKey', '=', key)
-      .where('status', 'in', ['pending', 'published'])
-      .orderBy('position')
-      .execute();
+  private unfinished(key: string) {
+    return unfinishedCommands(this.db, key);
   }
 
   /** The deployments of the commands an agent answered, among those of `scope` only. */
-  private async deploymentsOf(commandIds: string[], scope: Scope): Promise<string[]> {
-    if (commandIds.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('commands')
-      .select('deploymentId')
-      .where('id', 'in', commandIds)
-      .where('workloadKey', '=', scope.workloadKey)
-      .where('serverId', '=', scope.serverId)
-      .orderBy('position')
-      .execute();
-    return rows.flatMap((r) => (r.deploymentId ? [r.deploymentId] : []));
+  private deploymentsOf(commandIds: string[], scope: CommandScope): Promise<string[]> {
+    return deploymentsOfCommands(this.db, commandIds, scope);
   }
 
   /**
@@ -180,23 +148,14 @@ export class DeploymentControl {
    * Each command is ended only if it belongs to the workload and server given with its id
    * (ids from an agent's answer are not trusted to name only its own workload's commands).
    */
-  private async endCommands(commands: Array<{ id: string } & Scope>, reason: string, which: 'pending' | 'held') {
+  private async endCommands(commands: Array<{ id: string } & CommandScope>, reason: string, which: 'pending' | 'held') {
     const commandIds: string[] = [];
     const deploymentIds: string[] = [];
-    for (const { id, workloadKey, serverId } of commands) {
+    for (const { id, ...scope } of commands) {
       await this.db.transaction().execute(async (tx) => {
-        const c = await tx
-          .selectFrom('commands')
-          .select(['id', 'deploymentId'])
-          .where('id', '=', id)
-          .where('workloadKey', '=', workloadKey)
-          .where('serverId', '=', serverId)
-          .where('status', 'in', which === 'pending' ? ['pending'] : ['pending', 'published'])
-          .forUpdate()
-          .executeTakeFirst();
-        if (!c) return;
         const at = this.deps.clock();
-        await tx.updateTable('commands').set({ status: 'failed', finishedAt: at, resultReason: reason }).where('id', '=', id).execute();
+        const c = await endUnrunCommand(tx, id, scope, which, reason, at);
+        if (!c) return;
         commandIds.push(id);
         if (!c.deploymentId) return;
         if (await cancelDeploymentRow(tx, c.deploymentId, reason, at)) deploymentIds.push(c.deploymentId);

@@ -1,10 +1,7 @@
 import type { Db, DeploymentStatus } from '@skiff/db';
-import { CommandKind, commandKindToJSON } from '@skiff/proto';
-import { workloadKey } from './deploy-command.js';
+import { lastStopOrStart } from '../agents/outbound/command-records.js';
+import { workloadKey } from '../agents/outbound/kinds/kind.js';
 import { DEPLOYED_KINDS, type WorkloadOwner } from './workloads.js';
-
-const STOP_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_STOP_WORKLOAD);
-const START_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_START_WORKLOAD);
 
 /**
  * How a deployment's status moves (ARCHITECTURE.md "Status"): queued → running → done,
@@ -54,8 +51,9 @@ export function applicationStatusFor(status: DeploymentStatus): 'running' | 'don
  * - no such deployment → `idle` (nothing was deployed before: the service is removed).
  *
  * Used when a deployment moves from `running` to `cancelled` (when the control plane ends
- * it: deployment-control.ts, and when the agent reports it: deployment-reports.ts). A
- * deployment cancelled while queued never moved the application, so it is left as it is.
+ * it: deployment-control.ts, and when the agent reports it: agents/inbound/deployment-reports.ts
+ * and agents/outbound/kinds/deployment-result.ts). A deployment cancelled while queued never
+ * moved the application, so it is left as it is.
  */
 export async function applicationStatusAfterCancel(tx: Db, owner: WorkloadOwner, deploymentId: string): Promise<'idle' | 'done' | 'error'> {
   const deployment = await tx
@@ -68,18 +66,9 @@ export async function applicationStatusAfterCancel(tx: Db, owner: WorkloadOwner,
     .orderBy('finishedAt', 'desc')
     .limit(1)
     .executeTakeFirst();
-  const lifecycle = await tx
-    .selectFrom('commands')
-    .select(['kind', 'finishedAt'])
-    .where('workloadKey', '=', workloadKey(owner.kind, owner.id))
-    .where('kind', 'in', [STOP_KIND, START_KIND])
-    .where('status', '=', 'done')
-    .where('finishedAt', 'is not', null)
-    .orderBy('finishedAt', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const lifecycle = await lastStopOrStart(tx, workloadKey(owner.kind, owner.id));
   if (!deployment) return 'idle';
-  if (lifecycle && lifecycle.finishedAt! > deployment.finishedAt!) return lifecycle.kind === STOP_KIND ? 'idle' : 'done';
+  if (lifecycle && lifecycle.finishedAt > deployment.finishedAt!) return lifecycle.stopped ? 'idle' : 'done';
   return deployment.status === 'done' ? 'done' : 'error';
 }
 

@@ -2,8 +2,8 @@ import { Command, CommandKind, CommandStatus, WorkloadKind, timestampToDate } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '../ids.js';
 import { addMember, startTestPlatform, type TestPlatform } from '../testing/harness.js';
-import { CommandOutbox } from './command-outbox.js';
-import { DeploymentReports } from './deployment-reports.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
+import { DeploymentReports } from '../agents/inbound/deployment-reports.js';
 
 // The command id generator can be told to hand out one id twice, so a command insert fails
 // inside the deploy transaction (to show that the deployment row goes with it).

@@ -14,22 +14,21 @@ import {
 import type { BuildRecipe, BuildSource, RegistryAuth } from '@skiff/proto';
 import type { Principal } from '../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../errors.js';
-import type { CommandOutbox } from './command-outbox.js';
-import {
-  BUILD_DEPLOY_DEADLINE_MS,
-  DEPLOY_DEADLINE_MS,
-  applicationWorkloadSpec,
-  buildRecipe,
-  builtImageName,
-  deployApplicationCommand,
-} from './deploy-command.js';
+import { applicationWorkloadSpec, buildRecipe, builtImageName, deployApplicationCommand, deployDeadlineMs } from '../agents/outbound/kinds/deploy-application.js';
+import type { CommandOutbox } from '../agents/outbound/outbox.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './drop-archives.js';
 import { type ServiceDeps, iso } from './deps.js';
 import { plainGitSource } from './git-sources.js';
 import { applicationRegistryAuth } from './registry-auth.js';
-import { lockWorkloadForWork } from './workload-commands.js';
 import type { Located, ServiceAccess } from './service-access.js';
-import { DEPLOYED_KINDS, type DeployedKind, type WorkloadOwner, deploymentOwnerColumns, ownerOfDeployment } from './workloads.js';
+import {
+  DEPLOYED_KINDS,
+  type DeployedKind,
+  type WorkloadOwner,
+  deploymentOwnerColumns,
+  lockWorkloadForWork,
+  ownerOfDeployment,
+} from './workloads.js';
 
 type DeploymentRecord = OutputOf<Contracts['deployment']['all']>[number];
 type DeploymentLog = OutputOf<Contracts['deployment']['readLogs']>;
@@ -52,14 +51,6 @@ export interface DeployInput {
   applicationId: string;
   title?: string;
   description?: string;
-}
-
-export interface DeploymentServiceOptions {
-  /** Called after a command was committed, so the relay publishes it without waiting for its poll. */
-  onCommandQueued?: () => void;
-  deadlineMs?: number;
-  /** The deadline of a deploy that builds (git and drop sources). Default BUILD_DEPLOY_DEADLINE_MS. */
-  buildDeadlineMs?: number;
 }
 
 /** Forge sources: building from them comes with the forge integrations. */
@@ -116,7 +107,6 @@ export class DeploymentService {
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly outbox: CommandOutbox,
-    private readonly options: DeploymentServiceOptions = {},
   ) {}
 
   private get db() {
@@ -143,8 +133,7 @@ export class DeploymentService {
     const deploymentId = this.deps.ids('dep');
     const commandId = this.deps.ids('cmd');
     const registryAuth = plan.kind === 'image' ? plan.registryAuth : undefined;
-    const deadlineMs =
-      plan.kind === 'build' ? (this.options.buildDeadlineMs ?? BUILD_DEPLOY_DEADLINE_MS) : (this.options.deadlineMs ?? DEPLOY_DEADLINE_MS);
+    const deadlineMs = deployDeadlineMs(plan.kind === 'build');
     const row = await this.db.transaction().execute(async (tx) => {
       // One application's commands are written one after the other; none while it is being deleted.
       await lockWorkloadForWork(tx, { kind: 'application', id: app.id });
@@ -175,7 +164,7 @@ export class DeploymentService {
       await this.outbox.queue(tx, command, { deploymentId });
       return deployment;
     });
-    this.options.onCommandQueued?.();
+    this.outbox.notify();
     return deploymentRecord(row);
   }
 

@@ -9,7 +9,7 @@ import { type TestEntry, tarGz, zipArchive } from '@skiff/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestPlatform, startTestPlatform } from '../testing/harness.js';
-import { CommandOutbox } from './command-outbox.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
 
 const MAX_BYTES = 256 * 1024;
 const credential = `drop-test-${randomBytes(16).toString('hex')}`;

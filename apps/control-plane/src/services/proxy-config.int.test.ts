@@ -7,9 +7,10 @@ import type { ProxyRoute } from '@skiff/domain';
 import { Command, CommandKind, CommandStatus, timestampToDate } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestPlatform, startTestPlatform } from '../testing/harness.js';
-import { CommandOutbox } from './command-outbox.js';
-import { DeploymentReports } from './deployment-reports.js';
-import { PROXY_DEADLINE_MS, ProxyConfig, type ProxyInput } from './proxy-config.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
+import { DeploymentReports } from '../agents/inbound/deployment-reports.js';
+import { PROXY_DEADLINE_MS } from '../agents/outbound/kinds/apply-proxy-config.js';
+import { ProxyConfig, type ProxyInput } from './proxy-config.js';
 
 const run = promisify(execFile);
 const UPSTREAM = 'skiff-api.internal:4100';

@@ -13,9 +13,9 @@ import {
   randomizedName,
   wireServerId,
 } from '@skiff/domain';
-import { type Command, CommandKind, timestampFromDate } from '@skiff/proto';
+import { applyProxyConfigCommand } from '../agents/outbound/kinds/apply-proxy-config.js';
+import type { CommandOutbox } from '../agents/outbound/outbox.js';
 import { DomainError, Invalid } from '../errors.js';
-import type { CommandOutbox } from './command-outbox.js';
 import type { ServiceDeps } from './deps.js';
 import { MIDDLEWARES_FILE, type ProxyRequests } from './proxy-requests.js';
 
@@ -33,9 +33,6 @@ export type RouteOwner =
 /** The servers (null: the platform host) a change touches, or how to find them before it is made. */
 export type AffectedServers = (string | null)[] | ((tx: Db) => Promise<(string | null)[]>);
 
-/** Long enough for a server that is offline for days to get its configuration when it returns. */
-export const PROXY_DEADLINE_MS = 7 * 24 * 60 * 60_000;
-
 /** The control plane as the platform host's proxy container reaches it by default (SKIFF_PLATFORM_UPSTREAM). */
 export const defaultPlatformUpstream = (apiPort: number) => `host.docker.internal:${apiPort}`;
 
@@ -49,7 +46,6 @@ const FORWARD_AUTH = 'forward-auth';
 type SharedMiddlewares = Map<string, Set<string> | DomainError>;
 
 export interface ProxyConfigOptions {
-  onCommandQueued?: () => void;
   /** Where the platform host's proxy sends the platform's own domain, `host:port`; default `host.docker.internal:3000`. */
   platformUpstream?: string;
   /** Asks agents for their shared middlewares; without it a change naming middlewares is refused. */
@@ -153,8 +149,9 @@ export class ProxyConfig {
     return wireIds.length;
   }
 
+  /** Commands were committed: the outbox wakes the relay. */
   notify(): void {
-    this.options.onCommandQueued?.();
+    this.outbox.notify();
   }
 
   /**
@@ -347,17 +344,14 @@ export class ProxyConfig {
     return Number(row.revision);
   }
 
-  private command(wireId: string, input: ProxyInput, revision: number): Command {
-    const now = this.deps.clock();
-    return {
+  private command(wireId: string, input: ProxyInput, revision: number) {
+    return applyProxyConfigCommand({
       commandId: this.deps.ids('cmd'),
       serverId: wireId,
-      kind: CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG,
-      workloadKey: proxyWorkloadKey(wireId),
-      deadline: timestampFromDate(new Date(now.getTime() + PROXY_DEADLINE_MS)),
-      createdAt: timestampFromDate(now),
-      payload: { $case: 'applyProxyConfig', value: { inputJson: JSON.stringify(input), revision: String(revision) } },
-    };
+      inputJson: JSON.stringify(input),
+      revision,
+      createdAt: this.deps.clock(),
+    });
   }
 }
 
@@ -380,9 +374,6 @@ function composeServiceUpstream(appName: string | null, service: string | null, 
   }
   return composeUpstream(appName, deployed);
 }
-
-/** The FIFO queue of a server's proxy on its agent. */
-export const proxyWorkloadKey = (wireServerId: string) => `proxy:${wireServerId}`;
 
 /**
  * Renders the input as the agent will, to refuse what it would refuse. Resolver and entrypoint

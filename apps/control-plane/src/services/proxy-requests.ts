@@ -1,7 +1,7 @@
 import { wireServerId } from '@skiff/domain';
 import { type ControlReply, ProxyOperation, type ProxyRequest } from '@skiff/proto';
 import { z } from 'zod';
-import { type AgentControl, serverLabel } from '../agents/control-client.js';
+import { type AgentControl, serverLabel } from '../agents/outbound/control-client.js';
 import { DomainError, Invalid } from '../errors.js';
 
 /** The API field each ProxyRequest field an agent may refuse comes from. */

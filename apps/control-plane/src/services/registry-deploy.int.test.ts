@@ -5,7 +5,7 @@
 import { Command, type DeployApplication } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
-import { CommandOutbox } from './command-outbox.js';
+import { CommandOutbox } from '../agents/outbound/outbox.js';
 
 const PASSWORD = 'registry-pass-Zq81xv';
 

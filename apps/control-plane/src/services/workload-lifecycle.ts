@@ -2,24 +2,30 @@ import type { Db } from '@skiff/db';
 import { wireServerId } from '@skiff/domain';
 import type { Principal } from '../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../errors.js';
-import type { CommandOutbox } from './command-outbox.js';
+import { removalPending } from '../agents/outbound/command-records.js';
+import { type WorkloadOperation, workloadCommand } from '../agents/outbound/kinds/workload-lifecycle.js';
+import { workloadKey } from '../agents/outbound/kinds/kind.js';
+import type { CommandOutbox } from '../agents/outbound/outbox.js';
 import type { ServiceDeps } from './deps.js';
 import type { ProxyConfig } from './proxy-config.js';
 import type { Located, ServiceAccess } from './service-access.js';
-import { type WorkloadOperation, deleteWorkloadRecord, lockWorkloadForWork, removalPending, workloadCommand } from './workload-commands.js';
-import { DEPLOYED_KINDS, type DeployedKind, type WorkloadOwner, wasDeployed, workloadRow, workloadTitle } from './workloads.js';
-
-export interface WorkloadLifecycleOptions {
-  /** Called after a command was committed, so the relay publishes it without waiting for its poll. */
-  onCommandQueued?: () => void;
-}
+import {
+  DEPLOYED_KINDS,
+  type DeployedKind,
+  type WorkloadOwner,
+  deleteWorkloadRecord,
+  lockWorkloadForWork,
+  wasDeployed,
+  workloadRow,
+  workloadTitle,
+} from './workloads.js';
 
 /**
  * `stop`, `start`, `reload` and `delete` of one kind of workload (`application.*`,
  * `compose.*`): each writes its command to the outbox, in a transaction that holds the
  * workload's row, so the agent receives the commands of one workload in the order they were
  * accepted, after any deploy accepted before them. The agent's results move the workload on
- * (workload-commands.ts, applyWorkloadResult).
+ * (agents/outbound/kinds/workload-lifecycle.ts).
  */
 export class WorkloadLifecycle<K extends DeployedKind, R> {
   constructor(
@@ -30,7 +36,6 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     private readonly kind: K,
     /** The record the delete answers. */
     private readonly record: (row: Located<K>['row']) => R,
-    private readonly options: WorkloadLifecycleOptions = {},
   ) {}
 
   private get db() {
@@ -67,7 +72,7 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     const queued = await this.db.transaction().execute(async (tx) => {
       const workload = await workloadRow(tx, owner, true);
       if (!workload) throw NotFound(`No such ${DEPLOYED_KINDS[this.kind].label}`);
-      if (await removalPending(tx, owner)) return false;
+      if (await removalPending(tx, workloadKey(owner.kind, owner.id))) return false;
       if (!(await wasDeployed(tx, owner))) {
         // Its domains go with it (cascade), and so do their routes.
         return (await deleteWorkloadRecord(tx, owner, this.proxy)) > 0;
@@ -75,7 +80,7 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
       await this.outbox.queue(tx, this.command('remove', workload, removeVolumes));
       return true;
     });
-    if (queued) this.options.onCommandQueued?.();
+    if (queued) this.outbox.notify();
     return this.record(row);
   }
 
@@ -83,7 +88,7 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
    * Inside the transaction that removes these environments (a project, an environment or an
    * organization going): a remove command for each of their workloads of this kind that was
    * deployed, so no Docker object outlives its record (volumes are kept). Answers how many
-   * were queued; call `notify()` after the commit when any were.
+   * were queued; call the outbox's `notify()` after the commit when any were.
    */
   async queueRemovals(tx: Db, environmentIds: string[]): Promise<number> {
     if (environmentIds.length === 0) return 0;
@@ -105,10 +110,6 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     return deployed.length;
   }
 
-  notify(): void {
-    this.options.onCommandQueued?.();
-  }
-
   private owner(id: string): WorkloadOwner {
     return { kind: this.kind, id };
   }
@@ -128,7 +129,7 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
       }
       await this.outbox.queue(tx, this.command(op, workload));
     });
-    this.options.onCommandQueued?.();
+    this.outbox.notify();
   }
 
   private command(op: WorkloadOperation, workload: { id: string; appName: string; serverId: string | null }, removeVolumes = false) {

@@ -1,5 +1,9 @@
 import type { Db } from '@skiff/db';
 import { WorkloadKind } from '@skiff/proto';
+import { removalPending } from '../agents/outbound/command-records.js';
+import { workloadKey } from '../agents/outbound/kinds/kind.js';
+import { DomainError } from '../errors.js';
+import type { ProxyConfig, RouteOwner } from './proxy-config.js';
 
 /**
  * The kinds of workload that have deployments and lifecycle commands, and where each keeps
@@ -59,6 +63,33 @@ export async function wasDeployed(db: Db, owner: WorkloadOwner): Promise<boolean
   const column = DEPLOYED_KINDS[owner.kind].deploymentColumn;
   const row = await db.selectFrom('deployments').select('id').where(column, '=', owner.id).limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Runs a delete of records carrying domains and queues the proxy configs that routed to them (ProxyConfig.removing). */
+export type RouteRemoval = Pick<ProxyConfig, 'removing'>;
+
+/**
+ * Locks the workload's row for the rest of the transaction, so the commands of one workload
+ * are written one transaction after the other (the relay publishes them in the order of their
+ * rows), and refuses new work while a delete is under way.
+ */
+export async function lockWorkloadForWork(tx: Db, owner: WorkloadOwner): Promise<void> {
+  const row = await workloadRow(tx, owner, true);
+  if (row && (await removalPending(tx, workloadKey(owner.kind, owner.id)))) {
+    throw new DomainError('BAD_REQUEST', `${workloadTitle(owner.kind, row.appName)} is being deleted`);
+  }
+}
+
+/** The record whose removal takes the workload's domains (and their routes) with it. */
+export const routeOwner = (owner: WorkloadOwner): RouteOwner =>
+  owner.kind === 'application' ? { applicationId: owner.id } : { composeId: owner.id };
+
+/** Deletes the workload's record (its domains and deployments go by cascade), queueing the proxy configs that routed to it. */
+export async function deleteWorkloadRecord(tx: Db, owner: WorkloadOwner, proxy?: RouteRemoval): Promise<number> {
+  const remove = () => tx.deleteFrom(DEPLOYED_KINDS[owner.kind].table as 'applications').where('id', '=', owner.id).execute();
+  if (proxy) return proxy.removing(tx, routeOwner(owner), remove);
+  await remove();
+  return 0;
 }
 
 /** "Application web" / "Compose stack monitoring": how a message starts when it names the workload. */

@@ -7,11 +7,11 @@ import {
   commandStatusToJSON,
   timestampToDate,
 } from '@skiff/proto';
-import { applyCacheResult, isCacheDeployEvent } from './cache-commands.js';
-import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from './deployment-status.js';
-import type { ProxyConfig } from './proxy-config.js';
-import { applyWorkloadResult } from './workload-commands.js';
-import { ownerOfDeployment, setWorkloadStatus } from './workloads.js';
+import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from '../../services/deployment-status.js';
+import type { ProxyConfig } from '../../services/proxy-config.js';
+import { ownerOfDeployment, setWorkloadStatus } from '../../services/workloads.js';
+import { commandOf, lockCommand, overdueCommands, recordCommandEnd } from '../outbound/command-records.js';
+import { commandKindOf } from '../outbound/kinds/index.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */
 export class ReportRefused extends Error {
@@ -30,14 +30,6 @@ const STATUS: Partial<Record<DeploymentStatus, StoredStatus>> = {
   [DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED]: 'cancelled',
 };
 
-/** Command results that end an unfinished deployment, and how. */
-const DEPLOYMENT_END: Partial<Record<CommandStatus, StoredStatus>> = {
-  [CommandStatus.COMMAND_STATUS_FAILED]: 'error',
-  [CommandStatus.COMMAND_STATUS_EXPIRED]: 'error',
-  [CommandStatus.COMMAND_STATUS_REJECTED]: 'error',
-  [CommandStatus.COMMAND_STATUS_CANCELLED]: 'cancelled',
-};
-
 const DEFAULT_REASON: Partial<Record<CommandStatus, string>> = {
   [CommandStatus.COMMAND_STATUS_FAILED]: 'the agent reported the command failed',
   [CommandStatus.COMMAND_STATUS_EXPIRED]: "the command's deadline passed before the agent could run it",
@@ -48,9 +40,11 @@ const DEFAULT_REASON: Partial<Record<CommandStatus, string>> = {
 export type Applied = 'applied' | 'duplicate';
 
 /**
- * What agents report, applied to deployments, commands and workloads (applications and
- * compose stacks). Every report names its server (from the agent's credential, never from
- * the message): a record of another server is NOT_FOUND to it.
+ * What agents report, applied to deployments, commands and workloads: deployment events move
+ * deployment records here; a command's result is recorded on its row and handed to its kind
+ * (agents/outbound/kinds, looked up in the registry), which says what it does to the records.
+ * Every report names its server (from the agent's credential, never from the message): a
+ * record of another server is NOT_FOUND to it.
  */
 export class DeploymentReports {
   /** `proxy`: to reconfigure the servers whose routes go with a removed workload. */
@@ -70,7 +64,7 @@ export class DeploymentReports {
     return this.deps.db.transaction().execute(async (tx) => {
       const d = await tx.selectFrom('deployments').selectAll().where('id', '=', event.deploymentId).forUpdate().executeTakeFirst();
       // A cache instance keeps no deployment records: the events of its deploys are set aside.
-      if (!d && (await isCacheDeployEvent(tx, serverId, event.commandId))) return 'applied';
+      if (!d && (await this.setsEventsAside(tx, serverId, event.commandId))) return 'applied';
       if (!d || d.serverId !== serverId) throw new ReportRefused('NOT_FOUND', `no deployment ${event.deploymentId} on this server`);
       if (sequence <= d.lastSequence) return 'duplicate';
 
@@ -98,11 +92,16 @@ export class DeploymentReports {
     });
   }
 
+  /** Whether the command is one of this server whose kind sets aside events naming no deployment record. */
+  private async setsEventsAside(db: Db, serverId: string, commandId: string): Promise<boolean> {
+    const c = await commandOf(db, commandId);
+    return c !== undefined && c.serverId === serverId && commandKindOf(c)?.unrecordedEvents === 'set aside';
+  }
+
   /**
-   * How a command ended: the command is marked done or failed, with its reason. A deploy
-   * command that failed, expired or was rejected ends its deployment in error (a cancelled
-   * one as cancelled) when the agent's events have not ended it already. A stop, start,
-   * reload or remove command moves its workload as workload-commands.ts says.
+   * How a command ended: the command is marked done or failed, with its reason, and its kind
+   * applies the result to the records (a deploy ends its deployment unless the agent's events
+   * did; a stop, start, reload or remove moves its workload: agents/outbound/kinds).
    */
   async applyCommandResult(serverId: string, result: CommandResult): Promise<Applied> {
     if (result.status === CommandStatus.COMMAND_STATUS_UNSPECIFIED || result.status === CommandStatus.UNRECOGNIZED) {
@@ -112,27 +111,11 @@ export class DeploymentReports {
     const at = result.finishedAt ? timestampToDate(result.finishedAt) : this.deps.clock();
     const reason = succeeded ? null : result.reason || DEFAULT_REASON[result.status] || commandStatusToJSON(result.status);
     const applied = await this.deps.db.transaction().execute(async (tx) => {
-      const c = await tx.selectFrom('commands').selectAll().where('id', '=', result.commandId).forUpdate().executeTakeFirst();
+      const c = await lockCommand(tx, result.commandId);
       if (!c || c.serverId !== serverId) throw new ReportRefused('NOT_FOUND', `no command ${result.commandId} for this server`);
       if (c.status === 'done' || c.status === 'failed') return 'duplicate';
-      await tx
-        .updateTable('commands')
-        .set({ status: succeeded ? 'done' : 'failed', finishedAt: at, resultReason: reason })
-        .where('id', '=', c.id)
-        .execute();
-
-      // A cancelled stop, start, reload or remove never ran (or was stopped): its workload keeps its status.
-      if (await applyCacheResult(tx, c, result.status)) return 'applied';
-      const cancelled = result.status === CommandStatus.COMMAND_STATUS_CANCELLED;
-      if (!cancelled && (await applyWorkloadResult(tx, c, succeeded, this.deps.proxy))) return 'applied';
-      const end = DEPLOYMENT_END[result.status];
-      if (!end || !c.deploymentId) return 'applied';
-      const d = await tx.selectFrom('deployments').selectAll().where('id', '=', c.deploymentId).forUpdate().executeTakeFirst();
-      if (!d || !canMove(d.status, end)) return 'applied';
-      await tx.updateTable('deployments').set({ status: end, reason, finishedAt: at }).where('id', '=', d.id).execute();
-      const owner = ownerOfDeployment(d);
-      const appStatus = end === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : applicationStatusFor(end);
-      if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
+      await recordCommandEnd(tx, c.id, { succeeded, at, reason });
+      await commandKindOf(c)?.applyResult({ tx, command: c, status: result.status, reason, at, proxy: this.deps.proxy });
       return 'applied';
     });
     // A removal may have queued proxy configurations: no need to wait for the relay's poll.
@@ -146,13 +129,7 @@ export class DeploymentReports {
    * accepted by the API always ends. An agent that receives one later finds it expired too.
    */
   async expireOverdue(): Promise<number> {
-    const overdue = await this.deps.db
-      .selectFrom('commands')
-      .select(['id', 'serverId'])
-      .where('status', 'in', ['pending', 'published'])
-      .where('deadline', '<', this.deps.clock())
-      .orderBy('position')
-      .execute();
+    const overdue = await overdueCommands(this.deps.db, this.deps.clock());
     for (const c of overdue) {
       await this.applyCommandResult(c.serverId, {
         commandId: c.id,

@@ -2,7 +2,7 @@
 // deployment accepted by the API ends. No NATS here: the commands are never published, as
 // when their server is offline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 
 let now = new Date('2026-11-22T10:00:00Z');
 let t: TestPlatform;

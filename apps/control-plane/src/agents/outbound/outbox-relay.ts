@@ -4,7 +4,7 @@ import type { Db } from '@skiff/db';
 import { COMMAND_STREAM, COMMAND_SUBJECTS, commandSubject } from '@skiff/domain';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { CommandOutbox } from '../services/command-outbox.js';
+import type { CommandOutbox } from './outbox.js';
 
 /** JetStream drops a message whose id it saw within this window (de-duplication of re-publishes). */
 export const DUPLICATE_WINDOW_MS = 2 * 60_000;
@@ -69,9 +69,10 @@ interface DueCommand {
  * in creation order to `agent.<serverId>.cmd`, with the command id as message id, then
  * marks them published. Commands published long ago and still without a result are
  * published again until their deadline (JetStream drops repeats within its duplicate
- * window; agents drop repeats by their journal). Runs at start, on every notify and on a
- * poll; a failure (NATS down, stream missing) is logged and retried with backoff, and stops
- * the pass so that no later command overtakes an earlier one.
+ * window; agents drop repeats by their journal). Runs at start, on every notify (the outbox
+ * notifies it when commands were committed) and on a poll; a failure (NATS down, stream
+ * missing) is logged and retried with backoff, and stops the pass so that no later command
+ * overtakes an earlier one.
  */
 export class OutboxRelay {
   private nc: NatsConnection | undefined;
@@ -84,8 +85,11 @@ export class OutboxRelay {
   private readonly republishAfterMs: number;
   private readonly backoff: { minMs: number; maxMs: number };
   private readonly batchSize: number;
+  private readonly unsubscribe: () => void;
 
   constructor(private readonly o: OutboxRelayOptions) {
+    // Whatever the outbox queues wakes the relay (until it stops).
+    this.unsubscribe = o.outbox.subscribe(() => this.notify());
     this.pollMs = o.pollMs ?? 2000;
     this.republishAfterMs = o.republishAfterMs ?? 5 * 60_000;
     this.backoff = o.backoff ?? { minMs: 500, maxMs: 30_000 };
@@ -105,6 +109,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe();
     this.wake?.();
     await this.loopDone;
     const nc = this.nc;

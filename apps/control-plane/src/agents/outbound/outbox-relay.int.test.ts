@@ -9,7 +9,7 @@ import { COMMAND_STREAM, commandSubject } from '@skiff/domain';
 import { Command, CommandKind, WorkloadKind } from '@skiff/proto';
 import { natsServerBinary, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { ensureCommandStream } from './outbox-relay.js';
 
 /** A durable consumer of one server's commands, made by the test (the agent's own comes later). */

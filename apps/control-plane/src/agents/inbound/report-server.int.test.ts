@@ -9,7 +9,7 @@ import {
   timestampFromDate,
 } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 
 const credential = randomBytes(32).toString('base64url');
 let t: TestPlatform;

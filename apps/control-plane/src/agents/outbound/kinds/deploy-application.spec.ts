@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtImageName } from './deploy-command.js';
+import { builtImageName } from './deploy-application.js';
 
 describe('builtImageName', () => {
   it('is <appName>:<deploymentId> with a repository name Docker takes', () => {

@@ -17,13 +17,10 @@ import {
   timestampFromDate,
 } from '@skiff/proto';
 import type { Logger } from 'pino';
-import type { NatsCredentialIssuer } from './nats-credentials.js';
-import { type DeploymentReports, ReportRefused } from '../services/deployment-reports.js';
-import { type AgentInfo, JoinRefused } from '../services/server-agents.js';
-import type { AgentCredentials } from './agent-credentials.js';
-
-// The credential lookup lives in its own module; re-exported for the servers beside this one.
-export { AgentCredentials } from './agent-credentials.js';
+import { type AgentInfo, JoinRefused } from '../../services/server-agents.js';
+import type { AgentCredentials } from '../agent-credentials.js';
+import type { NatsCredentialIssuer } from '../nats-credentials.js';
+import { type DeploymentReports, ReportRefused } from './deployment-reports.js';
 
 /** What the report server needs from the server records (ServerAgents implements it). */
 export interface AgentRegistry {

@@ -1,7 +1,7 @@
 import { type NatsConnection, errors } from '@nats-io/transport-node';
 import { LOCAL_SERVER_ID, controlSubject } from '@skiff/domain';
 import { ControlReply, ControlRequest } from '@skiff/proto';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 
 /** How long an agent has to answer a control request. */
 export const CONTROL_TIMEOUT_MS = 5_000;

@@ -10,6 +10,8 @@ import {
   WorkloadKind,
   timestampFromDate,
 } from '@skiff/proto';
+import { endDeployment } from './deployment-result.js';
+import { defineCommandKind, workloadKey } from './kind.js';
 
 /** How long an agent has to finish a deploy before it ends as expired (ARCHITECTURE.md: every step has a deadline). */
 export const DEPLOY_DEADLINE_MS = 15 * 60_000;
@@ -70,9 +72,6 @@ export function buildRecipe(
   };
 }
 
-/** `<workload kind>:<workload id>`: the key of a workload's FIFO queue on its agent. */
-export const workloadKey = (kind: 'application' | 'compose' | 'cache', id: string) => `${kind}:${id}`;
-
 /**
  * The settings of an application's Swarm service, from its columns. `env` is left empty:
  * the resolved variables travel once, in DeployApplication.env (they are secrets).
@@ -124,6 +123,9 @@ export interface DeployCommandInput {
   deadline: Date;
 }
 
+/** The deadline of a deploy: longer when the agent builds first. */
+export const deployDeadlineMs = (builds: boolean) => (builds ? BUILD_DEPLOY_DEADLINE_MS : DEPLOY_DEADLINE_MS);
+
 /** The DeployApplication command for one deployment of an application. */
 export function deployApplicationCommand(input: DeployCommandInput): Command {
   const { app } = input;
@@ -151,3 +153,17 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
     },
   };
 }
+
+/**
+ * DeployApplication of an application (a cache instance's deploys: cache-deploy.ts): built
+ * above; its deployment record follows the agent's events, and a result that is not success
+ * ends it (deployment-result.ts).
+ */
+export const deployApplication = defineCommandKind({
+  name: 'deploy application',
+  kinds: [CommandKind.COMMAND_KIND_DEPLOY_APPLICATION],
+  workloads: ['application'],
+  deploys: true,
+  build: deployApplicationCommand,
+  applyResult: endDeployment,
+});
