@@ -2,7 +2,7 @@ import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-n
 import type { Db } from '@skiff/db';
 import { AgentArtifactsService } from '@skiff/proto';
 import type { Logger } from 'pino';
-import type { ServerAgents } from '../services/server-agents.js';
+import type { ServerAgents } from '../services/servers/server-agents.js';
 import type { AgentCredentials } from './agent-credentials.js';
 import { type ArchiveLocator, artifactHandlers } from './inbound/artifact-server.js';
 import type { DeploymentReports } from './inbound/deployment-reports.js';

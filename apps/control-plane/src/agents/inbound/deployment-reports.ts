@@ -7,9 +7,9 @@ import {
   commandStatusToJSON,
   timestampToDate,
 } from '@skiff/proto';
-import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from '../../services/deployment-status.js';
-import type { ProxyConfig } from '../../services/proxy-config.js';
-import { ownerOfDeployment, setWorkloadStatus } from '../../services/workloads.js';
+import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from '../../services/deployments/deployment-status.js';
+import type { ProxyConfig } from '../../services/domains/proxy-config.js';
+import { ownerOfDeployment, setWorkloadStatus } from '../../services/deployments/workloads.js';
 import { commandOf, lockCommand, overdueCommands, recordCommandEnd } from '../outbound/command-records.js';
 import { commandKindOf } from '../outbound/kinds/index.js';
 

@@ -17,7 +17,7 @@ import {
   timestampFromDate,
 } from '@skiff/proto';
 import type { Logger } from 'pino';
-import { type AgentInfo, JoinRefused } from '../../services/server-agents.js';
+import { type AgentInfo, JoinRefused } from '../../services/servers/server-agents.js';
 import type { AgentCredentials } from '../agent-credentials.js';
 import type { NatsCredentialIssuer } from '../nats-credentials.js';
 import { type DeploymentReports, ReportRefused } from './deployment-reports.js';

@@ -11,7 +11,7 @@ export interface ApplyProxyConfigInput {
   commandId: string;
   /** The server on the agent channel (wireServerId). */
   serverId: string;
-  /** The server's whole proxy input (services/proxy-config.ts ProxyInput), as JSON. */
+  /** The server's whole proxy input (services/domains/proxy-config.ts ProxyInput), as JSON. */
   inputJson: string;
   /** The server's next revision: the agent applies no older configuration over a newer one. */
   revision: number;
@@ -32,7 +32,7 @@ export function applyProxyConfigCommand(input: ApplyProxyConfigInput): Command {
 }
 
 /**
- * ApplyProxyConfig: queued by every change of a server's routes (services/proxy-config.ts).
+ * ApplyProxyConfig: queued by every change of a server's routes (services/domains/proxy-config.ts).
  * Its result changes no record: a later change queues the whole configuration again.
  */
 export const applyProxyConfig = defineCommandKind({

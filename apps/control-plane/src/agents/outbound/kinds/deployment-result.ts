@@ -1,7 +1,7 @@
 import type { DeploymentStatus as StoredStatus } from '@skiff/db';
 import { CommandStatus } from '@skiff/proto';
-import { applicationStatusAfterCancel, applicationStatusFor, canMove } from '../../../services/deployment-status.js';
-import { ownerOfDeployment, setWorkloadStatus } from '../../../services/workloads.js';
+import { applicationStatusAfterCancel, applicationStatusFor, canMove } from '../../../services/deployments/deployment-status.js';
+import { ownerOfDeployment, setWorkloadStatus } from '../../../services/deployments/workloads.js';
 import type { CommandResultContext } from './kind.js';
 
 /** Command results that end an unfinished deployment, and how. */

@@ -1,6 +1,7 @@
 import type { Db } from '@skiff/db';
 import { type CommandKind, CommandStatus } from '@skiff/proto';
-import type { RouteRemoval } from '../../../services/workloads.js';
+import type { RouteRemoval } from '../../../services/deployments/workloads.js';
+import type { WorkloadType } from '../workload-key.js';
 
 /**
  * What a command kind is to the control plane (CONVENTIONS.md "How an operation is added",
@@ -10,21 +11,7 @@ import type { RouteRemoval } from '../../../services/workloads.js';
  * (agents/inbound/deployment-reports.ts) looks results up there.
  */
 
-/** What a workload key names: `<type>:<id>` (workloadKey). */
-export type WorkloadType = 'application' | 'compose' | 'cache' | 'proxy';
-
-/** `<workload type>:<id>`: the key of a workload's FIFO queue on its agent. */
-export const workloadKey = (type: WorkloadType, id: string) => `${type}:${id}`;
-
-/** The workload a key names, when it is one of the known types. */
-export function parseWorkloadKey(key: string): { type: WorkloadType; id: string } | null {
-  const at = key.indexOf(':');
-  const type = key.slice(0, at);
-  const id = key.slice(at + 1);
-  return at > 0 && id !== '' && WORKLOAD_TYPES.has(type) ? { type: type as WorkloadType, id } : null;
-}
-
-const WORKLOAD_TYPES = new Set<string>(['application', 'compose', 'cache', 'proxy']);
+export { type WorkloadType, parseWorkloadKey, workloadKey } from '../workload-key.js';
 
 /** A command row whose result arrived (or whose deadline passed), as its kind reads it. */
 export interface EndedCommand {

@@ -1,6 +1,6 @@
 import type { Db } from '@skiff/db';
 import { type Command, CommandKind, CommandStatus, WorkloadKind, commandKindToJSON, timestampFromDate } from '@skiff/proto';
-import { deleteWorkloadRecord, setWorkloadStatus } from '../../../services/workloads.js';
+import { deleteWorkloadRecord, setWorkloadStatus } from '../../../services/deployments/workloads.js';
 import { laterCommandExists } from '../command-records.js';
 import { type CommandResultContext, type WorkloadType, defineCommandKind, parseWorkloadKey, succeeded, workloadKey } from './kind.js';
 
