@@ -4,7 +4,7 @@
 // across reload and rebuild, stopped, started and removed with its volume.
 import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheVolumeName } from './services/cache-spec.js';
+import { cacheVolumeName } from './services/caches/index.js';
 import { redis } from './testing/redis-client.js';
 import { docker, freePort, startTestStack, type TestStack } from './testing/stack.js';
 

@@ -4,7 +4,7 @@
 // served before keeps answering HTTP.
 import { startGitServer, waitFor, type TestGitServer } from '@skiff/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { builtImageName } from './services/deploy-command.js';
+import { builtImageName } from './agents/outbound/kinds/deploy-application.js';
 import { docker, freePort, page, startTestStack, webServerSettings, type TestStack } from './testing/stack.js';
 
 const SECOND = 1_000_000_000;

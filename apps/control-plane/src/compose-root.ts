@@ -1,4 +1,3 @@
-import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-node';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '@skiff/db';
 import { LOCAL_SERVER_ID } from '@skiff/domain';
 import { sql } from 'kysely';
@@ -6,13 +5,12 @@ import type { Logger } from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentArtifactsService } from '@skiff/proto';
-import { artifactHandlers } from './agents/artifact-server.js';
-import { type AgentControl, ControlClient, NoAgentControl } from './agents/control-client.js';
-import { natsCredentialIssuer } from './agents/nats-credentials.js';
-import { OutboxRelay } from './agents/outbox-relay.js';
 import { AgentCredentials } from './agents/agent-credentials.js';
-import { ReportServer } from './agents/report-server.js';
+import { type AgentChannelOptions, startAgentChannel } from './agents/channel.js';
+import { DeploymentReports } from './agents/inbound/deployment-reports.js';
+import { type AgentControl, ControlClient, NoAgentControl } from './agents/outbound/control-client.js';
+import { CommandOutbox } from './agents/outbound/outbox.js';
+import type { OutboxRelay } from './agents/outbound/outbox-relay.js';
 import { createApp } from './app.js';
 import type { BillingConfig } from './config.js';
 import { SecretBox } from './crypto/secret-box.js';
@@ -45,45 +43,43 @@ import { serverHandlers } from './routers/server.js';
 import { settingsHandlers } from './routers/settings.js';
 import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
-import { AiService } from './services/ai.js';
-import { ApplicationService } from './services/applications.js';
-import { BackupService } from './services/backups.js';
-import { BillingService } from './services/billing.js';
-import { CacheLifecycle } from './services/cache-lifecycle.js';
-import { CacheService } from './services/cache.js';
-import { CertificateService } from './services/certificates.js';
-import { CommandOutbox } from './services/command-outbox.js';
-import { ComposeService } from './services/compose.js';
-import { ComposeDeployments } from './services/compose-deploy.js';
-import { ComposeFiles } from './services/compose-files.js';
-import { bundledCatalogDir, loadBundledCatalog } from './services/compose-templates-catalog.js';
-import { ComposeTemplateService } from './services/compose-templates.js';
-import type { RemoteCatalogLimits } from './services/compose-templates-remote.js';
-import { DeploymentControl } from './services/deployment-control.js';
-import { DeploymentReports } from './services/deployment-reports.js';
-import { DeploymentService } from './services/deployments.js';
-import { DropArchiveService } from './services/drop-archives.js';
-import type { ServiceDeps } from './services/deps.js';
-import type { WorkloadRemovals } from './services/service-records.js';
-import { DestinationService } from './services/destinations.js';
-import { DomainService } from './services/domains.js';
-import { GitProviderService } from './services/git-providers.js';
-import { IdentityService } from './services/identity.js';
-import { MetricsTokenService } from './services/metrics-tokens.js';
-import { NotificationService } from './services/notifications.js';
-import { OrganizationService } from './services/organizations.js';
-import { PlatformSettingsService } from './services/platform-settings.js';
-import { PreviewService } from './services/previews.js';
-import { ProjectService } from './services/projects.js';
-import { ProxyConfig } from './services/proxy-config.js';
-import { PROXY_REQUEST_TIMEOUT_MS, ProxyRequests } from './services/proxy-requests.js';
-import { ProxySettingsService } from './services/proxy-settings.js';
-import { SecurityService } from './services/security.js';
-import { ServerAgents } from './services/server-agents.js';
-import { ServerService, agentEndpoints } from './services/servers.js';
-import { ServiceAccess } from './services/service-access.js';
-import { SshKeyService } from './services/ssh-keys.js';
-import { WorkloadLifecycle } from './services/workload-lifecycle.js';
+import { AiService } from './services/settings/index.js';
+import { ApplicationService } from './services/applications/index.js';
+import { BackupService } from './services/backups/index.js';
+import { BillingService } from './services/settings/index.js';
+import { CacheLifecycle } from './services/caches/index.js';
+import { CacheService } from './services/caches/index.js';
+import { CertificateService } from './services/domains/index.js';
+import { ComposeService } from './services/compose/index.js';
+import { ComposeDeployments } from './services/compose/index.js';
+import { ComposeFiles } from './services/compose/index.js';
+import { bundledCatalogDir, loadBundledCatalog } from './services/compose/index.js';
+import { ComposeTemplateService } from './services/compose/index.js';
+import type { RemoteCatalogLimits } from './services/compose/index.js';
+import { DeploymentControl } from './services/deployments/index.js';
+import { DeploymentService } from './services/deployments/index.js';
+import { DropArchiveService } from './services/deployments/index.js';
+import type { ServiceDeps } from './services/shared/index.js';
+import type { WorkloadRemovals } from './services/shared/index.js';
+import { DestinationService } from './services/backups/index.js';
+import { DomainService } from './services/domains/index.js';
+import { GitProviderService } from './services/forges/index.js';
+import { IdentityService } from './services/identity/index.js';
+import { MetricsTokenService } from './services/identity/index.js';
+import { NotificationService } from './services/notifications/index.js';
+import { OrganizationService } from './services/identity/index.js';
+import { PlatformSettingsService } from './services/settings/index.js';
+import { PreviewService } from './services/applications/index.js';
+import { ProjectService } from './services/projects/index.js';
+import { ProxyConfig } from './services/domains/index.js';
+import { PROXY_REQUEST_TIMEOUT_MS, ProxyRequests } from './services/domains/index.js';
+import { ProxySettingsService } from './services/domains/index.js';
+import { SecurityService } from './services/domains/index.js';
+import { ServerAgents } from './services/servers/index.js';
+import { ServerService, agentEndpoints } from './services/servers/index.js';
+import { ServiceAccess } from './services/shared/index.js';
+import { SshKeyService } from './services/servers/index.js';
+import { WorkloadLifecycle } from './services/deployments/index.js';
 
 export interface PlatformOptions {
   database: { url?: string; pgliteDir?: string };
@@ -101,18 +97,9 @@ export interface PlatformOptions {
    * NATS with JetStream, which carries commands to agents. Without it no outbox relay runs
    * and deployments stay queued (their commands wait in the outbox).
    */
-  nats?: {
-    url: string;
-    /** The control plane's own NATS credentials (text of a `.creds` file), when NATS runs in operator mode. */
-    creds?: string;
-    /** The account's signing seed, to give each agent its own narrow NATS credentials when it registers. */
-    accountSeed?: string;
-    pollMs?: number;
-    republishAfterMs?: number;
-    backoff?: { minMs: number; maxMs: number };
-  };
+  nats?: AgentChannelOptions['nats'];
   /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
-  grpc?: { host: string; port: number };
+  grpc?: AgentChannelOptions['grpc'];
   /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
   localAgentCredential?: string;
   /**
@@ -171,7 +158,6 @@ export async function buildPlatform(options: PlatformOptions) {
   // Every change of a server's domains, basic-auth users, certificates or the platform's own
   // domain queues its whole proxy configuration.
   const proxy = new ProxyConfig(deps, outbox, {
-    onCommandQueued: () => relay?.notify(),
     platformUpstream: options.platformUpstream,
     agents: new ProxyRequests(agentControl),
   });
@@ -184,7 +170,7 @@ export async function buildPlatform(options: PlatformOptions) {
       return queued;
     },
     removeRoutes: (tx, owner, remove, field) => proxy.removing(tx, owner, remove, field),
-    notify: () => relay?.notify(),
+    notify: () => outbox.notify(),
   };
   const organizations = new OrganizationService(deps, identity, workloads);
   const projects = new ProjectService(deps, identity, workloads);
@@ -231,14 +217,14 @@ export async function buildPlatform(options: PlatformOptions) {
   const platformSettings = new PlatformSettingsService(deps, proxy, { publicIp: options.publicIp });
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
-  const deployments = new DeploymentService(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
-  const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, { onCommandQueued: () => relay?.notify() });
-  const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, { onCommandQueued: () => relay?.notify() });
-  const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, { onCommandQueued: () => relay?.notify() });
+  const deployments = new DeploymentService(deps, access, outbox);
+  const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record);
+  const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record);
+  const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches);
   lifecycleRefs = [lifecycle, composeLifecycle, cacheLifecycle];
   const deploymentControl = new DeploymentControl(deps, access, agentControl);
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose');
-  const composeDeployments = new ComposeDeployments(deps, access, outbox, { onCommandQueued: () => relay?.notify() });
+  const composeDeployments = new ComposeDeployments(deps, access, outbox);
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
   const deploymentReports = new DeploymentReports({ ...deps, proxy });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
@@ -335,73 +321,3 @@ export type Platform = Awaited<ReturnType<typeof buildPlatform>>;
 
 /** The largest archive `application.dropDeployment` takes by default (SKIFF_MAX_ARCHIVE_BYTES). */
 export const DEFAULT_MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
-
-/** How often commands past their deadline are ended. */
-const OVERDUE_SWEEP_MS = 60_000;
-
-/** The outbox relay (with `nats`) and the agents' report server (with `grpc`), started, and the overdue sweep. */
-async function startAgentChannel(
-  options: PlatformOptions,
-  parts: {
-    db: DatabaseHandle['db'];
-    outbox: CommandOutbox;
-    reports: DeploymentReports;
-    clock: () => Date;
-    credentials: AgentCredentials;
-    serverAgents: ServerAgents;
-    archives: DropArchiveService;
-  },
-) {
-  const { nats, grpc } = options;
-  const relay = nats
-    ? new OutboxRelay({
-        db: parts.db,
-        outbox: parts.outbox,
-        clock: parts.clock,
-        log: options.log.child({ component: 'outbox-relay' }),
-        pollMs: nats.pollMs,
-        republishAfterMs: nats.republishAfterMs,
-        backoff: nats.backoff,
-        connect: () =>
-          connectNats({
-            servers: nats.url,
-            name: 'skiff-control-plane',
-            timeout: 2000,
-            maxReconnectAttempts: -1,
-            reconnectTimeWait: 1000,
-            ...(nats.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(nats.creds)) } : {}),
-          }),
-      })
-    : undefined;
-  let reportServer: ReportServer | undefined;
-  let grpcPort: number | undefined;
-  if (grpc) {
-    await parts.credentials.reload();
-    reportServer = new ReportServer({
-      reports: parts.reports,
-      credentials: parts.credentials,
-      agents: parts.serverAgents,
-      natsCredentials: natsCredentialIssuer(nats?.accountSeed ?? null) ?? undefined,
-      clock: parts.clock,
-      log: options.log.child({ component: 'agent-reports' }),
-    });
-    reportServer.addService(AgentArtifactsService, (authenticate) =>
-      artifactHandlers({ archives: parts.archives, log: options.log.child({ component: 'agent-artifacts' }) }, authenticate),
-    );
-    grpcPort = await reportServer.listen(grpc.host, grpc.port);
-  }
-  relay?.start();
-  const sweep = () =>
-    parts.reports.expireOverdue().catch((err: unknown) => options.log.error({ err }, 'could not end overdue commands'));
-  const sweeper = nats || grpc ? setInterval(sweep, OVERDUE_SWEEP_MS) : undefined;
-  sweeper?.unref();
-  return {
-    relay,
-    grpcPort,
-    async close() {
-      clearInterval(sweeper);
-      await relay?.stop();
-      await reportServer?.close();
-    },
-  };
-}

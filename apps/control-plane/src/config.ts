@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { BillingProductConfig } from '@skiff/contracts';
 import { outboundUrlProblem } from '@skiff/domain';
 import { z } from 'zod';
-import { defaultPlatformUpstream } from './services/proxy-config.js';
+import { defaultPlatformUpstream } from './services/domains/index.js';
 
 export interface Config {
   port: number;

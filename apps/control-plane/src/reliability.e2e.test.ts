@@ -13,7 +13,7 @@ import { freshDatabase, startGitServer, waitFor, type TestGitServer } from '@ski
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SecretBox } from './crypto/secret-box.js';
 import { loadSecretKey } from './secret-key.js';
-import { CommandOutbox } from './services/command-outbox.js';
+import { CommandOutbox } from './agents/outbound/outbox.js';
 import { dockerCommand, startProcessStack, type ProcessStack } from './testing/process-stack.js';
 import { freePort, page, webServerSettings } from './testing/stack.js';
 

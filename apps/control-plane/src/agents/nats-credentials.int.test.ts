@@ -5,7 +5,7 @@ import { connect, credsAuthenticator, headers, type NatsConnection } from '@nats
 import { COMMAND_STREAM, commandConsumer, commandSubject, controlSubject } from '@skiff/domain';
 import { startDedicatedNats, type DedicatedNats } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCommandStream } from './outbox-relay.js';
+import { ensureCommandStream } from './outbound/outbox-relay.js';
 import { natsCredentialIssuer, type AgentNatsCredentials } from './nats-credentials.js';
 
 const enc = new TextEncoder();

@@ -1,7 +1,7 @@
 import type { Contracts, InputOf, OutputOf, RouterName } from '@skiff/contracts';
 import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
-import type { UploadedFile } from './uploads.js';
+import type { UploadedFile } from '../services/deployments/index.js';
 
 export interface RequestContext {
   /** The caller. Operations authenticated by a token in their body (`bodyToken`) get none. */

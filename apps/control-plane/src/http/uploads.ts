@@ -8,22 +8,13 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Upload } from '@skiff/contracts';
 import busboy from 'busboy';
 import { DomainError, Invalid } from '../errors.js';
+import type { UploadedFile } from '../services/deployments/index.js';
 
 /** Where uploaded files are written while a request runs, and how large one may be. */
 export interface UploadLimits {
   /** A directory on the same filesystem as where services keep files (so they can rename). */
   dir: string;
   maxBytes: number;
-}
-
-/** A file received with a request: on disk (mode 0600) until the request ends, unless a service moved it. */
-export interface UploadedFile {
-  path: string;
-  size: number;
-  /** SHA-256 of the content, lowercase hex. */
-  sha256: string;
-  /** The first bytes (up to 512), to recognise the format. */
-  head: Buffer;
 }
 
 export interface MultipartBody {

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { AiService } from '../services/ai.js';
+import type { AiService } from '../services/settings/index.js';
 
 export const aiHandlers = (ai: AiService): RouterHandlers<'ai'> => ({
   create: (input, { principal }) => ai.create(principal, input),

@@ -1,9 +1,9 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { ApplicationService } from '../services/applications.js';
-import type { DeploymentControl } from '../services/deployment-control.js';
-import type { DeploymentService } from '../services/deployments.js';
-import type { DropArchiveService } from '../services/drop-archives.js';
-import type { WorkloadLifecycle } from '../services/workload-lifecycle.js';
+import type { ApplicationService } from '../services/applications/index.js';
+import type { DeploymentControl } from '../services/deployments/index.js';
+import type { DeploymentService } from '../services/deployments/index.js';
+import type { DropArchiveService } from '../services/deployments/index.js';
+import type { WorkloadLifecycle } from '../services/deployments/index.js';
 
 export const applicationHandlers = (
   apps: ApplicationService,

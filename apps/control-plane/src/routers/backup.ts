@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { BackupService } from '../services/backups.js';
+import type { BackupService } from '../services/backups/index.js';
 
 export const backupHandlers = (backups: BackupService): RouterHandlers<'backup'> => ({
   create: (input, { principal }) => backups.create(principal, input),

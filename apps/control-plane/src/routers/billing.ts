@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { BillingService } from '../services/billing.js';
+import type { BillingService } from '../services/settings/index.js';
 
 export const billingHandlers = (billing: BillingService): RouterHandlers<'billing'> => ({
   getProducts: () => billing.getProducts(),

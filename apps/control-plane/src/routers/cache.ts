@@ -1,6 +1,6 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { CacheLifecycle } from '../services/cache-lifecycle.js';
-import type { CacheService } from '../services/cache.js';
+import type { CacheLifecycle } from '../services/caches/index.js';
+import type { CacheService } from '../services/caches/index.js';
 
 export const cacheHandlers = (caches: CacheService, lifecycle: CacheLifecycle): RouterHandlers<'cache'> => ({
   create: (input, { principal }) => caches.create(principal, input),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { CertificateService } from '../services/certificates.js';
+import type { CertificateService } from '../services/domains/index.js';
 
 export const certificatesHandlers = (certificates: CertificateService): RouterHandlers<'certificates'> => ({
   create: (input, { principal }) => certificates.create(principal, input),

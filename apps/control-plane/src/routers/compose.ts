@@ -1,10 +1,10 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { ComposeService } from '../services/compose.js';
-import type { ComposeDeployments } from '../services/compose-deploy.js';
-import type { ComposeFiles } from '../services/compose-files.js';
-import type { DeploymentControl } from '../services/deployment-control.js';
-import type { WorkloadLifecycle } from '../services/workload-lifecycle.js';
-import type { ComposeTemplateService } from '../services/compose-templates.js';
+import type { ComposeService } from '../services/compose/index.js';
+import type { ComposeDeployments } from '../services/compose/index.js';
+import type { ComposeFiles } from '../services/compose/index.js';
+import type { DeploymentControl } from '../services/deployments/index.js';
+import type { WorkloadLifecycle } from '../services/deployments/index.js';
+import type { ComposeTemplateService } from '../services/compose/index.js';
 
 /** The records of compose stacks, their deploys and lifecycle, and their files as deployed. */
 export const composeHandlers = (
@@ -40,7 +40,7 @@ export const composeHandlers = (
   fetchSourceType: (input, { principal }) => files.fetchSourceType(principal, input.composeId),
 });
 
-/** Template catalogs and templates turned into stacks (services/compose-templates.ts). */
+/** Template catalogs and templates turned into stacks (services/compose/compose-templates.ts). */
 export const composeTemplateHandlers = (templates: ComposeTemplateService): RouterHandlers<'compose'> => ({
   templates: (input, { principal }) => templates.templates(principal, input),
   getTags: (input, { principal }) => templates.tags(principal, input),

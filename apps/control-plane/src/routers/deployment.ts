@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { DeploymentService } from '../services/deployments.js';
+import type { DeploymentService } from '../services/deployments/index.js';
 
 export const deploymentHandlers = (deployments: DeploymentService): RouterHandlers<'deployment'> => ({
   all: (input, { principal }) => deployments.all(principal, 'application', input.applicationId),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { DestinationService } from '../services/destinations.js';
+import type { DestinationService } from '../services/backups/index.js';
 
 export const destinationHandlers = (destinations: DestinationService): RouterHandlers<'destination'> => ({
   create: (input, { principal }) => destinations.create(principal, input),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { DomainService } from '../services/domains.js';
+import type { DomainService } from '../services/domains/index.js';
 
 export const domainHandlers = (domains: DomainService): RouterHandlers<'domain'> => ({
   create: (input, { principal }) => domains.create(principal, input),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { GitProviderService } from '../services/git-providers.js';
+import type { GitProviderService } from '../services/forges/index.js';
 
 export const forgeAHandlers = (forges: GitProviderService): RouterHandlers<'forgeA'> => ({
   create: (input, { principal }) => forges.create(principal, 'forgeA', input),

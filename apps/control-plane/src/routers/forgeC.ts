@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { GitProviderService } from '../services/git-providers.js';
+import type { GitProviderService } from '../services/forges/index.js';
 
 export const forgeCHandlers = (forges: GitProviderService): RouterHandlers<'forgeC'> => ({
   create: (input, { principal }) => forges.create(principal, 'forgeC', input),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { GitProviderService } from '../services/git-providers.js';
+import type { GitProviderService } from '../services/forges/index.js';
 
 export const forgeDHandlers = (forges: GitProviderService): RouterHandlers<'forgeD'> => ({
   create: (input, { principal }) => forges.create(principal, 'forgeD', input),

@@ -1,6 +1,6 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { MetricsTokenService } from '../services/metrics-tokens.js';
-import type { NotificationService } from '../services/notifications.js';
+import type { MetricsTokenService } from '../services/identity/index.js';
+import type { NotificationService } from '../services/notifications/index.js';
 
 export const notificationHandlers = (metrics: MetricsTokenService, notifications: NotificationService): RouterHandlers<'notification'> => ({
   receiveNotification: (input) => metrics.receive(input.Token),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { OrganizationService } from '../services/organizations.js';
+import type { OrganizationService } from '../services/identity/index.js';
 
 export const organizationHandlers = (orgs: OrganizationService): RouterHandlers<'organization'> => ({
   create: (input, { principal }) => orgs.create(principal, input),

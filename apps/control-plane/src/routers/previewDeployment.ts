@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { PreviewService } from '../services/previews.js';
+import type { PreviewService } from '../services/applications/index.js';
 
 export const previewDeploymentHandlers = (previews: PreviewService): RouterHandlers<'previewDeployment'> => ({
   all: (input, { principal }) => previews.all(principal, input.applicationId),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { ProjectService } from '../services/projects.js';
+import type { ProjectService } from '../services/projects/index.js';
 
 export const projectHandlers = (projects: ProjectService): RouterHandlers<'project'> => ({
   create: (input, { principal }) => projects.create(principal, input),

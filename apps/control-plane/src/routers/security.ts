@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { SecurityService } from '../services/security.js';
+import type { SecurityService } from '../services/domains/index.js';
 
 export const securityHandlers = (security: SecurityService): RouterHandlers<'security'> => ({
   create: (input, { principal }) => security.create(principal, input),

@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { ServerService } from '../services/servers.js';
+import type { ServerService } from '../services/servers/index.js';
 
 export const serverHandlers = (servers: ServerService): RouterHandlers<'server'> => ({
   create: (input, { principal }) => servers.create(principal, input),

@@ -1,6 +1,6 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { PlatformSettingsService } from '../services/platform-settings.js';
-import type { ProxySettingsService } from '../services/proxy-settings.js';
+import type { PlatformSettingsService } from '../services/settings/index.js';
+import type { ProxySettingsService } from '../services/domains/index.js';
 
 export interface PlatformInfo {
   version: string;

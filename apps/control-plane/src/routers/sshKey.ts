@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { SshKeyService } from '../services/ssh-keys.js';
+import type { SshKeyService } from '../services/servers/index.js';
 
 export const sshKeyHandlers = (keys: SshKeyService): RouterHandlers<'sshKey'> => ({
   create: (input, { principal }) => keys.create(principal, input),

@@ -1,7 +1,7 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { IdentityService } from '../services/identity.js';
-import type { MetricsTokenService } from '../services/metrics-tokens.js';
-import type { OrganizationService } from '../services/organizations.js';
+import type { IdentityService } from '../services/identity/index.js';
+import type { MetricsTokenService } from '../services/identity/index.js';
+import type { OrganizationService } from '../services/identity/index.js';
 
 export const userHandlers = (
   identity: IdentityService,

@@ -1,0 +1,106 @@
+import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-node';
+import type { Db } from '@skiff/db';
+import { AgentArtifactsService } from '@skiff/proto';
+import type { Logger } from 'pino';
+import type { ServerAgents } from '../services/servers/server-agents.js';
+import type { AgentCredentials } from './agent-credentials.js';
+import { type ArchiveLocator, artifactHandlers } from './inbound/artifact-server.js';
+import type { DeploymentReports } from './inbound/deployment-reports.js';
+import { ReportServer } from './inbound/report-server.js';
+import { natsCredentialIssuer } from './nats-credentials.js';
+import { OutboxRelay } from './outbound/outbox-relay.js';
+import type { CommandOutbox } from './outbound/outbox.js';
+
+export interface AgentChannelOptions {
+  /**
+   * NATS with JetStream, which carries commands to agents. Without it no outbox relay runs
+   * and deployments stay queued (their commands wait in the outbox).
+   */
+  nats?: {
+    url: string;
+    /** The control plane's own NATS credentials (text of a `.creds` file), when NATS runs in operator mode. */
+    creds?: string;
+    /** The account's signing seed, to give each agent its own narrow NATS credentials when it registers. */
+    accountSeed?: string;
+    pollMs?: number;
+    republishAfterMs?: number;
+    backoff?: { minMs: number; maxMs: number };
+  };
+  /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
+  grpc?: { host: string; port: number };
+  log: Logger;
+}
+
+/** How often commands past their deadline are ended. */
+const OVERDUE_SWEEP_MS = 60_000;
+
+/**
+ * The agent channel, started: the outbox relay (with `nats`; it subscribes to the outbox, which
+ * wakes it whenever commands were committed), the agents' report and artifact servers (with
+ * `grpc`), and the overdue sweep.
+ */
+export async function startAgentChannel(
+  options: AgentChannelOptions,
+  parts: {
+    db: Db;
+    outbox: CommandOutbox;
+    reports: DeploymentReports;
+    clock: () => Date;
+    credentials: AgentCredentials;
+    serverAgents: ServerAgents;
+    archives: ArchiveLocator;
+  },
+) {
+  const { nats, grpc } = options;
+  const relay = nats
+    ? new OutboxRelay({
+        db: parts.db,
+        outbox: parts.outbox,
+        clock: parts.clock,
+        log: options.log.child({ component: 'outbox-relay' }),
+        pollMs: nats.pollMs,
+        republishAfterMs: nats.republishAfterMs,
+        backoff: nats.backoff,
+        connect: () =>
+          connectNats({
+            servers: nats.url,
+            name: 'skiff-control-plane',
+            timeout: 2000,
+            maxReconnectAttempts: -1,
+            reconnectTimeWait: 1000,
+            ...(nats.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(nats.creds)) } : {}),
+          }),
+      })
+    : undefined;
+  let reportServer: ReportServer | undefined;
+  let grpcPort: number | undefined;
+  if (grpc) {
+    await parts.credentials.reload();
+    reportServer = new ReportServer({
+      reports: parts.reports,
+      credentials: parts.credentials,
+      agents: parts.serverAgents,
+      natsCredentials: natsCredentialIssuer(nats?.accountSeed ?? null) ?? undefined,
+      clock: parts.clock,
+      log: options.log.child({ component: 'agent-reports' }),
+    });
+    reportServer.addService(AgentArtifactsService, (authenticate) =>
+      artifactHandlers({ archives: parts.archives, log: options.log.child({ component: 'agent-artifacts' }) }, authenticate),
+    );
+    grpcPort = await reportServer.listen(grpc.host, grpc.port);
+  }
+  relay?.start();
+  const sweep = () =>
+    parts.reports.expireOverdue().catch((err: unknown) => options.log.error({ err }, 'could not end overdue commands'));
+  const sweeper = nats || grpc ? setInterval(sweep, OVERDUE_SWEEP_MS) : undefined;
+  sweeper?.unref();
+  return {
+    relay,
+    grpcPort,
+    async close() {
+      clearInterval(sweeper);
+      await relay?.stop();
+      await reportServer?.close();
+    },
+  };
+}

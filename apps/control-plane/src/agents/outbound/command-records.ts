@@ -1,0 +1,187 @@
+import type { Db } from '@skiff/db';
+import { CommandKind, commandKindToJSON } from '@skiff/proto';
+
+/**
+ * Reads and status changes of the `commands` rows (the outbox), for everyone but the outbox
+ * itself (which writes new rows) and its relay (which publishes them): the services' checks
+ * (is a removal under way, was it ever deployed, what is queued), the ending of commands that
+ * will never run, and the recording of results. The SQL on `commands` lives in agents/outbound.
+ */
+
+const DEPLOY_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_DEPLOY_APPLICATION);
+const REMOVE_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_REMOVE_WORKLOAD);
+const STOP_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_STOP_WORKLOAD);
+const START_KIND = commandKindToJSON(CommandKind.COMMAND_KIND_START_WORKLOAD);
+
+/** Statuses of a command that has not ended: waiting in the outbox, or sent to its agent. */
+const UNFINISHED = ['pending', 'published'] as const;
+
+/** Whether a remove command of the workload waits or runs (the delete is under way). */
+export async function removalPending(db: Db, workloadKey: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('commands')
+    .select('id')
+    .where('workloadKey', '=', workloadKey)
+    .where('kind', '=', REMOVE_KIND)
+    .where('status', 'in', UNFINISHED)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether the workload is being removed: its newest command is a remove that has not ended. */
+export async function newestIsPendingRemoval(db: Db, workloadKey: string): Promise<boolean> {
+  const newest = await db
+    .selectFrom('commands')
+    .select(['id', 'kind', 'status'])
+    .where('workloadKey', '=', workloadKey)
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return newest !== undefined && newest.kind === REMOVE_KIND && (newest.status === 'pending' || newest.status === 'published');
+}
+
+/** How many DeployApplication commands of the workload were queued, and the newest one's (sealed) payload. */
+export async function deploysOf(db: Db, workloadKey: string): Promise<{ count: number; newestPayload: string | null }> {
+  const deploys = db.selectFrom('commands').where('workloadKey', '=', workloadKey).where('kind', '=', DEPLOY_KIND);
+  const { count } = await deploys.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+  if (Number(count) === 0) return { count: 0, newestPayload: null };
+  const newest = await deploys.select('payload').orderBy('position', 'desc').limit(1).executeTakeFirstOrThrow();
+  return { count: Number(count), newestPayload: newest.payload };
+}
+
+/** Whether a DeployApplication command of the workload was ever queued. */
+export async function deployWasQueued(db: Db, workloadKey: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('commands')
+    .select('id')
+    .where('workloadKey', '=', workloadKey)
+    .where('kind', '=', DEPLOY_KIND)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether a command of the workload was queued after the one at `position`. */
+export async function laterCommandExists(db: Db, workloadKey: string, position: string | number): Promise<boolean> {
+  const later = await db
+    .selectFrom('commands')
+    .select('id')
+    .where('workloadKey', '=', workloadKey)
+    .where('position', '>', String(position))
+    .limit(1)
+    .executeTakeFirst();
+  return later !== undefined;
+}
+
+/** The newest stop or start of the workload that succeeded, and when it finished. */
+export async function lastStopOrStart(db: Db, workloadKey: string): Promise<{ stopped: boolean; finishedAt: Date } | undefined> {
+  const row = await db
+    .selectFrom('commands')
+    .select(['kind', 'finishedAt'])
+    .where('workloadKey', '=', workloadKey)
+    .where('kind', 'in', [STOP_KIND, START_KIND])
+    .where('status', '=', 'done')
+    .where('finishedAt', 'is not', null)
+    .orderBy('finishedAt', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { stopped: row.kind === STOP_KIND, finishedAt: row.finishedAt! };
+}
+
+export interface UnfinishedCommand {
+  id: string;
+  serverId: string;
+  kind: string;
+  workloadKey: string;
+  deploymentId: string | null;
+  status: 'pending' | 'published' | 'done' | 'failed';
+}
+
+/** The workload's commands without a result, in queue order. */
+export function unfinishedCommands(db: Db, workloadKey: string): Promise<UnfinishedCommand[]> {
+  return db
+    .selectFrom('commands')
+    .select(['id', 'serverId', 'kind', 'workloadKey', 'deploymentId', 'status'])
+    .where('workloadKey', '=', workloadKey)
+    .where('status', 'in', UNFINISHED)
+    .orderBy('position')
+    .execute();
+}
+
+/** Where an agent's answer may end commands: the workload asked about, on the server asked. */
+export interface CommandScope {
+  workloadKey: string;
+  serverId: string;
+}
+
+/** The deployments of these commands, among those of `scope` only, in queue order. */
+export async function deploymentsOfCommands(db: Db, commandIds: string[], scope: CommandScope): Promise<string[]> {
+  if (commandIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('commands')
+    .select('deploymentId')
+    .where('id', 'in', commandIds)
+    .where('workloadKey', '=', scope.workloadKey)
+    .where('serverId', '=', scope.serverId)
+    .orderBy('position')
+    .execute();
+  return rows.flatMap((r) => (r.deploymentId ? [r.deploymentId] : []));
+}
+
+/**
+ * Inside a transaction: ends a command that will never run (failed, with the reason), if it
+ * belongs to `scope` and has the status `which` allows (`pending`: only if still unpublished,
+ * the row lock ordering this against the relay; `held`: pending or published). Answers the
+ * ended command's deployment id (null when it has none), or undefined when nothing was ended.
+ */
+export async function endUnrunCommand(
+  tx: Db,
+  id: string,
+  scope: CommandScope,
+  which: 'pending' | 'held',
+  reason: string,
+  at: Date,
+): Promise<{ deploymentId: string | null } | undefined> {
+  const c = await tx
+    .selectFrom('commands')
+    .select(['id', 'deploymentId'])
+    .where('id', '=', id)
+    .where('workloadKey', '=', scope.workloadKey)
+    .where('serverId', '=', scope.serverId)
+    .where('status', 'in', which === 'pending' ? ['pending'] : UNFINISHED)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!c) return undefined;
+  await tx.updateTable('commands').set({ status: 'failed', finishedAt: at, resultReason: reason }).where('id', '=', id).execute();
+  return { deploymentId: c.deploymentId };
+}
+
+/** A command's row, locked for the rest of the transaction (a result being recorded). */
+export function lockCommand(tx: Db, commandId: string) {
+  return tx.selectFrom('commands').selectAll().where('id', '=', commandId).forUpdate().executeTakeFirst();
+}
+
+/** The server, workload and kind of a command. */
+export function commandOf(db: Db, commandId: string) {
+  return db.selectFrom('commands').select(['serverId', 'workloadKey', 'kind']).where('id', '=', commandId).executeTakeFirst();
+}
+
+/** Records how a command ended: done, or failed with its reason. */
+export async function recordCommandEnd(tx: Db, commandId: string, end: { succeeded: boolean; at: Date; reason: string | null }): Promise<void> {
+  await tx
+    .updateTable('commands')
+    .set({ status: end.succeeded ? 'done' : 'failed', finishedAt: end.at, resultReason: end.reason })
+    .where('id', '=', commandId)
+    .execute();
+}
+
+/** Commands whose deadline passed before any result, oldest first. */
+export function overdueCommands(db: Db, now: Date) {
+  return db
+    .selectFrom('commands')
+    .select(['id', 'serverId'])
+    .where('status', 'in', UNFINISHED)
+    .where('deadline', '<', now)
+    .orderBy('position')
+    .execute();
+}

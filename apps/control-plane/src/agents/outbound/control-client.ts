@@ -1,0 +1,77 @@
+import { type NatsConnection, errors } from '@nats-io/transport-node';
+import { LOCAL_SERVER_ID, controlSubject } from '@skiff/domain';
+import { ControlReply, ControlRequest } from '@skiff/proto';
+import { DomainError } from '../../errors.js';
+
+/** How long an agent has to answer a control request. */
+export const CONTROL_TIMEOUT_MS = 5_000;
+
+/** Sends one control request to a server's agent and answers its reply. */
+export interface AgentControl {
+  request(serverId: string, request: ControlRequest): Promise<ControlReply>;
+}
+
+export interface ControlClientOptions {
+  /** The NATS connection the outbox relay uses (OutboxRelay.connection). */
+  connection: () => Promise<NatsConnection>;
+  timeoutMs?: number;
+}
+
+/**
+ * Control requests (proto ControlRequest: cancel a running command, clean a workload's
+ * queue) travel as NATS request/reply on `agent.<serverId>.ctl`, never through the outbox:
+ * they act now or not at all. An agent that does not answer within the deadline (offline,
+ * or NATS unreachable) is a BAD_REQUEST naming the server; nothing was done.
+ */
+export class ControlClient implements AgentControl {
+  constructor(private readonly options: ControlClientOptions) {}
+
+  async request(serverId: string, request: ControlRequest): Promise<ControlReply> {
+    const timeout = this.options.timeoutMs ?? CONTROL_TIMEOUT_MS;
+    let nc: NatsConnection;
+    try {
+      nc = await withDeadline(this.options.connection(), timeout);
+    } catch {
+      throw unreachable(serverId, 'NATS cannot be reached');
+    }
+    try {
+      const msg = await nc.request(controlSubject(serverId), ControlRequest.encode(request).finish(), { timeout });
+      return ControlReply.decode(msg.data);
+    } catch (err) {
+      // No responder (the agent is not connected), the deadline, or an undecodable answer.
+      const noResponders = err instanceof errors.RequestError && err.isNoResponders();
+      throw unreachable(serverId, noResponders ? 'it is not connected' : `no answer within ${Math.round(timeout / 1000)} s`);
+    }
+  }
+}
+
+/** Without NATS (no agent channel configured) no agent can be asked. */
+export class NoAgentControl implements AgentControl {
+  async request(serverId: string): Promise<ControlReply> {
+    throw unreachable(serverId, 'the control plane runs without NATS');
+  }
+}
+
+export function serverLabel(serverId: string): string {
+  return serverId === LOCAL_SERVER_ID ? 'server local (the platform host)' : `server ${serverId}`;
+}
+
+function unreachable(serverId: string, why: string): DomainError {
+  return new DomainError('BAD_REQUEST', `The agent of ${serverLabel(serverId)} did not answer (${why}); nothing was changed on it`);
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('deadline')), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,68 @@
+import type { ComposeStack } from '@skiff/db';
+import { wireServerId } from '@skiff/domain';
+import { type BuildSource, type Command, CommandKind, type ComposeConversion, ComposeType, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { BUILD_DEPLOY_DEADLINE_MS } from './deploy-application.js';
+import { endDeployment } from './deployment-result.js';
+import { defineCommandKind, workloadKey } from './kind.js';
+
+/** How long the agent has to fetch, pull or build and bring a stack up. */
+export const DEPLOY_COMPOSE_DEADLINE_MS = BUILD_DEPLOY_DEADLINE_MS;
+
+/** The stack records' `composeType` → the wire's; a type missing here cannot be deployed. */
+export const COMPOSE_TYPES: Record<string, ComposeType> = {
+  'container-compose': ComposeType.COMPOSE_TYPE_CONTAINER_COMPOSE,
+  stack: ComposeType.COMPOSE_TYPE_STACK,
+};
+
+/** Where the agent takes the compose file from: the raw text, or a git source and the file's path in it. */
+export type ComposeSource = { composeText: string; source?: undefined; composePath: '' } | { composeText: ''; source: BuildSource; composePath: string };
+
+export interface DeployComposeInput {
+  commandId: string;
+  deploymentId: string;
+  row: ComposeStack;
+  composeType: ComposeType;
+  source: ComposeSource;
+  conversion: ComposeConversion;
+  envFile: string;
+  command: string[];
+  createdAt: Date;
+  deadline: Date;
+}
+
+/** The DeployCompose command of one deployment of a stack (proto/skiff/agent/v1/command.proto). */
+export function deployComposeCommand(input: DeployComposeInput): Command {
+  const { row } = input;
+  return {
+    commandId: input.commandId,
+    serverId: wireServerId(row.serverId),
+    kind: CommandKind.COMMAND_KIND_DEPLOY_COMPOSE,
+    workloadKey: workloadKey('compose', row.id),
+    deadline: timestampFromDate(input.deadline),
+    createdAt: timestampFromDate(input.createdAt),
+    payload: {
+      $case: 'deployCompose',
+      value: {
+        deploymentId: input.deploymentId,
+        workload: { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE, id: row.id, appName: row.appName },
+        composeType: input.composeType,
+        composeText: input.source.composeText,
+        source: input.source.source,
+        composePath: input.source.composePath,
+        conversion: input.conversion,
+        envFile: input.envFile,
+        command: input.command,
+      },
+    },
+  };
+}
+
+/** DeployCompose: its deployment follows the agent's events, as an application's does. */
+export const deployCompose = defineCommandKind({
+  name: 'deploy compose',
+  kinds: [CommandKind.COMMAND_KIND_DEPLOY_COMPOSE],
+  workloads: ['compose'],
+  deploys: true,
+  build: deployComposeCommand,
+  applyResult: endDeployment,
+});

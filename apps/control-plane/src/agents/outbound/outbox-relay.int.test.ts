@@ -1,0 +1,231 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { COMMAND_STREAM, commandSubject } from '@skiff/domain';
+import { Command, CommandKind, WorkloadKind } from '@skiff/proto';
+import { natsServerBinary, waitFor } from '@skiff/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { ensureCommandStream } from './outbox-relay.js';
+
+/** A durable consumer of one server's commands, made by the test (the agent's own comes later). */
+async function commandConsumer(nc: NatsConnection, serverId: string, name: string) {
+  await ensureCommandStream(nc);
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.add(COMMAND_STREAM, {
+    durable_name: name,
+    filter_subject: commandSubject(serverId),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+  });
+  return jetstream(nc).consumers.get(COMMAND_STREAM, name);
+}
+
+async function containerApp(t: TestPlatform, serverId: string | null) {
+  const project = (await t.call('project.create', { name: 'relay', env: 'REGION=eu' })).body;
+  const app = (
+    await t.call('application.create', { name: 'web', environmentId: project.environments[0].environmentId, serverId })
+  ).body;
+  const saved = await t.call('application.saveContainerProvider', {
+    applicationId: app.applicationId,
+    containerImage: 'busybox:latest',
+    username: null,
+    password: null,
+    registryUrl: null,
+  });
+  expect(saved.status).toBe(200);
+  await t.call('application.update', { applicationId: app.applicationId, env: 'GREETING=hi ${{project.REGION}}', command: 'httpd -f' });
+  return app as { applicationId: string; appName: string };
+}
+
+async function deploy(t: TestPlatform, applicationId: string) {
+  const res = await t.call('application.deploy', { applicationId });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const command = await t.db.selectFrom('commands').selectAll().where('deploymentId', '=', res.body.deploymentId).executeTakeFirstOrThrow();
+  return { deploymentId: res.body.deploymentId as string, commandId: command.id };
+}
+
+const commandRow = (t: TestPlatform, id: string) => t.db.selectFrom('commands').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('the outbox relay on the shared NATS', () => {
+  let t: TestPlatform;
+  let nc: NatsConnection;
+  let serverId: string;
+  const consumerName = `relay-test-${process.pid}-${Date.now()}`;
+
+  beforeAll(async () => {
+    t = await startTestPlatform({ nats: { url: inject('natsUrl'), pollMs: 200, republishAfterMs: 300 } });
+    // Commands go to a server of this test alone, so no other test's consumer sees them.
+    serverId = (await t.call('server.create', { name: 'relay-worker', address: '203.0.113.20' })).body.serverId;
+    nc = await connect({ servers: inject('natsUrl') });
+  });
+  afterAll(async () => {
+    await (await jetstreamManager(nc)).consumers.delete(COMMAND_STREAM, consumerName).catch(() => {});
+    await nc?.close();
+    await t?.close();
+  });
+
+  it('publishes a deploy command to the server subject with the command id as message id, once', async () => {
+    const consumer = await commandConsumer(nc, serverId, consumerName);
+    const app = await containerApp(t, serverId);
+    const { deploymentId, commandId } = await deploy(t, app.applicationId);
+
+    const msg = await waitFor(() => consumer.next({ expires: 2000 }), { timeoutMs: 15_000, what: 'the command message' });
+    expect(msg.subject).toBe(commandSubject(serverId));
+    expect(msg.headers?.get('Nats-Msg-Id')).toBe(commandId);
+    const command = Command.decode(msg.data);
+    expect(command).toMatchObject({
+      commandId,
+      serverId,
+      kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION,
+      workloadKey: `application:${app.applicationId}`,
+    });
+    expect(command.payload?.$case).toBe('deployApplication');
+    const payload = command.payload!.$case === 'deployApplication' ? command.payload!.value : undefined;
+    expect(payload).toMatchObject({
+      deploymentId,
+      workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: app.applicationId, appName: app.appName },
+      image: 'busybox:latest',
+      env: { REGION: 'eu', GREETING: 'hi eu' },
+      replicas: 1,
+    });
+    expect(JSON.parse(payload!.specJson)).toMatchObject({ appName: app.appName, id: app.applicationId, command: 'httpd -f', platformNetwork: 'skiff-network' });
+    msg.ack();
+
+    // Without a result the relay publishes it again; JetStream drops the repeat (same message id).
+    await waitFor(async () => (await commandRow(t, commandId)).attempts >= 2, { timeoutMs: 10_000, what: 'a second publish' });
+    expect((await commandRow(t, commandId)).status).toBe('published');
+    expect(await consumer.next({ expires: 1000 })).toBeNull();
+  });
+
+  it('publishes commands in the order they were written', async () => {
+    const name = `${consumerName}-order`;
+    const other = (await t.call('server.create', { name: 'relay-order', address: '203.0.113.21' })).body.serverId as string;
+    const consumer = await commandConsumer(nc, other, name);
+    try {
+      const app = await containerApp(t, other);
+      const written: string[] = [];
+      for (let i = 0; i < 5; i++) written.push((await deploy(t, app.applicationId)).commandId);
+      const seen: string[] = [];
+      await waitFor(
+        async () => {
+          const m = await consumer.next({ expires: 1000 });
+          if (m) {
+            seen.push(Command.decode(m.data).commandId);
+            m.ack();
+          }
+          return seen.length === written.length;
+        },
+        { timeoutMs: 15_000, what: 'five commands' },
+      );
+      expect(seen).toEqual(written);
+    } finally {
+      await (await jetstreamManager(nc)).consumers.delete(COMMAND_STREAM, name).catch(() => {});
+    }
+  });
+});
+
+/** A nats-server with JetStream of this test alone, which the test stops and starts. */
+class OwnNats {
+  private child: ChildProcess | undefined;
+  readonly store = mkdtempSync(join(tmpdir(), 'skiff-relay-nats-'));
+  constructor(readonly port: number) {}
+  get url() {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+  async start() {
+    const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.store], { stdio: 'ignore' });
+    this.child = child;
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+        const probe = await connect({ servers: this.url, reconnect: false, timeout: 500 }).catch(() => null);
+        await probe?.close();
+        return probe !== null;
+      },
+      { timeoutMs: 15_000, what: 'the test nats-server' },
+    );
+  }
+  async stop() {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  async remove() {
+    await this.stop();
+    rmSync(this.store, { recursive: true, force: true });
+  }
+}
+
+/** Holds a port and drops every connection made to it, counting them. */
+async function refusingListener(): Promise<{ port: number; attempts: () => number; close: () => Promise<void> }> {
+  let attempts = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    attempts += 1;
+    sockets.add(socket);
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    attempts: () => attempts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('the outbox relay when NATS is away', () => {
+  let t: TestPlatform | undefined;
+  let nats: OwnNats | undefined;
+  afterAll(async () => {
+    await t?.close();
+    await nats?.remove();
+  });
+
+  it('keeps commands pending while NATS is unreachable, and publishes them once it is back, also after a restart', async () => {
+    const listener = await refusingListener();
+    nats = new OwnNats(listener.port);
+    t = await startTestPlatform({ nats: { url: nats.url, pollMs: 200, backoff: { minMs: 50, maxMs: 300 } } });
+    const app = await containerApp(t, null);
+    const first = await deploy(t, app.applicationId);
+
+    // The relay keeps trying (and keeps the command pending) while nothing speaks NATS there.
+    await waitFor(() => listener.attempts() >= 3, { timeoutMs: 15_000, what: 'the relay to retry' });
+    expect((await commandRow(t, first.commandId)).status).toBe('pending');
+
+    await listener.close();
+    await nats.start();
+    await waitFor(async () => (await commandRow(t!, first.commandId)).status === 'published', { timeoutMs: 20_000, what: 'the command published' });
+
+    let nc = await connect({ servers: nats.url });
+    const consumer = await commandConsumer(nc, 'local', 'relay-restart-test');
+    const m1 = await consumer.next({ expires: 3000 });
+    expect(m1 && Command.decode(m1.data).commandId).toBe(first.commandId);
+    m1!.ack();
+    await nc.close();
+
+    // NATS goes away after the relay was connected: the next command waits, then goes out once.
+    await nats.stop();
+    const second = await deploy(t, app.applicationId);
+    await nats.start();
+    await waitFor(async () => (await commandRow(t!, second.commandId)).status === 'published', { timeoutMs: 30_000, what: 'the second command published' });
+    nc = await connect({ servers: nats.url });
+    const again = await jetstream(nc).consumers.get(COMMAND_STREAM, 'relay-restart-test');
+    const m2 = await again.next({ expires: 3000 });
+    expect(m2 && Command.decode(m2.data).commandId).toBe(second.commandId);
+    m2!.ack();
+    expect(await again.next({ expires: 1000 })).toBeNull();
+    await nc.close();
+  }, 90_000);
+});

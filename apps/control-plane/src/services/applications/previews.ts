@@ -1,0 +1,73 @@
+import type { Contracts, OutputOf } from '@skiff/contracts';
+import type { PreviewDeployment } from '@skiff/db';
+import type { Principal } from '../../authz/principal.js';
+import { NotFound } from '../../errors.js';
+import { type ServiceDeps, iso } from '../shared/deps.js';
+import type { DomainService } from '../domains/domains.js';
+import type { ProxyConfig } from '../domains/proxy-config.js';
+import type { ServiceAccess } from '../shared/service-access.js';
+
+type PreviewRecord = OutputOf<Contracts['previewDeployment']['one']>;
+
+/**
+ * Preview deployments of an application (one per open pull request). Webhooks create them;
+ * the API reads and removes them. Access follows access to the application.
+ */
+export class PreviewService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly domains: DomainService,
+    private readonly proxy: ProxyConfig,
+  ) {}
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  async all(p: Principal, applicationId: string) {
+    await this.access.find(p, 'application', applicationId);
+    const rows = await this.db
+      .selectFrom('previewDeployments')
+      .selectAll()
+      .where('applicationId', '=', applicationId)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id')
+      .execute();
+    return this.records(rows);
+  }
+
+  async one(p: Principal, previewDeploymentId: string) {
+    const [record] = await this.records([await this.find(p, previewDeploymentId)]);
+    return record!;
+  }
+
+  /** Removes the record; its domains go with it (foreign key cascade), and so do their routes. */
+  async delete(p: Principal, previewDeploymentId: string) {
+    const row = await this.find(p, previewDeploymentId);
+    const [record] = await this.records([row]);
+    await this.proxy.change(
+      this.db,
+      (tx) => this.proxy.serversRoutingTo(tx, { previewDeploymentId: row.id }),
+      (tx) => tx.deleteFrom('previewDeployments').where('id', '=', row.id).execute(),
+    );
+    return record!;
+  }
+
+  private async find(p: Principal, previewDeploymentId: string): Promise<PreviewDeployment> {
+    const row = await this.db.selectFrom('previewDeployments').selectAll().where('id', '=', previewDeploymentId).executeTakeFirst();
+    if (!row) throw NotFound('No such preview deployment');
+    await this.access.find(p, 'application', row.applicationId);
+    return row;
+  }
+
+  private async records(rows: PreviewDeployment[]): Promise<PreviewRecord[]> {
+    const domains = await this.domains.ofPreviews(rows.map((r) => r.id));
+    return rows.map(({ id, createdAt, ...rest }) => ({
+      previewDeploymentId: id,
+      ...rest,
+      domains: domains.get(id) ?? [],
+      createdAt: iso(createdAt),
+    }));
+  }
+}

@@ -1,0 +1,376 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMember, startTestPlatform, type Call, type TestPlatform } from '../../testing/harness.js';
+
+let t: TestPlatform;
+let env: string;
+let projectId: string;
+beforeAll(async () => {
+  t = await startTestPlatform();
+  const project = (await t.call('project.create', { name: 'data' })).body;
+  projectId = project.projectId;
+  env = project.environments[0].environmentId;
+});
+afterAll(() => t?.close());
+
+const ok = (res: { status: number; body: any }) => {
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+};
+const badField = (res: { status: number; body: any }, field: string) => {
+  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expect(res.body.code).toBe('BAD_REQUEST');
+  expect(res.body.issues.map((i: { path: unknown[] }) => i.path[0])).toContain(field);
+};
+
+const destinationInput = {
+  name: 'offsite',
+  endpoint: 'https://s3.eu-west-1.amazonaws.com',
+  region: 'eu-west-1',
+  bucket: 'acme-backups',
+  accessKey: 'AKIA-ACCESS-0001',
+  secretKey: 'destination-secret-0001',
+};
+const newDestination = async (overrides: Record<string, unknown> = {}, call: Call = t.call) =>
+  ok(await call('destination.create', { ...destinationInput, ...overrides }));
+const newApp = async (name = 'db') => ok(await t.call('application.create', { name, environmentId: env }));
+const newCompose = async (name = 'stack') => ok(await t.call('compose.create', { name, environmentId: env }));
+
+const backupInput = (destinationId: string, target: Record<string, unknown>) => ({
+  schedule: '0 3 * * *',
+  prefix: 'nightly',
+  destinationId,
+  database: 'shop',
+  keepLatestCount: 7,
+  ...target,
+});
+
+describe('destinations', () => {
+  it('creates, reads, lists, updates and removes, keeping keys sealed and the secret write-only', async () => {
+    const d = await newDestination();
+    const { secretKey: _secret, ...shown } = destinationInput;
+    expect(d).toMatchObject({ ...shown, hasSecretKey: true, organizationId: t.organizationId });
+    expect(d).not.toHaveProperty('secretKey');
+    expect(d.destinationId).toMatch(/^dst_/);
+    expect(ok(await t.call('destination.one', { destinationId: d.destinationId }))).toEqual(d);
+    expect(ok(await t.call('destination.all'))).toContainEqual(d);
+    const row = await t.db.selectFrom('destinations').selectAll().where('id', '=', d.destinationId).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain('destination-secret-0001');
+    expect(JSON.stringify(row)).not.toContain('AKIA-ACCESS-0001');
+
+    const renamed = ok(await t.call('destination.update', { destinationId: d.destinationId, name: 'moved', bucket: 'acme-backups-2' }));
+    expect(renamed).toEqual({ ...d, name: 'moved', bucket: 'acme-backups-2' });
+    const kept = await t.db.selectFrom('destinations').selectAll().where('id', '=', d.destinationId).executeTakeFirstOrThrow();
+    expect(t.platform.secrets.open(kept.secretKey)).toBe('destination-secret-0001');
+    const rotated = ok(await t.call('destination.update', { destinationId: d.destinationId, secretKey: 'rotated-secret-0002' }));
+    expect(JSON.stringify(rotated)).not.toContain('rotated-secret-0002');
+    const after = await t.db.selectFrom('destinations').selectAll().where('id', '=', d.destinationId).executeTakeFirstOrThrow();
+    expect(t.platform.secrets.open(after.secretKey)).toBe('rotated-secret-0002');
+
+    expect(ok(await t.call('destination.remove', { destinationId: d.destinationId })).destinationId).toBe(d.destinationId);
+    expect((await t.call('destination.one', { destinationId: d.destinationId })).status).toBe(404);
+  });
+
+  it('refuses buckets S3 would refuse and endpoints that are not http(s) or point at metadata', async () => {
+    for (const bucket of ['ab', 'My-Bucket', 'acme_backups', '-acme', 'acme-', 'acme..backups', '192.168.1.10', 'xn--acme', 'acme-s3alias', 'a'.repeat(64)]) {
+      badField(await t.call('destination.create', { ...destinationInput, bucket }), 'bucket');
+    }
+    for (const bucket of ['abc', 'acme.backups.eu', '1-2-3', 'a'.repeat(63)]) await newDestination({ bucket });
+    for (const endpoint of ['s3.example.com', 'ftp://s3.example.com', 'http://169.254.169.254', 'http://metadata.google.internal']) {
+      badField(await t.call('destination.create', { ...destinationInput, endpoint }), 'endpoint');
+    }
+    await newDestination({ endpoint: 'http://127.0.0.1:9000' });
+    const d = await newDestination();
+    badField(await t.call('destination.update', { destinationId: d.destinationId, bucket: 'Bad_Bucket' }), 'bucket');
+    expect(ok(await t.call('destination.one', { destinationId: d.destinationId }))).toEqual(d);
+  });
+
+  it('leaves testConnection unimplemented until the S3 client lands', async () => {
+    const res = await t.call('destination.testConnection', destinationInput);
+    expect(res.status).toBe(501);
+  });
+
+  it('refuses removal while a backup uses it, and allows it once none does', async () => {
+    const d = await newDestination();
+    const app = await newApp();
+    const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    badField(await t.call('destination.remove', { destinationId: d.destinationId }), 'destinationId');
+    expect((await t.call('destination.one', { destinationId: d.destinationId })).status).toBe(200);
+    ok(await t.call('backup.remove', { backupId: b.backupId }));
+    ok(await t.call('destination.remove', { destinationId: d.destinationId }));
+  });
+});
+
+describe('backup records', () => {
+  it('creates, reads, updates and removes a database backup, normalising the prefix', async () => {
+    const d = await newDestination();
+    const app = await newApp();
+    const created = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId, prefix: '  //nightly//eu/ ' })));
+    expect(created).toMatchObject({
+      destinationId: d.destinationId,
+      organizationId: t.organizationId,
+      schedule: '0 3 * * *',
+      enabled: true,
+      prefix: 'nightly/eu/',
+      keepLatestCount: 7,
+      database: 'shop',
+      databaseType: 'dbA',
+      backupType: 'database',
+      dbAId: app.applicationId,
+      dbBId: null,
+      composeId: null,
+      serviceName: null,
+      includeEncryptionKey: false,
+      metadata: null,
+    });
+    expect(created.backupId).toMatch(/^bkp_/);
+    expect(created.userId).toBeTruthy();
+    expect(ok(await t.call('backup.one', { backupId: created.backupId }))).toEqual(created);
+
+    const other = await newDestination({ name: 'second' });
+    const updated = ok(
+      await t.call('backup.update', {
+        backupId: created.backupId,
+        schedule: '@daily',
+        enabled: false,
+        prefix: '/',
+        destinationId: other.destinationId,
+        database: 'shop_eu',
+        keepLatestCount: null,
+        serviceName: null,
+        metadata: { note: 'eu' },
+        databaseType: 'dbA',
+      }),
+    );
+    expect(updated).toEqual({
+      ...created,
+      schedule: '@daily',
+      enabled: false,
+      prefix: '',
+      destinationId: other.destinationId,
+      database: 'shop_eu',
+      keepLatestCount: null,
+      metadata: { note: 'eu' },
+    });
+    // enabled null keeps the current value.
+    const same = ok(await t.call('backup.update', { ...updateOf(updated), enabled: null }));
+    expect(same.enabled).toBe(false);
+    expect(ok(await t.call('backup.one', { backupId: created.backupId }))).toEqual(same);
+
+    expect(ok(await t.call('backup.remove', { backupId: created.backupId })).backupId).toBe(created.backupId);
+    expect((await t.call('backup.one', { backupId: created.backupId })).status).toBe(404);
+  });
+
+  it('names exactly one target for each database type', async () => {
+    const d = await newDestination();
+    const app = await newApp();
+    const fields = ['dbAId', 'dbBId', 'dbCId', 'dbDId', 'dbEId'];
+    for (const type of ['dbA', 'dbB', 'dbC', 'dbD', 'dbE']) {
+      const own = `${type}Id`;
+      const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId })));
+      for (const f of fields) expect(b[f]).toBe(f === own ? app.applicationId : null);
+      // Missing its own id.
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type })), own);
+      // The id of another database type, alone or beside its own.
+      const wrong = fields.find((f) => f !== own)!;
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [wrong]: app.applicationId })), wrong);
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId, [wrong]: app.applicationId })), wrong);
+      // A compose stack beside it, or a service name.
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId, composeId: 'cmp_x' })), 'composeId');
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId, serviceName: 'db' })), 'serviceName');
+    }
+    // Explicit nulls for the other targets are fine.
+    ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbB', dbAId: null, dbBId: app.applicationId, composeId: null, serviceName: null })));
+    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: 'app_missing' })), 'dbAId');
+    const before = (await t.call('user.getBackups')).body.length;
+    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId, includeEncryptionKey: true })), 'includeEncryptionKey');
+    expect((await t.call('user.getBackups')).body.length).toBe(before);
+  });
+
+  it('backs up a database inside a compose stack by composeId and serviceName, with sealed metadata', async () => {
+    const d = await newDestination();
+    const stack = await newCompose();
+    const app = await newApp();
+    const metadata = { dbB: { databaseUser: 'root', databasePassword: 'compose-meta-secret' } };
+    const b = ok(
+      await t.call('backup.create', backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbB', composeId: stack.composeId, serviceName: 'mariadb', metadata })),
+    );
+    expect(b).toMatchObject({ backupType: 'compose', databaseType: 'dbB', composeId: stack.composeId, serviceName: 'mariadb', dbBId: null, metadata });
+    const row = await t.db.selectFrom('backups').selectAll().where('id', '=', b.backupId).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain('compose-meta-secret');
+
+    const compose = (extra: Record<string, unknown>) => backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbA', composeId: stack.composeId, serviceName: 'postgres', ...extra });
+    badField(await t.call('backup.create', compose({ serviceName: null })), 'serviceName');
+    badField(await t.call('backup.create', compose({ serviceName: 'bad name' })), 'serviceName');
+    badField(await t.call('backup.create', compose({ composeId: null })), 'composeId');
+    badField(await t.call('backup.create', compose({ composeId: 'cmp_missing' })), 'composeId');
+    badField(await t.call('backup.create', compose({ dbAId: app.applicationId })), 'dbAId');
+    badField(await t.call('backup.create', compose({ databaseType: 'web-server' })), 'backupType');
+
+    // A compose backup may switch the database kind in its service, but needs its service name.
+    const switched = ok(await t.call('backup.update', { ...updateOf(b), databaseType: 'dbC', serviceName: 'mysql', metadata: { dbC: { databaseRootPassword: 'x' } } }));
+    expect(switched).toMatchObject({ databaseType: 'dbC', serviceName: 'mysql', composeId: stack.composeId });
+    badField(await t.call('backup.update', { ...updateOf(b), serviceName: null }), 'serviceName');
+    badField(await t.call('backup.update', { ...updateOf(b), databaseType: 'web-server' }), 'databaseType');
+  });
+
+  it('takes the platform backup with no target, from admins only', async () => {
+    const d = await newDestination();
+    const app = await newApp();
+    const platform = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff', includeEncryptionKey: true })));
+    expect(platform).toMatchObject({ databaseType: 'web-server', backupType: 'database', includeEncryptionKey: true, dbAId: null, composeId: null });
+    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', dbAId: app.applicationId })), 'dbAId');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', composeId: 'cmp_x' })), 'composeId');
+    badField(await t.call('backup.update', { ...updateOf(platform), databaseType: 'dbA' }), 'databaseType');
+    const admin = t.as((await addMember(t, 'backup-admin@example.com', 'admin')).key);
+    ok(await admin('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff' })));
+    expect(ok(await admin('backup.one', { backupId: platform.backupId })).backupId).toBe(platform.backupId);
+  });
+
+  it('refuses schedules that are not cron expressions, naming schedule and changing nothing', async () => {
+    const d = await newDestination();
+    const app = await newApp();
+    const target = { databaseType: 'dbA', dbAId: app.applicationId };
+    for (const schedule of ['', 'daily', '* * * *', '61 * * * *', '0 25 * * *', '0 0 30 2 *', '@reboot', '*/0 * * * *', '0 0 * * 8', '1-2-3 * * * *']) {
+      badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, schedule })), 'schedule');
+    }
+    for (const schedule of ['*/15 * * * *', '0 0 * * MON-FRI', '30 0 3 1,15 * *', '@weekly', '0 4 * JAN,JUL SUN']) {
+      ok(await t.call('backup.create', backupInput(d.destinationId, { ...target, schedule })));
+    }
+    const b = ok(await t.call('backup.create', backupInput(d.destinationId, target)));
+    badField(await t.call('backup.update', { ...updateOf(b), schedule: '0 0 * *' }), 'schedule');
+    expect(ok(await t.call('backup.one', { backupId: b.backupId })).schedule).toBe('0 3 * * *');
+  });
+
+  it('checks prefix, keepLatestCount, database, destinationId and userId', async () => {
+    const d = await newDestination();
+    const app = await newApp();
+    const target = { databaseType: 'dbA', dbAId: app.applicationId };
+    badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, prefix: '../escape' })), 'prefix');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, prefix: '' })), 'prefix');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, keepLatestCount: 0 })), 'keepLatestCount');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, keepLatestCount: 2.5 })), 'keepLatestCount');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, database: '--all-databases' })), 'database');
+    badField(await t.call('backup.create', backupInput('dst_missing', target)), 'destinationId');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, userId: 'usr_missing' })), 'userId');
+    const kept = ok(await t.call('backup.create', backupInput(d.destinationId, { ...target, keepLatestCount: null, enabled: null, prefix: 'x' })));
+    expect(kept).toMatchObject({ keepLatestCount: null, enabled: true, prefix: 'x/' });
+    badField(await t.call('backup.update', { ...updateOf(kept), destinationId: 'dst_missing' }), 'destinationId');
+    badField(await t.call('backup.update', { ...updateOf(kept), serviceName: 'db' }), 'serviceName');
+    badField(await t.call('backup.update', { ...updateOf(kept), databaseType: 'dbB' }), 'databaseType');
+    expect(ok(await t.call('backup.one', { backupId: kept.backupId }))).toEqual(kept);
+  });
+
+  it('goes with its application or compose stack (the foreign key cascades)', async () => {
+    const d = await newDestination();
+    const app = await newApp('doomed');
+    const stack = await newCompose('doomed-stack');
+    const a = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbD', dbDId: app.applicationId })));
+    const c = ok(await t.call('backup.create', backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbA', composeId: stack.composeId, serviceName: 'db' })));
+    ok(await t.call('application.delete', { applicationId: app.applicationId }));
+    expect((await t.call('backup.one', { backupId: a.backupId })).status).toBe(404);
+    expect(await t.db.selectFrom('backups').select('id').where('id', '=', a.backupId).executeTakeFirst()).toBeUndefined();
+    expect((await t.call('backup.one', { backupId: c.backupId })).status).toBe(200);
+    ok(await t.call('compose.delete', { composeId: stack.composeId }));
+    expect((await t.call('backup.one', { backupId: c.backupId })).status).toBe(404);
+    // With its backups gone the destination can go.
+    ok(await t.call('destination.remove', { destinationId: d.destinationId }));
+  });
+
+  it('lists the organization’s backups in user.getBackups', async () => {
+    const listed = ok(await t.call('user.getBackups'));
+    const rows = await t.db.selectFrom('backups').select('id').where('organizationId', '=', t.organizationId).execute();
+    expect(listed.map((b: { backupId: string }) => b.backupId).sort()).toEqual(rows.map((r) => r.id).sort());
+    expect(listed.some((b: { databaseType: string }) => b.databaseType === 'web-server')).toBe(true);
+  });
+
+  it('leaves running and listing backups unimplemented until S3 and the agent land', async () => {
+    for (const op of ['manualBackupDbA', 'manualBackupCompose', 'manualBackupWebServer']) {
+      expect((await t.call(`backup.${op}`, { backupId: 'bkp_x' })).status).toBe(501);
+    }
+    expect((await t.call('backup.listBackupFiles', { destinationId: 'dst_x', search: '' })).status).toBe(501);
+  });
+});
+
+describe('backup permissions', () => {
+  it('follows access to the target service for members; destinations and the platform backup are admins’', async () => {
+    const member = await addMember(t, 'backup-member@example.com');
+    const m = t.as(member.key);
+    const d = await newDestination();
+    const app = await newApp('guarded');
+    const owned = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    const platform = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff' })));
+
+    // No access to the application yet.
+    expect((await m('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId }))).status).toBe(403);
+    expect((await m('backup.one', { backupId: owned.backupId })).status).toBe(403);
+    expect((await m('backup.update', updateOf(owned))).status).toBe(403);
+    expect((await m('backup.remove', { backupId: owned.backupId })).status).toBe(403);
+
+    await t.call('user.assignPermissions', { id: member.userId, accessedProjects: [projectId], accessedEnvironments: [env], accessedServices: [app.applicationId] });
+    const mine = ok(await m('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    expect(mine.userId).toBe(member.userId);
+    expect(ok(await m('backup.one', { backupId: owned.backupId })).backupId).toBe(owned.backupId);
+    ok(await m('backup.update', { ...updateOf(owned), schedule: '@hourly' }));
+    ok(await m('backup.remove', { backupId: mine.backupId }));
+
+    // The platform backup, destinations and the organization's list stay admin-only.
+    expect((await m('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff' }))).status).toBe(403);
+    expect((await m('backup.one', { backupId: platform.backupId })).status).toBe(403);
+    expect((await m('backup.remove', { backupId: platform.backupId })).status).toBe(403);
+    expect((await m('user.getBackups')).status).toBe(403);
+    expect((await m('destination.create', destinationInput)).status).toBe(403);
+    expect((await m('destination.one', { destinationId: d.destinationId })).status).toBe(403);
+    expect((await m('destination.all')).status).toBe(403);
+    expect((await m('destination.update', { destinationId: d.destinationId, name: 'x' })).status).toBe(403);
+    expect((await m('destination.remove', { destinationId: d.destinationId })).status).toBe(403);
+    expect((await m('destination.testConnection', destinationInput)).status).toBe(403);
+
+    const admin = t.as((await addMember(t, 'dest-admin@example.com', 'admin')).key);
+    const byAdmin = await newDestination({ name: 'admin-made' }, admin);
+    ok(await admin('destination.update', { destinationId: byAdmin.destinationId, region: 'us-east-1' }));
+    ok(await admin('destination.remove', { destinationId: byAdmin.destinationId }));
+  });
+
+  it('isolates organizations: their ids are NOT_FOUND, or BAD_REQUEST when referenced', async () => {
+    const d = await newDestination();
+    const app = await newApp('isolated');
+    const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    const org = (await t.call('organization.create', { name: 'Backup Elsewhere' })).body;
+    const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.organizationId } })).body.key;
+    const outsider = t.as(key);
+
+    expect((await outsider('backup.one', { backupId: b.backupId })).status).toBe(404);
+    expect((await outsider('backup.update', updateOf(b))).status).toBe(404);
+    expect((await outsider('backup.remove', { backupId: b.backupId })).status).toBe(404);
+    expect((await outsider('destination.one', { destinationId: d.destinationId })).status).toBe(404);
+    expect((await outsider('destination.update', { destinationId: d.destinationId, name: 'stolen' })).status).toBe(404);
+    expect((await outsider('destination.remove', { destinationId: d.destinationId })).status).toBe(404);
+    expect(ok(await outsider('destination.all'))).toEqual([]);
+    expect(ok(await outsider('user.getBackups'))).toEqual([]);
+
+    const theirs = await newDestination({ name: 'theirs' }, outsider);
+    // Our application with their destination, their destination for our backup, our destination for theirs.
+    badField(await outsider('backup.create', backupInput(theirs.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })), 'dbAId');
+    badField(await t.call('backup.create', backupInput(theirs.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })), 'destinationId');
+    badField(await t.call('backup.update', { ...updateOf(b), destinationId: theirs.destinationId }), 'destinationId');
+    badField(await outsider('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff' })), 'destinationId');
+    expect(ok(await t.call('backup.one', { backupId: b.backupId }))).toEqual(b);
+    expect(ok(await t.call('destination.one', { destinationId: d.destinationId }))).toEqual(d);
+  });
+});
+
+/** The update input that leaves a backup as it is. */
+function updateOf(b: Record<string, any>) {
+  return {
+    backupId: b.backupId,
+    schedule: b.schedule,
+    enabled: b.enabled,
+    prefix: b.prefix === '' ? '/' : b.prefix,
+    destinationId: b.destinationId,
+    database: b.database,
+    keepLatestCount: b.keepLatestCount,
+    serviceName: b.serviceName,
+    metadata: b.metadata,
+    databaseType: b.databaseType,
+  };
+}

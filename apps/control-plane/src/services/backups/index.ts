@@ -1,0 +1,4 @@
+// Backups and their destinations.
+// What routers and the composition root use; services import each other's files directly.
+export { BackupService } from './backups.js';
+export { DestinationService } from './destinations.js';

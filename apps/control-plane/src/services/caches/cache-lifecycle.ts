@@ -1,0 +1,241 @@
+import type { CacheInstance, Db } from '@skiff/db';
+import { EnvError, SwarmSpecError, envList, resolveServiceVariables, swarmServiceSpec, wireServerId } from '@skiff/domain';
+import { deployWasQueued, deploysOf, newestIsPendingRemoval } from '../../agents/outbound/command-records.js';
+import { CACHE_DEPLOY_DEADLINE_MS, cacheDeployCommand, cacheKey } from '../../agents/outbound/kinds/cache-deploy.js';
+import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/kinds/workload-lifecycle.js';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import type { Principal } from '../../authz/principal.js';
+import { DomainError, Invalid, NotFound } from '../../errors.js';
+import { PASSWORD_VARIABLE, cacheWorkloadSpec } from './cache-spec.js';
+import type { CacheService } from './cache.js';
+import type { ServiceDeps } from '../shared/deps.js';
+import type { Located, ServiceAccess } from '../shared/service-access.js';
+
+/** Whether the instance is being removed: its newest command is a remove that has not ended. */
+export const cacheRemovalUnderWay = (db: Db, cacheId: string) => newestIsPendingRemoval(db, cacheKey(cacheId));
+
+/** Whether a deploy of the instance was ever queued: only then may it have a service. */
+export const cacheWasDeployed = (db: Db, cacheId: string) => deployWasQueued(db, cacheKey(cacheId));
+
+/**
+ * Locks the instance's row for the rest of the transaction (its commands are written one
+ * transaction after the other, so the relay publishes them in that order) and answers it;
+ * refuses new work while a removal is under way.
+ */
+export async function lockCacheForWork(tx: Db, cacheId: string): Promise<CacheInstance> {
+  const row = await tx.selectFrom('cacheInstances').selectAll().where('id', '=', cacheId).forUpdate().executeTakeFirst();
+  if (!row) throw NotFound('No such cache instance');
+  if (await cacheRemovalUnderWay(tx, cacheId)) throw new DomainError('BAD_REQUEST', `Cache instance ${row.appName} is being removed`);
+  return row;
+}
+
+/**
+ * `cache.deploy`, `rebuild`, `start`, `stop`, `reload` and `remove`, and the redeploy that
+ * `saveExternalPort` asks for: each writes its commands to the outbox in a transaction that
+ * holds the instance's row, so its agent runs them in the order they were accepted. The
+ * agent's results move the instance on (agents/outbound/kinds: cache-deploy.ts, workload-lifecycle.ts).
+ */
+export class CacheLifecycle {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly outbox: CommandOutbox,
+    private readonly caches: CacheService,
+  ) {}
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  /**
+   * Rolls the instance out as it is configured now: its Swarm service from `containerImage`,
+   * with the password, its variables, the data volume, the published port and the Swarm
+   * settings. An instance deployed before under another appName has that service removed
+   * first (its data stays). Settings the agent would refuse are BAD_REQUEST here.
+   */
+  async deploy(p: Principal, cacheId: string) {
+    const located = await this.access.find(p, 'cache', cacheId);
+    await this.write((tx) => this.queueDeploy(tx, located, false));
+    return {};
+  }
+
+  /** A new service and container on the same data: the service is removed (its volume kept) and deployed again. */
+  async rebuild(p: Principal, cacheId: string) {
+    const located = await this.access.find(p, 'cache', cacheId);
+    await this.write((tx) => this.queueDeploy(tx, located, true));
+    return {};
+  }
+
+  async stop(p: Principal, cacheId: string) {
+    await this.queue(p, cacheId, 'stop');
+    return {};
+  }
+
+  async start(p: Principal, cacheId: string) {
+    await this.queue(p, cacheId, 'start');
+    return {};
+  }
+
+  /** Restarts the instance's task with the same spec; `appName` must be the instance's own. */
+  async reload(p: Principal, input: { cacheId: string; appName: string }) {
+    await this.queue(p, input.cacheId, 'reload', input.appName);
+    return {};
+  }
+
+  /**
+   * `cache.saveExternalPort`: saves the port, and publishes it at once (null: stops
+   * publishing it) by deploying an instance that was deployed before. A port the deploy
+   * would refuse is refused before anything is saved.
+   */
+  async saveExternalPort(p: Principal, input: { cacheId: string; externalPort: number | null }) {
+    const located = await this.access.find(p, 'cache', input.cacheId);
+    if (await cacheRemovalUnderWay(this.db, input.cacheId)) {
+      throw new DomainError('BAD_REQUEST', `Cache instance ${located.row.appName} is being removed`);
+    }
+    const deployed = await cacheWasDeployed(this.db, input.cacheId);
+    const port = input.externalPort;
+    if (deployed && (port === null || (Number.isInteger(port) && port >= 1 && port <= 65535))) {
+      this.prepare({ ...located, row: { ...located.row, externalPort: port } }, 0);
+    }
+    const saved = await this.caches.update(p, input);
+    if (deployed) await this.write((tx) => this.queueDeploy(tx, located, false));
+    return saved;
+  }
+
+  /**
+   * An instance that was never deployed is removed at once. Otherwise the agent removes its
+   * service and its data volume first, and the record goes when it reports them gone; until
+   * then new work is refused and a repeated remove changes nothing. A failed removal leaves
+   * the record with `applicationStatus: error`; remove can be called again.
+   */
+  async remove(p: Principal, cacheId: string) {
+    const { row } = await this.access.find(p, 'cache', cacheId);
+    const queued = await this.db.transaction().execute(async (tx) => {
+      const locked = await tx.selectFrom('cacheInstances').selectAll().where('id', '=', cacheId).forUpdate().executeTakeFirst();
+      if (!locked || (await cacheRemovalUnderWay(tx, cacheId))) return false;
+      if (!(await cacheWasDeployed(tx, cacheId))) {
+        await tx.deleteFrom('cacheInstances').where('id', '=', cacheId).execute();
+        return false;
+      }
+      await this.outbox.queue(tx, this.lifecycleCommand('remove', locked, true));
+      return true;
+    });
+    if (queued) this.outbox.notify();
+    return this.caches.record(row);
+  }
+
+  /**
+   * Inside the transaction that removes these environments (a project, an environment or an
+   * organization going): a remove command, volumes included, for each of their instances
+   * that was deployed. Answers how many were queued.
+   */
+  async queueRemovals(tx: Db, environmentIds: string[]): Promise<number> {
+    if (environmentIds.length === 0) return 0;
+    const rows = await tx.selectFrom('cacheInstances').selectAll().where('environmentId', 'in', environmentIds).execute();
+    let queued = 0;
+    for (const row of rows) {
+      if (!(await cacheWasDeployed(tx, row.id))) continue;
+      await this.outbox.queue(tx, this.lifecycleCommand('remove', row, true));
+      queued++;
+    }
+    return queued;
+  }
+
+  private async queue(p: Principal, cacheId: string, op: WorkloadOperation, appName?: string): Promise<void> {
+    const { row } = await this.access.find(p, 'cache', cacheId);
+    if (appName !== undefined && appName !== row.appName) {
+      throw Invalid('appName', `is not the appName of cache instance ${cacheId}`);
+    }
+    await this.write(async (tx) => {
+      const locked = await lockCacheForWork(tx, cacheId);
+      if (!(await cacheWasDeployed(tx, cacheId))) {
+        throw new DomainError('BAD_REQUEST', `Cache instance ${locked.appName} was never deployed: deploy it first (cache.deploy)`);
+      }
+      await this.outbox.queue(tx, this.lifecycleCommand(op, locked));
+    });
+  }
+
+  private async write(run: (tx: Db) => Promise<void>): Promise<void> {
+    await this.db.transaction().execute(run);
+    this.outbox.notify();
+  }
+
+  /**
+   * Queues the deploy of the instance's current settings (read under the row lock), after
+   * the removal of its service when `recreate` or when its appName changed since the last
+   * deploy; marks it `running`.
+   */
+  private async queueDeploy(tx: Db, located: Located<'cache'>, recreate: boolean): Promise<void> {
+    const row = await lockCacheForWork(tx, located.row.id);
+    const deploys = await deploysOf(tx, cacheKey(row.id));
+    const { env, spec } = this.prepare({ ...located, row }, deploys.count + 1);
+    const previous = deploys.newestPayload === null ? null : this.deployedAppName(deploys.newestPayload);
+    if (recreate || (previous !== null && previous !== row.appName)) {
+      await this.outbox.queue(tx, this.lifecycleCommand('remove', row, false));
+    }
+    const now = this.deps.clock();
+    await this.outbox.queue(
+      tx,
+      cacheDeployCommand({
+        commandId: this.deps.ids('cmd'),
+        rolloutId: this.deps.ids('dep'),
+        cache: row,
+        image: spec.image,
+        specJson: JSON.stringify(spec),
+        env,
+        replicas: spec.replicas,
+        createdAt: now,
+        deadline: new Date(now.getTime() + CACHE_DEPLOY_DEADLINE_MS),
+      }),
+    );
+    await tx.updateTable('cacheInstances').set({ applicationStatus: 'running' }).where('id', '=', row.id).execute();
+  }
+
+  /** The variables and the service settings of a deploy; throws BAD_REQUEST when the agent would refuse them. */
+  private prepare(located: Located<'cache'>, forceUpdate: number) {
+    const env = this.resolveEnv(located);
+    const spec = cacheWorkloadSpec(located.row, forceUpdate);
+    checkSpec(located.row, spec, env);
+    return { env, spec };
+  }
+
+  /** The service name a deploy command rolled out. */
+  private deployedAppName(payload: string): string | null {
+    const command = this.outbox.read(payload);
+    return command.payload?.$case === 'deployApplication' ? (command.payload.value.workload?.appName ?? null) : null;
+  }
+
+  private lifecycleCommand(op: WorkloadOperation, cache: CacheInstance, removeVolumes = false) {
+    return workloadCommand(op, {
+      commandId: this.deps.ids('cmd'),
+      serverId: wireServerId(cache.serverId),
+      workload: { kind: 'cache', id: cache.id, appName: cache.appName },
+      createdAt: this.deps.clock(),
+      removeVolumes,
+    });
+  }
+
+  /** The instance's variables over its environment's and project's, references resolved, then the password. */
+  private resolveEnv({ row, environment, project }: Located<'cache'>): Map<string, string> {
+    const open = (sealed: string | null) => (sealed ? this.deps.secrets.open(sealed) : '');
+    let variables: Map<string, string>;
+    try {
+      variables = resolveServiceVariables({ service: open(row.env), environment: open(environment.env), project: open(project.env) });
+    } catch (err) {
+      if (err instanceof EnvError) throw Invalid('env', err.message);
+      throw err;
+    }
+    variables.set(PASSWORD_VARIABLE, this.deps.secrets.open(row.databasePassword));
+    return variables;
+  }
+}
+
+/** The agent would refuse a spec the builder refuses: say so now, before anything is queued. */
+function checkSpec(row: CacheInstance, spec: ReturnType<typeof cacheWorkloadSpec>, env: Map<string, string>) {
+  try {
+    swarmServiceSpec({ ...spec, env: envList(env) });
+  } catch (err) {
+    if (err instanceof SwarmSpecError) throw new DomainError('BAD_REQUEST', `Cannot deploy ${row.appName}: ${err.message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,87 @@
+import { EnvError, composeDotenv } from '@skiff/domain';
+import type { ComposeConversion } from '@skiff/proto';
+import type { Principal } from '../../authz/principal.js';
+import { Invalid } from '../../errors.js';
+import { COMPOSE_TYPES, type ComposeSource, DEPLOY_COMPOSE_DEADLINE_MS, deployComposeCommand } from '../../agents/outbound/kinds/deploy-compose.js';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { composePathOf, convertOrRefuse, customCommandArgs, deploySettings, refuseForgeSource, routedServices } from './compose-settings.js';
+import { deploymentRecord, envSourcesOf, insertDeployment } from '../deployments/deployments.js';
+import type { ServiceDeps } from '../shared/deps.js';
+import { plainGitSource } from '../deployments/git-sources.js';
+import type { Located, ServiceAccess } from '../shared/service-access.js';
+import { lockWorkloadForWork } from '../deployments/workloads.js';
+
+/**
+ * `compose.deploy` and `compose.redeploy`: the `queued` deployment and its DeployCompose
+ * command, in one transaction that holds the stack's row (so its jobs reach the agent in the
+ * order they were accepted; none while it is being deleted). Everything the agent would refuse
+ * and the control plane can tell is refused first, as BAD_REQUEST naming the field, with
+ * nothing queued: the source settings, a raw file that does not convert, the environment, the
+ * custom command. Agents' reports move the deployment and the stack's status
+ * (DeploymentReports), as for applications.
+ */
+export class ComposeDeployments {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly outbox: CommandOutbox,
+  ) {}
+
+  async deploy(p: Principal, input: { composeId: string; title?: string; description?: string }, how: 'deploy' | 'redeploy') {
+    const located = await this.access.find(p, 'compose', input.composeId);
+    const { row } = located;
+    const routed = await routedServices(this.deps.db, row.id);
+    const settings = deploySettings(row, routed);
+    const source = await this.source(located);
+    // A raw file is converted now, so a file the agent would refuse is refused here.
+    if (source.source === undefined) convertOrRefuse(row, settings);
+    const composeType = COMPOSE_TYPES[row.composeType];
+    if (composeType === undefined) throw Invalid('composeType', `unknown compose type ${row.composeType}`);
+    const command = customCommandArgs(row);
+    const envFile = this.envFile(located);
+
+    const now = this.deps.clock();
+    const deploymentId = this.deps.ids('dep');
+    const deployment = await this.deps.db.transaction().execute(async (tx) => {
+      const owner = { kind: 'compose' as const, id: row.id };
+      await lockWorkloadForWork(tx, owner);
+      const created = await insertDeployment(tx, { ...owner, serverId: row.serverId }, { deploymentId, title: input.title, description: input.description, how });
+      const conversion: ComposeConversion = {
+        randomize: settings.randomize,
+        suffix: settings.randomize ? (settings.suffix ?? '') : '',
+        isolated: settings.isolatedDeployment,
+        isolatedVolumes: settings.isolatedDeployment && settings.isolatedDeploymentsVolume,
+        routedServices: routed,
+      };
+      const deadline = new Date(now.getTime() + DEPLOY_COMPOSE_DEADLINE_MS);
+      await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, command, createdAt: now, deadline }), {
+        deploymentId,
+      });
+      return created;
+    });
+    this.outbox.notify();
+    return deploymentRecord(deployment);
+  }
+
+  private async source(located: Located<'compose'>): Promise<ComposeSource> {
+    const { row } = located;
+    switch (row.sourceType) {
+      case 'raw':
+        return { composeText: row.composeFile, composePath: '' };
+      case 'git':
+        return { composeText: '', source: await plainGitSource(this.deps, located, 'compose.update'), composePath: composePathOf(row) };
+      default:
+        return refuseForgeSource(row.sourceType);
+    }
+  }
+
+  /** The `.env` text: the stack's variables over its environment's and project's, references resolved. */
+  private envFile(located: Located<'compose'>): string {
+    try {
+      return composeDotenv(envSourcesOf(this.deps.secrets, located));
+    } catch (err) {
+      if (err instanceof EnvError) throw Invalid('env', err.message);
+      throw err;
+    }
+  }
+}

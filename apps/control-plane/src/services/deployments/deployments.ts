@@ -1,0 +1,263 @@
+import type { Contracts, OutputOf } from '@skiff/contracts';
+import type { Application, Db, Deployment, Environment, Project } from '@skiff/db';
+import {
+  EnvError,
+  LOCAL_SERVER_ID,
+  type ServiceEnvSources,
+  SwarmSpecError,
+  envList,
+  parseDotenv,
+  resolveServiceVariables,
+  swarmServiceSpec,
+  wireServerId,
+} from '@skiff/domain';
+import type { BuildRecipe, BuildSource, RegistryAuth } from '@skiff/proto';
+import type { Principal } from '../../authz/principal.js';
+import { DomainError, Invalid, NotFound } from '../../errors.js';
+import { applicationWorkloadSpec, buildRecipe, builtImageName, deployApplicationCommand, deployDeadlineMs } from '../../agents/outbound/kinds/deploy-application.js';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { archiveOf, archiveSourceOf, latestArchive } from './archive-records.js';
+import { type ServiceDeps, iso } from '../shared/deps.js';
+import { plainGitSource } from './git-sources.js';
+import { applicationRegistryAuth } from './registry-auth.js';
+import type { Located, ServiceAccess } from '../shared/service-access.js';
+import {
+  DEPLOYED_KINDS,
+  type DeployedKind,
+  type WorkloadOwner,
+  deploymentOwnerColumns,
+  lockWorkloadForWork,
+  ownerOfDeployment,
+} from './workloads.js';
+
+type DeploymentRecord = OutputOf<Contracts['deployment']['all']>[number];
+type DeploymentLog = OutputOf<Contracts['deployment']['readLogs']>;
+
+export const deploymentRecord = (d: Deployment): DeploymentRecord => ({
+  deploymentId: d.id,
+  applicationId: d.applicationId,
+  composeId: d.composeId,
+  serverId: d.serverId === LOCAL_SERVER_ID ? null : d.serverId,
+  status: d.status,
+  title: d.title,
+  description: d.description,
+  reason: d.reason,
+  createdAt: iso(d.createdAt),
+  startedAt: d.startedAt ? iso(d.startedAt) : null,
+  finishedAt: d.finishedAt ? iso(d.finishedAt) : null,
+});
+
+export interface DeployInput {
+  applicationId: string;
+  title?: string;
+  description?: string;
+}
+
+/** Forge sources: building from them comes with the forge integrations. */
+export const FORGE_SOURCES = new Set(['forgeA', 'forgeB', 'forgeC', 'forgeD']);
+
+/**
+ * Inside the transaction that queues a deploy's command: the `queued` deployment record of the
+ * workload (whose row the caller locked with lockWorkloadForWork). Its title defaults to
+ * "Deploy" or "Redeploy".
+ */
+export function insertDeployment(
+  tx: Db,
+  owner: WorkloadOwner & { serverId: string | null },
+  input: { deploymentId: string; title?: string; description?: string; how: 'deploy' | 'redeploy' },
+) {
+  return tx
+    .insertInto('deployments')
+    .values({
+      id: input.deploymentId,
+      ...deploymentOwnerColumns(owner),
+      serverId: wireServerId(owner.serverId),
+      status: 'queued',
+      title: input.title ?? (input.how === 'redeploy' ? 'Redeploy' : 'Deploy'),
+      description: input.description ?? null,
+      reason: null,
+      startedAt: null,
+      finishedAt: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The dotenv texts (opened) a service's variables are resolved from: its own, its environment's, its project's. */
+export function envSourcesOf(
+  secrets: ServiceDeps['secrets'],
+  { row, environment, project }: { row: { env: string | null }; environment: Environment; project: Project },
+): ServiceEnvSources {
+  const open = (sealed: string | null) => (sealed ? secrets.open(sealed) : '');
+  return { service: open(row.env), environment: open(environment.env), project: open(project.env) };
+}
+
+/** What a deploy runs: a registry image, or a source to build and the tag of its result. */
+type DeployPlan =
+  | { kind: 'image'; registryAuth: RegistryAuth | undefined }
+  | { kind: 'build'; source: BuildSource; recipe: BuildRecipe };
+
+/**
+ * Deployments of applications (compose stacks: compose-deploy.ts): queueing one (a `deployments` row and its command, in one
+ * transaction), and reading their history and logs. Agents' reports move them on
+ * (DeploymentReports).
+ */
+export class DeploymentService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly outbox: CommandOutbox,
+  ) {}
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  /**
+   * `application.deploy` and `application.redeploy`: answers the queued deployment.
+   *
+   * By sourceType: `container` runs the registry image (with its registry login); `git`
+   * (customGitUrl, customGitBranch, customGitBuildPath, enableSubmodules, the private key
+   * of customGitSSHKeyId) and `drop` (the newest uploaded archive, dropBuildPath) are built
+   * by the agent as buildType says and run as `<appName>:<deploymentId>` (builtImageName);
+   * the forge source types are refused (their integrations come later). A missing setting
+   * is BAD_REQUEST naming it.
+   */
+  async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy', source: { archiveId?: string } = {}) {
+    const located = await this.access.find(p, 'application', input.applicationId);
+    const app = located.row;
+    const plan = await this.plan(located, source);
+    const env = this.resolveEnv(located);
+
+    const now = this.deps.clock();
+    const deploymentId = this.deps.ids('dep');
+    const commandId = this.deps.ids('cmd');
+    const registryAuth = plan.kind === 'image' ? plan.registryAuth : undefined;
+    const deadlineMs = deployDeadlineMs(plan.kind === 'build');
+    const row = await this.db.transaction().execute(async (tx) => {
+      // One application's commands are written one after the other; none while it is being deleted.
+      await lockWorkloadForWork(tx, { kind: 'application', id: app.id });
+      const { n } = await tx
+        .selectFrom('deployments')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('applicationId', '=', app.id)
+        .executeTakeFirstOrThrow();
+      const spec = applicationWorkloadSpec(app, Number(n) + 1);
+      if (plan.kind === 'build') spec.image = builtImageName(app.appName, deploymentId);
+      checkSpec(app, spec, env);
+      const deployment = await insertDeployment(
+        tx,
+        { kind: 'application', id: app.id, serverId: app.serverId },
+        { deploymentId, title: input.title, description: input.description, how },
+      );
+      const command = deployApplicationCommand({
+        commandId,
+        deploymentId,
+        app,
+        spec,
+        env,
+        registryAuth,
+        build: plan.kind === 'build' ? { source: plan.source, recipe: plan.recipe } : undefined,
+        createdAt: now,
+        deadline: new Date(now.getTime() + deadlineMs),
+      });
+      await this.outbox.queue(tx, command, { deploymentId });
+      return deployment;
+    });
+    this.outbox.notify();
+    return deploymentRecord(row);
+  }
+
+  /** What the deploy runs, from the application's source settings. Throws Invalid naming the missing field. */
+  /** `archiveId`: the upload this deploy builds (application.dropDeployment); default the newest. */
+  private async plan(located: Located<'application'>, { archiveId }: { archiveId?: string }): Promise<DeployPlan> {
+    const app = located.row;
+    switch (app.sourceType) {
+      case 'container': {
+        if (!app.containerImage) throw Invalid('containerImage', 'no image set (application.saveContainerProvider)');
+        return { kind: 'image', registryAuth: applicationRegistryAuth(app, (sealed) => this.deps.secrets.open(sealed)) };
+      }
+      case 'git': {
+        const source = await plainGitSource(this.deps, located, 'application.saveGitProvider');
+        return { kind: 'build', source, recipe: buildRecipe(app, app.customGitBuildPath, this.resolveBuildVariables(located)) };
+      }
+      case 'drop': {
+        const archive = await (archiveId ? archiveOf(this.db, app.id, archiveId) : latestArchive(this.db, app.id));
+        if (!archive) throw Invalid('archive', 'no archive uploaded for this application (application.dropDeployment)');
+        const source: BuildSource = { kind: { $case: 'archive', value: archiveSourceOf(archive) } };
+        return { kind: 'build', source, recipe: buildRecipe(app, app.dropBuildPath, this.resolveBuildVariables(located)) };
+      }
+      default:
+        if (FORGE_SOURCES.has(app.sourceType)) {
+          throw Invalid('sourceType', `deploying from ${app.sourceType} comes with its forge integration: use sourceType git, drop or container`);
+        }
+        throw Invalid('sourceType', `sourceType ${app.sourceType} cannot be deployed`);
+    }
+  }
+
+  /**
+   * Build arguments and build secrets: dotenv texts (sealed), with the same `${{…}}`
+   * references as env (`${{project.NAME}}`, `${{environment.NAME}}`, and `${{NAME}}` for
+   * another entry of the same text); only the names the text defines are passed.
+   */
+  private resolveBuildVariables(located: Located<'application'>) {
+    const { row } = located;
+    const sources = envSourcesOf(this.deps.secrets, located);
+    const resolve = (field: 'buildArgs' | 'buildSecrets') => {
+      const text = row[field] ? this.deps.secrets.open(row[field]) : '';
+      try {
+        const all = resolveServiceVariables({ ...sources, service: text });
+        const own = parseDotenv(text).variables;
+        return new Map([...all].filter(([name]) => own.has(name)));
+      } catch (err) {
+        if (err instanceof EnvError) throw Invalid(field, err.message.replace(/\bservice env\b/, field));
+        throw err;
+      }
+    };
+    return { buildArgs: resolve('buildArgs'), buildSecrets: resolve('buildSecrets') };
+  }
+
+  /** The service's variables over its environment's and project's, references resolved. */
+  private resolveEnv(located: Located<'application'>): Map<string, string> {
+    try {
+      return resolveServiceVariables(envSourcesOf(this.deps.secrets, located));
+    } catch (err) {
+      if (err instanceof EnvError) throw Invalid('env', err.message);
+      throw err;
+    }
+  }
+
+  /** `deployment.all` (an application's) and `deployment.allByCompose`: newest first, without logs. */
+  async all(p: Principal, kind: DeployedKind, id: string) {
+    await this.access.find(p, kind, id);
+    const rows = await this.db
+      .selectFrom('deployments')
+      .select(['id', 'applicationId', 'composeId', 'serverId', 'status', 'title', 'description', 'reason', 'createdAt', 'startedAt', 'finishedAt', 'lastSequence'])
+      .where(DEPLOYED_KINDS[kind].deploymentColumn, '=', id)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map((r) => deploymentRecord({ ...r, log: '' }));
+  }
+
+  /** `deployment.readLogs`: the deployment's status and kept log lines. */
+  async readLogs(p: Principal, deploymentId: string): Promise<DeploymentLog> {
+    const d = await this.db.selectFrom('deployments').selectAll().where('id', '=', deploymentId).executeTakeFirst();
+    if (!d) throw NotFound('No such deployment');
+    const owner = ownerOfDeployment(d);
+    await this.access.find(p, owner.kind, owner.id);
+    return { deploymentId: d.id, status: d.status, reason: d.reason, log: d.log };
+  }
+}
+
+/** The agent would refuse a spec the builder refuses: say so now, before anything is queued. */
+function checkSpec(app: Application, spec: ReturnType<typeof applicationWorkloadSpec>, env: Map<string, string>) {
+  try {
+    swarmServiceSpec({ ...spec, env: envList(env) });
+  } catch (err) {
+    if (err instanceof SwarmSpecError) {
+      throw new DomainError('BAD_REQUEST', `Cannot deploy ${app.appName}: ${err.message}`);
+    }
+    throw err;
+  }
+}

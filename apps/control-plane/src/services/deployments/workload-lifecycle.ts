@@ -1,0 +1,144 @@
+import type { Db } from '@skiff/db';
+import { wireServerId } from '@skiff/domain';
+import type { Principal } from '../../authz/principal.js';
+import { DomainError, Invalid, NotFound } from '../../errors.js';
+import { removalPending } from '../../agents/outbound/command-records.js';
+import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/kinds/workload-lifecycle.js';
+import { workloadKey } from '../../agents/outbound/workload-key.js';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import type { ServiceDeps } from '../shared/deps.js';
+import type { ProxyConfig } from '../domains/proxy-config.js';
+import type { Located, ServiceAccess } from '../shared/service-access.js';
+import {
+  DEPLOYED_KINDS,
+  type DeployedKind,
+  type WorkloadOwner,
+  deleteWorkloadRecord,
+  lockWorkloadForWork,
+  wasDeployed,
+  workloadRow,
+  workloadTitle,
+} from './workloads.js';
+
+/**
+ * `stop`, `start`, `reload` and `delete` of one kind of workload (`application.*`,
+ * `compose.*`): each writes its command to the outbox, in a transaction that holds the
+ * workload's row, so the agent receives the commands of one workload in the order they were
+ * accepted, after any deploy accepted before them. The agent's results move the workload on
+ * (agents/outbound/kinds/workload-lifecycle.ts).
+ */
+export class WorkloadLifecycle<K extends DeployedKind, R> {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly outbox: CommandOutbox,
+    private readonly proxy: ProxyConfig,
+    private readonly kind: K,
+    /** The record the delete answers. */
+    private readonly record: (row: Located<K>['row']) => R,
+  ) {}
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  async stop(p: Principal, id: string) {
+    await this.queue(p, id, 'stop');
+    return {};
+  }
+
+  async start(p: Principal, id: string) {
+    await this.queue(p, id, 'start');
+    return {};
+  }
+
+  /** `appName` must be the workload's own: a mismatch is a client mix-up, refused. */
+  async reload(p: Principal, id: string, appName: string) {
+    await this.queue(p, id, 'reload', appName);
+    return {};
+  }
+
+  /**
+   * A workload that was never deployed is deleted at once. Otherwise its Docker objects are
+   * removed first (with its volumes when `removeVolumes`): the remove command joins its queue
+   * and the record (with its domains, deployments…) is deleted when the agent reports them
+   * gone; until then it is "being deleted" (new work is refused, a repeated delete changes
+   * nothing). A failed removal leaves the record with `applicationStatus: error`; delete can
+   * be called again.
+   */
+  async delete(p: Principal, id: string, { removeVolumes = false }: { removeVolumes?: boolean } = {}): Promise<R> {
+    const { row } = await this.access.find(p, this.kind, id);
+    const owner = this.owner(id);
+    const queued = await this.db.transaction().execute(async (tx) => {
+      const workload = await workloadRow(tx, owner, true);
+      if (!workload) throw NotFound(`No such ${DEPLOYED_KINDS[this.kind].label}`);
+      if (await removalPending(tx, workloadKey(owner.kind, owner.id))) return false;
+      if (!(await wasDeployed(tx, owner))) {
+        // Its domains go with it (cascade), and so do their routes.
+        return (await deleteWorkloadRecord(tx, owner, this.proxy)) > 0;
+      }
+      await this.outbox.queue(tx, this.command('remove', workload, removeVolumes));
+      return true;
+    });
+    if (queued) this.outbox.notify();
+    return this.record(row);
+  }
+
+  /**
+   * Inside the transaction that removes these environments (a project, an environment or an
+   * organization going): a remove command for each of their workloads of this kind that was
+   * deployed, so no Docker object outlives its record (volumes are kept). Answers how many
+   * were queued; call the outbox's `notify()` after the commit when any were.
+   */
+  async queueRemovals(tx: Db, environmentIds: string[]): Promise<number> {
+    if (environmentIds.length === 0) return 0;
+    const { table, deploymentColumn } = DEPLOYED_KINDS[this.kind];
+    const deployed = await tx
+      .selectFrom(table as 'applications')
+      .select(['id', 'appName', 'serverId'])
+      .where('environmentId', 'in', environmentIds)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('deployments')
+            .select('deployments.id')
+            .whereRef(`deployments.${deploymentColumn}` as 'deployments.applicationId', '=', `${table}.id` as 'applications.id'),
+        ),
+      )
+      .execute();
+    for (const workload of deployed) await this.outbox.queue(tx, this.command('remove', workload));
+    return deployed.length;
+  }
+
+  private owner(id: string): WorkloadOwner {
+    return { kind: this.kind, id };
+  }
+
+  private async queue(p: Principal, id: string, op: WorkloadOperation, appName?: string): Promise<void> {
+    const { row } = await this.access.find(p, this.kind, id);
+    if (appName !== undefined && appName !== (row as { appName: string }).appName) {
+      throw Invalid('appName', `is not the appName of ${DEPLOYED_KINDS[this.kind].label} ${id}`);
+    }
+    const owner = this.owner(id);
+    await this.db.transaction().execute(async (tx) => {
+      await lockWorkloadForWork(tx, owner);
+      const workload = await workloadRow(tx, owner);
+      if (!workload) throw NotFound(`No such ${DEPLOYED_KINDS[this.kind].label}`);
+      if (!(await wasDeployed(tx, owner))) {
+        throw new DomainError('BAD_REQUEST', `${workloadTitle(this.kind, workload.appName)} was never deployed: deploy it first (${this.kind}.deploy)`);
+      }
+      await this.outbox.queue(tx, this.command(op, workload));
+    });
+    this.outbox.notify();
+  }
+
+  private command(op: WorkloadOperation, workload: { id: string; appName: string; serverId: string | null }, removeVolumes = false) {
+    return workloadCommand(op, {
+      commandId: this.deps.ids('cmd'),
+      serverId: wireServerId(workload.serverId),
+      workload: { kind: this.kind, id: workload.id, appName: workload.appName },
+      createdAt: this.deps.clock(),
+      removeVolumes,
+    });
+  }
+}

@@ -1,0 +1,5 @@
+// Users, organizations and their invitations, API keys, permissions, metrics tokens.
+// What routers and the composition root use; services import each other's files directly.
+export { IdentityService } from './identity.js';
+export { MetricsTokenService } from './metrics-tokens.js';
+export { OrganizationService } from './organizations.js';

@@ -1,0 +1,3 @@
+// Notification channels.
+// What routers and the composition root use; services import each other's files directly.
+export { NotificationService } from './notifications.js';

@@ -1,0 +1,328 @@
+import type { Db, Environment, Project } from '@skiff/db';
+import type { Principal } from '../../authz/principal.js';
+import {
+  assertEnvironment,
+  assertProject,
+  canSeeEnvironment,
+  canSeeProject,
+  canSeeService,
+  requireGrant,
+} from '../../authz/policy.js';
+import { Invalid, NotFound } from '../../errors.js';
+import { type ServiceDeps, iso, uniqueAs } from '../shared/deps.js';
+import type { IdentityService } from '../identity/identity.js';
+import { type ServiceKind, type WorkloadRemovals, copyServices, countServices, servicesOf } from '../shared/service-records.js';
+
+const DEFAULT_ENVIRONMENT = 'production';
+const ENVIRONMENT_NAME_TAKEN = 'an environment with this name exists in the project';
+
+/** Projects and their environments, with the services a caller may see inside them. */
+export class ProjectService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly identity: IdentityService,
+    private readonly workloads: WorkloadRemovals,
+  ) {}
+
+  /**
+   * Deletes with `remove`, after queueing the removal of the environments' workloads, and
+   * queues the proxy configuration of the servers that routed to them.
+   */
+  private async removeWithWorkloads(environmentIds: string[], remove: (tx: Db) => Promise<unknown>, field: string) {
+    const queued = await this.db.transaction().execute(async (tx) => {
+      const n = await this.workloads.queueRemovals(tx, environmentIds);
+      return n + (await this.workloads.removeRoutes(tx, { environmentIds }, () => remove(tx), field));
+    });
+    if (queued > 0) this.workloads.notify();
+  }
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  private seal = (env: string | undefined) => this.deps.secrets.seal(env ?? '');
+
+  projectRecord = (p: Project) => ({
+    projectId: p.id,
+    organizationId: p.organizationId,
+    name: p.name,
+    description: p.description,
+    env: this.deps.secrets.open(p.env),
+    createdAt: iso(p.createdAt),
+  });
+
+  environmentRecord = (e: Environment) => ({
+    environmentId: e.id,
+    projectId: e.projectId,
+    name: e.name,
+    description: e.description,
+    env: this.deps.secrets.open(e.env),
+    createdAt: iso(e.createdAt),
+  });
+
+  /** Environments with their visible services, for the projects given. */
+  private async withEnvironments(p: Principal, projects: Project[]) {
+    if (projects.length === 0) return [];
+    const environments = await this.db
+      .selectFrom('environments')
+      .selectAll()
+      .where('projectId', 'in', projects.map((x) => x.id))
+      .orderBy('createdAt')
+      .execute();
+    const visible = environments.filter((e) => canSeeEnvironment(p, e.projectId, e.id));
+    const services = await servicesOf(this.db, visible.map((e) => e.id));
+    return projects.map((project) => ({
+      ...this.projectRecord(project),
+      environments: visible
+        .filter((e) => e.projectId === project.id)
+        .map((e) => this.withServices(p, e, services)),
+    }));
+  }
+
+  private withServices(p: Principal, e: Environment, services: Awaited<ReturnType<typeof servicesOf>>) {
+    return {
+      ...this.environmentRecord(e),
+      services: services
+        .filter((s) => s.environmentId === e.id && canSeeService(p, s.id))
+        .map(({ environmentId: _e, ...s }) => s),
+    };
+  }
+
+  async findProject(p: Principal, projectId: string): Promise<Project> {
+    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+    if (!project) throw NotFound('No such project');
+    assertProject(p, project);
+    return project;
+  }
+
+  async findEnvironment(p: Principal, environmentId: string): Promise<{ environment: Environment; project: Project }> {
+    const environment = await this.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirst();
+    if (!environment) throw NotFound('No such environment');
+    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', environment.projectId).executeTakeFirstOrThrow();
+    assertEnvironment(p, project, environment.id);
+    return { environment, project };
+  }
+
+  async create(p: Principal, input: { name: string; description?: string | null; env?: string }) {
+    const projectId = this.deps.ids('prj');
+    const environmentId = this.deps.ids('env');
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('projects')
+        .values({ id: projectId, organizationId: p.organizationId, name: input.name, description: input.description ?? null, env: this.seal(input.env) })
+        .execute();
+      await trx
+        .insertInto('environments')
+        .values({ id: environmentId, projectId, name: DEFAULT_ENVIRONMENT, description: null, env: this.seal('') })
+        .execute();
+    });
+    await this.identity.grantCreated(p, { projects: [projectId], environments: [environmentId] });
+    return this.one(p, projectId);
+  }
+
+  async one(p: Principal, projectId: string) {
+    const project = await this.findProject(p, projectId);
+    const [result] = await this.withEnvironments(p, [project]);
+    return result!;
+  }
+
+  async all(p: Principal) {
+    const projects = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('organizationId', '=', p.organizationId)
+      .orderBy('createdAt')
+      .execute();
+    return this.withEnvironments(p, projects.filter((x) => canSeeProject(p, x.id)));
+  }
+
+  async update(
+    p: Principal,
+    input: { projectId: string; name?: string; description?: string | null; organizationId?: string; env?: string },
+  ) {
+    await this.findProject(p, input.projectId);
+    if (input.organizationId !== undefined && input.organizationId !== p.organizationId) {
+      throw Invalid('organizationId', 'moving a project to another organization is not supported');
+    }
+    const row = await this.db
+      .updateTable('projects')
+      .set({
+        name: input.name,
+        description: input.description,
+        env: input.env === undefined ? undefined : this.seal(input.env),
+      })
+      .where('id', '=', input.projectId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return this.projectRecord(row);
+  }
+
+  async remove(p: Principal, projectId: string) {
+    const project = await this.findProject(p, projectId);
+    const environments = await this.db.selectFrom('environments').select('id').where('projectId', '=', projectId).execute();
+    const counts = await countServices(this.db, environments.map((e) => e.id));
+    await this.removeWithWorkloads(
+      environments.map((e) => e.id),
+      (tx) => tx.deleteFrom('projects').where('id', '=', projectId).execute(),
+      'projectId',
+    );
+    return { project: this.projectRecord(project), removed: { environments: environments.length, ...counts } };
+  }
+
+  async createEnvironment(p: Principal, input: { projectId: string; name: string; description?: string }) {
+    await this.findProject(p, input.projectId);
+    const environmentId = this.deps.ids('env');
+    const row = await this.insertEnvironment(this.db, {
+      id: environmentId,
+      projectId: input.projectId,
+      name: input.name,
+      description: input.description ?? null,
+      env: this.seal(''),
+    });
+    await this.identity.grantCreated(p, { environments: [environmentId] });
+    return this.environmentRecord(row);
+  }
+
+  private insertEnvironment(db: Db, values: Omit<Environment, 'createdAt'>) {
+    return uniqueAs('name', ENVIRONMENT_NAME_TAKEN, () => db.insertInto('environments').values(values).returningAll().executeTakeFirstOrThrow());
+  }
+
+  async environment(p: Principal, environmentId: string) {
+    const { environment } = await this.findEnvironment(p, environmentId);
+    const services = await servicesOf(this.db, [environment.id]);
+    return this.withServices(p, environment, services);
+  }
+
+  async environmentsOf(p: Principal, projectId: string) {
+    const project = await this.findProject(p, projectId);
+    const [result] = await this.withEnvironments(p, [project]);
+    return result!.environments;
+  }
+
+  async updateEnvironment(
+    p: Principal,
+    input: { environmentId: string; name?: string; description?: string; projectId?: string; env?: string },
+  ) {
+    const { environment } = await this.findEnvironment(p, input.environmentId);
+    if (input.projectId !== undefined && input.projectId !== environment.projectId) {
+      const target = await this.db.selectFrom('projects').selectAll().where('id', '=', input.projectId).executeTakeFirst();
+      if (!target || target.organizationId !== p.organizationId) throw Invalid('projectId', 'no such project');
+      if (!canSeeProject(p, target.id)) throw Invalid('projectId', 'no access to this project');
+    }
+    const row = await uniqueAs('name', ENVIRONMENT_NAME_TAKEN, () =>
+      this.db
+        .updateTable('environments')
+        .set({
+          name: input.name,
+          description: input.description,
+          projectId: input.projectId,
+          env: input.env === undefined ? undefined : this.seal(input.env),
+        })
+        .where('id', '=', input.environmentId)
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return this.environmentRecord(row);
+  }
+
+  async removeEnvironment(p: Principal, environmentId: string) {
+    const { environment } = await this.findEnvironment(p, environmentId);
+    const siblings = await this.db
+      .selectFrom('environments')
+      .select('id')
+      .where('projectId', '=', environment.projectId)
+      .execute();
+    if (siblings.length <= 1) {
+      throw Invalid('environmentId', "a project keeps at least one environment; remove the project instead");
+    }
+    const counts = await countServices(this.db, [environmentId]);
+    await this.removeWithWorkloads([environmentId], (tx) => tx.deleteFrom('environments').where('id', '=', environmentId).execute(), 'environmentId');
+    return { environment: this.environmentRecord(environment), removed: { environments: 1, ...counts } };
+  }
+
+  /** `environment.duplicate`: a copy in the same project, with every service. */
+  async duplicateEnvironment(p: Principal, input: { environmentId: string; name: string; description?: string }) {
+    const { environment } = await this.findEnvironment(p, input.environmentId);
+    const { environmentId, serviceIds } = await this.db.transaction().execute(async (trx) => {
+      const id = this.deps.ids('env');
+      await this.insertEnvironment(trx, {
+        id,
+        projectId: environment.projectId,
+        name: input.name,
+        description: input.description ?? environment.description,
+        env: environment.env,
+      });
+      return { environmentId: id, serviceIds: await copyServices(trx, this.deps.ids, environment.id, id) };
+    });
+    await this.identity.grantCreated(p, { environments: [environmentId], services: serviceIds });
+    return this.environment(p, environmentId);
+  }
+
+  /** `project.duplicate`: the source environment copied into a new project, or beside itself. */
+  async duplicate(
+    p: Principal,
+    input: {
+      sourceEnvironmentId: string;
+      name: string;
+      description?: string;
+      includeServices: boolean;
+      selectedServices?: { id: string; type: ServiceKind }[];
+      duplicateInSameProject: boolean;
+    },
+  ) {
+    if (input.name.trim() === '') throw Invalid('name', 'must not be empty');
+    const { environment, project } = await this.findEnvironment(p, input.sourceEnvironmentId);
+    requireGrant(p, input.duplicateInSameProject ? 'canCreateEnvironments' : 'canCreateProjects');
+    if (input.includeServices && input.selectedServices) {
+      const present = new Set((await servicesOf(this.db, [environment.id])).map((s) => `${s.type}:${s.id}`));
+      const missing = input.selectedServices.filter((s) => !present.has(`${s.type}:${s.id}`));
+      if (missing.length) {
+        throw Invalid('selectedServices', `not in the source environment: ${missing.map((s) => s.id).join(', ')}`);
+      }
+    }
+    const copy = (trx: Db, to: string) =>
+      input.includeServices
+        ? copyServices(trx, this.deps.ids, environment.id, to, input.selectedServices)
+        : Promise.resolve([]);
+
+    const created = await this.db.transaction().execute(async (trx) => {
+      const environmentId = this.deps.ids('env');
+      let projectId = project.id;
+      if (input.duplicateInSameProject) {
+        await this.insertEnvironment(trx, {
+          id: environmentId,
+          projectId,
+          name: input.name,
+          description: input.description ?? environment.description,
+          env: environment.env,
+        });
+      } else {
+        projectId = this.deps.ids('prj');
+        await trx
+          .insertInto('projects')
+          .values({
+            id: projectId,
+            organizationId: p.organizationId,
+            name: input.name,
+            description: input.description ?? project.description,
+            env: project.env,
+          })
+          .execute();
+        await this.insertEnvironment(trx, {
+          id: environmentId,
+          projectId,
+          name: environment.name,
+          description: environment.description,
+          env: environment.env,
+        });
+      }
+      return { projectId, environmentId, serviceIds: await copy(trx, environmentId) };
+    });
+    await this.identity.grantCreated(p, {
+      projects: [created.projectId],
+      environments: [created.environmentId],
+      services: created.serviceIds,
+    });
+    return this.one(p, created.projectId);
+  }
+}

@@ -1,0 +1,29 @@
+import type { Db } from '@skiff/db';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import { Invalid } from '../../errors.js';
+import type { IdGenerator } from '../../ids.js';
+
+/** What every service gets from the composition root. */
+export interface ServiceDeps {
+  db: Db;
+  ids: IdGenerator;
+  clock: () => Date;
+  secrets: SecretBox;
+  /** Called after any change that can alter what an API key may do. */
+  onAccessChange: () => void;
+}
+
+export const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString();
+
+/** Postgres unique violation (same code on PGlite). */
+export const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
+
+/** Runs a write whose unique index is a rule of the input: a violation answers as bad input naming `field`. */
+export async function uniqueAs<T>(field: string, message: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw Invalid(field, message);
+    throw err;
+  }
+}

@@ -1,0 +1,84 @@
+import type { Database, Db, Environment, ForgeKind, Project } from '@skiff/db';
+import type { Selectable } from 'kysely';
+import type { Principal } from '../../authz/principal.js';
+import { assertOrganization, canSeeService, isAdmin, requireGrant } from '../../authz/policy.js';
+import { Forbidden, Invalid, NotFound } from '../../errors.js';
+import { asReference } from './organization-records.js';
+import { type ServiceKind, serviceTables } from './service-records.js';
+
+type RowOf<K extends ServiceKind> = Selectable<Database[(typeof serviceTables)[K]['table']]>;
+
+export interface Located<K extends ServiceKind> {
+  row: RowOf<K>;
+  environment: Environment;
+  project: Project;
+}
+
+const KIND_NAMES: Record<ServiceKind, string> = { application: 'application', compose: 'compose stack', cache: 'cache instance' };
+
+/**
+ * Finds services and the records they reference, with the organization and permission rules
+ * every router shares: another organization's record is NOT_FOUND; one of the caller's
+ * organization that a member was not granted is FORBIDDEN.
+ */
+export class ServiceAccess {
+  constructor(private readonly db: Db) {}
+
+  async find<K extends ServiceKind>(p: Principal, kind: K, id: string): Promise<Located<K>> {
+    const { table } = serviceTables[kind];
+    const row = (await (this.db as Db).selectFrom(table as 'applications').selectAll().where('id', '=', id).executeTakeFirst()) as
+      | RowOf<K>
+      | undefined;
+    if (!row) throw NotFound(`No such ${KIND_NAMES[kind]}`);
+    const { environmentId } = row as { environmentId: string };
+    const environment = await this.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirstOrThrow();
+    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', environment.projectId).executeTakeFirstOrThrow();
+    assertOrganization(p, project.organizationId);
+    if (!canSeeService(p, id)) throw Forbidden(`No access to this ${KIND_NAMES[kind]}`);
+    return { row, environment, project };
+  }
+
+  /** The same as `find`, for a reference in another record's input: failures name the field. */
+  reference<K extends ServiceKind>(p: Principal, kind: K, id: string, field: string): Promise<Located<K>> {
+    return asReference(field, `no such ${KIND_NAMES[kind]}`, () => this.find(p, kind, id));
+  }
+
+  /** App names are Docker service names: unique on a server across every kind of service. */
+  async assertAppNameFree(serverId: string | null, appName: string, exceptId?: string): Promise<void> {
+    for (const { table } of Object.values(serviceTables)) {
+      let q = this.db.selectFrom(table).select('id').where('appName', '=', appName);
+      q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
+      if (exceptId) q = q.where('id', '!=', exceptId);
+      if (await q.executeTakeFirst()) throw Invalid('appName', `${appName} is already used on this server`);
+    }
+  }
+
+  /** A `serverId` given in input: a server of the caller's organization that they may use. */
+  async checkServer(p: Principal, serverId: string | null | undefined, field = 'serverId'): Promise<void> {
+    if (serverId === null || serverId === undefined) return;
+    const server = await this.db.selectFrom('servers').select(['id', 'organizationId']).where('id', '=', serverId).executeTakeFirst();
+    if (!server || server.organizationId !== p.organizationId) throw Invalid(field, 'no such server');
+    if (!isAdmin(p) && !p.permissions.accessedServers.includes(serverId)) throw Forbidden('No access to this server');
+  }
+
+  async checkSshKey(p: Principal, sshKeyId: string | null | undefined, field = 'customGitSSHKeyId'): Promise<void> {
+    if (sshKeyId === null || sshKeyId === undefined) return;
+    const key = await this.db.selectFrom('sshKeys').select('organizationId').where('id', '=', sshKeyId).executeTakeFirst();
+    if (!key || key.organizationId !== p.organizationId) throw Invalid(field, 'no such SSH key');
+  }
+
+  /** A forge connection referenced by a service: of that kind, in the organization, granted. */
+  async checkForge(p: Principal, kind: ForgeKind, forgeId: string | null | undefined, field = `${kind}Id`): Promise<void> {
+    if (forgeId === null || forgeId === undefined) return;
+    const forge = await this.db
+      .selectFrom('gitProviders')
+      .select(['organizationId', 'kind', 'gitProviderId'])
+      .where('id', '=', forgeId)
+      .executeTakeFirst();
+    if (!forge || forge.organizationId !== p.organizationId || forge.kind !== kind) throw Invalid(field, `no such ${kind} connection`);
+    if (!isAdmin(p)) {
+      requireGrant(p, 'canAccessToGitProviders');
+      if (!p.permissions.accessedGitProviders.includes(forge.gitProviderId)) throw Forbidden('No access to this git provider');
+    }
+  }
+}

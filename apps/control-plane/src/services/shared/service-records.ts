@@ -1,0 +1,146 @@
+import type { Db, ServiceTable } from '@skiff/db';
+import { sql } from 'kysely';
+import { copyAppName } from '@skiff/domain';
+import type { IdGenerator } from '../../ids.js';
+import { iso } from './deps.js';
+
+export type ServiceKind = 'application' | 'compose' | 'cache';
+
+export const serviceTables = {
+  application: { table: 'applications', idPrefix: 'app' },
+  compose: { table: 'composeStacks', idPrefix: 'cmp' },
+  cache: { table: 'cacheInstances', idPrefix: 'rds' },
+} as const satisfies Record<ServiceKind, { table: ServiceTable; idPrefix: string }>;
+
+const kinds = Object.keys(serviceTables) as ServiceKind[];
+
+export interface ServiceSummary {
+  id: string;
+  type: ServiceKind;
+  name: string;
+  appName: string;
+  description: string | null;
+  applicationStatus: string;
+  serverId: string | null;
+  createdAt: string;
+  environmentId: string;
+}
+
+const summaryColumns = ['id', 'name', 'appName', 'description', 'applicationStatus', 'serverId', 'createdAt', 'environmentId'] as const;
+
+/** The services (of every kind) of some environments, oldest first, in one query. */
+export async function servicesOf(db: Db, environmentIds: string[]): Promise<ServiceSummary[]> {
+  if (environmentIds.length === 0) return [];
+  const [first, ...rest] = kinds.map((type) =>
+    db
+      .selectFrom(serviceTables[type].table)
+      .select([...summaryColumns, sql<ServiceKind>`${type}::text`.as('type')])
+      .where('environmentId', 'in', environmentIds),
+  );
+  const rows = await rest.reduce((q, next) => q.unionAll(next), first!).execute();
+  return rows
+    .map((r) => ({ ...r, createdAt: iso(r.createdAt) }))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * Removing environments (with a project or an organization) removes their workloads too:
+ * `queueRemovals` writes the agent commands in the removing transaction, `removeRoutes` runs
+ * the delete and queues the proxy configuration of the servers that routed to what it took
+ * (domains go by foreign-key cascade), `notify` wakes the relay after the commit.
+ */
+export interface WorkloadRemovals {
+  queueRemovals(tx: Db, environmentIds: string[]): Promise<number>;
+  removeRoutes(
+    tx: Db,
+    owner: { environmentIds: string[] } | { organizationId: string },
+    remove: () => Promise<unknown>,
+    field: string,
+  ): Promise<number>;
+  notify(): void;
+}
+
+export interface RemovalCounts {
+  environments: number;
+  applications: number;
+  compose: number;
+  caches: number;
+  domains: number;
+  backups: number;
+}
+
+const count = (row: { n: string | number }) => Number(row.n);
+const DB_TARGETS = ['dbAId', 'dbBId', 'dbCId', 'dbDId', 'dbEId'] as const;
+
+/** What removing these environments takes with it: their services and the records hanging off them. */
+export async function countServices(db: Db, environmentIds: string[]): Promise<Omit<RemovalCounts, 'environments'>> {
+  const services = await servicesOf(db, environmentIds);
+  const idsOf = (t: ServiceKind) => services.filter((s) => s.type === t).map((s) => s.id);
+  const [apps, stacks, caches] = [idsOf('application'), idsOf('compose'), idsOf('cache')];
+  // `in ('')` matches nothing and keeps the queries valid when a kind has no service.
+  const [a, c] = [apps.length ? apps : [''], stacks.length ? stacks : ['']];
+  const domains = await db
+    .selectFrom('domains')
+    .leftJoin('previewDeployments', 'previewDeployments.id', 'domains.previewDeploymentId')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where((eb) =>
+      eb.or([eb('domains.applicationId', 'in', a), eb('domains.composeId', 'in', c), eb('previewDeployments.applicationId', 'in', a)]),
+    )
+    .executeTakeFirstOrThrow();
+  const backups = await db
+    .selectFrom('backups')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where((eb) => eb.or([eb('composeId', 'in', c), ...DB_TARGETS.map((column) => eb(column, 'in', a))]))
+    .executeTakeFirstOrThrow();
+  return { applications: apps.length, compose: stacks.length, caches: caches.length, domains: count(domains), backups: count(backups) };
+}
+
+/** What a copy must not share with its original: webhook tokens and published ports. */
+const resetOnCopy: Record<ServiceKind, Record<string, null>> = {
+  application: { refreshToken: null },
+  compose: { refreshToken: null },
+  cache: { externalPort: null },
+};
+
+/** A row read back, ready to insert again: jsonb values (read as objects) go back as JSON text. */
+const insertable = (row: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [k, v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v]),
+  );
+
+/**
+ * Copies services into another environment: same configuration, fresh ids and app names,
+ * status idle. Returns the new ids. `only` limits the copy to some services.
+ */
+export async function copyServices(
+  db: Db,
+  ids: IdGenerator,
+  from: string,
+  to: string,
+  only?: { id: string; type: ServiceKind }[],
+): Promise<string[]> {
+  const created: string[] = [];
+  for (const type of kinds) {
+    const { table, idPrefix } = serviceTables[type];
+    const wanted = only?.filter((s) => s.type === type).map((s) => s.id);
+    if (wanted && wanted.length === 0) continue;
+    let q = db.selectFrom(table).selectAll().where('environmentId', '=', from);
+    if (wanted) q = q.where('id', 'in', wanted);
+    const rows = (await q.execute()) as Record<string, unknown>[];
+    for (const row of rows) {
+      const id = ids(idPrefix);
+      const copy = {
+        ...insertable(row),
+        ...resetOnCopy[type],
+        id,
+        environmentId: to,
+        appName: copyAppName(String(row.appName)),
+        applicationStatus: 'idle',
+        createdAt: undefined,
+      };
+      await db.insertInto(table).values(copy as never).execute();
+      created.push(id);
+    }
+  }
+  return created;
+}
