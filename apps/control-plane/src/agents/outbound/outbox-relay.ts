@@ -1,7 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection, nanos } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
-import { COMMAND_STREAM, COMMAND_SUBJECTS, commandSubject } from '@skiff/domain';
+import { COMMAND_STREAM, COMMAND_SUBJECTS, WakeableSleep, commandSubject } from '@skiff/domain';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { CommandOutbox } from './outbox.js';
@@ -79,8 +79,11 @@ export class OutboxRelay {
   private streamReady = false;
   private loopDone: Promise<void> | undefined;
   private stopped = false;
+  /** A command was committed since the loop last looked. */
   private notified = false;
-  private wake: (() => void) | undefined;
+  /** Whether the current sleep ends on a notify (not while backing off after a failure). */
+  private wakeable = false;
+  private readonly sleeper = new WakeableSleep();
   private readonly pollMs: number;
   private readonly republishAfterMs: number;
   private readonly backoff: { minMs: number; maxMs: number };
@@ -104,13 +107,13 @@ export class OutboxRelay {
   /** A command was committed: publish without waiting for the poll. */
   notify(): void {
     this.notified = true;
-    this.wake?.();
+    if (this.wakeable) this.sleeper.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe();
-    this.wake?.();
+    this.sleeper.wake();
     await this.loopDone;
     const nc = this.nc;
     this.nc = undefined;
@@ -219,25 +222,16 @@ export class OutboxRelay {
     return this.nc;
   }
 
-  private sleep(ms: number, wakeable: boolean): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+  private async sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (this.stopped) return;
     if (wakeable && this.notified) {
       this.notified = false;
-      return Promise.resolve();
+      return;
     }
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = () => {
-        if (this.stopped || wakeable) done();
-      };
-    }).then(() => {
-      if (wakeable) this.notified = false;
-    });
+    this.wakeable = wakeable;
+    await this.sleeper.sleep(ms);
+    this.wakeable = false;
+    if (wakeable) this.notified = false;
   }
 }
 
