@@ -1,4 +1,4 @@
-import { PLATFORM_NETWORK, SwarmSpecError } from '@skiff/domain';
+import { LEGACY_SPEC_REFUSAL, PLATFORM_NETWORK, SwarmSpecError, workloadSpecToWire } from '@skiff/domain';
 import { WorkloadKind, type DeployApplication } from '@skiff/proto';
 import { describe, expect, it } from 'vitest';
 import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from './deploy-spec.js';
@@ -45,6 +45,42 @@ describe('workloadSpecInput', () => {
     expect(() => workloadSpecInput(aDeploy({ specJson: '{"id":"x"}' }))).toThrow(DeploySpecError);
     expect(() => workloadSpecInput(aDeploy({ specJson: '{"kind":"cache"}' }))).toThrow(DeploySpecError);
     expect(() => workloadSpecInput(aDeploy({ workload: undefined }))).toThrow('the command names no workload');
+  });
+});
+
+describe('workloadSpecInput of a command with the typed spec', () => {
+  const settings = {
+    appName: 'ignored',
+    kind: 'application' as const,
+    id: 'ignored',
+    image: 'ignored:1',
+    env: ['X=ignored'],
+    command: 'httpd -f',
+    args: ['-p', '8080'],
+    replicas: 0,
+    memoryLimit: '104857600',
+    memoryReservation: null,
+    cpuLimit: null,
+    cpuReservation: null,
+    platformNetwork: PLATFORM_NETWORK,
+    endpointSpecCluster: { Ports: [{ TargetPort: 8080, PublishedPort: 18080 }] },
+  };
+
+  it("takes the spec's settings with the command's workload, image and env, and never spec_json", () => {
+    const deploy = aDeploy({ spec: workloadSpecToWire(settings), specJson: LEGACY_SPEC_REFUSAL });
+    expect(workloadSpecInput(deploy)).toEqual({
+      ...settings,
+      appName: 'web-1',
+      id: 'app1',
+      image: 'busybox:latest',
+      env: ['A=s3cret', 'B=2'],
+      replicas: 1,
+    });
+    expect(workloadSpecInput(aDeploy({ spec: workloadSpecToWire({ ...settings, replicas: 3 }) })).replicas).toBe(3);
+  });
+
+  it('leaves an agent that reads only spec_json refusing the deploy, naming what to do', () => {
+    expect(() => workloadSpecInput(aDeploy({ specJson: LEGACY_SPEC_REFUSAL }))).toThrow(/update the agent/);
   });
 });
 

@@ -1,15 +1,17 @@
 /**
  * The Swarm service spec a DeployApplication command asks for. Pure.
  *
- * spec_json is libs/domain's WorkloadSpecInput; the command's own `image`, `env` and
- * `replicas` replace its fields of those names (replicas 0 = the platform default, 1), its
- * `workload` names the service and its kind, an application or a cache instance (a
- * spec_json naming another appName, id or kind is refused), and
- * the result carries `skiff.deployment=<deploymentId>` on the service and its containers,
+ * The command's `spec` (WorkloadSpec) carries the service's settings; its `workload` names
+ * the service and its kind (an application or a cache instance), `image` and `env` complete
+ * them; replicas 0 means the platform default (1). A command without `spec` comes from a
+ * control plane older than the typed spec: its `spec_json` (libs/domain's WorkloadSpecInput
+ * as JSON, whose `image`, `env` and `replicas` give way to the command's fields) is read
+ * instead, and one naming another appName, id or kind is refused.
+ * The result carries `skiff.deployment=<deploymentId>` on the service and its containers,
  * so the tasks of this rollout can be told apart from the previous version's (and a new
  * deployment of an unchanged spec still rolls out new tasks).
  */
-import { PLATFORM_NETWORK, swarmServiceSpec, type WorkloadSpecInput } from '@skiff/domain';
+import { PLATFORM_NETWORK, swarmServiceSpec, type WorkloadSpecInput, workloadSpecFromWire } from '@skiff/domain';
 import { WorkloadKind, type DeployApplication } from '@skiff/proto';
 import type { ServiceSpec } from '../docker/driver.js';
 
@@ -34,6 +36,22 @@ export function workloadSpecInput(deploy: DeployApplication): WorkloadSpecInput 
   }
   const kind = SERVICE_KINDS[workload.kind];
   if (!kind) throw new DeploySpecError('DeployApplication deploys applications and cache instances only');
+  const env = Object.keys(deploy.env)
+    .sort()
+    .map((key) => `${key}=${deploy.env[key]}`);
+  if (deploy.spec) {
+    const input = workloadSpecFromWire(deploy.spec, { appName: workload.appName, id: workload.id, kind, image: deploy.image, env });
+    return { ...input, replicas: input.replicas > 0 ? input.replicas : DEFAULT_REPLICAS };
+  }
+  return legacySpecInput(deploy, { appName: workload.appName, id: workload.id, kind, env });
+}
+
+/** The settings of a command from a control plane that sends `spec_json` instead of `spec`. */
+function legacySpecInput(
+  deploy: DeployApplication,
+  workload: { appName: string; id: string; kind: WorkloadSpecInput['kind']; env: string[] },
+): WorkloadSpecInput {
+  const { kind } = workload;
   let parsed: unknown = {};
   if (deploy.specJson.trim() !== '') {
     try {
@@ -68,9 +86,7 @@ export function workloadSpecInput(deploy: DeployApplication): WorkloadSpecInput 
     id: workload.id,
     kind,
     image: deploy.image,
-    env: Object.keys(deploy.env)
-      .sort()
-      .map((key) => `${key}=${deploy.env[key]}`),
+    env: workload.env,
     replicas: deploy.replicas > 0 ? deploy.replicas : DEFAULT_REPLICAS,
   };
 }

@@ -11,6 +11,7 @@ import { natsServerBinary, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { ensureCommandStream } from './outbox-relay.js';
+import { sentSpec } from '../../testing/sent-spec.js';
 
 /** A durable consumer of one server's commands, made by the test (the agent's own comes later). */
 async function commandConsumer(nc: NatsConnection, serverId: string, name: string) {
@@ -91,9 +92,8 @@ describe('the outbox relay on the shared NATS', () => {
       workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: app.applicationId, appName: app.appName },
       image: 'busybox:latest',
       env: { REGION: 'eu', GREETING: 'hi eu' },
-      replicas: 1,
     });
-    expect(JSON.parse(payload!.specJson)).toMatchObject({ appName: app.appName, id: app.applicationId, command: 'httpd -f', platformNetwork: 'skiff-network' });
+    expect(sentSpec(payload!)).toMatchObject({ appName: app.appName, id: app.applicationId, command: 'httpd -f', platformNetwork: 'skiff-network', replicas: 1 });
     msg.ack();
 
     // Without a result the relay publishes it again; JetStream drops the repeat (same message id).

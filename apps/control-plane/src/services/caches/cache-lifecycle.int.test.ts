@@ -1,13 +1,13 @@
 // cache.deploy / rebuild / start / stop / reload / remove / saveExternalPort on a real
 // Postgres: the commands they write to the outbox, what they refuse, and what the agent's
 // reports (applied as the report server applies them) do to the instance.
-import type { WorkloadSpecInput } from '@skiff/domain';
 import { Command, CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, timestampToDate } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { REDIS_START_SCRIPT, cacheVolumeName } from './cache-spec.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
+import { sentSpec } from '../../testing/sent-spec.js';
 
 let t: TestPlatform;
 let reports: DeploymentReports;
@@ -54,7 +54,7 @@ const result = (commandId: string, s: CommandStatus, reason = '') =>
 const deployOf = (row: { payload: string }) => {
   const command = decode(row.payload);
   if (command.payload?.$case !== 'deployApplication') throw new Error(`not a deploy: ${command.payload?.$case}`);
-  return { command, deploy: command.payload.value, spec: JSON.parse(command.payload.value.specJson) as WorkloadSpecInput };
+  return { command, deploy: command.payload.value, spec: sentSpec(command.payload.value) };
 };
 
 describe('cache.deploy', () => {
@@ -84,7 +84,7 @@ describe('cache.deploy', () => {
       volumes: [{ source: cacheVolumeName(c.cacheId), target: '/data' }],
       forceUpdate: 1,
     });
-    expect(deploy.specJson).not.toContain(PASSWORD);
+    expect(JSON.stringify(deploy.spec)).not.toContain(PASSWORD);
     const deadline = timestampToDate(command.deadline!).getTime();
     expect(deadline).toBeGreaterThanOrEqual(before + 15 * 60_000 - 1000);
     expect(await status(c.cacheId)).toBe('running');
@@ -303,7 +303,7 @@ describe('cache.saveExternalPort', () => {
       { Protocol: 'tcp', TargetPort: 6379, PublishedPort: 16392, PublishMode: 'host' },
     ]);
     await ok('cache.saveExternalPort', { cacheId: c.cacheId, externalPort: null });
-    expect(deployOf((await commandsOf(c.cacheId))[2]!).spec.ports).toBeNull();
+    expect(deployOf((await commandsOf(c.cacheId))[2]!).spec.ports).toBeUndefined();
     expect(await status(c.cacheId)).toBe('running');
   });
 

@@ -58,7 +58,7 @@ describe('deploying an image from a private registry', () => {
     expect(deploy.registryAuth).toEqual({ serverAddress: '127.0.0.1:5000', username: 'deployer', password: PASSWORD });
     expect(payload).not.toContain(PASSWORD);
     expect(payload).not.toContain(Buffer.from(PASSWORD).toString('base64').slice(0, 12));
-    expect(deploy.specJson).not.toContain(PASSWORD);
+    expect(JSON.stringify(deploy.spec)).not.toContain(PASSWORD);
     expect(JSON.stringify(await ok('deployment.all', { applicationId: app.applicationId }))).not.toContain(PASSWORD);
   });
 

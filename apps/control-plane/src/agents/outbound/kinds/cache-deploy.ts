@@ -1,5 +1,5 @@
 import type { CacheInstance } from '@skiff/db';
-import { wireServerId } from '@skiff/domain';
+import { LEGACY_SPEC_REFUSAL, type WorkloadSpecInput, wireServerId, workloadSpecToWire } from '@skiff/domain';
 import { type Command, CommandKind, WorkloadKind, timestampFromDate } from '@skiff/proto';
 import { DEPLOY_DEADLINE_MS } from './deploy-application.js';
 import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } from './kind.js';
@@ -31,12 +31,10 @@ export interface CacheDeployInput {
   /** Labels this deploy's tasks (`skiff.deployment`), so the agent tells them from the previous ones. */
   rolloutId: string;
   cache: CacheRef;
-  image: string;
-  /** libs/domain's WorkloadSpecInput, as JSON. */
-  specJson: string;
+  /** The service's settings (its `env` is not sent: the variables travel in `env` below). */
+  spec: WorkloadSpecInput;
   /** The resolved variables and the password: secrets. */
   env: Map<string, string>;
-  replicas: number;
   createdAt: Date;
   deadline: Date;
 }
@@ -55,11 +53,12 @@ export function cacheDeployCommand(input: CacheDeployInput): Command {
       value: {
         deploymentId: input.rolloutId,
         workload: { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: input.cache.id, appName: input.cache.appName },
-        image: input.image,
+        image: input.spec.image,
         env: Object.fromEntries(input.env),
-        replicas: input.replicas,
+        replicas: 0,
         forcePull: false,
-        specJson: input.specJson,
+        specJson: LEGACY_SPEC_REFUSAL,
+        spec: workloadSpecToWire(input.spec),
         registryAuth: undefined,
         source: undefined,
         build: undefined,

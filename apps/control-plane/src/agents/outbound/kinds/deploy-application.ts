@@ -1,5 +1,5 @@
 import type { Application } from '@skiff/db';
-import { PLATFORM_NETWORK, type WorkloadSpecInput, wireServerId } from '@skiff/domain';
+import { LEGACY_SPEC_REFUSAL, PLATFORM_NETWORK, type WorkloadSpecInput, wireServerId, workloadSpecToWire } from '@skiff/domain';
 import {
   type BuildRecipe,
   type BuildSource,
@@ -143,9 +143,10 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
         workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: app.id, appName: app.appName },
         image: input.spec.image,
         env: Object.fromEntries(input.env),
-        replicas: input.spec.replicas,
+        replicas: 0,
         forcePull: false,
-        specJson: JSON.stringify(input.spec),
+        specJson: LEGACY_SPEC_REFUSAL,
+        spec: workloadSpecToWire(input.spec),
         registryAuth: input.registryAuth,
         source: input.build?.source,
         build: input.build?.recipe,
