@@ -130,8 +130,9 @@ export class RestartableNats {
   readonly store = mkdtempSync(join(tmpdir(), 'skiff-nats-'));
   private constructor(readonly port: number) {}
 
-  static async create(): Promise<RestartableNats> {
-    return new RestartableNats(await freePort());
+  /** On `port` (a free one by default), not started yet. */
+  static async create(port?: number): Promise<RestartableNats> {
+    return new RestartableNats(port ?? (await freePort()));
   }
 
   get url(): string {

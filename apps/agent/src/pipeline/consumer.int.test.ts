@@ -1,7 +1,6 @@
 // The command consumer against its own nats-server (so the test can take NATS away and
 // bring it back): it waits for the stream, survives a NATS outage and a deleted consumer,
 // and takes every command exactly once.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +8,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { COMMAND_STREAM, commandConsumer } from '@skiff/domain';
-import { freePort, natsServerBinary } from '@skiff/testing';
+import { RestartableNats } from '@skiff/testing';
 import { CommandKind, CommandStatus, WorkloadKind, timestampFromDate, type Command } from '@skiff/proto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,34 +25,14 @@ const run = randomBytes(3).toString('hex');
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const serverId = `c-${run}`;
 
-let port: number;
+let nats: RestartableNats;
 let storeDir: string;
-let natsProcess: ChildProcess | null = null;
 let reportServer: RecordingReportServer;
 let admin: NatsConnection;
 let agentNc: NatsConnection;
 let agent: Agent;
 let journal: CommandJournal;
 let reports: ReportClient;
-
-async function startNats(): Promise<void> {
-  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(storeDir, 'js')], { stdio: 'ignore' });
-  natsProcess = child;
-  await waitUntil('nats-server to accept connections', async () => {
-    const nc = await connect({ servers: `nats://127.0.0.1:${port}`, reconnect: false });
-    await nc.close();
-    return true;
-  }, 20_000, 100);
-}
-
-async function killNats(): Promise<void> {
-  const child = natsProcess;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-  natsProcess = null;
-}
 
 /** A deploy the handler refuses before touching Docker (a memory limit under 6 MiB). */
 function aCommand(n: number): Command {
@@ -82,12 +61,12 @@ function aCommand(n: number): Command {
 const resultsOf = (id: string) => reportServer.results.filter((r) => r.commandId === id);
 
 beforeAll(async () => {
-  port = await freePort();
+  nats = await RestartableNats.create();
   storeDir = await mkdtemp(join(tmpdir(), 'skiff-consumer-test-'));
-  await startNats();
+  await nats.start();
   reportServer = await startReportServer();
-  admin = await connect({ ...natsConnectionOptions([`nats://127.0.0.1:${port}`], 'test admin'), reconnectTimeWait: 100 });
-  agentNc = await connect({ ...natsConnectionOptions([`nats://127.0.0.1:${port}`], 'test agent'), reconnectTimeWait: 100 });
+  admin = await connect({ ...natsConnectionOptions([nats.url], 'test admin'), reconnectTimeWait: 100 });
+  agentNc = await connect({ ...natsConnectionOptions([nats.url], 'test agent'), reconnectTimeWait: 100 });
   journal = await CommandJournal.open(join(storeDir, 'agent'));
   reports = new ReportClient({ target: reportServer.target, credential: 'c', log, retryInitialMs: 50, retryMaxMs: 500 });
   agent = new Agent({
@@ -108,7 +87,7 @@ afterAll(async () => {
   await journal?.close();
   await agentNc?.close();
   await admin?.close();
-  await killNats();
+  await nats?.remove();
   await reportServer?.stop();
   await rm(storeDir, { recursive: true, force: true });
 }, 60_000);
@@ -127,8 +106,8 @@ describe('CommandConsumer', () => {
   });
 
   it('resumes after NATS goes away and comes back, taking each command once', async () => {
-    await killNats();
-    await startNats();
+    await nats.stop('SIGKILL');
+    await nats.start();
     await waitUntil('both clients to reconnect', async () => {
       await admin.flush();
       await agentNc.flush();

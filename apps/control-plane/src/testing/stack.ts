@@ -74,13 +74,16 @@ export interface TestStackOptions {
 export async function startTestStack(label: string, options: TestStackOptions = {}) {
   const run = randomBytes(3).toString('hex');
   const credential = `e2e-${randomBytes(16).toString('hex')}`;
-  const nats = await startDedicatedNats();
   const api = options.servePlatformDomain ? { host: await dockerHostGateway(), port: await freePort() } : null;
+  const nats = await startDedicatedNats();
   const t: TestPlatform = await startTestPlatform({
     nats: { url: nats.url, pollMs: 200 },
     grpc: { host: '127.0.0.1', port: 0 },
     localAgentCredential: credential,
     ...(api ? { platformUpstream: `host.docker.internal:${api.port}` } : {}),
+  }).catch(async (err: unknown) => {
+    await nats.stop();
+    throw err;
   });
   let apiServer: Server | null = null;
   if (api) {

@@ -1,13 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { COMMAND_STREAM, commandSubject } from '@skiff/domain';
 import { Command, CommandKind, WorkloadKind } from '@skiff/proto';
-import { natsServerBinary, waitFor } from '@skiff/testing';
+import { RestartableNats, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { ensureCommandStream } from './outbox-relay.js';
@@ -129,41 +125,6 @@ describe('the outbox relay on the shared NATS', () => {
   });
 });
 
-/** A nats-server with JetStream of this test alone, which the test stops and starts. */
-class OwnNats {
-  private child: ChildProcess | undefined;
-  readonly store = mkdtempSync(join(tmpdir(), 'skiff-relay-nats-'));
-  constructor(readonly port: number) {}
-  get url() {
-    return `nats://127.0.0.1:${this.port}`;
-  }
-  async start() {
-    const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.store], { stdio: 'ignore' });
-    this.child = child;
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
-        const probe = await connect({ servers: this.url, reconnect: false, timeout: 500 }).catch(() => null);
-        await probe?.close();
-        return probe !== null;
-      },
-      { timeoutMs: 15_000, what: 'the test nats-server' },
-    );
-  }
-  async stop() {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  async remove() {
-    await this.stop();
-    rmSync(this.store, { recursive: true, force: true });
-  }
-}
-
 /** Holds a port and drops every connection made to it, counting them. */
 async function refusingListener(): Promise<{ port: number; attempts: () => number; close: () => Promise<void> }> {
   let attempts = 0;
@@ -187,7 +148,7 @@ async function refusingListener(): Promise<{ port: number; attempts: () => numbe
 
 describe('the outbox relay when NATS is away', () => {
   let t: TestPlatform | undefined;
-  let nats: OwnNats | undefined;
+  let nats: RestartableNats | undefined;
   afterAll(async () => {
     await t?.close();
     await nats?.remove();
@@ -195,7 +156,7 @@ describe('the outbox relay when NATS is away', () => {
 
   it('keeps commands pending while NATS is unreachable, and publishes them once it is back, also after a restart', async () => {
     const listener = await refusingListener();
-    nats = new OwnNats(listener.port);
+    nats = await RestartableNats.create(listener.port);
     t = await startTestPlatform({ nats: { url: nats.url, pollMs: 200, backoff: { minMs: 50, maxMs: 300 } } });
     const app = await containerApp(t, null);
     const first = await deploy(t, app.applicationId);
