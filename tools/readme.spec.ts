@@ -1,5 +1,5 @@
-// Keeps what the README states about the repository true: the operations beyond the spec it
-// lists, and the paths it names.
+// Keeps what the README and docs/architecture.md state about the repository true: the
+// operations beyond the spec the README lists, and the paths both name.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { allContracts } from '@skiff/contracts';
@@ -22,8 +22,19 @@ describe('README.md', () => {
   });
 
   it('names only paths of the repository that exist', () => {
-    const paths = [...readme.matchAll(/`((?:apps|libs|tools|docs|proto)\/[^`\s]*)`/g)].map((m) => m[1]!);
-    expect(paths.length).toBeGreaterThan(0);
-    expect(paths.filter((p) => !existsSync(`${root}${p.replace(/\*.*$/, '')}`))).toEqual([]);
+    expect(missingPaths(readme)).toEqual([]);
   });
 });
+
+describe('docs/architecture.md', () => {
+  it('names only paths of the repository that exist', () => {
+    expect(missingPaths(readFileSync(`${root}docs/architecture.md`, 'utf8'))).toEqual([]);
+  });
+});
+
+/** The repository paths a document names in backticks (`apps/…`, `libs/…`…) that do not exist. */
+function missingPaths(text: string): string[] {
+  const paths = [...text.matchAll(/`((?:apps|libs|tools|docs|proto)\/[^`\s]*)`/g)].map((m) => m[1]!);
+  expect(paths.length).toBeGreaterThan(0);
+  return paths.filter((p) => !existsSync(`${root}${p.replace(/[<*].*$/, '')}`));
+}
