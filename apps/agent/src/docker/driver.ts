@@ -6,6 +6,7 @@
  * Shapes passed in are the Engine API's own (PascalCase keys, durations in nanoseconds), as
  * a pure builder produces them; shapes returned are the driver's own small summaries.
  */
+import type { HealthCheckConfig, UlimitConfig } from '@skiff/domain';
 
 /** Label every Docker object Skiff creates carries (ARCHITECTURE.md, "Workloads on Docker"). */
 export const MANAGED_LABEL = 'skiff.managed';
@@ -42,16 +43,9 @@ export interface ServiceSpec {
       }>;
       StopSignal?: string;
       StopGracePeriod?: Nanoseconds;
-      HealthCheck?: {
-        Test: string[];
-        Interval?: Nanoseconds;
-        Timeout?: Nanoseconds;
-        StartPeriod?: Nanoseconds;
-        StartInterval?: Nanoseconds;
-        Retries?: number;
-      };
+      HealthCheck?: HealthCheckConfig;
       Hosts?: string[];
-      Ulimits?: Array<{ Name: string; Soft: number; Hard: number }>;
+      Ulimits?: UlimitConfig[];
     };
     Resources?: {
       Limits?: { NanoCPUs?: number; MemoryBytes?: number };

@@ -1,7 +1,7 @@
 import type { CacheInstance } from '@skiff/db';
-import { LEGACY_SPEC_REFUSAL, type WorkloadSpecInput, wireServerId, workloadSpecToWire } from '@skiff/domain';
+import { type WorkloadSpecInput, wireServerId } from '@skiff/domain';
 import { type Command, CommandKind, WorkloadKind, timestampFromDate } from '@skiff/proto';
-import { DEPLOY_DEADLINE_MS } from './deploy-application.js';
+import { DEPLOY_DEADLINE_MS, deployPayload } from './deploy-application.js';
 import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } from './kind.js';
 
 /**
@@ -50,19 +50,7 @@ export function cacheDeployCommand(input: CacheDeployInput): Command {
     createdAt: timestampFromDate(input.createdAt),
     payload: {
       $case: 'deployApplication',
-      value: {
-        deploymentId: input.rolloutId,
-        workload: { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: input.cache.id, appName: input.cache.appName },
-        image: input.spec.image,
-        env: Object.fromEntries(input.env),
-        replicas: 0,
-        forcePull: false,
-        specJson: LEGACY_SPEC_REFUSAL,
-        spec: workloadSpecToWire(input.spec),
-        registryAuth: undefined,
-        source: undefined,
-        build: undefined,
-      },
+      value: deployPayload(input.rolloutId, { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: input.cache.id, appName: input.cache.appName }, input.spec, input.env),
     },
   };
 }

@@ -6,8 +6,10 @@ import {
   BuildType,
   type Command,
   CommandKind,
+  type DeployApplication,
   type RegistryAuth,
   WorkloadKind,
+  type WorkloadRef,
   timestampFromDate,
 } from '@skiff/proto';
 import { endDeployment } from './deployment-result.js';
@@ -139,19 +141,29 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
     payload: {
       $case: 'deployApplication',
       value: {
-        deploymentId: input.deploymentId,
-        workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: app.id, appName: app.appName },
-        image: input.spec.image,
-        env: Object.fromEntries(input.env),
-        replicas: 0,
-        forcePull: false,
-        specJson: LEGACY_SPEC_REFUSAL,
-        spec: workloadSpecToWire(input.spec),
+        ...deployPayload(input.deploymentId, { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: app.id, appName: app.appName }, input.spec, input.env),
         registryAuth: input.registryAuth,
         source: input.build?.source,
         build: input.build?.recipe,
       },
     },
+  };
+}
+
+/**
+ * The DeployApplication of one rollout of a Swarm service (an application's, or a cache
+ * instance's): the image and the variables once each, the settings as the typed spec.
+ */
+export function deployPayload(deploymentId: string, workload: WorkloadRef, spec: WorkloadSpecInput, env: Map<string, string>): DeployApplication {
+  return {
+    deploymentId,
+    workload,
+    image: spec.image,
+    env: Object.fromEntries(env),
+    replicas: 0,
+    forcePull: false,
+    specJson: LEGACY_SPEC_REFUSAL,
+    spec: workloadSpecToWire(spec),
   };
 }
 
