@@ -1,4 +1,4 @@
-// The control plane's layout rules (CONVENTIONS.md "Layout"), checked on the source files:
+// The control plane's layout rules (docs/architecture.md, "Where each capability lives"), checked on the source files:
 // no import cycles, services never reach into the HTTP layer, no file grows past 400 lines.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * What a command handler is: one per command kind (CONVENTIONS.md, `handlers/<kind>.ts`).
+ * What a command handler is: one per command kind (docs/architecture.md, "How to add a command kind").
  * The runner journals, checks deadlines and reports the result; a handler only acts and
  * says how it ended. Handlers must be idempotent: after an agent restart a command that
  * had started may run again.

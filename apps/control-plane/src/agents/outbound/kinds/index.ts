@@ -9,7 +9,7 @@ import { workloadLifecycle } from './workload-lifecycle.js';
 
 /**
  * The command kinds the control plane sends agents: one definition per file beside this one.
- * A new kind is one file and one line here (CONVENTIONS.md "How an operation is added").
+ * A new kind is one file and one line here (docs/architecture.md, "How to add a command kind").
  */
 export const COMMAND_KINDS: readonly CommandKindDefinition[] = [deployApplication, deployCompose, workloadLifecycle, cacheDeploy, applyProxyConfig];
 

@@ -4,11 +4,15 @@ import type { RouteRemoval } from '../../../services/deployments/workloads.js';
 import type { WorkloadType } from '../workload-key.js';
 
 /**
- * What a command kind is to the control plane (CONVENTIONS.md "How an operation is added",
- * step 4). Each file beside this one defines one kind: how its Command is built from records
- * (with its deadline and workload key), and, here, what its result does to the records. The
- * registry (index.ts) maps a command row to its definition; the report handling
- * (agents/inbound/deployment-reports.ts) looks results up there.
+ * What a command kind is to the control plane (docs/architecture.md, "How to add a command
+ * kind"). Each file beside this one defines one kind: a builder function (exported, and
+ * called by the service that queues the command: its payload, deadline and workload key),
+ * and the definition below, which says what its result does to the records. The registry
+ * (index.ts) holds the definitions, for results only: the report handling
+ * (agents/inbound/deployment-reports.ts) looks each result up there. `applyResult` sees
+ * every end, CANCELLED included: a kind whose cancel should leave the records as they were
+ * returns early on it (workload-lifecycle.ts), one whose record would stay `running`
+ * moves it on (cache-deploy.ts).
  */
 
 export { type WorkloadType, parseWorkloadKey, workloadKey } from '../workload-key.js';
