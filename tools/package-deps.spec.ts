@@ -23,6 +23,8 @@
 //   (c) a package in `dependencies` that only test code imports belongs in `devDependencies`;
 //   (d) what test code imports is declared by the package (any of the three) or is part of
 //       the shared toolchain in the root package.json's `devDependencies` (vitest, …).
+// The root package.json declares, in `devDependencies`, what tools/ (scripts, benchmarks,
+// these checks) imports; its other entries are programs run from the command line.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { basename, join, relative } from 'node:path';
@@ -201,6 +203,12 @@ describe('package dependencies', () => {
   });
 
   const toolchain = new Set(Object.keys(readManifest(root).devDependencies ?? {}));
+  it('the root declares what tools/ imports', () => {
+    const { source, tests } = importsOf(join(root, 'tools'), '');
+    const imported = [...new Set([...source.keys(), ...tests.keys()])];
+    expect(imported.filter((name) => !toolchain.has(name)).sort()).toEqual([]);
+  });
+
   it.each(workspaces)('%s declares exactly what it imports', (dir) => {
     expect(problemsOf(join(root, dir), toolchain)).toEqual([]);
   });

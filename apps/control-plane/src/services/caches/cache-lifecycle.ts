@@ -1,5 +1,6 @@
 import type { CacheInstance, Db } from '@skiff/db';
 import { EnvError, SwarmSpecError, envList, resolveServiceVariables, swarmServiceSpec, wireServerId } from '@skiff/domain';
+import type { Command } from '@skiff/proto';
 import { deployWasQueued, deploysOf, newestIsPendingRemoval } from '../../agents/outbound/command-records.js';
 import { CACHE_DEPLOY_DEADLINE_MS, cacheDeployCommand, cacheKey } from '../../agents/outbound/kinds/cache-deploy.js';
 import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/kinds/workload-lifecycle.js';
@@ -67,18 +68,18 @@ export class CacheLifecycle {
   }
 
   async stop(p: Principal, cacheId: string) {
-    await this.queue(p, cacheId, 'stop');
+    await this.queue(p, cacheId, (cache) => this.lifecycleCommand('stop', cache));
     return {};
   }
 
   async start(p: Principal, cacheId: string) {
-    await this.queue(p, cacheId, 'start');
+    await this.queue(p, cacheId, (cache) => this.lifecycleCommand('start', cache));
     return {};
   }
 
   /** Restarts the instance's task with the same spec; `appName` must be the instance's own. */
   async reload(p: Principal, input: { cacheId: string; appName: string }) {
-    await this.queue(p, input.cacheId, 'reload', input.appName);
+    await this.queue(p, input.cacheId, (cache) => this.lifecycleCommand('reload', cache), input.appName);
     return {};
   }
 
@@ -141,7 +142,11 @@ export class CacheLifecycle {
     return queued;
   }
 
-  private async queue(p: Principal, cacheId: string, op: WorkloadOperation, appName?: string): Promise<void> {
+  /**
+   * Queues the command `build` makes of the instance (read under its row lock), for an
+   * instance that was deployed and is not being removed; `appName`, when given, must be its own.
+   */
+  private async queue(p: Principal, cacheId: string, build: (cache: CacheInstance) => Command, appName?: string): Promise<void> {
     const { row } = await this.access.find(p, 'cache', cacheId);
     if (appName !== undefined && appName !== row.appName) {
       throw Invalid('appName', `is not the appName of cache instance ${cacheId}`);
@@ -151,7 +156,7 @@ export class CacheLifecycle {
       if (!(await cacheWasDeployed(tx, cacheId))) {
         throw new DomainError('BAD_REQUEST', `Cache instance ${locked.appName} was never deployed: deploy it first (cache.deploy)`);
       }
-      await this.outbox.queue(tx, this.lifecycleCommand(op, locked));
+      await this.outbox.queue(tx, build(locked));
     });
   }
 
