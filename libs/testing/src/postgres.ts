@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestService } from './nats.js';
@@ -39,25 +39,44 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+/** Whether the process `pid` runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * A throw-away PostgreSQL cluster on loopback for the tests (trust auth, fsync off), stopped
- * by the global teardown. One answering on the port is reused: left to its owner when it is
- * not ours, stopped at the end when it is our own leftover (a run killed before its teardown).
- * `SKIFF_TEST_DATABASE_URL` points the tests at another one.
+ * by the global teardown of the run that started it. The cluster's directory names the
+ * process of that run (`owner`): one answering on the port is used as it is while its owner
+ * runs (another run's: concurrent runs should each set their own SKIFF_TEST_PG_PORT and
+ * SKIFF_TEST_PG_DIR), and adopted, to be stopped at the end, when its owner is gone (a run
+ * killed before its teardown). `SKIFF_TEST_DATABASE_URL` points the tests at another one.
  */
 export async function ensureTestPostgres(): Promise<TestService> {
   if (process.env.SKIFF_TEST_DATABASE_URL) return { url: process.env.SKIFF_TEST_DATABASE_URL };
   const url = `postgres://postgres@127.0.0.1:${PORT}/postgres`;
   const data = join(ROOT, 'data');
+  const ownerFile = join(ROOT, 'owner');
   const stop = async () => {
     runAsPostgres(pgBin('pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
     rmSync(ROOT, { recursive: true, force: true });
   };
-  if (await answers(url)) return existsSync(join(data, 'postmaster.pid')) ? { url, stop } : { url };
+  if (await answers(url)) {
+    const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : NaN;
+    if (!existsSync(join(data, 'postmaster.pid')) || (Number.isInteger(owner) && alive(owner))) return { url };
+    writeFileSync(ownerFile, String(process.pid));
+    return { url, stop };
+  }
   // Not answering: whatever is there is left over from an earlier run; start clean.
   rmSync(ROOT, { recursive: true, force: true });
   mkdirSync(ROOT, { recursive: true });
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres', ROOT]);
+  writeFileSync(ownerFile, String(process.pid));
   runAsPostgres(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   runAsPostgres(pgBin('pg_ctl'), [
     '-D', data, '-l', join(ROOT, 'log'), '-w', 'start',
