@@ -2,7 +2,8 @@
  * An agent's NATS user: a user JWT signed with the NATS account's key, with the permissions
  * of one server's agent (agentNatsPermissions), given as the text of a NATS `.creds` file.
  * The control plane mints one for each agent that registers; tests mint them against a NATS
- * server in operator mode.
+ * server in operator mode. Imported as `@skiff/domain/nats-user-jwt`, outside the index, so
+ * that the agent's bundle does not carry the JWT library.
  */
 import { encodeUser, fmtCreds } from '@nats-io/jwt';
 import { createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';

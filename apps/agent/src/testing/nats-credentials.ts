@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { agentInboxPrefix, agentNatsCreds, natsAccountKeyPair } from '@skiff/domain';
+import { agentInboxPrefix } from '@skiff/domain';
+import { agentNatsCreds, natsAccountKeyPair } from '@skiff/domain/nats-user-jwt';
 
 export type AgentCredentialsMinter = (serverId: string) => Promise<{ creds: string; inboxPrefix: string }>;
 

@@ -5,7 +5,8 @@
  * and control requests (agentNatsPermissions). Without a seed, NATS is open (tests, or an
  * operator's own NATS) and agents get no credentials.
  */
-import { agentInboxPrefix, agentNatsCreds, natsAccountKeyPair } from '@skiff/domain';
+import { agentInboxPrefix } from '@skiff/domain';
+import { agentNatsCreds, natsAccountKeyPair } from '@skiff/domain/nats-user-jwt';
 
 export interface AgentNatsCredentials {
   /** The text of a NATS `.creds` file (user JWT and its seed): a secret. */
