@@ -1,5 +1,6 @@
 /**
- * The handler the workload commands (stop, start, reload, remove) share: the workload the
+ * The handler the workload commands (stop, start, reload, remove, and any later command whose
+ * payload names a `workload`) share: the workload the
  * command names, checked before it runs; a compose stack run by Docker Compose goes through
  * compose/lifecycle.ts; otherwise (a Swarm stack too) the workload's Swarm services, found by
  * label (workloads/workload-services.ts), are acted on. A Docker failure ends the command
@@ -23,19 +24,12 @@ import { changeService, serviceKindOf, waitForTasks, workloadServices } from '..
  */
 export type WorkloadCommandDeps = ComposeLifecycleDeps;
 
-type WorkloadPayloadCase = 'stopWorkload' | 'startWorkload' | 'reloadWorkload' | 'removeWorkload';
+type PayloadCase = NonNullable<Command['payload']>['$case'];
 
+/** The workload a command names: every payload that acts on one carries it as `workload`. */
 export function workloadOf(command: Command): WorkloadRef | null {
-  const payload = command.payload;
-  switch (payload?.$case) {
-    case 'stopWorkload':
-    case 'startWorkload':
-    case 'reloadWorkload':
-    case 'removeWorkload':
-      return payload.value.workload ?? null;
-    default:
-      return null;
-  }
+  const value = command.payload?.value;
+  return value && 'workload' in value ? (value.workload ?? null) : null;
 }
 
 /** Why the command's workload cannot be acted on, or null. */
@@ -59,7 +53,7 @@ export async function asOutcome(context: CommandContext, steps: () => Promise<Co
 
 export interface WorkloadCommand {
   kind: CommandKind;
-  payloadCase: WorkloadPayloadCase;
+  payloadCase: PayloadCase;
   /** What compose/lifecycle.ts does to a compose stack. */
   composeOperation: ComposeOperation;
   /** Why the command cannot be run, checked before its workload; null when nothing is wrong. */
