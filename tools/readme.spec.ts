@@ -1,4 +1,4 @@
-// Keeps what the README and docs/architecture.md state about the repository true: the
+// Keeps what the README and docs/ state about the repository true: the
 // operations beyond the spec the README lists, and the paths both name.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -26,9 +26,9 @@ describe('README.md', () => {
   });
 });
 
-describe('docs/architecture.md', () => {
+describe.each(['docs/architecture.md', 'docs/security.md'])('%s', (doc) => {
   it('names only paths of the repository that exist', () => {
-    expect(missingPaths(readFileSync(`${root}docs/architecture.md`, 'utf8'))).toEqual([]);
+    expect(missingPaths(readFileSync(`${root}${doc}`, 'utf8'))).toEqual([]);
   });
 });
 
