@@ -4,7 +4,10 @@ import type { Principal } from '../authz/principal.js';
 import type { UploadedFile } from '../services/deployments/index.js';
 
 export interface RequestContext {
-  /** The caller. Operations authenticated by a token in their body (`bodyToken`) get none. */
+  /**
+   * The caller. Operations authenticated by a token in their body (`bodyToken`) get one only
+   * when the request also presents an API key (checked like any other), else none (null).
+   */
   principal: Principal;
   requestId: string;
   log: Logger;

@@ -44,8 +44,10 @@ export function mountApi(app: Hono, deps: MountDeps): void {
         throw new DomainError('NOT_FOUND', `No operation ${ctx.req.method} ${name}`);
       }
       let principal: Principal | null = null;
-      if (contract.access.auth === 'key') {
-        const key = presentedKey({ get: (h) => ctx.req.header(h) });
+      const key = presentedKey({ get: (h) => ctx.req.header(h) });
+      // A `bodyToken` operation takes a key too when one is presented (acceptInvitation: the
+      // accepting account); a presented key is always checked, never silently ignored.
+      if (contract.access.auth === 'key' || key) {
         if (!key) throw Unauthorized();
         principal = await deps.principals.resolve(key);
         if (!principal) throw Unauthorized('Invalid API key');

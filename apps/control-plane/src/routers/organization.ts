@@ -11,5 +11,6 @@ export const organizationHandlers = (orgs: OrganizationService): RouterHandlers<
   allInvitations: (_input, { principal }) => orgs.allInvitations(principal),
   removeInvitation: (input, { principal }) => orgs.removeInvitation(principal, input.invitationId),
   inviteMember: (input, { principal }) => orgs.invite(principal, input),
-  acceptInvitation: (input) => orgs.accept(input.token, input.name),
+  // Authenticated by the token; an API key, when the request presents one, names the accepting account.
+  acceptInvitation: (input, { principal }) => orgs.accept(input.token, input.name, principal ?? null),
 });

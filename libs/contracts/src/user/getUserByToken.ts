@@ -14,7 +14,7 @@ export const getUserByToken = defineContract({
     role: z.string(),
     status: z.string(),
     expired: z.boolean(),
-    userExists: z.boolean(),
+    userExists: z.boolean().describe('whether the invitation was made for an existing account, to be accepted with that account\'s own API key'),
   }),
   example: { token: 'inv_token_example' },
 });

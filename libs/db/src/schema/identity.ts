@@ -49,6 +49,12 @@ export interface MembersTable {
   userId: string;
   role: 'owner' | 'admin' | 'member';
   permissions: Json<PermissionsJson>;
+  /**
+   * The user acts as platform administrator through this membership (when the user is one):
+   * set by first boot and on organizations a platform administrator creates, never by an
+   * invitation.
+   */
+  platformAdmin: Generated<boolean>;
   createdAt: CreatedAt;
 }
 
@@ -70,6 +76,8 @@ export interface InvitationsTable {
   tokenHash: string;
   status: 'pending' | 'accepted' | 'canceled';
   inviterId: string;
+  /** The account the invitation was made for (who had the email then); null: a new account. */
+  inviteeId: ColumnType<string | null, string | null | undefined, string | null>;
   expiresAt: Date;
   createdAt: CreatedAt;
 }

@@ -58,7 +58,7 @@ export class IdentityService {
         j.onRef('m.userId', '=', 'k.userId').onRef('m.organizationId', '=', 'k.organizationId'),
       )
       .innerJoin('users as u', 'u.id', 'k.userId')
-      .select(['k.id as apiKeyId', 'k.userId', 'k.organizationId', 'm.role', 'm.permissions', 'u.isPlatformAdmin'])
+      .select(['k.id as apiKeyId', 'k.userId', 'k.organizationId', 'm.role', 'm.permissions', 'm.platformAdmin', 'u.isPlatformAdmin'])
       .where('k.keyHash', '=', keyHash)
       .executeTakeFirst();
     if (!row) return null;
@@ -68,7 +68,9 @@ export class IdentityService {
       role: row.role,
       apiKeyId: row.apiKeyId,
       permissions: storedPermissions(row.permissions),
-      isPlatformAdmin: row.isPlatformAdmin,
+      // Platform power only through a membership the platform granted it in (first boot, or an
+      // organization the platform administrator created), never one joined by invitation.
+      isPlatformAdmin: row.isPlatformAdmin && row.platformAdmin,
     };
   }
 
@@ -92,7 +94,7 @@ export class IdentityService {
         .execute();
       await trx
         .insertInto('members')
-        .values({ id: this.deps.ids('mem'), organizationId, userId, role: 'owner', permissions: JSON.stringify(defaultPermissions()) })
+        .values({ id: this.deps.ids('mem'), organizationId, userId, role: 'owner', permissions: JSON.stringify(defaultPermissions()), platformAdmin: true })
         .execute();
       const key = newApiKey();
       await trx
@@ -143,11 +145,16 @@ export class IdentityService {
     return rows.map(memberRecord);
   }
 
+  /**
+   * The caller's own profile, and nothing else: no user id is taken, and the platform flag is
+   * not a field. A new email does not take over invitations made to it before (they are bound
+   * to the account they were made for, see OrganizationService.accept).
+   */
   async update(p: Principal, input: { name?: string; lastName?: string; email?: string; image?: string | null }) {
     const user = await uniqueAs('email', 'another user has this email', () =>
       this.db
         .updateTable('users')
-        .set({ name: input.name, lastName: input.lastName, email: input.email, image: input.image })
+        .set({ name: input.name, lastName: input.lastName, email: input.email?.toLowerCase(), image: input.image })
         .where('id', '=', p.userId)
         .returningAll()
         .executeTakeFirstOrThrow(),
@@ -259,6 +266,7 @@ export class IdentityService {
     return { count: rows.length, organizationIds: rows.map((r) => r.organizationId) };
   }
 
+  /** A key of the caller's own user, in an organization the caller's user is a member of. */
   async createApiKey(p: Principal, name: string, organizationId = p.organizationId) {
     if (!(await this.membership(p.userId, organizationId))) {
       throw Invalid('metadata.organizationId', 'you are not a member of this organization');
@@ -266,6 +274,7 @@ export class IdentityService {
     return this.issueKey(p.userId, organizationId, name);
   }
 
+  /** Mints a key; callers must have authenticated `userId` itself (never a token alone for an existing account). */
   async issueKey(userId: string, organizationId: string, name: string, db = this.db) {
     const key = newApiKey();
     const row = await db

@@ -1,4 +1,5 @@
-import type { Organization } from '@skiff/db';
+import type { Db, Organization } from '@skiff/db';
+import { sql } from 'kysely';
 import type { Principal, Role } from '../../authz/principal.js';
 import { defaultPermissions } from '../../authz/principal.js';
 import { hashToken, newInvitationToken } from '../../crypto/tokens.js';
@@ -71,7 +72,15 @@ export class OrganizationService {
         .execute();
       await trx
         .insertInto('members')
-        .values({ id: this.deps.ids('mem'), organizationId, userId: p.userId, role: 'owner', permissions: JSON.stringify(defaultPermissions()) })
+        .values({
+          id: this.deps.ids('mem'),
+          organizationId,
+          userId: p.userId,
+          role: 'owner',
+          permissions: JSON.stringify(defaultPermissions()),
+          // A platform administrator acting as one keeps that power in what they create.
+          platformAdmin: p.isPlatformAdmin,
+        })
         .execute();
     });
     return this.withRole(p, organizationId);
@@ -162,6 +171,9 @@ export class OrganizationService {
       .where('u.email', '=', email)
       .executeTakeFirst();
     if (already) throw Invalid('email', 'already a member of this organization');
+    // Bound to the account that has the email now (null: a new account), so that a later email
+    // change cannot redirect it (see accept).
+    const invitee = await this.db.selectFrom('users').select('id').where(sql<string>`lower(email)`, '=', email).executeTakeFirst();
     const token = newInvitationToken();
     const row = await this.db
       .insertInto('invitations')
@@ -173,6 +185,7 @@ export class OrganizationService {
         tokenHash: hashToken(token),
         status: 'pending',
         inviterId: p.userId,
+        inviteeId: invitee?.id ?? null,
         expiresAt: new Date(this.deps.clock().getTime() + INVITATION_DAYS * 86_400_000),
       })
       .returningAll()
@@ -216,7 +229,6 @@ export class OrganizationService {
   async byToken(token: string) {
     const inv = await this.invitationByToken(token);
     if (!inv) throw NotFound('No invitation with this token');
-    const user = await this.db.selectFrom('users').select('id').where('email', '=', inv.email).executeTakeFirst();
     return {
       invitationId: inv.id,
       organizationId: inv.organizationId,
@@ -225,62 +237,107 @@ export class OrganizationService {
       role: inv.role,
       status: inv.status,
       expired: inv.expiresAt.getTime() < this.deps.clock().getTime(),
-      userExists: Boolean(user),
+      // Whether the invitation was made for an existing account (accepted with that account's
+      // key) rather than a new one (accepted with the token alone). The token's holder learns
+      // this from acceptInvitation's answer anyway; nothing about the email's account today.
+      userExists: inv.inviteeId !== null,
     };
   }
 
+  /** The pending invitations made for the caller's account (not those to an email it took on later). */
   async invitationsFor(p: Principal) {
-    const user = await this.db.selectFrom('users').select('email').where('id', '=', p.userId).executeTakeFirstOrThrow();
     const rows = await this.db
       .selectFrom('invitations as i')
       .innerJoin('organizations as o', 'o.id', 'i.organizationId')
       .selectAll('i')
       .select('o.name as organizationName')
-      .where('i.email', '=', user.email.toLowerCase())
+      .where('i.inviteeId', '=', p.userId)
       .where('i.status', '=', 'pending')
       .where('i.expiresAt', '>', this.deps.clock())
       .execute();
     return rows.map((r) => ({ ...invitationRecord(r), organizationName: r.organizationName }));
   }
 
-  /** Joins the invited email to the organization and hands out a key bound to it. */
-  async accept(token: string, name?: string) {
+  /**
+   * Accepts an invitation. The token alone never reaches an existing account:
+   * - made for an existing account (`inviteeId`): only that account, calling with its own API
+   *   key (`caller`), accepts it; it gains the membership and no key (it asks for one with
+   *   user.createApiKey when it wants one).
+   * - made for a new account: accepted without a key; it creates the user and hands out that
+   *   new user's first key, in this organization. Refused once any account has the email
+   *   (one that changed its email to it cannot capture the invitation), and refused with a key.
+   * The refusal to a caller without a key is the same for both cases and names no account.
+   */
+  async accept(token: string, name: string | undefined, caller: Principal | null) {
     const inv = await this.invitationByToken(token);
     if (!inv || inv.status !== 'pending' || inv.expiresAt.getTime() < this.deps.clock().getTime()) {
       throw Unauthorized('Invalid or expired invitation token');
     }
-    const result = await this.db.transaction().execute(async (trx) => {
-      let user = await trx.selectFrom('users').selectAll().where('email', '=', inv.email).executeTakeFirst();
-      if (!user) {
-        user = await trx
-          .insertInto('users')
-          .values({
-            id: this.deps.ids('usr'),
-            email: inv.email,
-            name: name ?? inv.email.split('@')[0]!,
-            lastName: null,
-            image: null,
-            defaultOrganizationId: inv.organizationId,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+    if (caller) {
+      if (inv.inviteeId === null || inv.inviteeId !== caller.userId) {
+        throw Forbidden('This invitation was not made for the calling account');
       }
-      const member = await trx
-        .selectFrom('members')
-        .select('id')
-        .where('userId', '=', user.id)
-        .where('organizationId', '=', inv.organizationId)
-        .executeTakeFirst();
-      if (member) throw Invalid('token', 'already a member of this organization');
-      await trx
-        .insertInto('members')
-        .values({ id: this.deps.ids('mem'), organizationId: inv.organizationId, userId: user.id, role: inv.role, permissions: JSON.stringify(defaultPermissions()) })
-        .execute();
-      await trx.updateTable('invitations').set({ status: 'accepted' }).where('id', '=', inv.id).execute();
+      const result = await this.db.transaction().execute(async (trx) => {
+        await this.join(trx, inv, caller.userId);
+        return { userId: caller.userId, organizationId: inv.organizationId, apiKey: null };
+      });
+      this.deps.onAccessChange();
+      return result;
+    }
+    const refused = () =>
+      Unauthorized(
+        'This invitation cannot be accepted with its token alone: accept it with an API key of the account it was made for, or ask for a new invitation',
+      );
+    if (inv.inviteeId !== null) throw refused();
+    const result = await this.db.transaction().execute(async (trx) => {
+      const taken = await trx.selectFrom('users').select('id').where(sql<string>`lower(email)`, '=', inv.email).executeTakeFirst();
+      if (taken) throw refused();
+      const user = await trx
+        .insertInto('users')
+        .values({
+          id: this.deps.ids('usr'),
+          email: inv.email,
+          name: name ?? inv.email.split('@')[0]!,
+          lastName: null,
+          image: null,
+          defaultOrganizationId: inv.organizationId,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await this.join(trx, inv, user.id);
       const apiKey = await this.identity.issueKey(user.id, inv.organizationId, `invitation ${inv.id}`, trx);
       return { userId: user.id, organizationId: inv.organizationId, apiKey };
     });
     this.deps.onAccessChange();
     return result;
+  }
+
+  /** Adds the membership the invitation offers (never platform power) and spends the invitation. */
+  private async join(trx: Db, inv: { id: string; organizationId: string; role: 'admin' | 'member' }, userId: string) {
+    const member = await trx
+      .selectFrom('members')
+      .select('id')
+      .where('userId', '=', userId)
+      .where('organizationId', '=', inv.organizationId)
+      .executeTakeFirst();
+    if (member) throw Invalid('token', 'already a member of this organization');
+    const spent = await trx
+      .updateTable('invitations')
+      .set({ status: 'accepted' })
+      .where('id', '=', inv.id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(spent.numUpdatedRows) !== 1) throw Unauthorized('Invalid or expired invitation token');
+    await trx
+      .insertInto('members')
+      .values({
+        id: this.deps.ids('mem'),
+        organizationId: inv.organizationId,
+        userId,
+        role: inv.role,
+        permissions: JSON.stringify(defaultPermissions()),
+        platformAdmin: false,
+      })
+      .execute();
   }
 }
