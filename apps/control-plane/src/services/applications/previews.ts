@@ -57,7 +57,7 @@ export class PreviewService {
   private async find(p: Principal, previewDeploymentId: string): Promise<PreviewDeployment> {
     const row = await this.db.selectFrom('previewDeployments').selectAll().where('id', '=', previewDeploymentId).executeTakeFirst();
     if (!row) throw NotFound('No such preview deployment');
-    await this.access.find(p, 'application', row.applicationId);
+    await this.access.through(p, 'application', row.applicationId, 'preview deployment');
     return row;
   }
 

@@ -203,7 +203,8 @@ export class DomainService {
       if (!preview) throw NotFound('No such preview deployment');
       applicationId = preview.applicationId;
     }
-    const { row, project } = await this.access.find(p, 'application', applicationId);
+    const { row, project } =
+      type === 'preview' ? await this.access.through(p, 'application', applicationId, 'preview deployment') : await this.access.find(p, 'application', applicationId);
     return type === 'preview'
       ? { ...none, type, previewDeploymentId: id, serverId: row.serverId, organizationId: project.organizationId }
       : { ...none, type, applicationId: id, serverId: row.serverId, organizationId: project.organizationId };

@@ -75,7 +75,7 @@ export class SecurityService {
   private async find(p: Principal, securityId: string): Promise<SecurityEntry> {
     const row = await this.db.selectFrom('securityEntries').selectAll().where('id', '=', securityId).executeTakeFirst();
     if (!row) throw NotFound('No such security entry');
-    await this.access.find(p, 'application', row.applicationId);
+    await this.access.through(p, 'application', row.applicationId, 'security entry');
     return row;
   }
 
