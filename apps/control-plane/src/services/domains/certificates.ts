@@ -74,10 +74,13 @@ export class CertificateService {
     const certificatePath = certificatePathOf(input.certificatePath ?? id);
     const pair = parsePair(input.certificateData, input.privateKey, this.deps.clock());
     if (input.certificateId !== undefined) {
+      // Ids are one space for all organizations: a taken id answers the same whoever holds it.
       const taken = await this.db.selectFrom('certificates').select('id').where('id', '=', id).executeTakeFirst();
       if (taken) throw Invalid('certificateId', 'already used');
     }
-    let q = this.db.selectFrom('certificates').select('id').where('certificatePath', '=', certificatePath);
+    // A folder name of the organization's: the proxy is given certificates by id, so another
+    // organization's folders on the platform host are not in the way (nor told of).
+    let q = this.db.selectFrom('certificates').select('id').where('certificatePath', '=', certificatePath).where('organizationId', '=', p.organizationId);
     q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
     if (await q.executeTakeFirst()) throw Invalid('certificatePath', 'already used by another certificate on this server');
     const servers = (tx: Db) => this.serversUsing(tx, p.organizationId, serverId, pair.subjectNames);
