@@ -50,6 +50,7 @@ export class PreviewService {
       this.db,
       (tx) => this.proxy.serversRoutingTo(tx, { previewDeploymentId: row.id }),
       (tx) => tx.deleteFrom('previewDeployments').where('id', '=', row.id).execute(),
+      { organizationId: p.organizationId },
     );
     return record!;
   }

@@ -228,7 +228,7 @@ export class ComposeTemplateService {
         ? await uniqueAs(field, 'a domain of the template is already routed on this server', () => tx.insertInto('domains').values(routes).returningAll().execute())
         : [];
       return { row, inserted };
-    });
+    }, { organizationId });
     return { compose: this.stacks.record(row), domains: inserted.map(this.domains.record) };
   }
 

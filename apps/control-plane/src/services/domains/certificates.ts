@@ -102,7 +102,7 @@ export class CertificateService {
           .returningAll()
           .executeTakeFirstOrThrow(),
       ),
-      { field: 'certificateId' },
+      { field: 'certificateId', organizationId: p.organizationId },
     );
     return this.record(row);
   }
@@ -124,7 +124,10 @@ export class CertificateService {
   async remove(p: Principal, certificateId: string) {
     const row = await this.find(p, certificateId);
     const servers = (tx: Db) => this.serversUsing(tx, row.organizationId, row.serverId, row.subjectNames);
-    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), { field: 'certificateId' });
+    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), {
+      field: 'certificateId',
+      organizationId: row.organizationId,
+    });
     return this.record(row);
   }
 

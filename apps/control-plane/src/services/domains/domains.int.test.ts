@@ -355,6 +355,16 @@ describe('hosts across organizations', () => {
     expect((await createDomain({ host: 'theirs.example.net', applicationId: await createApp({ serverId }) })).serverId).toBe(serverId);
   });
 
+  it('a refusal of the proxy configuration names no route of another organization', async () => {
+    const mine = await createDomain({ host: 'entry.example.com', applicationId: await createApp(), customEntrypoint: 'alt', https: true, certificateType: 'acme' });
+    const { outsider, applicationId } = await outsiderWithApp();
+    const res = await outsider('domain.create', { host: 'plain.example.net', applicationId, customEntrypoint: 'alt' });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.message).toContain('entrypoint alt');
+    expect(JSON.stringify(res.body)).not.toContain(mine.domainId);
+    expect(JSON.stringify(res.body)).not.toContain('entry.example.com');
+  });
+
   it('the platform domain belongs to no organization: no route may take it or cover it on the platform host', async () => {
     expect((await t.call('settings.assignDomainServer', { host: 'panel.example.org', certificateType: 'none' })).status).toBe(200);
     try {

@@ -138,7 +138,7 @@ export class DomainService {
 
   async delete(p: Principal, domainId: string) {
     const { row } = await this.find(p, domainId);
-    await this.proxy.change(this.db, [row.serverId], (tx) => tx.deleteFrom('domains').where('id', '=', row.id).execute());
+    await this.proxy.change(this.db, [row.serverId], (tx) => tx.deleteFrom('domains').where('id', '=', row.id).execute(), { organizationId: row.organizationId });
     return this.record(row);
   }
 
@@ -324,7 +324,7 @@ export class DomainService {
         await assertHostOwner(tx, owner.serverId, owner.organizationId, route.host as string);
         return uniqueAs('host', 'this host and path are already routed on this server', () => run(tx));
       },
-      { middlewaresOn: namesMiddlewares ? [owner.serverId] : [] },
+      { middlewaresOn: namesMiddlewares ? [owner.serverId] : [], organizationId: owner.organizationId },
     );
   }
 }
