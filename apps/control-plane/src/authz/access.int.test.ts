@@ -123,3 +123,52 @@ describe('cross-organization isolation', () => {
     expect((await t.call('project.one', { projectId: project.projectId })).body.name).toBe('guarded');
   });
 });
+
+describe('another organization and an unknown id', () => {
+  it('answer the same body (code and message; requestId aside)', async () => {
+    const other = await t.call('organization.create', { name: 'Elsewhere' });
+    const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: other.body.organizationId } })).body.key;
+    const outsider = t.as(key);
+    const env = project.environments[0]!.environmentId;
+    const created = async (op: string, input: Record<string, unknown>) => {
+      const res = await t.call(op, input);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    };
+    const app = await created('application.create', { name: 'quiet', environmentId: env });
+    const stack = await created('compose.create', { name: 'quiet', environmentId: env });
+    const cache = await created('cache.create', { name: 'quiet', environmentId: env, databasePassword: 'pw' });
+    const forge = await created('forgeD.create', { forgeDUrl: 'https://git.example.com', accessToken: 't', organizationName: 'acme', authId: (await t.call('user.get')).body.userId, name: 'f' });
+    const entry = await created('security.create', { applicationId: app.applicationId, username: 'u', password: 'p' });
+    await t.db.insertInto('deployments').values({ id: 'dep_quiet', applicationId: app.applicationId, serverId: 'local', title: null, description: null, reason: null, startedAt: null, finishedAt: null }).execute();
+    await t.db
+      .insertInto('previewDeployments')
+      .values({ id: 'pvw_quiet', applicationId: app.applicationId, appName: 'preview-quiet', branch: 'b', pullRequestId: '1', pullRequestNumber: '1', pullRequestUrl: 'https://git.example.com/p/1', pullRequestTitle: 't' })
+      .execute();
+    const body = async (op: string, input: Record<string, unknown>) => {
+      const { requestId: _r, ...rest } = (await outsider(op, input)).body;
+      return rest;
+    };
+    const cases: [string, string, string][] = [
+      ['project.one', 'projectId', project.projectId],
+      ['project.update', 'projectId', project.projectId],
+      ['environment.one', 'environmentId', env],
+      ['application.one', 'applicationId', app.applicationId],
+      ['application.update', 'applicationId', app.applicationId],
+      ['compose.one', 'composeId', stack.composeId],
+      ['cache.one', 'cacheId', cache.cacheId],
+      ['forgeD.one', 'forgeDId', forge.forgeDId],
+      ['security.one', 'securityId', entry.securityId],
+      ['deployment.readLogs', 'deploymentId', 'dep_quiet'],
+      ['previewDeployment.one', 'previewDeploymentId', 'pvw_quiet'],
+    ];
+    const differ: string[] = [];
+    for (const [op, field, id] of cases) {
+      const theirs = await body(op, { [field]: id });
+      const unknown = await body(op, { [field]: `${id.split('_')[0]}_unknown0000000` });
+      expect(unknown.code, op).toBe('NOT_FOUND');
+      if (JSON.stringify(theirs) !== JSON.stringify(unknown)) differ.push(`${op}: ${JSON.stringify(theirs)} vs ${JSON.stringify(unknown)}`);
+    }
+    expect(differ).toEqual([]);
+  });
+});

@@ -35,10 +35,11 @@ export function requirePlatformAdmin(p: Principal, why: string): void {
 
 /**
  * Resource rules: a record of another organization does not exist for the caller
- * (NOT_FOUND); one of the caller's organization that a member was not given is FORBIDDEN.
+ * (NOT_FOUND, with the message an unknown id gets: `No such <what>`, so the two cannot be
+ * told apart); one of the caller's organization that a member was not given is FORBIDDEN.
  */
-export function assertOrganization(p: Principal, organizationId: string): void {
-  if (organizationId !== p.organizationId) throw NotFound();
+export function assertOrganization(p: Principal, organizationId: string, what: string): void {
+  if (organizationId !== p.organizationId) throw NotFound(`No such ${what}`);
 }
 
 export const canSeeProject = (p: Principal, projectId: string) =>
@@ -53,7 +54,7 @@ export const canSeeService = (p: Principal, serviceId: string) =>
   isAdmin(p) || p.permissions.accessedServices.includes(serviceId);
 
 export function assertProject(p: Principal, project: { id: string; organizationId: string }): void {
-  assertOrganization(p, project.organizationId);
+  assertOrganization(p, project.organizationId, 'project');
   if (!canSeeProject(p, project.id)) throw Forbidden('No access to this project');
 }
 
@@ -62,7 +63,7 @@ export function assertEnvironment(
   project: { id: string; organizationId: string },
   environmentId: string,
 ): void {
-  assertOrganization(p, project.organizationId);
+  assertOrganization(p, project.organizationId, 'environment');
   if (!canSeeEnvironment(p, project.id, environmentId)) {
     throw Forbidden('No access to this environment');
   }

@@ -13,7 +13,7 @@ export const create = defineContract({
     'subject, issuer, DNS names, validity and fingerprint are recorded; the key is encrypted ' +
     'at rest and never returned. `certificatePath` is the folder name under the proxy ' +
     'certificate directory `/etc/skiff/certificates/` (letters, digits, `.`, `_`, `-`; the ' +
-    'full path is accepted too); default: the certificate id; unique per server. ' +
+    'full path is accepted too); default: the certificate id; unique among the organization\'s certificates on a server. ' +
     '`certificateId` (optional) chooses the id (letters, digits, `_`, `-`). `serverId` serves ' +
     "it on a remote server instead of the platform host. `organizationId` must be the caller's " +
     'organization (another one is NOT_FOUND).',

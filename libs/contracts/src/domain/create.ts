@@ -11,7 +11,10 @@ export const create = defineContract({
     '`serviceName` on `port`, both required) or `previewDeploymentId`; `domainType` follows ' +
     '(`application`, `compose` or `preview`) and, when given, must match. The domain takes the ' +
     "server of its service (a preview: its application's). One `host` + `path` is unique per " +
-    'server. `path` is the public path prefix (default /), `internalPath` the path the service ' +
+    'server, and on a server a host belongs to one organization (or, on the platform host, to ' +
+    "the platform's own domain): a host another organization routes there, a wildcard covering " +
+    "it or a host covered by another organization's wildcard is refused (BAD_REQUEST, `host`). " +
+    '`path` is the public path prefix (default /), `internalPath` the path the service ' +
     'receives (default /), `stripPath` removes the prefix before forwarding. `port` defaults to ' +
     '3000 for applications and previews. `middlewares` lists names of middlewares declared in ' +
     "the proxy's shared middleware configuration, applied in the given order, each once; null " +

@@ -50,6 +50,7 @@ export class PreviewService {
       this.db,
       (tx) => this.proxy.serversRoutingTo(tx, { previewDeploymentId: row.id }),
       (tx) => tx.deleteFrom('previewDeployments').where('id', '=', row.id).execute(),
+      { organizationId: p.organizationId },
     );
     return record!;
   }
@@ -57,7 +58,7 @@ export class PreviewService {
   private async find(p: Principal, previewDeploymentId: string): Promise<PreviewDeployment> {
     const row = await this.db.selectFrom('previewDeployments').selectAll().where('id', '=', previewDeploymentId).executeTakeFirst();
     if (!row) throw NotFound('No such preview deployment');
-    await this.access.find(p, 'application', row.applicationId);
+    await this.access.through(p, 'application', row.applicationId, 'preview deployment');
     return row;
   }
 

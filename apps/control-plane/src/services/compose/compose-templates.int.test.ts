@@ -288,6 +288,24 @@ describe('compose.import', () => {
     expect(res.body.issues[0].message).toContain('routed twice');
   });
 
+  it("refuses a template domain on another organization's host (another path), changing nothing", async () => {
+    const first = await createStack();
+    const owned = encode(WEB_COMPOSE, '[[config.domains]]\nserviceName = "web"\nport = 80\nhost = "owned.example.com"\n');
+    expect((await t.call('compose.import', { composeId: first.composeId, base64: owned })).status).toBe(200);
+    const org = await t.call('organization.create', { name: `Taker ${Math.random()}` });
+    const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.body.organizationId } })).body.key;
+    const outsider = t.as(key);
+    const project = (await outsider('project.create', { name: 'takers' })).body;
+    const theirs = (await outsider('compose.create', { name: 'taker', environmentId: project.environments[0].environmentId })).body;
+    for (const route of ['host = "owned.example.com"\npath = "/login"', 'host = "OWNED.example.com"\npath = "/api"']) {
+      const res = await outsider('compose.import', { composeId: theirs.composeId, base64: encode(WEB_COMPOSE, `[[config.domains]]\nserviceName = "web"\nport = 80\n${route}\n`) });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.issues[0].path).toEqual(['base64']);
+      expect(res.body.issues[0].message).toContain('another organization');
+    }
+    expect((await outsider('domain.byComposeId', { composeId: theirs.composeId })).body).toEqual([]);
+  });
+
   it('refuses templates with files beside the compose file, changing nothing', async () => {
     const stack = await createStack();
     const withMount = encode(WEB_COMPOSE, '[[config.mounts]]\nfilePath = "conf/app.conf"\ncontent = "x=${password:8}"\n');

@@ -25,6 +25,7 @@ import { type ServiceDeps, uniqueAs } from '../shared/deps.js';
 import type { DomainService } from '../domains/domains.js';
 import type { ProjectService } from '../projects/projects.js';
 import type { ProxyConfig } from '../domains/proxy-config.js';
+import { assertHostOwner, lockServerHosts } from '../domains/host-owners.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 
 /** Queues a deploy of a compose stack, as `compose.deploy` does (the compose lifecycle). */
@@ -212,7 +213,11 @@ export class ComposeTemplateService {
       seen.add(key);
     });
     const { row, inserted } = await this.proxy.change(this.deps.db, [stack.serverId], async (tx) => {
-      for (const [index, r] of routes.entries()) await assertRouteFree(tx, stack.serverId, r.host, r.path, field, index);
+      if (routes.length) await lockServerHosts(tx, [stack.serverId]);
+      for (const [index, r] of routes.entries()) {
+        await assertRouteFree(tx, stack.serverId, r.host, r.path, field, index);
+        await assertHostOwner(tx, stack.serverId, organizationId, r.host, field, `config.domains[${index}]: `);
+      }
       const row = await tx
         .updateTable('composeStacks')
         .set({ composeFile: processed.compose, sourceType: 'raw', env: this.deps.secrets.seal(processed.env) })
@@ -223,7 +228,7 @@ export class ComposeTemplateService {
         ? await uniqueAs(field, 'a domain of the template is already routed on this server', () => tx.insertInto('domains').values(routes).returningAll().execute())
         : [];
       return { row, inserted };
-    });
+    }, { organizationId });
     return { compose: this.stacks.record(row), domains: inserted.map(this.domains.record) };
   }
 

@@ -245,7 +245,7 @@ export class DeploymentService {
     const d = await this.db.selectFrom('deployments').selectAll().where('id', '=', deploymentId).executeTakeFirst();
     if (!d) throw NotFound('No such deployment');
     const owner = ownerOfDeployment(d);
-    await this.access.find(p, owner.kind, owner.id);
+    await this.access.through(p, owner.kind, owner.id, 'deployment');
     return { deploymentId: d.id, status: d.status, reason: d.reason, log: d.log };
   }
 }

@@ -218,4 +218,28 @@ describe('certificate permissions', () => {
     expect((await t.call('certificates.one', { certificateId: theirs.body.certificateId })).status).toBe(404);
     expect((await t.call('certificates.one', { certificateId: cert.certificateId })).status).toBe(200);
   });
+
+  it('reveals nothing of another organization through a chosen certificateId or certificatePath', async () => {
+    const mine = (await t.call('certificates.create', shopInput({ certificateId: 'crt_mine-quiet', certificatePath: 'quiet-path' }))).body;
+    await t.call('certificates.create', shopInput({ certificatePath: 'quiet-derived' }));
+    const other = await t.call('organization.create', { name: 'Quiet' });
+    const organizationId = other.body.organizationId;
+    const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId } })).body.key;
+    const outsider = t.as(key);
+    const strip = ({ requestId: _r, ...rest }: Record<string, unknown>) => rest;
+    // The same folder name on the platform host: another organization's path is not in its way.
+    const samePath = await outsider('certificates.create', shopInput({ organizationId, certificatePath: 'quiet-path' }));
+    expect(samePath.status, JSON.stringify(samePath.body)).toBe(200);
+    // A path derived from a chosen id that is another organization's path: free too.
+    const derived = await outsider('certificates.create', shopInput({ organizationId, certificateId: 'quiet-derived' }));
+    expect(derived.status, JSON.stringify(derived.body)).toBe(200);
+    expect(derived.body.certificatePath).toBe('/etc/skiff/certificates/quiet-derived');
+    // Its own path stays unique on the server.
+    await refuses(shopInput({ certificatePath: 'quiet-path' }), 'certificatePath');
+    // Ids are one space for every organization: a taken id answers as the caller's own taken id does, naming nobody.
+    const taken = await outsider('certificates.create', shopInput({ organizationId, certificateId: mine.certificateId }));
+    const ownTaken = await outsider('certificates.create', shopInput({ organizationId, certificateId: derived.body.certificateId }));
+    expect(strip(taken.body)).toEqual(strip(ownTaken.body));
+    expect(JSON.stringify(taken.body)).not.toContain(t.organizationId);
+  });
 });

@@ -74,10 +74,13 @@ export class CertificateService {
     const certificatePath = certificatePathOf(input.certificatePath ?? id);
     const pair = parsePair(input.certificateData, input.privateKey, this.deps.clock());
     if (input.certificateId !== undefined) {
+      // Ids are one space for all organizations: a taken id answers the same whoever holds it.
       const taken = await this.db.selectFrom('certificates').select('id').where('id', '=', id).executeTakeFirst();
       if (taken) throw Invalid('certificateId', 'already used');
     }
-    let q = this.db.selectFrom('certificates').select('id').where('certificatePath', '=', certificatePath);
+    // A folder name of the organization's: the proxy is given certificates by id, so another
+    // organization's folders on the platform host are not in the way (nor told of).
+    let q = this.db.selectFrom('certificates').select('id').where('certificatePath', '=', certificatePath).where('organizationId', '=', p.organizationId);
     q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
     if (await q.executeTakeFirst()) throw Invalid('certificatePath', 'already used by another certificate on this server');
     const servers = (tx: Db) => this.serversUsing(tx, p.organizationId, serverId, pair.subjectNames);
@@ -99,7 +102,7 @@ export class CertificateService {
           .returningAll()
           .executeTakeFirstOrThrow(),
       ),
-      { field: 'certificateId' },
+      { field: 'certificateId', organizationId: p.organizationId },
     );
     return this.record(row);
   }
@@ -121,7 +124,10 @@ export class CertificateService {
   async remove(p: Principal, certificateId: string) {
     const row = await this.find(p, certificateId);
     const servers = (tx: Db) => this.serversUsing(tx, row.organizationId, row.serverId, row.subjectNames);
-    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), { field: 'certificateId' });
+    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), {
+      field: 'certificateId',
+      organizationId: row.organizationId,
+    });
     return this.record(row);
   }
 

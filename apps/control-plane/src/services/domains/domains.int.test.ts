@@ -312,3 +312,70 @@ describe('domain permissions', () => {
     expect((await t.call('domain.one', { domainId: domain.domainId })).body.host).toBe('mine.example.com');
   });
 });
+
+describe('hosts across organizations', () => {
+  /** Another organization of the same user, with an application on the platform host. */
+  const outsiderWithApp = async () => {
+    const org = await t.call('organization.create', { name: unique('Other') });
+    const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.body.organizationId } })).body.key;
+    const outsider = t.as(key);
+    const project = (await outsider('project.create', { name: unique('theirs') })).body;
+    const app = await outsider('application.create', { name: unique('web'), environmentId: project.environments[0].environmentId });
+    expect(app.status, JSON.stringify(app.body)).toBe(200);
+    return { outsider, organizationId: org.body.organizationId as string, applicationId: app.body.applicationId as string };
+  };
+  const refusedHost = (res: { status: number; body: any }, ...secrets: string[]) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.issues.map((i: { path: unknown[] }) => i.path[0])).toContain('host');
+    for (const s of secrets) expect(JSON.stringify(res.body)).not.toContain(s);
+  };
+
+  it('a host belongs to one organization on a server: another cannot take its paths, nor cover it with a wildcard', async () => {
+    const mine = await createApp();
+    const victim = await createDomain({ host: 'victim.example.com', applicationId: mine });
+    await createDomain({ host: '*.wild.example.com', applicationId: mine });
+    const { outsider, applicationId } = await outsiderWithApp();
+
+    refusedHost(await outsider('domain.create', { host: 'victim.example.com', path: '/login', applicationId }), t.organizationId, victim.domainId, mine);
+    refusedHost(await outsider('domain.create', { host: 'VICTIM.example.com.', path: '/api', applicationId }));
+    refusedHost(await outsider('domain.create', { host: '*.example.com', applicationId }), 'victim');
+    refusedHost(await outsider('domain.create', { host: 'www.wild.example.com', applicationId }));
+    refusedHost(await outsider('domain.create', { host: '*.wild.example.com', path: '/x', applicationId }));
+    const theirs = await outsider('domain.create', { host: 'theirs.example.net', applicationId });
+    expect(theirs.status).toBe(200);
+    refusedHost(await outsider('domain.update', { domainId: theirs.body.domainId, host: 'victim.example.com', path: '/login' }));
+    expect((await outsider('domain.one', { domainId: theirs.body.domainId })).body.host).toBe('theirs.example.net');
+
+    // Hosts the wildcard does not cover, and the same organization's own paths, stay free.
+    expect((await outsider('domain.create', { host: 'a.b.wild.example.com', applicationId })).status).toBe(200);
+    expect((await createDomain({ host: 'victim.example.com', path: '/login', applicationId: await createApp() })).path).toBe('/login');
+    expect((await createDomain({ host: 'x.wild.example.com', applicationId: mine })).host).toBe('x.wild.example.com');
+    // Another server is another proxy: there the host is free.
+    const serverId = await createServer('93.184.216.70');
+    expect((await createDomain({ host: 'theirs.example.net', applicationId: await createApp({ serverId }) })).serverId).toBe(serverId);
+  });
+
+  it('a refusal of the proxy configuration names no route of another organization', async () => {
+    const mine = await createDomain({ host: 'entry.example.com', applicationId: await createApp(), customEntrypoint: 'alt', https: true, certificateType: 'acme' });
+    const { outsider, applicationId } = await outsiderWithApp();
+    const res = await outsider('domain.create', { host: 'plain.example.net', applicationId, customEntrypoint: 'alt' });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.message).toContain('entrypoint alt');
+    expect(JSON.stringify(res.body)).not.toContain(mine.domainId);
+    expect(JSON.stringify(res.body)).not.toContain('entry.example.com');
+  });
+
+  it('the platform domain belongs to no organization: no route may take it or cover it on the platform host', async () => {
+    expect((await t.call('settings.assignDomainServer', { host: 'panel.example.org', certificateType: 'none' })).status).toBe(200);
+    try {
+      const applicationId = await createApp();
+      refusedHost(await t.call('domain.create', { host: 'panel.example.org', path: '/login', applicationId }));
+      refusedHost(await t.call('domain.create', { host: '*.example.org', applicationId }));
+      // A wildcard of an organization covering a host: the platform domain cannot take it either.
+      await createDomain({ host: '*.corp.example.org', applicationId });
+      refusedHost(await t.call('settings.assignDomainServer', { host: 'panel.corp.example.org', certificateType: 'none' }));
+    } finally {
+      await t.db.updateTable('platformSettings').set({ host: null }).where('id', '=', 'platform').execute();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { Principal } from '../../authz/principal.js';
 import { Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, uniqueAs } from '../shared/deps.js';
 import { DomainHosts, type DomainOptions } from './domain-hosts.js';
+import { assertHostOwner, lockServerHosts } from './host-owners.js';
 import type { ProxyConfig } from './proxy-config.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import type { ServiceAccess } from '../shared/service-access.js';
@@ -97,7 +98,7 @@ export class DomainService {
     const field = given[0]!;
     const owner = await this.locate(p, TYPE_OF[field], input[field]!);
     const route = await this.settle(owner, input);
-    const row = await this.write([owner.serverId], owner.serverId, route, (tx) =>
+    const row = await this.write([owner.serverId], owner, route, (tx) =>
       tx
         .insertInto('domains')
         .values({
@@ -124,7 +125,7 @@ export class DomainService {
   async update(p: Principal, input: RouteInput & { domainId: string }) {
     const { row, owner } = await this.find(p, input.domainId);
     const route = await this.settle(owner, input, row);
-    const updated = await this.write([row.serverId, owner.serverId], owner.serverId, route, (tx) =>
+    const updated = await this.write([row.serverId, owner.serverId], owner, route, (tx) =>
       tx
         .updateTable('domains')
         .set({ ...route, serverId: owner.serverId } as never)
@@ -137,7 +138,7 @@ export class DomainService {
 
   async delete(p: Principal, domainId: string) {
     const { row } = await this.find(p, domainId);
-    await this.proxy.change(this.db, [row.serverId], (tx) => tx.deleteFrom('domains').where('id', '=', row.id).execute());
+    await this.proxy.change(this.db, [row.serverId], (tx) => tx.deleteFrom('domains').where('id', '=', row.id).execute(), { organizationId: row.organizationId });
     return this.record(row);
   }
 
@@ -202,7 +203,8 @@ export class DomainService {
       if (!preview) throw NotFound('No such preview deployment');
       applicationId = preview.applicationId;
     }
-    const { row, project } = await this.access.find(p, 'application', applicationId);
+    const { row, project } =
+      type === 'preview' ? await this.access.through(p, 'application', applicationId, 'preview deployment') : await this.access.find(p, 'application', applicationId);
     return type === 'preview'
       ? { ...none, type, previewDeploymentId: id, serverId: row.serverId, organizationId: project.organizationId }
       : { ...none, type, applicationId: id, serverId: row.serverId, organizationId: project.organizationId };
@@ -308,13 +310,21 @@ export class DomainService {
 
   /**
    * Writes the domain and, in the same transaction, the proxy configuration of the servers it
-   * touches. A route that names shared middlewares has them checked against its server's.
+   * touches. The host must be the owner's organization's on its server (assertHostOwner,
+   * checked under the servers' lock). A route that names shared middlewares has them checked
+   * against its server's.
    */
-  private write(servers: (string | null)[], serverId: string | null, route: Settled, run: (tx: Db) => Promise<Domain>): Promise<Domain> {
+  private write(servers: (string | null)[], owner: Owner, route: Settled, run: (tx: Db) => Promise<Domain>): Promise<Domain> {
     const namesMiddlewares = route.enabled && (route.forwardAuthEnabled || (route.middlewares !== null && route.middlewares !== '[]'));
-    return this.proxy.change(this.db, servers, (tx) => uniqueAs('host', 'this host and path are already routed on this server', () => run(tx)), {
-      middlewaresOn: namesMiddlewares ? [serverId] : [],
-    });
+    return this.proxy.change(
+      this.db,
+      servers,
+      async (tx) => {
+        await lockServerHosts(tx, servers);
+        await assertHostOwner(tx, owner.serverId, owner.organizationId, route.host as string);
+        return uniqueAs('host', 'this host and path are already routed on this server', () => run(tx));
+      },
+      { middlewaresOn: namesMiddlewares ? [owner.serverId] : [], organizationId: owner.organizationId },
+    );
   }
-
 }

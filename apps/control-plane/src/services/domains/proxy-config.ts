@@ -49,6 +49,11 @@ export interface ChangeOptions {
    * an agent that does not answer) refuses the change, naming `middlewares`.
    */
   middlewaresOn?: (string | null)[];
+  /**
+   * The organization making the change: a refusal that names a route of another organization
+   * (on the platform host, several share a proxy) names it only as such.
+   */
+  organizationId?: string;
 }
 
 /**
@@ -84,7 +89,7 @@ export class ProxyConfig {
     const result = await db.transaction().execute(async (tx) => {
       const affected = typeof servers === 'function' ? await servers(tx) : servers;
       const value = await write(tx);
-      queued = await this.proxyChanged(tx, affected, options.field, shared);
+      queued = await this.proxyChanged(tx, affected, options.field, shared, options.organizationId);
       return value;
     });
     if (queued > 0) this.notify();
@@ -106,7 +111,7 @@ export class ProxyConfig {
    * Answers how many commands were queued; call notify() after the commit when any were.
    * The middleware names of routes are checked on the servers in `shared` only (see check()).
    */
-  async proxyChanged(tx: Db, serverIds: (string | null)[], field?: string, shared: SharedMiddlewares = new Map()): Promise<number> {
+  async proxyChanged(tx: Db, serverIds: (string | null)[], field?: string, shared: SharedMiddlewares = new Map(), organizationId?: string): Promise<number> {
     const servers = new Map(serverIds.map((id) => [wireServerId(id), id]));
     // Sorted, so two changes lock the revision rows of the same servers in the same order.
     const wireIds = [...servers.keys()].sort();
@@ -115,10 +120,26 @@ export class ProxyConfig {
       // this one waited for the lock is in the input, so a higher revision never carries less.
       const revision = await this.nextRevision(tx, wire);
       const input = await this.inputFor(tx, servers.get(wire) ?? null);
-      check(input, field, shared.get(wire));
+      try {
+        check(input, field, shared.get(wire));
+      } catch (err) {
+        if (organizationId === undefined || !(err instanceof DomainError)) throw err;
+        throw await this.redacted(tx, err, input, servers.get(wire) ?? null, organizationId);
+      }
       await this.outbox.queue(tx, this.command(wire, input, revision));
     }
     return wireIds.length;
+  }
+
+  /** The refusal with each route of another organization than `organizationId` named only as such. */
+  private async redacted(tx: Db, err: DomainError, input: ProxyInput, serverId: string | null, organizationId: string): Promise<DomainError> {
+    let q = tx.selectFrom('domains').select('id').where('organizationId', '!=', organizationId);
+    q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
+    const foreign = new Set((await q.execute()).map((r) => r.id));
+    const labels = input.routes.filter((r) => foreign.has(r.domainId)).map((r) => `domain ${r.domainId} (${r.host})`);
+    if (labels.length === 0) return err;
+    const hide = (text: string) => labels.reduce((t, label) => t.split(label).join('a route of another organization'), text);
+    return new DomainError(err.code, hide(err.message), err.issues.map((i) => ({ ...i, message: hide(i.message) })));
   }
 
   /** Commands were committed: the outbox wakes the relay. */

@@ -35,7 +35,7 @@ export class SecurityService {
     checkCredentials(input.username, input.password);
     await this.assertUsernameFree(input.applicationId, input.username);
     const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
-    const row = await this.write(input.applicationId, (tx) =>
+    const row = await this.write(p, input.applicationId, (tx) =>
       tx
         .insertInto('securityEntries')
         .values({ id: this.deps.ids('sec'), applicationId: input.applicationId, username: input.username, passwordHash })
@@ -54,7 +54,7 @@ export class SecurityService {
     checkCredentials(input.username, input.password);
     await this.assertUsernameFree(row.applicationId, input.username, row.id);
     const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
-    const updated = await this.write(row.applicationId, (tx) =>
+    const updated = await this.write(p, row.applicationId, (tx) =>
       tx
         .updateTable('securityEntries')
         .set({ username: input.username, passwordHash })
@@ -67,7 +67,7 @@ export class SecurityService {
 
   async delete(p: Principal, securityId: string) {
     const row = await this.find(p, securityId);
-    await this.write(row.applicationId, (tx) => tx.deleteFrom('securityEntries').where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
+    await this.write(p, row.applicationId, (tx) => tx.deleteFrom('securityEntries').where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
     return this.record(row);
   }
 
@@ -75,7 +75,7 @@ export class SecurityService {
   private async find(p: Principal, securityId: string): Promise<SecurityEntry> {
     const row = await this.db.selectFrom('securityEntries').selectAll().where('id', '=', securityId).executeTakeFirst();
     if (!row) throw NotFound('No such security entry');
-    await this.access.find(p, 'application', row.applicationId);
+    await this.access.through(p, 'application', row.applicationId, 'security entry');
     return row;
   }
 
@@ -86,12 +86,12 @@ export class SecurityService {
   }
 
   /** Writes the entry and, in the same transaction, the proxy configuration of the servers routing to its application. */
-  private write(applicationId: string, run: (tx: Db) => Promise<SecurityEntry>): Promise<SecurityEntry> {
+  private write(p: Principal, applicationId: string, run: (tx: Db) => Promise<SecurityEntry>): Promise<SecurityEntry> {
     return this.proxy.change(
       this.db,
       (tx) => this.proxy.serversRoutingTo(tx, { applicationId }),
       (tx) => uniqueAs('username', 'already has an entry on this application', () => run(tx)),
-      { field: 'username' },
+      { field: 'username', organizationId: p.organizationId },
     );
   }
 }

@@ -120,8 +120,9 @@ export class GitProviderService {
     return isAdmin(p) || p.permissions.accessedGitProviders.includes(row.gitProviderId);
   }
 
-  private assertUsable(p: Principal, row: GitProvider) {
-    assertOrganization(p, row.organizationId);
+  /** `what`: the name an unknown id answers with, so another organization's answers the same. */
+  private assertUsable(p: Principal, row: GitProvider, what: string) {
+    assertOrganization(p, row.organizationId, what);
     if (!this.canUse(p, row)) throw Forbidden('No access to this git provider');
   }
 
@@ -129,7 +130,7 @@ export class GitProviderService {
   private async find(p: Principal, kind: ForgeKind, forgeId: string): Promise<GitProvider> {
     const row = await this.db.selectFrom('gitProviders').selectAll().where('id', '=', forgeId).executeTakeFirst();
     if (!row || row.kind !== kind) throw NotFound(`No such ${FORGES[kind].label} connection`);
-    this.assertUsable(p, row);
+    this.assertUsable(p, row, `${FORGES[kind].label} connection`);
     return row;
   }
 
@@ -240,7 +241,7 @@ export class GitProviderService {
   async remove(p: Principal, gitProviderId: string): Promise<Summary> {
     const row = await this.db.selectFrom('gitProviders').selectAll().where('gitProviderId', '=', gitProviderId).executeTakeFirst();
     if (!row) throw NotFound('No such git provider');
-    this.assertUsable(p, row);
+    this.assertUsable(p, row, 'git provider');
     for (const [table, what] of [
       ['applications', 'applications'],
       ['composeStacks', 'compose stacks'],

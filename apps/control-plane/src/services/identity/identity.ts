@@ -4,7 +4,7 @@ import { defaultPermissions, storedPermissions } from '../../authz/principal.js'
 import { isAdmin } from '../../authz/policy.js';
 import { hashToken, keyStart, newApiKey } from '../../crypto/tokens.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
-import { type ServiceDeps, iso, uniqueAs } from '../shared/deps.js';
+import { type ServiceDeps, givenColumns, iso, uniqueAs } from '../shared/deps.js';
 import { servicesOf } from '../shared/service-records.js';
 
 export const userRecord = (u: User) => ({
@@ -151,10 +151,14 @@ export class IdentityService {
    * to the account they were made for, see OrganizationService.accept).
    */
   async update(p: Principal, input: { name?: string; lastName?: string; email?: string; image?: string | null }) {
+    const columns = givenColumns({ name: input.name, lastName: input.lastName, email: input.email?.toLowerCase(), image: input.image });
+    if (Object.keys(columns).length === 0) {
+      return userRecord(await this.db.selectFrom('users').selectAll().where('id', '=', p.userId).executeTakeFirstOrThrow());
+    }
     const user = await uniqueAs('email', 'another user has this email', () =>
       this.db
         .updateTable('users')
-        .set({ name: input.name, lastName: input.lastName, email: input.email?.toLowerCase(), image: input.image })
+        .set(columns)
         .where('id', '=', p.userId)
         .returningAll()
         .executeTakeFirstOrThrow(),

@@ -9,7 +9,7 @@ import {
   requireGrant,
 } from '../../authz/policy.js';
 import { Invalid, NotFound } from '../../errors.js';
-import { type ServiceDeps, iso, uniqueAs } from '../shared/deps.js';
+import { type ServiceDeps, givenColumns, iso, uniqueAs } from '../shared/deps.js';
 import type { IdentityService } from '../identity/identity.js';
 import { type ServiceKind, type WorkloadRemovals, copyServices, countServices, servicesOf } from '../shared/service-records.js';
 
@@ -140,17 +140,19 @@ export class ProjectService {
     p: Principal,
     input: { projectId: string; name?: string; description?: string | null; organizationId?: string; env?: string },
   ) {
-    await this.findProject(p, input.projectId);
+    const project = await this.findProject(p, input.projectId);
     if (input.organizationId !== undefined && input.organizationId !== p.organizationId) {
       throw Invalid('organizationId', 'moving a project to another organization is not supported');
     }
+    const columns = givenColumns({
+      name: input.name,
+      description: input.description,
+      env: input.env === undefined ? undefined : this.seal(input.env),
+    });
+    if (Object.keys(columns).length === 0) return this.projectRecord(project);
     const row = await this.db
       .updateTable('projects')
-      .set({
-        name: input.name,
-        description: input.description,
-        env: input.env === undefined ? undefined : this.seal(input.env),
-      })
+      .set(columns)
       .where('id', '=', input.projectId)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -209,15 +211,17 @@ export class ProjectService {
       if (!target || target.organizationId !== p.organizationId) throw Invalid('projectId', 'no such project');
       if (!canSeeProject(p, target.id)) throw Invalid('projectId', 'no access to this project');
     }
+    const columns = givenColumns({
+      name: input.name,
+      description: input.description,
+      projectId: input.projectId,
+      env: input.env === undefined ? undefined : this.seal(input.env),
+    });
+    if (Object.keys(columns).length === 0) return this.environmentRecord(environment);
     const row = await uniqueAs('name', ENVIRONMENT_NAME_TAKEN, () =>
       this.db
         .updateTable('environments')
-        .set({
-          name: input.name,
-          description: input.description,
-          projectId: input.projectId,
-          env: input.env === undefined ? undefined : this.seal(input.env),
-        })
+        .set(columns)
         .where('id', '=', input.environmentId)
         .returningAll()
         .executeTakeFirstOrThrow(),

@@ -7,6 +7,7 @@ import { requirePlatformAdmin } from '../../authz/policy.js';
 import { Invalid } from '../../errors.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { ProxyConfig } from '../domains/proxy-config.js';
+import { assertPlatformHostFree, lockServerHosts } from '../domains/host-owners.js';
 
 type HostSettingsRecord = OutputOf<Contracts['settings']['get']>;
 type CertificateType = 'acme' | 'none' | 'custom';
@@ -101,13 +102,7 @@ export class PlatformSettingsService {
       throw Invalid('letsEncryptEmail', 'required with certificateType acme: the ACME account address');
     }
 
-    const routed = await this.db
-      .selectFrom('domains')
-      .select('id')
-      .where('host', '=', host.value)
-      .where('serverId', 'is', null)
-      .executeTakeFirst();
-    if (routed) throw Invalid('host', `${host.value} already routes to a service on the platform host`);
+    await assertPlatformHostFree(this.db, host.value);
 
     if (input.certificateType === 'custom') {
       const certificates = await this.db
@@ -122,7 +117,12 @@ export class PlatformSettingsService {
     }
 
     // The platform host's proxy gets the domain in the same transaction; what it cannot serve is refused.
-    return this.proxy.change(this.db, [null], (tx) => this.write({ host: host.value, certificateType: input.certificateType, letsEncryptEmail, https }, tx));
+    // Checked again under the platform host's lock, so no route takes the host meanwhile.
+    return this.proxy.change(this.db, [null], async (tx) => {
+      await lockServerHosts(tx, [null]);
+      await assertPlatformHostFree(tx, host.value);
+      return this.write({ host: host.value, certificateType: input.certificateType, letsEncryptEmail, https }, tx);
+    });
   }
 
   async updateContainerCleanup(p: Principal, input: { enableContainerCleanup: boolean }) {

@@ -27,3 +27,11 @@ export async function uniqueAs<T>(field: string, message: string, write: () => P
     throw err;
   }
 }
+
+/**
+ * The columns of an update that were given (undefined: not given). An UPDATE needs at least
+ * one: callers answer the record unchanged when this is empty (as application.update does).
+ */
+export function givenColumns<T extends Record<string, unknown>>(columns: T): Partial<T> {
+  return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -33,9 +33,23 @@ export class ServiceAccess {
     const { environmentId } = row as { environmentId: string };
     const environment = await this.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirstOrThrow();
     const project = await this.db.selectFrom('projects').selectAll().where('id', '=', environment.projectId).executeTakeFirstOrThrow();
-    assertOrganization(p, project.organizationId);
+    assertOrganization(p, project.organizationId, KIND_NAMES[kind]);
     if (!canSeeService(p, id)) throw Forbidden(`No access to this ${KIND_NAMES[kind]}`);
     return { row, environment, project };
+  }
+
+  /**
+   * The service a record of its own hangs from (a deployment, a preview, a security entry),
+   * found with `find`'s rules: another organization's answers as an unknown id of that record
+   * would (`No such <what>`), so the two cannot be told apart.
+   */
+  async through<K extends ServiceKind>(p: Principal, kind: K, id: string, what: string): Promise<Located<K>> {
+    try {
+      return await this.find(p, kind, id);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'NOT_FOUND') throw NotFound(`No such ${what}`);
+      throw err;
+    }
   }
 
   /** The same as `find`, for a reference in another record's input: failures name the field. */
