@@ -1,4 +1,5 @@
 export * from './names.js';
+export { trimChar } from './trim.js';
 export * from './hosts.js';
 export * from './cron.js';
 export * from './backup-prefix.js';
