@@ -8,11 +8,13 @@ export const Id = z.string();
 /** An identifier field marked `S>=1`. */
 export const RequiredId = z.string().min(1);
 
-export const AppName = z
-  .string()
-  .min(1)
-  .max(63)
-  .regex(/^[a-zA-Z0-9._-]+$/, 'only letters, digits, dot, underscore and hyphen');
+/**
+ * The appName rule is libs/domain's (app-name.ts: `APP_NAME`, `APP_NAME_MAX`,
+ * `APP_NAME_MESSAGE`). This package depends on zod only, so it repeats them here;
+ * tools/app-name.spec.ts fails when the two differ.
+ */
+export const APP_NAME_PATTERN = /^[a-zA-Z0-9._-]+$/;
+export const AppName = z.string().min(1).max(63).regex(APP_NAME_PATTERN, 'only letters, digits, dot, underscore and hyphen');
 
 export const Branch = z
   .string()

@@ -38,7 +38,8 @@ type Variables = Map<string, string>;
 
 /** Deeper chains of `${{NAME}}` than this are refused (they are mistakes, or hostile). */
 const MAX_DEPTH = 64;
-const REFERENCE = /\$\{\{([^}]*)\}\}/g;
+/** `[^{}]`, not `[^}]`: a body that could hold `${{` is retried from each one (quadratic). */
+const REFERENCE = /\$\{\{([^{}]*)\}\}/g;
 const REFERENCE_BODY = /^(?:(project|environment)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** The resolved variables as Docker takes them: `KEY=VALUE` strings. */

@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { trimChar } from './trim.js';
 
 /** A check's outcome: the normalized value, or why it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -98,12 +99,7 @@ export function generatedHost(appName: string, ipv4: string, suffix: string): Ch
   if (!isIPv4(ipv4)) return { ok: false, reason: `${ipv4} is not an IPv4 address` };
   const dashed = ipv4.replace(/\./g, '-');
   const room = 63 - suffix.length - dashed.length - 2;
-  const base = appName
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, room)
-    .replace(/-+$/, '');
+  const base = trimChar(trimChar(appName.toLowerCase().replace(/[^a-z0-9-]+/g, '-'), '-').slice(0, room), '-', 'end');
   if (!base) return { ok: false, reason: 'needs at least one letter or digit' };
   return { ok: true, value: `${base}-${suffix}-${dashed}.sslip.io` };
 }
@@ -116,7 +112,7 @@ export function dnsNamesOf(subjectAltName: string | undefined): string[] {
   if (!subjectAltName) return [];
   const names: string[] = [];
   // Entries are `Type:value` separated by ", "; values with special characters are JSON strings.
-  const entry = /(?:^|,\s*)([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)/g;
+  const entry = /(?:^|,\s*)([A-Za-z][A-Za-z ]*):("(?:[^"\\]|\\.)*"|[^,]*)/g;
   for (const m of subjectAltName.matchAll(entry)) {
     if (m[1] !== 'DNS') continue;
     let value = m[2]!.trim();

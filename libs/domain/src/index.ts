@@ -1,4 +1,5 @@
 export * from './names.js';
+export { trimChar } from './trim.js';
 export * from './hosts.js';
 export * from './cron.js';
 export * from './backup-prefix.js';
@@ -29,4 +30,4 @@ export * from './compose/template.js';
 export * from './compose/command.js';
 export * from './git-clone.js';
 export { type ComposeServiceMount, composeProjectName, composeServiceMounts } from './compose/mounts.js';
-export { refuseProjectName } from './compose/project-name.js';
+export { APP_NAME, APP_NAME_MAX, APP_NAME_MESSAGE, PROJECT_NAME, SERVICE_NAME, refuseAppName, refuseProjectName, refuseServiceName } from './app-name.js';

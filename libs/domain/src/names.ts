@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { trimChar } from './trim.js';
 
 /** 6 hex characters, the suffix of generated names. */
 export const nameSuffix = () => randomBytes(3).toString('hex');
@@ -11,13 +12,11 @@ export function copyAppName(appName: string, suffix = nameSuffix()): string {
 
 /** An app name drawn from a display name: lower-case letters, digits and hyphens, plus 6 hex. */
 export function appNameFrom(name: string, suffix = nameSuffix()): string {
-  const base = name
+  const dashed = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 56)
-    .replace(/-+$/, '');
+    .replace(/[^a-z0-9]+/g, '-');
+  const base = trimChar(trimChar(dashed, '-').slice(0, 56), '-', 'end');
   return `${base || 'app'}-${suffix}`;
 }

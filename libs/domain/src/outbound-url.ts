@@ -1,4 +1,5 @@
 import { isIP, isIPv4, isIPv6 } from 'node:net';
+import { trimChar } from './trim.js';
 
 /**
  * Host names of cloud instance-metadata services. A URL the platform will fetch (an AI
@@ -24,7 +25,7 @@ export function ipv6Groups(text: string): number[] {
   let s = text.toLowerCase();
   const zone = s.indexOf('%');
   if (zone >= 0) s = s.slice(0, zone);
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
+  const tail = /^(\d+\.\d+\.\d+\.\d+)$/.exec(s.slice(s.lastIndexOf(':') + 1));
   if (tail) {
     const [a, b, c, d] = ipv4Octets(tail[1]!);
     s = s.slice(0, -tail[1]!.length) + `${((a! << 8) | b!).toString(16)}:${((c! << 8) | d!).toString(16)}`;
@@ -89,11 +90,11 @@ export function outboundUrlProblem(text: string): string | null {
 export function outboundHostProblem(hostname: string): string | null {
   let host = hostname.toLowerCase();
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  host = host.replace(/\.+$/, '');
+  host = trimChar(host, '.', 'end');
   if (!host) return 'must name a host';
   if (!isIPv6(host)) {
     try {
-      host = new URL(`http://${host}/`).hostname.replace(/\.+$/, '');
+      host = trimChar(new URL(`http://${host}/`).hostname, '.', 'end');
     } catch {
       // Not a host the URL parser takes: judged as written.
     }

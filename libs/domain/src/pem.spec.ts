@@ -18,3 +18,14 @@ describe('pemBlocks', () => {
     for (const l of ['CERTIFICATE', 'PUBLIC KEY']) expect(isPrivateKeyLabel(l)).toBe(false);
   });
 });
+
+describe('pemBlocks on hostile text', () => {
+  it('is linear: many BEGINs without an END, and blocks around them, answer at once', async () => {
+    const { pemBlocks: blocks } = await import('./pem.js');
+    const started = performance.now();
+    const junk = '-----BEGIN CERTIFICATE-----\n'.repeat(100_000);
+    const found = blocks(`${junk}-----BEGIN A-----\nx\n-----END A-----\n${junk}`);
+    expect(found.map((b) => b.label)).toEqual(['A']);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});

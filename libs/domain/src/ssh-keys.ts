@@ -1,4 +1,5 @@
 import { type JsonWebKey, type KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { trimChar } from './trim.js';
 
 /**
  * SSH keys in the formats people paste and OpenSSH reads:
@@ -169,7 +170,7 @@ export function parseOpenSshPublicKey(line: string): ParsedPublicKey {
 export function sshFingerprint(line: string): string {
   const data = line.trim().split(/\s+/)[1] ?? '';
   const digest = createHash('sha256').update(Buffer.from(data, 'base64')).digest('base64');
-  return `SHA256:${digest.replace(/=+$/, '')}`;
+  return `SHA256:${trimChar(digest, '=', 'end')}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,11 +241,16 @@ export interface ParsedPrivateKey {
   comment: string;
 }
 
+const OPENSSH_BEGIN = '-----BEGIN OPENSSH PRIVATE KEY-----';
+const OPENSSH_END = '-----END OPENSSH PRIVATE KEY-----';
+
 /** Reads an unencrypted `-----BEGIN OPENSSH PRIVATE KEY-----` block holding one key. */
 export function parseOpenSshPrivateKey(text: string): ParsedPrivateKey {
-  const m = /-----BEGIN OPENSSH PRIVATE KEY-----([\s\S]*?)-----END OPENSSH PRIVATE KEY-----/.exec(text);
-  if (!m) fail('not an OpenSSH private key');
-  const body = Buffer.from(m![1]!.replace(/\s+/g, ''), 'base64');
+  // indexOf, not a lazy `[\s\S]*?` between the markers: that retries from every BEGIN (quadratic).
+  const begin = text.indexOf(OPENSSH_BEGIN);
+  const end = begin < 0 ? -1 : text.indexOf(OPENSSH_END, begin + OPENSSH_BEGIN.length);
+  if (end < 0) fail('not an OpenSSH private key');
+  const body = Buffer.from(text.slice(begin + OPENSSH_BEGIN.length, end).replace(/\s+/g, ''), 'base64');
   if (!body.subarray(0, MAGIC.length).equals(MAGIC)) fail('not an openssh-key-v1 private key');
   const r = new Reader(body.subarray(MAGIC.length));
   const cipher = r.text();

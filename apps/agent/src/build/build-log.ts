@@ -86,9 +86,14 @@ function secretNeedles(values: readonly string[]): string[] {
   return needles;
 }
 
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"]+@/gi;
+/**
+ * The user part of a URL: after `://`, up to `@`. Not anchored on the scheme before it: a
+ * scheme pattern retried from each of its characters is quadratic (tools/redos.spec.ts), and
+ * the scheme is kept as it is anyway.
+ */
+const URL_CREDENTIALS = /:\/\/[^\s/@'"]+@/g;
 
 /** `https://user:token@host/x` → `https://***@host/x`. */
 export function redactUrlCredentials(text: string): string {
-  return text.replace(URL_CREDENTIALS, '$1***@');
+  return text.replace(URL_CREDENTIALS, '://***@');
 }

@@ -104,8 +104,8 @@ async function retryRaces<T>(operation: string, attempt: () => Promise<T>): Prom
 
 /** The engine's RFC 3339 times drop trailing zeros of the fraction: pad it so strings sort. */
 function sortableTime(time: string): string {
-  const m = /^([^.Z+]*)(?:\.(\d+))?(.*)$/.exec(time);
-  return m ? `${m[1]}.${(m[2] ?? '').padEnd(9, '0')}${m[3]}` : time;
+  const m = /^([^.Z+]*)(?:\.(\d+))?/.exec(time);
+  return m ? `${m[1]}.${(m[2] ?? '').padEnd(9, '0')}${time.slice(m[0].length)}` : time;
 }
 
 function toServiceInfo(s: EngineServiceObject): ServiceInfo {

@@ -3,13 +3,10 @@
  * into DockerError subclasses), the checks of every name that goes into a request path
  * against Docker's grammar, label filters, and the test that an object is Skiff's.
  */
-import { parseImageReference } from '@skiff/domain';
+import { parseImageReference, refuseServiceName } from '@skiff/domain';
 import { MANAGED_LABEL } from './driver.js';
 import { DockerError, DockerInvalidError, toDockerError } from './errors.js';
 
-/** Swarm object names: a DNS label (swarmkit's rule for service names). */
-const SERVICE_NAME_RE = /^[a-zA-Z0-9](?:[-_]*[a-zA-Z0-9]+)*$/;
-const SERVICE_NAME_MAX = 63;
 /** Docker network names. */
 const NETWORK_NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
 /** Container and volume names (the engine's own rule). */
@@ -29,13 +26,10 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof DockerError && err.statusCode === 404;
 }
 
+/** Swarm service names: swarmkit's rule, as libs/domain writes it (linear: app-name.ts). */
 export function checkServiceName(name: string, operation: string): void {
-  if (typeof name !== 'string' || name.length > SERVICE_NAME_MAX || !SERVICE_NAME_RE.test(name)) {
-    throw new DockerInvalidError(
-      operation,
-      `invalid service name ${JSON.stringify(name)}: letters, digits, '-' and '_', starting and ending with a letter or digit, at most ${SERVICE_NAME_MAX} characters`,
-    );
-  }
+  const refusal = refuseServiceName(name);
+  if (refusal !== null) throw new DockerInvalidError(operation, refusal);
 }
 
 export function checkNetworkName(name: string, operation: string): void {

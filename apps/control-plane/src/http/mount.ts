@@ -8,10 +8,9 @@ import { DomainError, Invalid, NotImplemented, Unauthorized, statusOf } from '..
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, validationError } from './envelope.js';
+import { MAX_JSON_BODY_BYTES, readBoundedText } from './body.js';
 import { inputFromQuery } from './input-shape.js';
 import { type MultipartBody, type UploadLimits, readMultipart } from './uploads.js';
-
-const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 export interface MountDeps {
   handlers: AllHandlers;
@@ -38,6 +37,8 @@ export function mountApi(app: Hono, deps: MountDeps): void {
     const log = deps.log.child({ requestId, operation: name });
     ctx.header('x-request-id', requestId);
     let received: MultipartBody | undefined;
+    /** Whether the body was read to its end (or there is none): otherwise an answer closes the connection. */
+    let bodyDone = ctx.req.method === 'GET' || ctx.req.method === 'HEAD' || ctx.req.header('content-length') === '0';
     try {
       const contract = contractsByName.get(name);
       if (!contract || contract.method !== ctx.req.method) {
@@ -57,6 +58,7 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       if (contract.method === 'GET') raw = inputFromQuery(contract.input, queryOf(ctx));
       else if (contract.upload) raw = (received = await uploadBody(ctx, contract, contract.upload, deps.uploads)).fields;
       else raw = await jsonBody(ctx);
+      bodyDone = true;
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error);
       if (contract.upload && !received?.file) throw Invalid(contract.upload.field, 'required: a file part of a multipart/form-data body');
@@ -74,6 +76,9 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       log.info({ status: 200, ms: round(performance.now() - started), userId: principal?.userId }, 'request');
       return ctx.json(result ?? {}, 200);
     } catch (err) {
+      // Authentication and the operation's checks come before the body is read, and a body
+      // over its limit is left unread past it: the connection is closed rather than drained.
+      if (!bodyDone) ctx.header('connection', 'close');
       return errorResponse(ctx, err, log, requestId, started);
     } finally {
       // A service that keeps an uploaded file moves it; whatever is left is removed.
@@ -112,11 +117,9 @@ function queryOf(ctx: Context): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
 }
 
+/** The JSON object of a request body, read with its limit (body.ts: counted as it arrives). */
 async function jsonBody(ctx: Context): Promise<unknown> {
-  const length = Number(ctx.req.header('content-length') ?? 0);
-  if (length > MAX_BODY_BYTES) throw new DomainError('BAD_REQUEST', 'Request body too large');
-  const text = await ctx.req.text();
-  if (text.length > MAX_BODY_BYTES) throw new DomainError('BAD_REQUEST', 'Request body too large');
+  const text = await readBoundedText(ctx.req.raw, MAX_JSON_BODY_BYTES);
   if (text.trim() === '') return {};
   let body: unknown;
   try {

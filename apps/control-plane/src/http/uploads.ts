@@ -30,7 +30,9 @@ const FRAMING_BYTES = 1024 * 1024;
  * Reads a `multipart/form-data` body: text parts become fields, the part named
  * `upload.field` is streamed to a new file in `limits.dir` while it is hashed and counted.
  * Past `limits.maxBytes` the request is refused (BAD_REQUEST naming the field) and the
- * partial file removed. Nothing is held in memory beyond one chunk and the text fields.
+ * partial file removed; so is a body whose bytes, all counted as they arrive (chunked or
+ * not), go past `limits.maxBytes` plus the framing allowance. Reading stops there. Nothing is
+ * held in memory beyond one chunk and the text fields.
  */
 export async function readMultipart(request: Request, upload: Upload, limits: UploadLimits): Promise<MultipartBody> {
   const tooLarge = () => Invalid(upload.field, `the file is larger than ${limits.maxBytes} bytes`);
@@ -90,6 +92,13 @@ export async function readMultipart(request: Request, upload: Upload, limits: Up
     parser.on('close', () => {
       if (!writing) return resolve();
       writing.then(resolve, () => {});
+    });
+    // Everything that arrives counts (framing, preamble, epilogue, parts busboy skips), not
+    // only the file: past the limit reading stops, whatever part the bytes belong to.
+    let total = 0;
+    source.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limits.maxBytes + FRAMING_BYTES) fail(tooLarge());
     });
     source.on('error', (err) => fail(err));
     source.pipe(parser);

@@ -70,7 +70,7 @@ export async function readGitFile(source: GitSource, path: string, options: GitF
     if (clone.timedOut) throw Invalid('customGitUrl', `the clone of ${hide(source.url)} did not finish within ${Math.round((options.timeoutMs ?? GIT_FETCH_TIMEOUT_MS) / 1000)} s`);
     if (clone.code !== 0) {
       const reason = hide(gitFailure(clone.stderr.split('\n')) ?? `exit code ${clone.code}`);
-      if (/Remote branch .* not found/i.test(reason)) throw Invalid('customGitBranch', `no branch ${source.branch} in the repository`);
+      if (saysBranchNotFound(reason)) throw Invalid('customGitBranch', `no branch ${source.branch} in the repository`);
       throw Invalid('customGitUrl', `git clone failed: ${reason}`);
     }
 
@@ -141,4 +141,11 @@ function runGit(args: string[], env: Record<string, string>, deadline: number, l
     });
     child.once('close', (code) => finish(code));
   });
+}
+
+/** Whether git's reason is `Remote branch <name> not found` (one pass: `/Remote branch .* not found/` is quadratic). */
+function saysBranchNotFound(reason: string): boolean {
+  const text = reason.toLowerCase();
+  const at = text.indexOf('remote branch ');
+  return at >= 0 && text.indexOf(' not found', at + 'remote branch'.length) >= 0;
 }

@@ -12,6 +12,7 @@ import {
   normalizeHost,
   outboundUrlProblem,
   processTemplate,
+  trimChar,
 } from '@skiff/domain';
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
@@ -297,7 +298,7 @@ function needsGeneratedDomain(template: ComposeTemplate): boolean {
 
 /** A catalog URL as compared and joined: trimmed, without trailing slashes. */
 function catalogBase(url: string): string {
-  return url.trim().replace(/\/+$/, '');
+  return trimChar(url.trim(), '/', 'end');
 }
 
 async function read<T>(baseUrl: string, run: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { ForgeKind, GitProvider } from '@skiff/db';
-import { outboundUrlProblem } from '@skiff/domain';
+import { outboundUrlProblem, trimChar } from '@skiff/domain';
 import type { Principal } from '../../authz/principal.js';
 import { assertOrganization, isAdmin } from '../../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
@@ -150,7 +150,7 @@ export class GitProviderService {
         const url = String(value).trim();
         const problem = spec.outboundUrls.includes(field) ? outboundUrlProblem(url) : browserUrlProblem(url);
         if (problem) throw Invalid(field, problem);
-        value = url.replace(/\/+$/, '');
+        value = trimChar(url, '/', 'end');
       }
       nextConfig[field] = value;
     }

@@ -1,5 +1,5 @@
 import type { Application } from '@skiff/db';
-import { LEGACY_SPEC_REFUSAL, PLATFORM_NETWORK, type WorkloadSpecInput, wireServerId, workloadSpecToWire } from '@skiff/domain';
+import { LEGACY_SPEC_REFUSAL, PLATFORM_NETWORK, type WorkloadSpecInput, wireServerId, workloadSpecToWire, trimChar } from '@skiff/domain';
 import {
   type BuildRecipe,
   type BuildSource,
@@ -36,11 +36,7 @@ const BUILD_TYPES: Record<string, BuildType> = {
  * deployment, so a rollback finds the previous version's image still there.
  */
 export function builtImageName(appName: string, deploymentId: string): string {
-  const repository =
-    appName
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '') || 'app';
+  const repository = trimChar(appName.toLowerCase().replace(/[^a-z0-9]+/g, '-'), '-') || 'app';
   const tag = deploymentId.replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[.-]+/, '').slice(0, 128) || 'build';
   return `${repository}:${tag}`;
 }

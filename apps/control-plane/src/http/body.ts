@@ -1,0 +1,36 @@
+import { DomainError } from '../errors.js';
+
+/** The most a JSON operation's body may hold. */
+export const MAX_JSON_BODY_BYTES = 5 * 1024 * 1024;
+
+/** The answer to a body over its limit (the error envelope has no 413: BAD_REQUEST, said plainly). */
+export const bodyTooLarge = (maxBytes: number, what = 'The request body') =>
+  new DomainError('BAD_REQUEST', `${what} is larger than ${maxBytes} bytes`, [{ path: [], message: `at most ${maxBytes} bytes` }]);
+
+/**
+ * Reads a request body as text, counting bytes as they arrive: a declared `content-length`
+ * over `maxBytes` is refused before anything is read, and a body (chunked or not) that goes
+ * past `maxBytes` is refused at the chunk that crosses it. Reading then stops (the rest is
+ * never taken off the wire; the answer closes the connection: `mustClose`), so at most
+ * `maxBytes` plus one chunk is ever held.
+ */
+export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      chunks.length = 0;
+      reader.releaseLock();
+      throw bodyTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
