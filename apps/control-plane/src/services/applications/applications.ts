@@ -13,6 +13,7 @@ import {
 } from '../shared/field-rules.js';
 import type { IdentityService } from '../identity/identity.js';
 import type { ProjectService } from '../projects/projects.js';
+import { checkNetworks } from '../shared/networks.js';
 import { createService } from '../shared/new-service.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import type { ServiceAccess } from '../shared/service-access.js';
@@ -125,6 +126,7 @@ export class ApplicationService {
     checkGitSource(f);
     checkInsideSource(f, ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory']);
     await checkSourceReferences(this.access, p, f);
+    await checkNetworks(this.db, p, row.serverId, f);
   }
 
   /** A save*Provider: the source fields given, and the source type they imply. */

@@ -7,6 +7,7 @@ import { type ServiceDeps, isUniqueViolation } from '../shared/deps.js';
 import { checkInteger, checkReplicas, checkResources, moveTarget } from '../shared/field-rules.js';
 import type { IdentityService } from '../identity/identity.js';
 import type { ProjectService } from '../projects/projects.js';
+import { checkNetworks } from '../shared/networks.js';
 import { createService } from '../shared/new-service.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import type { ServiceAccess } from '../shared/service-access.js';
@@ -125,6 +126,7 @@ export class CacheService {
       await this.access.assertAppNameFree(row.serverId, fields.appName, row.id);
     }
     checkFields(fields);
+    await checkNetworks(this.db, p, row.serverId, fields);
     if (typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort) {
       await this.assertPortFree(row, fields.externalPort);
     }

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { ProxyRoute } from '@skiff/domain';
 import { Command, CommandKind, CommandStatus, timestampToDate } from '@skiff/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestPlatform, startTestPlatform } from '../../testing/harness.js';
+import { type TestPlatform, addMember, startTestPlatform } from '../../testing/harness.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { PROXY_DEADLINE_MS } from '../../agents/outbound/kinds/apply-proxy-config.js';
@@ -386,6 +386,31 @@ describe("the platform's own domain", () => {
     await ok('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'none' });
     await ok('certificates.remove', { certificateId: certificate.certificateId });
     expect((await latest('local')).input.certificates.map((c) => c.id)).not.toContain(certificate.certificateId);
+  });
+
+  it("is never served with another organization's certificate for its host", async () => {
+    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'desk.key', '-out', 'desk.pem', '-days', '30', '-subj', '/CN=desk.example.com', '-addext', 'subjectAltName=DNS:desk.example.com'], { cwd: dir });
+    const [certificateData, privateKey] = [await readFile(join(dir, 'desk.pem'), 'utf8'), await readFile(join(dir, 'desk.key'), 'utf8')];
+    const own = await ok('certificates.create', { name: 'desk', certificateId: 'zz-platform-desk', certificateData, privateKey, organizationId: t.organizationId });
+    await ok('settings.assignDomainServer', { host: 'desk.example.com', certificateType: 'custom' });
+    expect((await latest('local')).input.platform).toMatchObject({ certificateId: own.certificateId });
+
+    // Organization B (an ordinary tenant) uploads a certificate for the platform's host name, with an id that sorts first.
+    const joined = await addMember(t, 'cert-b@example.com', 'admin');
+    const org = await t.as(joined.key)('organization.create', { name: 'Cert B' });
+    const bKey = (await t.as(joined.key)('user.createApiKey', { name: 'b', metadata: { organizationId: org.body.organizationId } })).body.key;
+    const theirs = await t.as(bKey)('certificates.create', { name: 'desk', certificateId: 'aa-tenant-desk', certificateData, privateKey, organizationId: org.body.organizationId });
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+    await ok('settings.assignDomainServer', { host: 'desk.example.com', certificateType: 'custom' });
+    const { input } = await latest('local');
+    expect(input.platform).toMatchObject({ certificateId: own.certificateId });
+    expect(input.certificates.map((c) => c.id)).not.toContain('aa-tenant-desk');
+
+    // Without a certificate of its own the platform domain serves none rather than the tenant's.
+    await ok('settings.assignDomainServer', { host: 'desk.example.com', certificateType: 'none' });
+    await ok('certificates.remove', { certificateId: own.certificateId });
+    await refuses('settings.assignDomainServer', { host: 'desk.example.com', certificateType: 'custom' }, 'certificateType');
+    await ok('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'none' });
   });
 
   it('changes nothing and queues nothing when refused', async () => {

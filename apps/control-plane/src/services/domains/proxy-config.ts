@@ -264,8 +264,9 @@ export class ProxyConfig {
     if (site) {
       let certificateId: string | null = null;
       if (site.certificateType === 'custom') {
-        // The platform's domain belongs to no organization: any stored platform-host certificate may serve it.
-        const chosen = chooseCertificate(site.host, stored);
+        // The platform's domain belongs to the platform: only its administrators' organizations' certificates serve it.
+        const platformOrganizations = await this.platformOrganizations(tx);
+        const chosen = chooseCertificate(site.host, stored.filter((c) => platformOrganizations.has(c.organizationId)));
         if (chosen) certificateId = serve(chosen);
       }
       platform = { ...site, upstream: this.platformUpstream, certificateId };
@@ -284,6 +285,19 @@ export class ProxyConfig {
     const certificateType = CERTIFICATE_TYPES[row.certificateType];
     if (!certificateType) throw Invalid('certificateType', `the platform domain has an unknown certificateType ${JSON.stringify(row.certificateType)}`);
     return { host: row.host, https: row.https, certificateType };
+  }
+
+  /** The organizations where a platform administrator acts as one (memberships flagged `platform_admin`). */
+  private async platformOrganizations(tx: Db): Promise<Set<string>> {
+    const rows = await tx
+      .selectFrom('members')
+      .innerJoin('users', 'users.id', 'members.userId')
+      .select('members.organizationId')
+      .distinct()
+      .where('members.platformAdmin', '=', true)
+      .where('users.isPlatformAdmin', '=', true)
+      .execute();
+    return new Set(rows.map((r) => r.organizationId));
   }
 
   /** The middleware names the servers' agents declare, asked in parallel; a failure is kept as its reason. */
