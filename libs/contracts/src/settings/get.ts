@@ -7,8 +7,9 @@ export const get = defineContract({
   summary: 'The host settings: platform domain, container cleanup, SSH key, public IP',
   description:
     'Host settings belong to the platform host and are shared by every organization on it; ' +
-    'any organization admin may read them, only a platform administrator (the user created at ' +
-    'first boot) may change them. The SSH private key is never returned.',
+    'only a platform administrator (the user created at first boot, acting through a membership ' +
+    'that makes them one) may read or change them; anyone else is FORBIDDEN. The SSH private key ' +
+    'is never returned.',
   input: z.object({}),
   output: HostSettingsRecord,
   access: { role: 'admin' },

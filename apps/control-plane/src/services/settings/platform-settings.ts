@@ -22,8 +22,9 @@ const ROW = 'platform';
 /**
  * The host settings: one row for the whole platform host (its own domain, which the platform
  * host's proxy serves, the container cleanup switch, the host's SSH private key). They affect
- * every organization on the host, so changing them needs a platform administrator on top of
- * the contract's role or grant. The SSH private key is sealed and never returned.
+ * every organization on the host, so reading or changing them needs a platform administrator on
+ * top of the contract's role or grant (only the public IP, `getIp`, stays with organization
+ * admins). The SSH private key is sealed and never returned.
  */
 export class PlatformSettingsService {
   constructor(
@@ -74,10 +75,13 @@ export class PlatformSettingsService {
     requirePlatformAdmin(p, 'Host settings can be changed only by a platform administrator');
   }
 
-  async get(_p: Principal) {
+  /** The platform's domain, its ACME address, the host's SSH key: platform administrators only. */
+  async get(p: Principal) {
+    requirePlatformAdmin(p, 'Host settings can be read only by a platform administrator');
     return this.record(await this.row());
   }
 
+  /** The platform host's public address: what an organization's own domains there point at, so any organization admin. */
   async getIp(_p: Principal) {
     return { ip: this.publicIp() };
   }
