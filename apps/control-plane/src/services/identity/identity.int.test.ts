@@ -151,6 +151,22 @@ describe('users and organizations', () => {
     expect(orgs.body.filter((o: { isDefault: boolean }) => o.isDefault)).toHaveLength(1);
   });
 
+  it("answers another member's organizations only as far as the caller shares them", async () => {
+    const shared = await addMember(t, 'shared@example.com', 'admin');
+    const own = await t.as(shared.key)('organization.create', { name: 'Shared private' });
+    expect(own.status).toBe(200);
+    const admin = await addMember(t, 'looker@example.com', 'admin');
+    const seen = await t.as(admin.key)('user.checkUserOrganizations', { userId: shared.userId });
+    expect(seen.status, JSON.stringify(seen.body)).toBe(200);
+    // The other organization is never named; the count still says the account lives on elsewhere.
+    expect(seen.body).toEqual({ count: 2, organizationIds: [t.organizationId] });
+    expect(JSON.stringify(seen.body)).not.toContain(own.body.organizationId);
+    // The user themself sees all of theirs.
+    const self = await t.as(shared.key)('user.checkUserOrganizations', { userId: shared.userId });
+    expect(self.body.count).toBe(2);
+    expect([...self.body.organizationIds].sort()).toEqual([t.organizationId, own.body.organizationId].sort());
+  });
+
   it('refuses deleting an organization the caller only belongs to, or does not own', async () => {
     const { key } = await addMember(t, 'solo@example.com', 'admin');
     const mine = await t.as(key)('organization.all');

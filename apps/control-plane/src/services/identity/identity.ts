@@ -266,8 +266,15 @@ export class IdentityService {
       await this.memberInOrg(p, userId);
       if (!isAdmin(p)) throw Forbidden('Only admins can look up other members');
     }
-    const rows = await this.db.selectFrom('members').select('organizationId').where('userId', '=', userId).execute();
-    return { count: rows.length, organizationIds: rows.map((r) => r.organizationId) };
+    const rows = await this.db.selectFrom('members').select('organizationId').where('userId', '=', userId).orderBy('createdAt').orderBy('id').execute();
+    // `count`: every organization of the user (whether removing them from this one leaves an
+    // account elsewhere); `organizationIds`: only those the caller belongs to as well.
+    const callers = new Set(
+      userId === p.userId
+        ? rows.map((r) => r.organizationId)
+        : (await this.db.selectFrom('members').select('organizationId').where('userId', '=', p.userId).execute()).map((r) => r.organizationId),
+    );
+    return { count: rows.length, organizationIds: rows.map((r) => r.organizationId).filter((id) => callers.has(id)) };
   }
 
   /** A key of the caller's own user, in an organization the caller's user is a member of. */
