@@ -136,8 +136,17 @@ export const clusterFields = {
   ulimitsCluster: Ulimits.nullable().optional(),
 };
 
+/** Which networks `networkCluster` targets and a cache's `networkIds` may name. */
+export const NETWORKS_RULE =
+  'A network (`networkCluster` Target, `networkIds`) must be the platform network `skiff-network` or ' +
+  "the isolated network of a compose stack of the caller's organization on the same server (named " +
+  "after the stack's appName); other names and network ids only for a platform administrator, and " +
+  "another organization's stack network never. Refused with BAD_REQUEST naming the field, when " +
+  'saved and again at deploy.';
+
 export const CLUSTER_DESCRIPTION =
   "The `*Cluster` fields take the Docker Swarm service-spec shapes with Docker's PascalCase keys " +
   '(HealthCheck, RestartPolicy, Placement, UpdateConfig, RollbackConfig, Mode, Labels, Networks, ' +
   'StopGracePeriod, EndpointSpec, Ulimits); durations are integer nanoseconds. Unknown keys are ' +
-  'refused so a misspelt setting is never silently dropped. null clears a setting (Swarm default).';
+  'refused so a misspelt setting is never silently dropped. null clears a setting (Swarm default). ' +
+  NETWORKS_RULE;

@@ -3,6 +3,7 @@ import { EnvError, SwarmSpecError, envList, resolveServiceVariables, swarmServic
 import type { Command } from '@skiff/proto';
 import { deployWasQueued, deploysOf, newestIsPendingRemoval } from '../../agents/outbound/command-records.js';
 import { CACHE_DEPLOY_DEADLINE_MS, cacheDeployCommand, cacheKey } from '../../agents/outbound/kinds/cache-deploy.js';
+import { assertNoForeignNetworks } from '../shared/networks.js';
 import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/kinds/workload-lifecycle.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { Principal } from '../../authz/principal.js';
@@ -174,6 +175,7 @@ export class CacheLifecycle {
     const row = await lockCacheForWork(tx, located.row.id);
     const deploys = await deploysOf(tx, cacheKey(row.id));
     const { env, spec } = this.prepare({ ...located, row }, deploys.count + 1);
+    await assertNoForeignNetworks(tx, located.project.organizationId, row.serverId, row);
     const previous = deploys.newestPayload === null ? null : this.deployedAppName(deploys.newestPayload);
     if (recreate || (previous !== null && previous !== row.appName)) {
       await this.outbox.queue(tx, this.lifecycleCommand('remove', row, false));

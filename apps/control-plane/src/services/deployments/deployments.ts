@@ -15,6 +15,7 @@ import type { BuildRecipe, BuildSource, RegistryAuth } from '@skiff/proto';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../../errors.js';
 import { applicationWorkloadSpec, buildRecipe, builtImageName, deployApplicationCommand, deployDeadlineMs } from '../../agents/outbound/kinds/deploy-application.js';
+import { assertNoForeignNetworks } from '../shared/networks.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './archive-records.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
@@ -145,6 +146,7 @@ export class DeploymentService {
       const spec = applicationWorkloadSpec(app, Number(n) + 1);
       if (plan.kind === 'build') spec.image = builtImageName(app.appName, deploymentId);
       checkSpec(app, spec, env);
+      await assertNoForeignNetworks(tx, located.project.organizationId, app.serverId, app);
       const deployment = await insertDeployment(
         tx,
         { kind: 'application', id: app.id, serverId: app.serverId },

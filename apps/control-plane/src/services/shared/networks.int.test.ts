@@ -4,8 +4,8 @@ import { type Call, addMember, startTestPlatform, type TestPlatform } from '../.
 /**
  * The networks a service may join (`networkCluster`, a cache's `networkIds`): the platform
  * network and its own organization's isolated compose networks on the same server; another
- * organization's isolated network is refused as a name no one has; a network nobody owns only
- * for a platform administrator.
+ * organization's isolated network is refused as a name no one has (at save and at deploy); a
+ * network nobody's stack has only for a platform administrator.
  */
 let t: TestPlatform;
 /** Organization A: owned by an invited admin, no platform administration. */
@@ -76,6 +76,10 @@ describe('networkCluster of an application', () => {
     const app = await t.call('application.create', { name: 'admin', environmentId: project.body.environments[0].environmentId });
     const res = await t.call('application.update', { applicationId: app.body.applicationId, networkCluster: [{ Target: 'operator-net' }] });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // Never another organization's stack network, though.
+    const other = await t.call('application.update', { applicationId: app.body.applicationId, networkCluster: [{ Target: 'b-private' }] });
+    expect(other.status, JSON.stringify(other.body)).toBe(400);
+    expect(other.body.issues[0].path).toEqual(['networkCluster']);
   });
 });
 
@@ -98,5 +102,31 @@ describe("a cache's networks", () => {
     const res = await a('cache.update', { cacheId, networkIds: ['a-private', 'skiff-network'], networkCluster: [{ Target: 'a-private' }] });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.networkIds).toEqual(['a-private', 'skiff-network']);
+  });
+});
+
+describe('at deploy', () => {
+  // A network saved before these rules, or one whose stack has since gone and whose name
+  // another organization's stack now has: the deploy refuses it and queues nothing.
+  it("refuses to deploy an application onto another organization's network saved earlier", async () => {
+    const applicationId = await application();
+    expect((await a('application.saveContainerProvider', { applicationId, containerImage: 'nginx:1.27', username: null, password: null, registryUrl: null })).status).toBe(200);
+    await t.db.updateTable('applications').set({ networkCluster: JSON.stringify([{ Target: 'b-private' }]) as never }).where('id', '=', applicationId).execute();
+    const res = await a('application.deploy', { applicationId });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.issues[0].path).toEqual(['networkCluster']);
+    expect(await t.db.selectFrom('deployments').select('id').where('applicationId', '=', applicationId).execute()).toEqual([]);
+    // Its own network deploys.
+    await t.db.updateTable('applications').set({ networkCluster: JSON.stringify([{ Target: 'a-private' }]) as never }).where('id', '=', applicationId).execute();
+    expect((await a('application.deploy', { applicationId })).status).toBe(200);
+  });
+
+  it("refuses to deploy a cache onto another organization's network saved earlier", async () => {
+    const cacheId = await cache();
+    await t.db.updateTable('cacheInstances').set({ networkIds: JSON.stringify(['b-private']) as never }).where('id', '=', cacheId).execute();
+    const res = await a('cache.deploy', { cacheId });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.issues[0].path).toEqual(['networkIds']);
+    expect(await t.db.selectFrom('commands').select('id').where('workloadKey', 'like', `%${cacheId}%`).execute()).toEqual([]);
   });
 });
