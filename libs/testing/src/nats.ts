@@ -74,19 +74,25 @@ export interface DedicatedNats {
 /**
  * A nats-server with JetStream of one test file alone (its own port and store), for tests
  * whose subjects must not see other files' messages. `stop()` ends it and removes its store.
- * `auth: true` runs it in operator mode exactly as tools/up does (tools/lib/nats-auth.mjs).
+ * `auth: true` runs it in operator mode exactly as tools/up does (tools/lib/nats-auth.mjs);
+ * `maxPayload` sets the server's max_payload (bytes; 1 MiB by default), for tests of messages
+ * it refuses.
  */
-export async function startDedicatedNats(options: { auth?: boolean } = {}): Promise<DedicatedNats> {
+export async function startDedicatedNats(options: { auth?: boolean; maxPayload?: number } = {}): Promise<DedicatedNats> {
   const store = mkdtempSync(join(tmpdir(), 'skiff-nats-'));
   const port = await freePort();
   let args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store];
   let authDir: string | undefined;
-  if (options.auth) {
-    authDir = join(store, 'auth');
-    await runNatsAuthSetup(authDir);
-    const conf = join(store, 'server.conf');
-    writeFileSync(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(store, 'js')}" }\ninclude ./auth/auth.conf\n`);
-    args = ['-c', conf];
+  if (options.auth || options.maxPayload !== undefined) {
+    let conf = `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(store, 'js')}" }\n`;
+    if (options.maxPayload !== undefined) conf += `max_payload: ${options.maxPayload}\n`;
+    if (options.auth) {
+      authDir = join(store, 'auth');
+      await runNatsAuthSetup(authDir);
+      conf += 'include ./auth/auth.conf\n';
+    }
+    writeFileSync(join(store, 'server.conf'), conf);
+    args = ['-c', join(store, 'server.conf')];
   }
   const child = spawnOwned(natsServerBinary(), args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,6 +1,6 @@
 import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
-import { AgentArtifactsService } from '@skiff/proto';
+import { AgentArtifactsService, CommandStatus } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { ServerAgents } from '../services/servers/server-agents.js';
 import type { AgentCredentials } from './agent-credentials.js';
@@ -61,6 +61,15 @@ export async function startAgentChannel(
         pollMs: nats.pollMs,
         republishAfterMs: nats.republishAfterMs,
         backoff: nats.backoff,
+        // A command NATS will never take ends as its agent's rejection would, through its kind.
+        endUnpublishable: async (c, reason) => {
+          await parts.reports.applyCommandResult(c.serverId, {
+            commandId: c.id,
+            status: CommandStatus.COMMAND_STATUS_REJECTED,
+            reason,
+            finishedAt: undefined,
+          });
+        },
         connect: () =>
           connectNats({
             servers: nats.url,

@@ -3,10 +3,12 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { COMMAND_STREAM, commandSubject } from '@skiff/domain';
 import { Command, CommandKind, WorkloadKind } from '@skiff/proto';
-import { RestartableNats, waitFor } from '@skiff/testing';
+import { type DedicatedNats, RestartableNats, startDedicatedNats, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
-import { ensureCommandStream } from './outbox-relay.js';
+import pino from 'pino';
+import { CommandOutbox } from './outbox.js';
+import { OutboxRelay, ensureCommandStream } from './outbox-relay.js';
 import { sentSpec } from '../../testing/sent-spec.js';
 
 /** A durable consumer of one server's commands, made by the test (the agent's own comes later). */
@@ -189,4 +191,139 @@ describe('the outbox relay when NATS is away', () => {
     expect(await again.next({ expires: 1000 })).toBeNull();
     await nc.close();
   }, 90_000);
+});
+
+describe('the outbox relay when NATS refuses a command', () => {
+  let t: TestPlatform | undefined;
+  let nats: DedicatedNats | undefined;
+  let nc: NatsConnection | undefined;
+  afterAll(async () => {
+    await nc?.close();
+    await t?.close();
+    await nats?.stop();
+  });
+
+  it("ends that command alone, failed with the reason, and publishes the other workloads' and servers' commands", async () => {
+    // A server whose max_payload (64 KiB) is under what the control plane accepts at queue time.
+    nats = await startDedicatedNats({ maxPayload: 64 * 1024 });
+    t = await startTestPlatform({ nats: { url: nats.url, pollMs: 200, backoff: { minMs: 50, maxMs: 300 } } });
+    const serverA = (await t.call('server.create', { name: 'refused-a', address: '203.0.113.30' })).body.serverId as string;
+    const serverB = (await t.call('server.create', { name: 'refused-b', address: '203.0.113.31' })).body.serverId as string;
+    nc = await connect({ servers: nats.url });
+    const onA = await commandConsumer(nc, serverA, 'refused-a');
+    const onB = await commandConsumer(nc, serverB, 'refused-b');
+
+    const big = await containerApp(t, serverA);
+    await t.call('application.update', { applicationId: big.applicationId, env: `BIG=${'x'.repeat(100 * 1024)}` });
+    const sameServer = await containerApp(t, serverA);
+    const otherServer = await containerApp(t, serverB);
+    // The refused command comes first in the outbox.
+    const refused = await deploy(t, big.applicationId);
+    const second = await deploy(t, sameServer.applicationId);
+    const third = await deploy(t, otherServer.applicationId);
+
+    await waitFor(async () => (await commandRow(t!, refused.commandId)).status === 'failed', { timeoutMs: 15_000, what: 'the refused command ended' });
+    const ended = await commandRow(t, refused.commandId);
+    expect(ended.resultReason).toMatch(/NATS refuses the command: it is \d+ bytes, over the 65536-byte maximum payload/);
+    const deployment = await t.db.selectFrom('deployments').selectAll().where('id', '=', refused.deploymentId).executeTakeFirstOrThrow();
+    expect(deployment.status).toBe('error');
+    expect(deployment.reason).toBe(ended.resultReason);
+    expect((await t.call('application.one', { applicationId: big.applicationId })).body.applicationStatus).toBe('error');
+
+    // The other workload on the same server and the other server's command went out.
+    for (const [consumer, expected] of [
+      [onA, second.commandId],
+      [onB, third.commandId],
+    ] as const) {
+      const m = await consumer.next({ expires: 10_000 });
+      expect(m && Command.decode(m.data).commandId).toBe(expected);
+      m!.ack();
+    }
+    expect((await commandRow(t, second.commandId)).status).toBe('published');
+    expect((await commandRow(t, third.commandId)).status).toBe('published');
+
+    // The refused workload's next command (its env made small again) goes out too.
+    await t.call('application.update', { applicationId: big.applicationId, env: 'SMALL=1' });
+    const next = await deploy(t, big.applicationId);
+    const m = await onA.next({ expires: 10_000 });
+    expect(m && Command.decode(m.data).commandId).toBe(next.commandId);
+    m!.ack();
+  }, 60_000);
+});
+
+describe('the outbox relay when one workload cannot be published for now', () => {
+  let t: TestPlatform | undefined;
+  let nats: DedicatedNats | undefined;
+  let relay: OutboxRelay | undefined;
+  let nc: NatsConnection | undefined;
+  afterAll(async () => {
+    await relay?.stop();
+    await nc?.close();
+    await t?.close();
+    await nats?.stop();
+  });
+
+  it("holds back that workload alone, keeps its order, and publishes the others' commands meanwhile", async () => {
+    nats = await startDedicatedNats();
+    // No relay of the platform's own: the one below publishes its outbox.
+    t = await startTestPlatform();
+    const serverId = (await t.call('server.create', { name: 'held', address: '203.0.113.40' })).body.serverId as string;
+    const held = await containerApp(t, serverId);
+    const free = await containerApp(t, serverId);
+    const x1 = await deploy(t, held.applicationId);
+    const x2 = await deploy(t, held.applicationId);
+    const y1 = await deploy(t, free.applicationId);
+
+    // JetStream answers "insufficient resources" (503, may pass) for the held workload's commands while `failing`.
+    let failing = true;
+    const real = await connect({ servers: nats.url });
+    const answer503 = { data: new TextEncoder().encode(JSON.stringify({ error: { code: 503, err_code: 10023, description: 'insufficient resources' } })) };
+    const wrapped = new Proxy(real, {
+      get(target, prop) {
+        if (prop === 'request') {
+          return (subject: string, data: Uint8Array, opts: unknown) =>
+            failing && subject === commandSubject(serverId) && Command.decode(data).workloadKey === `application:${held.applicationId}`
+              ? Promise.resolve(answer503)
+              : target.request(subject, data, opts as never);
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const ended: string[] = [];
+    relay = new OutboxRelay({
+      db: t.db,
+      outbox: new CommandOutbox(t.platform.secrets),
+      connect: async () => wrapped,
+      clock: () => new Date(),
+      log: pino({ level: 'silent' }),
+      pollMs: 100,
+      backoff: { minMs: 50, maxMs: 200 },
+      endUnpublishable: async (c) => void ended.push(c.id),
+    });
+    nc = await connect({ servers: nats.url });
+    const consumer = await commandConsumer(nc, serverId, 'held-workload');
+    relay.start();
+
+    const first = await consumer.next({ expires: 10_000 });
+    expect(first && Command.decode(first.data).commandId).toBe(y1.commandId);
+    first!.ack();
+    // The held workload's commands wait, the later one behind the earlier one; none is ended.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await commandRow(t, x1.commandId)).status).toBe('pending');
+    expect((await commandRow(t, x2.commandId)).status).toBe('pending');
+    expect(ended).toEqual([]);
+
+    failing = false;
+    const seen: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const m = await consumer.next({ expires: 10_000 });
+      if (m) {
+        seen.push(Command.decode(m.data).commandId);
+        m.ack();
+      }
+    }
+    expect(seen).toEqual([x1.commandId, x2.commandId]);
+    await real.close();
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { type NatsConnection, nanos } from '@nats-io/transport-node';
+import { InvalidArgumentError, type NatsConnection, TimeoutError, nanos } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
 import { COMMAND_STREAM, COMMAND_SUBJECTS, WakeableSleep, commandSubject } from '@skiff/domain';
 import { sql } from 'kysely';
@@ -56,13 +56,28 @@ export interface OutboxRelayOptions {
   /** How long one publish waits for JetStream's acknowledgement. */
   publishTimeoutMs?: number;
   batchSize?: number;
+  /**
+   * Ends a command NATS will never take (too big, refused by JetStream): as a result of its
+   * agent would (its kind applies it: a deploy ends in error with `reason`). Called outside
+   * the relay's transaction; a command that ended meanwhile is left as it is.
+   */
+  endUnpublishable: (command: { id: string; serverId: string }, reason: string) => Promise<void>;
 }
 
 interface DueCommand {
   id: string;
   serverId: string;
+  workloadKey: string;
+  status: 'pending' | 'published' | 'done' | 'failed';
   payload: string;
 }
+
+/**
+ * Why a publish failed: `command`, the command itself will never be taken (ended alone);
+ * `workload`, a failure of this publish that may pass (the workload waits, others go on);
+ * `nats`, NATS or JetStream is away for all (the pass stops and the relay backs off).
+ */
+type PublishFailure = { scope: 'command'; reason: string } | { scope: 'workload'; err: unknown } | { scope: 'nats'; err: unknown };
 
 /**
  * Publishes the outbox to JetStream (ARCHITECTURE.md "Commands", step 2): pending commands
@@ -70,9 +85,18 @@ interface DueCommand {
  * marks them published. Commands published long ago and still without a result are
  * published again until their deadline (JetStream drops repeats within its duplicate
  * window; agents drop repeats by their journal). Runs at start, on every notify (the outbox
- * notifies it when commands were committed) and on a poll; a failure (NATS down, stream
- * missing) is logged and retried with backoff, and stops the pass so that no later command
- * overtakes an earlier one.
+ * notifies it when commands were committed) and on a poll.
+ *
+ * Order is kept per workload key (what the agent runs in order), not across workloads, so
+ * one command never holds back the others:
+ * - a command NATS will never take (over its max_payload, a JetStream refusal that is not
+ *   transient) is ended alone as REJECTED with the reason (`endUnpublishable`), and the pass
+ *   goes on;
+ * - a failure that may pass (a timeout while NATS answers, JetStream busy) holds back the
+ *   rest of that workload in this pass, and the workload backs off (doubling, `backoff`)
+ *   while the others go on;
+ * - NATS or JetStream away for all (connection lost, no responders, stream missing) stops
+ *   the pass, and the relay retries with backoff.
  */
 export class OutboxRelay {
   private nc: NatsConnection | undefined;
@@ -89,6 +113,8 @@ export class OutboxRelay {
   private readonly backoff: { minMs: number; maxMs: number };
   private readonly batchSize: number;
   private readonly unsubscribe: () => void;
+  /** Workloads backing off after a failure that may pass: how many in a row, and until when (ms). */
+  private readonly held = new Map<string, { failures: number; until: number }>();
 
   constructor(private readonly o: OutboxRelayOptions) {
     // Whatever the outbox queues wakes the relay (until it stops).
@@ -144,15 +170,19 @@ export class OutboxRelay {
   /** Publishes what is due now; true when a whole batch went out (more may be waiting). */
   async pass(): Promise<boolean> {
     // Connect (and make sure of the stream) even with nothing to send, so agents find it.
-    const js = jetstream(await this.connection());
+    const nc = await this.connection();
+    const js = jetstream(nc);
     const due = await this.due();
     if (due.length === 0) return false;
+    // Workloads of this pass whose earlier command did not go out: their later ones wait.
+    const skipped = new Set<string>();
     for (const c of due) {
       if (this.stopped) return false;
+      if (skipped.has(c.workloadKey)) continue;
       // The row stays locked while it is published: a cancel of a command not sent yet
       // (deployment-control.ts) waits for it and then finds it published, or it finds the
       // command cancelled here and it is not sent.
-      await this.o.db.transaction().execute(async (tx) => {
+      const failure = await this.o.db.transaction().execute(async (tx): Promise<PublishFailure | undefined> => {
         const still = await tx
           .selectFrom('commands')
           .select('id')
@@ -160,36 +190,77 @@ export class OutboxRelay {
           .where('status', 'in', ['pending', 'published'])
           .forUpdate()
           .executeTakeFirst();
-        if (!still) return;
-        await js.publish(commandSubject(c.serverId), this.o.outbox.open(c.payload), {
-          msgID: c.id,
-          timeout: this.o.publishTimeoutMs ?? 5000,
-        });
+        if (!still) return undefined;
+        const data = this.o.outbox.open(c.payload);
+        try {
+          await js.publish(commandSubject(c.serverId), data, { msgID: c.id, timeout: this.o.publishTimeoutMs ?? 5000 });
+        } catch (err) {
+          return classify(err, nc, data.length, this.o.publishTimeoutMs ?? 5000);
+        }
         await tx
           .updateTable('commands')
           .set({ status: 'published', publishedAt: this.o.clock(), attempts: sql<number>`attempts + 1` })
           .where('id', '=', c.id)
           .execute();
+        return undefined;
       });
+      if (!failure) {
+        this.held.delete(c.workloadKey);
+        continue;
+      }
+      if (failure.scope === 'nats') throw failure.err;
+      if (failure.scope === 'workload') {
+        skipped.add(c.workloadKey);
+        this.hold(c.workloadKey, failure.err);
+        continue;
+      }
+      await this.endUnpublishable(c, failure.reason);
     }
     return due.length === this.batchSize;
+  }
+
+  /** A command NATS will never take: ended alone (a pending one), or left to its deadline (one it took before). */
+  private async endUnpublishable(c: DueCommand, reason: string): Promise<void> {
+    this.o.log.warn({ commandId: c.id, serverId: c.serverId, workloadKey: c.workloadKey, reason }, 'outbox relay: NATS refuses a command for good');
+    if (c.status === 'pending') {
+      await this.o.endUnpublishable({ id: c.id, serverId: c.serverId }, reason);
+      return;
+    }
+    // Taken once already (its agent may run it): not published again until the next republish time.
+    await this.o.db.updateTable('commands').set({ publishedAt: this.o.clock() }).where('id', '=', c.id).where('status', '=', 'published').execute();
+  }
+
+  /** The workload backs off after a failure that may pass: doubling from backoff.minMs up to maxMs. */
+  private hold(workloadKey: string, err: unknown): void {
+    const failures = (this.held.get(workloadKey)?.failures ?? 0) + 1;
+    const delay = Math.min(this.backoff.maxMs, this.backoff.minMs * 2 ** Math.min(failures - 1, 20));
+    this.held.set(workloadKey, { failures, until: Date.now() + delay });
+    this.o.log.warn({ err: messageOf(err), workloadKey, failures, retryInMs: delay }, "outbox relay: cannot publish a workload's command; retrying it");
   }
 
   private due(): Promise<DueCommand[]> {
     const now = this.o.clock();
     const stale = new Date(now.getTime() - this.republishAfterMs);
-    return this.o.db
+    // A workload backing off is left out here, so its commands do not fill the batch. Its
+    // entry stays after the wait (the next failure doubles it) until a publish of it succeeds,
+    // or long after its last failure (its commands ended otherwise).
+    const nowMs = Date.now();
+    const backingOff: string[] = [];
+    for (const [key, h] of this.held) {
+      if (h.until > nowMs) backingOff.push(key);
+      else if (h.until < nowMs - 4 * this.backoff.maxMs) this.held.delete(key);
+    }
+    let q = this.o.db
       .selectFrom('commands')
-      .select(['id', 'serverId', 'payload'])
+      .select(['id', 'serverId', 'workloadKey', 'status', 'payload'])
       .where((eb) =>
         eb.or([
           eb('status', '=', 'pending'),
           eb.and([eb('status', '=', 'published'), eb('publishedAt', '<', stale), eb('deadline', '>', now)]),
         ]),
-      )
-      .orderBy('position')
-      .limit(this.batchSize)
-      .execute();
+      );
+    if (backingOff.length > 0) q = q.where('workloadKey', 'not in', backingOff);
+    return q.orderBy('position').limit(this.batchSize).execute();
   }
 
   /**
@@ -236,3 +307,36 @@ export class OutboxRelay {
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** JetStream API statuses of a publish that may pass: stream missing (404, made again), timeout, too many requests, server side. */
+const TRANSIENT_STATUS = new Set([404, 408, 429]);
+
+/**
+ * What a failed publish of `bytes` means (see PublishFailure). Permanent: NATS's max_payload
+ * exceeded (the client checks it against the server's info; the server says
+ * "maximum payload exceeded"), or a JetStream API refusal of this message (a 4xx status but
+ * 404, 408, 429). Away for all: the connection lost or closed, no JetStream responders, the
+ * stream missing, a timeout while the server does not answer a ping either. Anything else
+ * (a timeout while the server answers, a 5xx JetStream error) is a failure of this workload.
+ */
+export async function classify(err: unknown, nc: NatsConnection, bytes: number, timeoutMs: number): Promise<PublishFailure> {
+  const message = messageOf(err);
+  if ((err instanceof InvalidArgumentError && /max_payload/i.test(message)) || /max(imum)?[ _]payload/i.test(message)) {
+    const max = nc.info?.max_payload;
+    return { scope: 'command', reason: `NATS refuses the command: it is ${bytes} bytes, over the ${max ?? 'server'}${max ? '-byte' : ''} maximum payload (${message})` };
+  }
+  if (err instanceof JetStreamApiError) {
+    if (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.JetStreamNotEnabledForAccount) return { scope: 'nats', err };
+    if (err.status >= 400 && err.status < 500 && !TRANSIENT_STATUS.has(err.status)) {
+      return { scope: 'command', reason: `JetStream refuses the command: ${message} (error ${err.code})` };
+    }
+    return { scope: 'workload', err };
+  }
+  if (err instanceof TimeoutError && !nc.isClosed()) {
+    // A slow acknowledgement of this message, or NATS away: a ping tells them apart.
+    const answers = await Promise.race([nc.flush().then(() => true, () => false), new Promise<boolean>((r) => setTimeout(() => r(false), Math.min(timeoutMs, 2000)).unref())]);
+    return answers ? { scope: 'workload', err } : { scope: 'nats', err };
+  }
+  // The connection lost, closed or draining, no JetStream responders, or what is not known: as before, for all.
+  return { scope: 'nats', err };
+}

@@ -1,6 +1,7 @@
 import type { Db } from '@skiff/db';
 import { Command, commandKindToJSON, timestampToDate } from '@skiff/proto';
 import type { SecretBox } from '../../crypto/secret-box.js';
+import { checkCommandSize } from './command-size.js';
 
 /**
  * The outbox rows of commands (ARCHITECTURE.md "Commands"): the only writer of new `commands`
@@ -28,9 +29,15 @@ export class CommandOutbox {
     for (const listener of this.listeners) listener();
   }
 
-  /** Writes a pending command; call inside the transaction of the change it belongs to. */
+  /**
+   * Writes a pending command; call inside the transaction of the change it belongs to. A
+   * command too big for NATS to carry is refused (BAD_REQUEST naming the input field that
+   * made it big: command-size.ts) before anything is written, so the transaction rolls back.
+   */
   async queue(tx: Db, command: Command, links: { deploymentId?: string } = {}): Promise<void> {
     if (!command.deadline) throw new Error('a command needs a deadline');
+    const encoded = Command.encode(command).finish();
+    checkCommandSize(command, encoded.length);
     await tx
       .insertInto('commands')
       .values({
@@ -39,7 +46,7 @@ export class CommandOutbox {
         kind: commandKindToJSON(command.kind),
         workloadKey: command.workloadKey,
         deploymentId: links.deploymentId ?? null,
-        payload: this.seal(command),
+        payload: this.secrets.seal(Buffer.from(encoded).toString('base64')),
         deadline: timestampToDate(command.deadline),
         createdAt: command.createdAt ? timestampToDate(command.createdAt) : undefined,
       })

@@ -188,6 +188,24 @@ describe('compose.deploy', () => {
     expect((await refused('compose.deploy', { composeId: s.composeId })).issues[0]!.message).toMatch(/service "nope"/);
   });
 
+  it('refuses a file or env too big for a command to carry, naming the field, and queues nothing', async () => {
+    // Over the ~1 MiB NATS carries, under the 5 MiB request limit: such a command could never reach the agent.
+    const big = `${WEB_AND_REDIS}# ${'x'.repeat(2 * 1024 * 1024)}\n`;
+    const cases: [Record<string, unknown>, Record<string, unknown>, string][] = [
+      [{ composeFile: big }, {}, 'composeFile'],
+      [{}, { env: `BIG=${'y'.repeat(2 * 1024 * 1024)}` }, 'env'],
+    ];
+    for (const [create, update, field] of cases) {
+      const s = await stack(create);
+      if (Object.keys(update).length > 0) await ok('compose.update', { composeId: s.composeId, ...update });
+      const body = await refused('compose.deploy', { composeId: s.composeId });
+      expect(body.issues[0]!.path, `${field}: ${body.issues[0]?.message}`).toEqual([field]);
+      expect(body.message).toMatch(/bytes/);
+      expect(await commandsOf(s.composeId)).toEqual([]);
+      expect(await t.db.selectFrom('deployments').select('id').where('composeId', '=', s.composeId).execute()).toEqual([]);
+    }
+  });
+
   it('takes only a compose command of the stack type, at update time too', async () => {
     const s = await stack();
     for (const command of ['rm -f', 'up -d -f /etc/passwd', 'down -v', 'exec web sh', 'up "broken']) {

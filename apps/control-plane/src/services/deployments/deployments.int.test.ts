@@ -172,6 +172,17 @@ describe('application.deploy', () => {
     expect(await rowsOf(app.applicationId)).toEqual({ deployments: [], commands: [] });
   });
 
+  it('refuses an env too big for a command to carry, naming env, and writes nothing', async () => {
+    const app = await containerApp();
+    // About 2 MiB: under the 5 MiB request limit, over the ~1 MiB NATS carries.
+    await ok('application.update', { applicationId: app.applicationId, env: `BIG=${'x'.repeat(2 * 1024 * 1024)}` });
+    const res = await t.call('application.deploy', { applicationId: app.applicationId });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
+    expect(res.body.issues[0].path).toEqual(['env']);
+    expect(res.body.message).toMatch(/env is \d+ bytes/);
+    expect(await rowsOf(app.applicationId)).toEqual({ deployments: [], commands: [] });
+  });
+
   it('refuses forge sources, a git source without its URL and a missing image, naming the field', async () => {
     const git = await ok('application.create', { name: 'from-git', environmentId: env });
     const res = await t.call('application.deploy', { applicationId: git.applicationId });
@@ -356,6 +367,12 @@ describe('application.deploy of a source that is built', () => {
     expect(res.status).toBe(400);
     expect(res.body.issues[0].path).toEqual(['buildArgs']);
     expect(res.body.message).toContain('environment.NOPE');
+    // Build secrets too big for a command to carry: refused naming them, nothing written.
+    await ok('application.saveEnvironment', { applicationId: app.applicationId, env: '', buildArgs: 'X=1', buildSecrets: `S=${'s'.repeat(1536 * 1024)}`, createEnvFile: false });
+    const big = await t.call('application.deploy', { applicationId: app.applicationId });
+    expect(big.status).toBe(400);
+    expect(big.body.issues[0].path).toEqual(['buildSecrets']);
+    expect(await rowsOf(app.applicationId)).toEqual({ deployments: [], commands: [] });
 
     const drop = await ok('application.create', { name: 'dropped', environmentId: env, sourceType: 'drop' });
     const none = await t.call('application.deploy', { applicationId: drop.applicationId });
