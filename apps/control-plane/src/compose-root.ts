@@ -135,7 +135,10 @@ export interface PlatformOptions {
 export async function buildPlatform(options: PlatformOptions) {
   // Read and checked first: a broken bundled template stops the start with its reason.
   const bundledTemplates = await loadBundledCatalog(options.templates?.dir ?? bundledCatalogDir());
-  const database: DatabaseHandle = await openDatabase(options.database);
+  const database: DatabaseHandle = await openDatabase({
+    ...options.database,
+    onIdleConnectionError: (err) => options.log.warn({ err: err.message }, 'database: an idle connection broke; the pool opens another'),
+  });
   await migrateToLatest(database.db);
 
   let principals: PrincipalCache | undefined;

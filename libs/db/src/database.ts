@@ -17,6 +17,8 @@ export interface DatabaseConfig {
   pgliteDir?: string;
   /** Connection pool size for Postgres. */
   poolSize?: number;
+  /** Told when an idle Postgres connection breaks (the pool replaces it; nothing fails). */
+  onIdleConnectionError?: (err: Error) => void;
 }
 
 export interface DatabaseHandle {
@@ -36,9 +38,12 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   let kind: DatabaseHandle['kind'];
   if (config.url) {
     kind = 'postgres';
-    dialect = new PostgresDialect({
-      pool: new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 }),
-    });
+    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
+    // An idle connection that breaks (the server restarted, or dropped it) is an 'error' event
+    // of the pool, which would end the process without a listener: the pool discards that
+    // connection and the next query opens another.
+    pool.on('error', (err) => config.onIdleConnectionError?.(err));
+    dialect = new PostgresDialect({ pool });
   } else {
     kind = 'pglite';
     const dir = config.pgliteDir ?? 'memory://';
