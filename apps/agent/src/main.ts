@@ -18,6 +18,7 @@
 // logged.
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { logRedaction } from '@skiff/domain';
 import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
@@ -44,7 +45,8 @@ const STOP_PROXY_WATCH_MS = 5_000;
 const DOCKER_VERSION_MS = 5_000;
 
 async function main(): Promise<void> {
-  const bootLog = pino({ name: 'skiff-agent' });
+  // Every field that can hold a secret is redacted (libs/domain log-redaction.ts).
+  const bootLog = pino({ name: 'skiff-agent', redact: logRedaction() });
   let config: AgentConfig;
   try {
     config = readConfig(process.env);
@@ -245,6 +247,6 @@ async function shutDown(
 }
 
 main().catch((err: unknown) => {
-  pino({ name: 'skiff-agent' }).fatal({ err: err instanceof Error ? err.message : String(err) }, 'agent crashed');
+  pino({ name: 'skiff-agent', redact: logRedaction() }).fatal({ err: err instanceof Error ? err.message : String(err) }, 'agent crashed');
   process.exit(1);
 });

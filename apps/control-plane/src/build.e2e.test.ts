@@ -14,12 +14,15 @@ const dockerCli = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
 
 beforeAll(async () => {
   s = await startTestStack('build');
-  git = await startGitServer({ auth: { username: 'deployer', password: `pw-${s.run}-secret` } });
+  // The build secret and the git login: never in the control plane's log, the agent's output or a deployment log.
+  s.t.watch.secret(SECRET);
+  git = await startGitServer({ auth: { username: 'deployer', password: s.t.watch.secret(`pw-${s.run}-secret`) } });
 }, 120_000);
 
 afterAll(async () => {
   const services = [...(s?.services ?? [])];
-  await s?.close();
+  // close() fails on a leaked secret; the cleanup below runs first.
+  const closed = await s?.close().then(() => null, (err: unknown) => err);
   await git?.stop();
   // The images the builds made (labelled with their application's id), once the services'
   // containers are gone (an image a container still uses cannot be removed).
@@ -37,6 +40,7 @@ afterAll(async () => {
     const refs = [...new Set(images.out.split('\n').filter(Boolean))];
     if (refs.length > 0) await docker(['image', 'rm', ...refs]);
   }
+  if (closed) throw closed;
 }, 90_000);
 
 /** An application built from `repo` (sourceType git), named `<name>-<run>`. */

@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import pino from 'pino';
 import { loadLocalAgentCredential } from './agents/local-agent-credential.js';
 import { buildPlatform } from './compose-root.js';
 import { readConfig } from './config.js';
+import { createLogger } from './logger.js';
 import { loadSecretKey } from './secret-key.js';
 import { VERSION } from './version.js';
 
 const config = readConfig(process.env, VERSION);
-const log = pino({ level: config.logLevel, base: { service: 'control-plane' } });
+const log = createLogger({ level: config.logLevel, base: { service: 'control-plane' } });
 
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 const platform = await buildPlatform({

@@ -8,3 +8,4 @@ export * from './second-docker.js';
 export * from './archives.js';
 export * from './ssh-git-server.js';
 export * from './owned-process.js';
+export * from './secret-watch.js';

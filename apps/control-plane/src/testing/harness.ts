@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { freshDatabase } from '@skiff/testing';
+import { SecretWatch, freshDatabase } from '@skiff/testing';
 import type { Hono } from 'hono';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { type PlatformOptions, buildPlatform } from '../compose-root.js';
 import type { BillingConfig } from '../config.js';
+import { createLogger } from '../logger.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -69,11 +70,25 @@ export async function startTestPlatform(
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
+  // The control plane's log, every level, kept for the secret watch (and printed too at TEST_LOG_LEVEL).
+  const logs = { text: '' };
+  const shown = process.env.TEST_LOG_LEVEL;
+  const log = createLogger(
+    { level: 'trace' },
+    pino.multistream([
+      { level: 'trace', stream: { write: (line: string) => void (logs.text += line) } },
+      ...(shown && shown !== 'silent' ? [{ level: shown as pino.Level, stream: process.stdout }] : []),
+    ]),
+  );
+  const deploymentLogs = { text: '' };
+  const watch = new SecretWatch()
+    .source('the control plane log', () => logs.text)
+    .source('deployment logs read by the test', () => deploymentLogs.text);
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
   const platform = await buildPlatform({
     database: fresh ? { url: fresh.url } : { pgliteDir: 'memory://' },
     secretKey: randomBytes(32),
-    log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    log,
     version: '0.0.0-test',
     validateOutput: true,
     billing: options.billing,
@@ -90,9 +105,10 @@ export async function startTestPlatform(
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');
+  watch.secret(boot.key);
   const { contractsByName } = await import('@skiff/contracts');
   const methodOf = (op: string) => contractsByName.get(op)?.method ?? 'POST';
-  const call = apiClient(platform.app, boot.key, methodOf);
+  const call = kept(apiClient(platform.app, boot.key, methodOf), deploymentLogs);
   return {
     platform,
     db: platform.database.db,
@@ -100,11 +116,34 @@ export async function startTestPlatform(
     organizationId: boot.organizationId,
     call,
     /** The same client acting with another key (or none). */
-    as: (key: string | null): Call => apiClient(platform.app, key, methodOf),
+    as: (key: string | null): Call => kept(apiClient(platform.app, key, methodOf), deploymentLogs),
+    /**
+     * The secrets this test uses (`t.watch.secret(value)`); `close()` fails when one is in the
+     * control plane's log or a deployment log read through `call`/`as`. The e2e stack adds the agent's output.
+     */
+    watch,
+    /** What the control plane logged so far (pino JSON lines, every level). */
+    logText: () => logs.text,
+    /** A deployment's log as text (kept for the watch). */
+    async deploymentLog(deploymentId: string): Promise<string> {
+      const answer = await call('deployment.readLogs', { deploymentId });
+      if (answer.status !== 200) throw new Error(`readLogs failed: ${JSON.stringify(answer.body)}`);
+      return JSON.stringify(answer.body);
+    },
     async close() {
       await platform.close();
       await fresh?.drop();
+      watch.assertNoLeak();
     },
+  };
+}
+
+/** Keeps the answers of `deployment.readLogs` for the secret watch. */
+function kept(call: Call, into: { text: string }): Call {
+  return async (operation, input, options) => {
+    const answer = await call(operation, input, options);
+    if (operation === 'deployment.readLogs' && answer.status === 200) into.text += JSON.stringify(answer.body) + '\n';
+    return answer;
   };
 }
 
@@ -115,9 +154,10 @@ export async function addMember(t: TestPlatform, email: string, role: 'admin' | 
   const inviter = inviterKey ? t.as(inviterKey) : t.call;
   const invitation = await inviter('organization.inviteMember', { email, role });
   if (invitation.status !== 200) throw new Error(`invite failed: ${JSON.stringify(invitation.body)}`);
+  t.watch.secret(invitation.body.token as string);
   const accepted = await t.as(null)('organization.acceptInvitation', { token: invitation.body.token });
   if (accepted.status !== 200) throw new Error(`accept failed: ${JSON.stringify(accepted.body)}`);
-  return { userId: accepted.body.userId as string, key: accepted.body.apiKey.key as string };
+  return { userId: accepted.body.userId as string, key: t.watch.secret(accepted.body.apiKey.key as string) };
 }
 
 export const randomKeyLike = () => `skf_${randomBytes(32).toString('base64url')}`;

@@ -110,6 +110,8 @@ export async function startTestStack(label: string, options: TestStackOptions = 
       SKIFF_PROXY_BIND: '127.0.0.1',
       SKIFF_PROXY_DASHBOARD_PORT: String(proxy.dashboardPort),
       SKIFF_PROXY_ISSUER: 'internal',
+      // Debug lines too: the secret watch scans all of the agent's output.
+      SKIFF_LOG_LEVEL: 'debug',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -118,6 +120,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
   const environmentId: string = (await t.call('project.create', { name: `e2e-${label}-${run}` })).body.environments[0].environmentId;
   const services: string[] = [];
   const tail = () => agentOutput.slice(-2000);
+  t.watch.source("the agent's output", () => agentOutput);
 
   return {
     t,
@@ -176,9 +179,12 @@ export async function startTestStack(label: string, options: TestStackOptions = 
         apiServer.closeAllConnections();
         await closed;
       }
-      await t.close();
-      await nats.stop();
-      rmSync(agentDir, { recursive: true, force: true });
+      try {
+        await t.close();
+      } finally {
+        await nats.stop();
+        rmSync(agentDir, { recursive: true, force: true });
+      }
     },
   };
 }

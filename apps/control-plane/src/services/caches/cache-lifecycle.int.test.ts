@@ -15,9 +15,11 @@ let env: string;
 
 beforeAll(async () => {
   t = await startTestPlatform();
+  t.watch.secret(PASSWORD);
   reports = new DeploymentReports({ db: t.db, clock: () => new Date() });
   env = (await t.call('project.create', { name: 'cache-lifecycle' })).body.environments[0].environmentId;
 });
+// close() fails the file when the cache password is in the control plane's log or a deployment log.
 afterAll(() => t?.close());
 
 const PASSWORD = 'pa ss"$(word)';

@@ -16,6 +16,9 @@ let project: { projectId: string; environments: { environmentId: string }[] };
 let env: string;
 beforeAll(async () => {
   t = await startTestPlatform({ ids });
+  // Env values and build secrets of the deploys below: never in a log (close() checks).
+  t.watch.secret('hunter2');
+  t.watch.secret('npm-s3cret');
   project = (await t.call('project.create', { name: 'shop', env: 'REGION=eu\nDB_HOST=db.internal' })).body;
   env = project.environments[0]!.environmentId;
   await t.call('environment.update', { environmentId: env, env: 'TIER=staging' });

@@ -13,8 +13,10 @@ let t: TestPlatform;
 let env: string;
 beforeAll(async () => {
   t = await startTestPlatform();
+  t.watch.secret(PASSWORD);
   env = (await t.call('project.create', { name: 'registry' })).body.environments[0].environmentId;
 });
+// close() fails the file when the registry password is in the control plane's log.
 afterAll(() => t?.close());
 
 const ok = async (op: string, input: Record<string, unknown>) => {
