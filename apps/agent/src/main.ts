@@ -46,7 +46,7 @@ const DOCKER_VERSION_MS = 5_000;
 
 async function main(): Promise<void> {
   // Every field that can hold a secret is redacted (libs/domain log-redaction.ts).
-  const bootLog = pino({ name: 'skiff-agent', redact: logRedaction() });
+  const bootLog = pino({ name: 'skiff-agent', ...logRedaction() });
   let config: AgentConfig;
   try {
     config = readConfig(process.env);
@@ -247,6 +247,6 @@ async function shutDown(
 }
 
 main().catch((err: unknown) => {
-  pino({ name: 'skiff-agent', redact: logRedaction() }).fatal({ err: err instanceof Error ? err.message : String(err) }, 'agent crashed');
+  pino({ name: 'skiff-agent', ...logRedaction() }).fatal({ err: err instanceof Error ? err.message : String(err) }, 'agent crashed');
   process.exit(1);
 });

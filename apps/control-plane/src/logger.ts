@@ -6,6 +6,6 @@ import pino, { type DestinationStream, type Logger } from 'pino';
  * every field that can hold a secret is redacted (libs/domain log-redaction.ts).
  */
 export function createLogger(options: { level: string; base?: Record<string, unknown> }, destination?: DestinationStream): Logger {
-  const settings = { level: options.level, ...(options.base ? { base: options.base } : {}), redact: logRedaction() };
+  const settings = { level: options.level, ...(options.base ? { base: options.base } : {}), ...logRedaction() };
   return destination ? pino(settings, destination) : pino(settings);
 }

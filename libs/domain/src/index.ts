@@ -31,4 +31,4 @@ export * from './compose/command.js';
 export * from './git-clone.js';
 export { type ComposeServiceMount, composeProjectName, composeServiceMounts } from './compose/mounts.js';
 export { APP_NAME, APP_NAME_MAX, APP_NAME_MESSAGE, PROJECT_NAME, SERVICE_NAME, refuseAppName, refuseProjectName, refuseServiceName } from './app-name.js';
-export { LOG_REDACT_PATHS, REDACTED, SECRET_LOG_FIELDS, logRedaction } from './log-redaction.js';
+export { REDACTED, SECRET_LOG_FIELDS, logRedaction, redactSecrets } from './log-redaction.js';

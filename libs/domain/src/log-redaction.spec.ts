@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LOG_REDACT_PATHS, SECRET_LOG_FIELDS } from './log-redaction.js';
+import { REDACTED, SECRET_LOG_FIELDS, redactSecrets } from './log-redaction.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -47,7 +47,20 @@ describe('the log redaction list', () => {
     expect(missing).toEqual([]);
   });
 
-  it('finds each field at the top and four objects deep', () => {
-    expect(LOG_REDACT_PATHS).toEqual(expect.arrayContaining(['password', '*.password', '*.*.password', '*.*.*.password', '*.*.*.*.password', '*.*["x-api-key"]']));
+  it('finds each field at the top and four objects or arrays deep, in any case, and copies only what it changes', () => {
+    const deep = { a: { b: { c: { password: 'p4', other: 1 } } } };
+    const tooDeep = { a: { b: { c: { d: { password: 'p5' } } } } };
+    const error = new Error('x');
+    const input = { token: 't', headers: { 'x-api-key': 'k', Authorization: 'b' }, list: [{ secretKey: 's' }], deep, tooDeep, err: error, kept: { name: 'n' } };
+    const out = redactSecrets(input);
+    expect(out.token).toBe(REDACTED);
+    expect(out.headers).toEqual({ 'x-api-key': REDACTED, Authorization: REDACTED });
+    expect(out.list).toEqual([{ secretKey: REDACTED }]);
+    expect(out.deep.a.b.c).toEqual({ password: REDACTED, other: 1 });
+    expect(out.tooDeep).toBe(tooDeep);
+    expect(out.err).toBe(error);
+    expect(out.kept).toBe(input.kept);
+    expect(input.token).toBe('t');
+    expect(redactSecrets(input.kept)).toBe(input.kept);
   });
 });

@@ -1,6 +1,6 @@
-// What the logs of both apps never show (docs/security.md, "Logs"). Pino's `redact` replaces
-// the value of every field below, at the top of a log object and up to four objects deep
-// (`input.password`, `command.deployApplication.source.git.sshPrivateKey`…), with
+// What the logs of both apps never show (docs/security.md, "Logs"). The loggers' formatters
+// replace the value of every field below, at the top of a log object and up to four objects
+// deep (`input.password`, `command.deployApplication.source.git.sshPrivateKey`…), with
 // `[redacted]`. The names come from the contracts' write-only fields (those answered as
 // `has<Name>`), the other secret inputs (env, build arguments, tokens, keys) and the agent
 // protocol's fields commented as secrets (proto/skiff/agent/v1), in the camelCase of the
@@ -63,18 +63,47 @@ export const SECRET_LOG_FIELDS: readonly string[] = [
 /** How deep below the top of a log object a listed field is still found. */
 const DEPTH = 4;
 
-/** The pino `redact.paths` of SECRET_LOG_FIELDS: `name`, `*.name` … `*.*.*.*.name` (`["x-api-key"]` for a name with a dash). */
-export const LOG_REDACT_PATHS: readonly string[] = SECRET_LOG_FIELDS.flatMap((field) => {
-  const quoted = field.startsWith('"');
-  return Array.from({ length: DEPTH + 1 }, (_, depth) => {
-    const prefix = Array.from({ length: depth }, () => '*').join('.');
-    if (quoted) return `${prefix}[${field}]`;
-    return prefix ? `${prefix}.${field}` : field;
-  });
-});
-
 /** What replaces a redacted value. */
 export const REDACTED = '[redacted]';
 
-/** The `redact` option of every pino logger of the control plane and the agent. */
-export const logRedaction = (): { paths: string[]; censor: string } => ({ paths: [...LOG_REDACT_PATHS], censor: REDACTED });
+const SECRET_NAMES = new Set(SECRET_LOG_FIELDS.map((field) => field.replaceAll('"', '').toLowerCase()));
+
+const isPlainObject = (value: object): value is Record<string, unknown> => {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * The log object with the value of every listed field (any case), at the top and up to four
+ * objects or arrays deep, replaced by `[redacted]`. Copies only what it changes; class
+ * instances (errors, buffers, dates) are left to pino's serializers. A walk over the object's
+ * own keys costs about a microsecond a line, where pino's wildcard `redact` paths for this
+ * list cost over a hundred.
+ */
+export function redactSecrets<T>(value: T, depth = 0): T {
+  if (depth > DEPTH || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    value.forEach((item, i) => {
+      const next = redactSecrets(item, depth + 1);
+      if (next !== item) (copy ??= [...value])[i] = next;
+    });
+    return (copy ?? value) as T;
+  }
+  if (!isPlainObject(value)) return value;
+  let copy: Record<string, unknown> | null = null;
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    const next = SECRET_NAMES.has(key.toLowerCase()) ? REDACTED : redactSecrets(item, depth + 1);
+    if (next !== item) (copy ??= { ...value })[key] = next;
+  }
+  return (copy ?? value) as T;
+}
+
+/** The pino options every logger of the control plane and the agent takes: its log objects and child bindings redacted. */
+export const logRedaction = () => ({
+  formatters: {
+    log: (object: Record<string, unknown>) => redactSecrets(object),
+    bindings: (bindings: Record<string, unknown>) => redactSecrets(bindings),
+  },
+});
