@@ -100,6 +100,10 @@ export interface PlatformOptions {
   nats?: AgentChannelOptions['nats'];
   /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
   grpc?: AgentChannelOptions['grpc'];
+  /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`, default 20): deployment-retention.ts. */
+  keepDeployments?: number;
+  /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */
+  commandRetentionMs?: AgentChannelOptions['commandRetentionMs'];
   /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
   localAgentCredential?: string;
   /**
@@ -148,6 +152,7 @@ export async function buildPlatform(options: PlatformOptions) {
     clock: options.clock ?? (() => new Date()),
     secrets: new SecretBox(options.secretKey),
     onAccessChange: () => principals?.clear(),
+    keepDeployments: options.keepDeployments,
   };
   const identity = new IdentityService(deps);
   const outbox = new CommandOutbox(deps.secrets);
@@ -314,6 +319,8 @@ export async function buildPlatform(options: PlatformOptions) {
     /** Uploaded archives of drop applications (where their files are, the sweep). */
     archives: drops,
     grpcPort: agents.grpcPort,
+    /** What agents report, applied as the gRPC report server applies it (tests report through it). */
+    reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
     close,

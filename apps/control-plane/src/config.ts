@@ -52,6 +52,12 @@ export interface Config {
    * bundled one; its templates replace bundled ones with the same id. Unset: the bundled one only.
    */
   templatesUrl?: string;
+  /**
+   * Retention (issue 13): `SKIFF_KEEP_DEPLOYMENTS`, the ended deployments kept per workload
+   * (default 20, at least 1); `SKIFF_COMMAND_RETENTION_DAYS`, the days ended commands are
+   * kept (default 7, at least 1).
+   */
+  retention: { keepDeployments: number; commandRetentionDays: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -80,6 +86,10 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
   const templatesUrl = env.SKIFF_TEMPLATES_URL?.trim() || undefined;
   const templatesProblem = templatesUrl === undefined ? null : outboundUrlProblem(templatesUrl);
   if (templatesProblem) throw new Error(`SKIFF_TEMPLATES_URL ${templatesProblem}: ${templatesUrl}`);
+  const retention = {
+    keepDeployments: wholeNumber(env, 'SKIFF_KEEP_DEPLOYMENTS', 20, 1, 100_000),
+    commandRetentionDays: wholeNumber(env, 'SKIFF_COMMAND_RETENTION_DAYS', 7, 1, 36_500),
+  };
   return {
     port,
     host: env.SKIFF_HOST ?? '127.0.0.1',
@@ -101,7 +111,16 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     agents: { grpcAddress: agentGrpc, natsUrl: env.SKIFF_AGENT_NATS_URL?.trim() || undefined, heartbeatIntervalSeconds },
     platformUpstream,
     templatesUrl,
+    retention,
   };
+}
+
+/** A whole number from `min` to `max` in env[name], `fallback` when unset or empty. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name]?.trim() || String(fallback);
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) throw new Error(`${name} is not a whole number from ${min} to ${max}: ${env[name]}`);
+  return n;
 }
 
 /** What billing answers from: the operator's products, the server limit, the payment provider key. */

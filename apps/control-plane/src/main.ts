@@ -33,6 +33,8 @@ const platform = await buildPlatform({
   agents: config.agents,
   platformUpstream: config.platformUpstream,
   templates: { url: config.templatesUrl },
+  keepDeployments: config.retention.keepDeployments,
+  commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');

@@ -26,6 +26,8 @@ export interface AgentChannelOptions {
     republishAfterMs?: number;
     backoff?: { minMs: number; maxMs: number };
   };
+  /** Ended commands are deleted this long after they ended (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days); the relay prunes them hourly. */
+  commandRetentionMs?: number;
   /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
   grpc?: { host: string; port: number };
   log: Logger;
@@ -61,6 +63,7 @@ export async function startAgentChannel(
         pollMs: nats.pollMs,
         republishAfterMs: nats.republishAfterMs,
         backoff: nats.backoff,
+        commandRetentionMs: options.commandRetentionMs,
         // A command NATS will never take ends as its agent's rejection would, through its kind.
         endUnpublishable: async (c, reason) => {
           await parts.reports.applyCommandResult(c.serverId, {

@@ -67,6 +67,8 @@ export async function startTestPlatform(
     platformUpstream?: string;
     /** Compose template catalogs (bundled folder, remote URL, fetch limits). */
     templates?: PlatformOptions['templates'];
+    /** Ended deployments kept per workload (default 20). */
+    keepDeployments?: number;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -102,6 +104,7 @@ export async function startTestPlatform(
     archives: options.archives,
     platformUpstream: options.platformUpstream,
     templates: options.templates,
+    keepDeployments: options.keepDeployments,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

@@ -10,6 +10,8 @@ import type {
 
 export interface ApplicationsTable extends ServiceColumns, ClusterColumns, ResourceColumns, SourceColumns {
   sourceType: string;
+  /** Deployments queued so far (the next deploy's forceUpdate is one more); kept while deployment records are pruned. */
+  deployCount: Generated<number>;
   /** Encrypted (sealed) text: previewEnv, buildArgs, previewBuildArgs; write-only: buildSecrets, previewBuildSecrets, password. */
   previewEnv: string | null;
   buildArgs: string | null;

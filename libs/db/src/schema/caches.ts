@@ -3,6 +3,8 @@ import type { ClusterColumns, JsonOrNull, ResourceColumns, ServiceColumns } from
 
 export interface CacheInstancesTable extends ServiceColumns, ClusterColumns, ResourceColumns {
   containerImage: string;
+  /** Deploys queued so far (the next deploy's forceUpdate is one more). */
+  deployCount: Generated<number>;
   /** Encrypted. */
   databasePassword: string;
   command: string | null;

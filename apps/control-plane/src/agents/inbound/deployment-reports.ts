@@ -11,6 +11,7 @@ import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove,
 import type { ProxyConfig } from '../../services/domains/proxy-config.js';
 import { ownerOfDeployment, setWorkloadStatus } from '../../services/deployments/workloads.js';
 import { commandOf, lockCommand, overdueCommands, recordCommandEnd } from '../outbound/command-records.js';
+import { DEFAULT_KEEP_DEPLOYMENTS, pruneAfterEnd, pruneDeployments } from '../../services/deployments/deployment-retention.js';
 import { commandKindOf } from '../outbound/kinds/index.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */
@@ -48,7 +49,11 @@ export type Applied = 'applied' | 'duplicate';
  */
 export class DeploymentReports {
   /** `proxy`: to reconfigure the servers whose routes go with a removed workload. */
-  constructor(private readonly deps: { db: Db; clock: () => Date; proxy?: ProxyConfig }) {}
+  constructor(private readonly deps: { db: Db; clock: () => Date; proxy?: ProxyConfig; keepDeployments?: number }) {}
+
+  private get keep() {
+    return this.deps.keepDeployments ?? DEFAULT_KEEP_DEPLOYMENTS;
+  }
 
   /**
    * One deployment event: de-duplicated by sequence (an event at or below the highest
@@ -88,6 +93,7 @@ export class DeploymentReports {
       const appStatus =
         next === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : next && applicationStatusFor(next);
       if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
+      if (next && isFinished(next)) await pruneDeployments(tx, owner, this.keep);
       return 'applied';
     });
   }
@@ -116,6 +122,8 @@ export class DeploymentReports {
       if (c.status === 'done' || c.status === 'failed') return 'duplicate';
       await recordCommandEnd(tx, c.id, { succeeded, at, reason });
       await commandKindOf(c)?.applyResult({ tx, command: c, status: result.status, reason, at, proxy: this.deps.proxy });
+      // A deploy's result may have ended its deployment (deployment-result.ts): the workload's old ones go.
+      if (c.deploymentId) await pruneAfterEnd(tx, c.deploymentId, this.keep);
       return 'applied';
     });
     // A removal may have queued proxy configurations: no need to wait for the relay's poll.

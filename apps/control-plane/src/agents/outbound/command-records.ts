@@ -1,4 +1,5 @@
 import type { Db } from '@skiff/db';
+import { sql } from 'kysely';
 import { CommandKind, commandKindToJSON } from '@skiff/proto';
 
 /**
@@ -40,13 +41,20 @@ export async function newestIsPendingRemoval(db: Db, workloadKey: string): Promi
   return newest !== undefined && newest.kind === REMOVE_KIND && (newest.status === 'pending' || newest.status === 'published');
 }
 
-/** How many DeployApplication commands of the workload were queued, and the newest one's (sealed) payload. */
-export async function deploysOf(db: Db, workloadKey: string): Promise<{ count: number; newestPayload: string | null }> {
-  const deploys = db.selectFrom('commands').where('workloadKey', '=', workloadKey).where('kind', '=', DEPLOY_KIND);
-  const { count } = await deploys.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
-  if (Number(count) === 0) return { count: 0, newestPayload: null };
-  const newest = await deploys.select('payload').orderBy('position', 'desc').limit(1).executeTakeFirstOrThrow();
-  return { count: Number(count), newestPayload: newest.payload };
+/**
+ * The newest DeployApplication command's (sealed) payload of the workload, null when none was
+ * queued. (How many were queued is a counter on the record: pruning keeps only the newest.)
+ */
+export async function deploysOf(db: Db, workloadKey: string): Promise<{ newestPayload: string | null }> {
+  const newest = await db
+    .selectFrom('commands')
+    .select('payload')
+    .where('workloadKey', '=', workloadKey)
+    .where('kind', '=', DEPLOY_KIND)
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return { newestPayload: newest?.payload ?? null };
 }
 
 /** Whether a DeployApplication command of the workload was ever queued. */
@@ -184,4 +192,42 @@ export function overdueCommands(db: Db, now: Date) {
     .where('deadline', '<', now)
     .orderBy('position')
     .execute();
+}
+
+/** Statuses of a command that ended (succeeded, or failed, cancelled, expired, rejected). */
+const ENDED = ['done', 'failed'] as const;
+
+/**
+ * Deletes the commands that ended before `before` (their payloads hold sealed secrets), but
+ * for each workload and kind the newest command (by position) and the newest one that
+ * succeeded (by finishedAt): what the reads above need of ended commands. newestIsPendingRemoval
+ * and laterCommandExists look at the workload's newest command (kept: the newest of its
+ * kind); deploysOf and deployWasQueued at the newest deploy (kept); lastStopOrStart at the
+ * latest successful stop or start (kept: the newest succeeded of each kind); the others read
+ * unfinished commands only, or a command by id while its result is recorded (unfinished).
+ * Answers how many were deleted.
+ */
+export async function pruneEndedCommands(db: Db, before: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('commands')
+    .where('status', 'in', ENDED)
+    .where('finishedAt', '<', before)
+    .where('id', 'not in', (eb) =>
+      eb
+        .selectFrom(
+          eb
+            .selectFrom('commands')
+            .select([
+              'id',
+              sql<string>`row_number() over (partition by workload_key, kind order by position desc)`.as('newest'),
+              sql<string>`row_number() over (partition by workload_key, kind, (status = 'done') order by finished_at desc nulls last, position desc)`.as('newestDone'),
+              'status',
+            ])
+            .as('ranked'),
+        )
+        .select('ranked.id')
+        .where((w) => w.or([w('ranked.newest', '=', sql<string>`1`), w.and([w('ranked.status', '=', 'done'), w('ranked.newestDone', '=', sql<string>`1`)])])),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -4,10 +4,13 @@ import type { Db } from '@skiff/db';
 import { COMMAND_STREAM, COMMAND_SUBJECTS, WakeableSleep, commandSubject } from '@skiff/domain';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { pruneEndedCommands } from './command-records.js';
 import type { CommandOutbox } from './outbox.js';
 
 /** JetStream drops a message whose id it saw within this window (de-duplication of re-publishes). */
 export const DUPLICATE_WINDOW_MS = 2 * 60_000;
+/** How long ended commands are kept by default (SKIFF_COMMAND_RETENTION_DAYS, 7). */
+export const DEFAULT_COMMAND_RETENTION_MS = 7 * 24 * 3600_000;
 /** Commands older than this are dropped from the stream (they are long past their deadline). */
 const MAX_AGE_MS = 7 * 24 * 3600_000;
 
@@ -56,6 +59,12 @@ export interface OutboxRelayOptions {
   /** How long one publish waits for JetStream's acknowledgement. */
   publishTimeoutMs?: number;
   batchSize?: number;
+  /**
+   * Ended commands are deleted this long after they ended (pruneEndedCommands keeps what
+   * later reads need), at most once per `pruneEveryMs` (1 hour), in a pass; 7 days by default.
+   */
+  commandRetentionMs?: number;
+  pruneEveryMs?: number;
   /**
    * Ends a command NATS will never take (too big, refused by JetStream): as a result of its
    * agent would (its kind applies it: a deploy ends in error with `reason`). Called outside
@@ -115,6 +124,8 @@ export class OutboxRelay {
   private readonly unsubscribe: () => void;
   /** Workloads backing off after a failure that may pass: how many in a row, and until when (ms). */
   private readonly held = new Map<string, { failures: number; until: number }>();
+  /** When ended commands were last pruned (the clock's ms); undefined: not yet. */
+  private prunedAt: number | undefined;
 
   constructor(private readonly o: OutboxRelayOptions) {
     // Whatever the outbox queues wakes the relay (until it stops).
@@ -172,6 +183,7 @@ export class OutboxRelay {
     // Connect (and make sure of the stream) even with nothing to send, so agents find it.
     const nc = await this.connection();
     const js = jetstream(nc);
+    await this.pruneIfDue();
     const due = await this.due();
     if (due.length === 0) return false;
     // Workloads of this pass whose earlier command did not go out: their later ones wait.
@@ -217,6 +229,19 @@ export class OutboxRelay {
       await this.endUnpublishable(c, failure.reason);
     }
     return due.length === this.batchSize;
+  }
+
+  /** Deletes the commands that ended more than commandRetentionMs ago, at most once per pruneEveryMs. */
+  private async pruneIfDue(): Promise<void> {
+    const now = this.o.clock().getTime();
+    if (this.prunedAt !== undefined && now - this.prunedAt < (this.o.pruneEveryMs ?? 3600_000)) return;
+    this.prunedAt = now;
+    try {
+      const deleted = await pruneEndedCommands(this.o.db, new Date(now - (this.o.commandRetentionMs ?? DEFAULT_COMMAND_RETENTION_MS)));
+      if (deleted > 0) this.o.log.info({ deleted }, 'outbox relay: pruned ended commands');
+    } catch (err) {
+      this.o.log.warn({ err: messageOf(err) }, 'outbox relay: cannot prune ended commands; trying again later');
+    }
   }
 
   /** A command NATS will never take: ended alone (a pending one), or left to its deadline (one it took before). */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CacheInstance, Db } from '@skiff/db';
 import { EnvError, SwarmSpecError, envList, resolveServiceVariables, swarmServiceSpec, wireServerId } from '@skiff/domain';
 import type { Command } from '@skiff/proto';
@@ -174,7 +175,14 @@ export class CacheLifecycle {
   private async queueDeploy(tx: Db, located: Located<'cache'>, recreate: boolean): Promise<void> {
     const row = await lockCacheForWork(tx, located.row.id);
     const deploys = await deploysOf(tx, cacheKey(row.id));
-    const { env, spec } = this.prepare({ ...located, row }, deploys.count + 1);
+    // A counter, not a count of deploy commands: finished commands are pruned (command-records.ts).
+    const { deployCount } = await tx
+      .updateTable('cacheInstances')
+      .set({ deployCount: sql<number>`deploy_count + 1` })
+      .where('id', '=', row.id)
+      .returning('deployCount')
+      .executeTakeFirstOrThrow();
+    const { env, spec } = this.prepare({ ...located, row }, deployCount);
     await assertNoForeignNetworks(tx, located.project.organizationId, row.serverId, row);
     const previous = deploys.newestPayload === null ? null : this.deployedAppName(deploys.newestPayload);
     if (recreate || (previous !== null && previous !== row.appName)) {

@@ -8,6 +8,7 @@ import { DomainError } from '../../errors.js';
 import { applicationStatusAfterCancel, canMove } from './deployment-status.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { ServiceAccess } from '../shared/service-access.js';
+import { DEFAULT_KEEP_DEPLOYMENTS, pruneDeployments } from './deployment-retention.js';
 import { DEPLOYED_KINDS, type DeployedKind, ownerOfDeployment, setWorkloadStatus } from './workloads.js';
 
 export interface CancelResult {
@@ -158,7 +159,7 @@ export class DeploymentControl {
         if (!c) return;
         commandIds.push(id);
         if (!c.deploymentId) return;
-        if (await cancelDeploymentRow(tx, c.deploymentId, reason, at)) deploymentIds.push(c.deploymentId);
+        if (await cancelDeploymentRow(tx, c.deploymentId, reason, at, this.deps.keepDeployments ?? DEFAULT_KEEP_DEPLOYMENTS)) deploymentIds.push(c.deploymentId);
       });
     }
     return { commandIds, deploymentIds };
@@ -166,7 +167,7 @@ export class DeploymentControl {
 }
 
 /** Moves a deployment to cancelled (when it may still move), restoring its workload's status. */
-async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string, at: Date): Promise<boolean> {
+async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string, at: Date, keep: number): Promise<boolean> {
   const d = await tx.selectFrom('deployments').select(['id', 'status', 'applicationId', 'composeId']).where('id', '=', deploymentId).forUpdate().executeTakeFirst();
   if (!d || !canMove(d.status, 'cancelled')) return false;
   await tx.updateTable('deployments').set({ status: 'cancelled', reason, finishedAt: at }).where('id', '=', d.id).execute();
@@ -174,6 +175,7 @@ async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string,
     const owner = ownerOfDeployment(d);
     await setWorkloadStatus(tx, owner, await applicationStatusAfterCancel(tx, owner, d.id));
   }
+  await pruneDeployments(tx, ownerOfDeployment(d), keep);
   return true;
 }
 

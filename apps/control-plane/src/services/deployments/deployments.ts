@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Application, Db, Deployment, Environment, Project } from '@skiff/db';
 import {
@@ -138,12 +139,14 @@ export class DeploymentService {
     const row = await this.db.transaction().execute(async (tx) => {
       // One application's commands are written one after the other; none while it is being deleted.
       await lockWorkloadForWork(tx, { kind: 'application', id: app.id });
-      const { n } = await tx
-        .selectFrom('deployments')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('applicationId', '=', app.id)
+      // A counter, not a count of deployment records: those are pruned (deployment-retention.ts).
+      const { deployCount } = await tx
+        .updateTable('applications')
+        .set({ deployCount: sql<number>`deploy_count + 1` })
+        .where('id', '=', app.id)
+        .returning('deployCount')
         .executeTakeFirstOrThrow();
-      const spec = applicationWorkloadSpec(app, Number(n) + 1);
+      const spec = applicationWorkloadSpec(app, deployCount);
       if (plan.kind === 'build') spec.image = builtImageName(app.appName, deploymentId);
       checkSpec(app, spec, env);
       await assertNoForeignNetworks(tx, located.project.organizationId, app.serverId, app);

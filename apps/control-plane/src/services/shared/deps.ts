@@ -11,6 +11,8 @@ export interface ServiceDeps {
   secrets: SecretBox;
   /** Called after any change that can alter what an API key may do. */
   onAccessChange: () => void;
+  /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`; default DEFAULT_KEEP_DEPLOYMENTS, 20). */
+  keepDeployments?: number;
 }
 
 export const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString();
