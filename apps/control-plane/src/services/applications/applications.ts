@@ -54,6 +54,8 @@ export class ApplicationService {
       sealed: ['env', 'previewEnv', 'buildArgs', 'previewBuildArgs', 'refreshToken'],
       writeOnly: ['password', 'buildSecrets', 'previewBuildSecrets'],
       json: ['watchPaths', 'previewLabels', 'args', ...CLUSTER],
+      // The deploys' forceUpdate counter (deployment records and commands are pruned): internal.
+      hidden: ['deployCount'],
     });
   }
 

@@ -52,6 +52,8 @@ export class CacheService {
       sealed: ['env'],
       writeOnly: ['databasePassword'],
       json: ['args', 'networkIds', ...CLUSTER],
+      // The deploys' forceUpdate counter (deployment records and commands are pruned): internal.
+      hidden: ['deployCount'],
     });
   }
 
