@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../shared/deps.js';
 import { plainGitSource } from '../deployments/git-sources.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { lockWorkloadForWork } from '../deployments/workloads.js';
+import { assertNoHostPrivileges } from './host-privileges.js';
 
 /**
  * `compose.deploy` and `compose.redeploy`: the `queued` deployment and its DeployCompose
@@ -34,7 +35,11 @@ export class ComposeDeployments {
     const settings = deploySettings(row, routed);
     const source = await this.source(located);
     // A raw file is converted now, so a file the agent would refuse is refused here.
-    if (source.source === undefined) convertOrRefuse(row, settings);
+    if (source.source === undefined) {
+      convertOrRefuse(row, settings);
+      // Trust may have been taken back since the file was saved.
+      await assertNoHostPrivileges(this.deps.db, located.project.organizationId, row.serverId, row.composeFile);
+    }
     const composeType = COMPOSE_TYPES[row.composeType];
     if (composeType === undefined) throw Invalid('composeType', `unknown compose type ${row.composeType}`);
     const command = customCommandArgs(row);
