@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from '@skiff/proto';
 import { addMember, type Call, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
 
 /** Issue 13, "A compose stack is root on the host": the platform host refuses host privileges unless trusted. */
 let t: TestPlatform;
@@ -69,5 +71,28 @@ describe('host privileges on the platform host', () => {
     const row = await t.db.selectFrom('organizations').select('trustedOnPlatformHost').where('id', '=', organizationId).executeTakeFirstOrThrow();
     expect(row.trustedOnPlatformHost).toBe(false);
     expect((await trust(t.call, 'org_nope', true)).status).toBe(404);
+  });
+
+  it('a git source, whose file the agent fetches, is deployed with allow_host_privileges only when the organization is trusted', async () => {
+    const created = await t.call('compose.create', { name: 'from git', environmentId: env, sourceType: 'git' });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { composeId } = created.body;
+    const updated = await t.call('compose.update', { composeId, customGitUrl: 'https://git.example.com/acme/stack.git', customGitBranch: 'main' });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    const flags = async () => {
+      const rows = await t.db.selectFrom('commands').selectAll().where('workloadKey', '=', `compose:${composeId}`).execute();
+      return rows
+        .sort((a, b) => Number(a.position) - Number(b.position))
+        .map((row) => Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload)))
+        .map((c) => (c.payload?.$case === 'deployCompose' ? c.payload.value.allowHostPrivileges : null));
+    };
+    expect((await t.call('compose.deploy', { composeId })).status).toBe(200);
+    await trust(t.call, organizationId, true);
+    try {
+      expect((await t.call('compose.deploy', { composeId })).status).toBe(200);
+    } finally {
+      await trust(t.call, organizationId, false);
+    }
+    expect(await flags()).toEqual([false, true]);
   });
 });

@@ -1,5 +1,5 @@
 import type { Db } from '@skiff/db';
-import { ComposeError, describeHostPrivilege, hostPrivileges } from '@skiff/domain';
+import { ComposeError, describeHostPrivilege, type HostPrivilege, hostPrivileges } from '@skiff/domain';
 import { Invalid } from '../../errors.js';
 
 /**
@@ -16,15 +16,27 @@ import { Invalid } from '../../errors.js';
  */
 export async function assertNoHostPrivileges(db: Db, organizationId: string, serverId: string | null, composeText: string, field = 'composeFile') {
   if (serverId !== null || composeText.trim() === '') return;
-  let found;
+  const found = privilegesOf(composeText);
+  if (found.length === 0 || (await mayUseHostPrivileges(db, organizationId, serverId))) return;
+  throw Invalid(field, describeHostPrivilege(found[0]));
+}
+
+/**
+ * Whether the organization's stacks may use host privileges on the server: on a remote server
+ * (its own machine) always, on the platform host when a platform administrator trusts it. Sent
+ * to the agent in DeployCompose (`allow_host_privileges`), which checks a git source's file.
+ */
+export async function mayUseHostPrivileges(db: Db, organizationId: string, serverId: string | null): Promise<boolean> {
+  if (serverId !== null) return true;
+  const org = await db.selectFrom('organizations').select('trustedOnPlatformHost').where('id', '=', organizationId).executeTakeFirst();
+  return org?.trustedOnPlatformHost === true;
+}
+
+function privilegesOf(composeText: string): HostPrivilege[] {
   try {
-    found = hostPrivileges(composeText);
+    return hostPrivileges(composeText);
   } catch (err) {
-    if (err instanceof ComposeError) return;
+    if (err instanceof ComposeError) return [];
     throw err;
   }
-  if (found.length === 0) return;
-  const org = await db.selectFrom('organizations').select('trustedOnPlatformHost').where('id', '=', organizationId).executeTakeFirst();
-  if (org?.trustedOnPlatformHost) return;
-  throw Invalid(field, describeHostPrivilege(found[0]));
 }
