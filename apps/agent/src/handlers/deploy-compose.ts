@@ -208,7 +208,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
       const text = await readFile(join(fetched.root, ...fetched.composePath.split('/')), 'utf8');
       // Checked on the file as fetched (a git source's too), before relative mounts become absolute.
       if (!deploy.allowHostPrivileges) {
-        const found = hostPrivileges(text);
+        const found = hostPrivileges(text, { composePath: fetched.composePath });
         if (found.length > 0) return { failed: `${fetched.composePath}: ${describeHostPrivilege(found[0])}` };
       }
       const deployed = deployedFile({

@@ -36,6 +36,15 @@ describe('hostPrivileges', () => {
     expect(keys(service(body))).toEqual([`web ${key}`]);
   });
 
+  it('lists relative paths that climb out of the stack directory, from where the compose file is', () => {
+    expect(keys(service('volumes: ["../../etc:/etc2", "../files/db:/db"]'))).toEqual(['web volumes']);
+    expect(keys(service('env_file: ../../../root/.env'))).toEqual(['web env_file']);
+    expect(keys(service('volumes: [{type: bind, source: ../.., target: /up}]'))).toEqual(['web volumes']);
+    const nested = service('volumes: ["../../files/db:/db", "../data:/data"]');
+    expect(hostPrivileges(nested, { composePath: 'deploy/stack.yml' })).toEqual([]);
+    expect(keys(nested)).toEqual(['web volumes']);
+  });
+
   it('lists a named volume that binds a host path, and configs/secrets with a host file', () => {
     const text = `services:
   web:

@@ -14,10 +14,13 @@
  *   named volume whose top-level definition binds a host path (`driver_opts` with a `device`);
  * - `env_file` and `build` contexts with such a path; the `configs` and `secrets` a service uses
  *   whose top-level `file:` is such a path (those no service uses are listed under `service: null`).
- * Relative paths (`./data`, `.env`), named volumes, `cap_drop`, `network_mode: bridge` are
+ * A relative path climbing out of the stack's directory (`../../../etc`, from the compose
+ * file's directory: `options.composePath`) counts as a host path. Relative paths inside it
+ * (`./data`, `.env`, `../files/db`), named volumes, `cap_drop`, `network_mode: bridge` are
  * harmless: relative bind mounts are kept inside the stack's own directory (bind-mounts.ts).
  * The file is read as Compose would merge it (`<<` and aliases resolved).
  */
+import { posix } from 'node:path';
 import { type ComposeInput, composeFileOf } from './compose-file.js';
 
 export interface HostPrivilege {
@@ -35,12 +38,21 @@ type Obj = Record<string, Json>;
 const NAMESPACES = ['pid', 'ipc', 'uts', 'userns_mode', 'network_mode'] as const;
 const FALSE = /^(?:false|False|FALSE|no|No|NO|off|Off|OFF|n|N)$/;
 
-export function hostPrivileges(input: ComposeInput): HostPrivilege[] {
+export interface HostPrivilegeOptions {
+  /** The compose file's path in the stack's source (default `docker-compose.yml`): relative paths start at its directory. */
+  composePath?: string;
+}
+
+export function hostPrivileges(input: ComposeInput, options: HostPrivilegeOptions = {}): HostPrivilege[] {
   const root = composeFileOf(input).document.toJS({ maxAliasCount: -1 }) as Json;
   if (!isObj(root)) return [];
+  // The stack's directory on a server holds `code/` (the source) and `files/` (bind-mounts.ts):
+  // a relative path may reach both, nothing above.
+  const composeDir = posix.join(STACK, 'code', posix.dirname(options.composePath || 'docker-compose.yml'));
+  const hostPath = (path: Json): boolean => outsideTheStack(path) || (typeof path === 'string' && !isInside(STACK, posix.resolve(composeDir, path)));
   const out: HostPrivilege[] = [];
-  const bindVolumes = hostVolumes(root.volumes);
-  const fileResources = { configs: hostFileResources(root.configs), secrets: hostFileResources(root.secrets) };
+  const bindVolumes = hostVolumes(root.volumes, hostPath);
+  const fileResources = { configs: hostFileResources(root.configs, hostPath), secrets: hostFileResources(root.secrets, hostPath) };
   const used = { configs: new Set<string>(), secrets: new Set<string>() };
   const services = isObj(root.services) ? root.services : {};
   for (const [service, raw] of Object.entries(services)) {
@@ -69,7 +81,7 @@ export function hostPrivileges(input: ComposeInput): HostPrivilege[] {
     }
     if (Array.isArray(raw.volumes)) {
       for (const entry of raw.volumes) {
-        const why = volumeEntry(entry, bindVolumes);
+        const why = volumeEntry(entry, bindVolumes, hostPath);
         if (why) {
           add('volumes', why);
           break;
@@ -115,7 +127,7 @@ export function describeHostPrivilege(p: HostPrivilege): string {
 }
 
 /** Why one `volumes` entry reaches the host, or null. */
-function volumeEntry(entry: Json, bindVolumes: Set<string>): string | null {
+function volumeEntry(entry: Json, bindVolumes: Set<string>, hostPath: (path: Json) => boolean): string | null {
   if (typeof entry === 'string') {
     const colon = entry.indexOf(':');
     const source = colon < 0 ? '' : entry.slice(0, colon);
@@ -142,7 +154,7 @@ function volumeName(entry: Json): string | null {
 }
 
 /** Top-level volumes that mount a host path (`driver_opts` with a `device`, as the local driver's `o: bind`). */
-function hostVolumes(volumes: Json): Set<string> {
+function hostVolumes(volumes: Json, hostPath: (path: Json) => boolean): Set<string> {
   const out = new Set<string>();
   if (!isObj(volumes)) return out;
   for (const [name, definition] of Object.entries(volumes)) {
@@ -153,7 +165,7 @@ function hostVolumes(volumes: Json): Set<string> {
   return out;
 }
 
-function hostFileResources(resources: Json): Set<string> {
+function hostFileResources(resources: Json, hostPath: (path: Json) => boolean): Set<string> {
   const out = new Set<string>();
   if (!isObj(resources)) return out;
   for (const [name, definition] of Object.entries(resources)) {
@@ -162,8 +174,15 @@ function hostFileResources(resources: Json): Set<string> {
   return out;
 }
 
-/** A path outside the stack: absolute, home (`~`) or interpolated (`$`, unknown until deploy). */
-function hostPath(path: Json): boolean {
+const STACK = '/stack';
+
+function isInside(root: string, path: string): boolean {
+  const rel = posix.relative(root, path);
+  return rel === '' || (!rel.startsWith('../') && rel !== '..' && !posix.isAbsolute(rel));
+}
+
+/** A path outside the stack whatever the file's place: absolute, home (`~`) or interpolated (`$`, unknown until deploy). */
+function outsideTheStack(path: Json): boolean {
   return typeof path === 'string' && (path.startsWith('/') || path.startsWith('~') || path.includes('$') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\'));
 }
 
