@@ -112,11 +112,9 @@ export function hostPrivileges(input: ComposeInput, options: HostPrivilegeOption
       if (!used[kind].has(name)) out.push({ service: null, key: `${kind} "${name}"`, why: 'a file of the host' });
     }
   }
+  const usedVolumes = new Set(Object.values(services).flatMap((s) => (isObj(s) && Array.isArray(s.volumes) ? s.volumes.map(volumeName) : [])));
   for (const name of bindVolumes) {
-    const usedSomewhere = out.some((p) => p.key === 'volumes' && p.why.includes(`"${name}"`));
-    if (!usedSomewhere && !Object.values(services).some((s) => isObj(s) && Array.isArray(s.volumes) && s.volumes.some((v) => volumeName(v) === name))) {
-      out.push({ service: null, key: `volumes "${name}"`, why: 'a directory of the host' });
-    }
+    if (!usedVolumes.has(name)) out.push({ service: null, key: `volumes "${name}"`, why: 'a directory of the host' });
   }
   return out;
 }

@@ -109,6 +109,7 @@ export class ComposeTemplateService {
     const appName = appNameFrom(entry.name);
     const processed = await this.resolve(p, template, appName, serverId, 'id');
     refuseMounts(processed, 'id');
+    await assertNoHostPrivileges(this.deps.db, p.organizationId, serverId, processed.compose, 'id');
     const created = await this.stacks.create(p, {
       name: entry.name,
       environmentId: input.environmentId,

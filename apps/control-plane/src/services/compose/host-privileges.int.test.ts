@@ -38,6 +38,16 @@ describe('host privileges on the platform host', () => {
     expect((await t.call('compose.one', { composeId: ok.body.composeId })).body.composeFile).toBe(HARMLESS);
   });
 
+  it('are refused on compose.import too, naming base64 and the service; nothing is stored', async () => {
+    const stack = await t.call('compose.create', { name: 'imported', environmentId: env });
+    const base64 = Buffer.from(JSON.stringify({ compose: SOCKET, config: '' })).toString('base64');
+    const res = await t.call('compose.import', { composeId: stack.body.composeId, base64 });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.issues[0].path).toEqual(['base64']);
+    expect(res.body.message).toContain('service "agent": volumes is not allowed on this server (the Docker socket)');
+    expect((await t.call('compose.one', { composeId: stack.body.composeId })).body.composeFile).toBe('');
+  });
+
   it('are accepted once a platform administrator trusts the organization, and refused again at deploy once trust is taken back', async () => {
     expect((await trust(t.call, organizationId, true)).body).toEqual({ organizationId, trusted: true });
     const created = await t.call('compose.create', { name: 'trusted', environmentId: env, composeFile: PRIVILEGED });
