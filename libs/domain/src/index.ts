@@ -26,6 +26,7 @@ export { composeDotenv, formatComposeDotenv } from './compose/env-file.js';
 export { convertedCompose, type ComposeDeploySettings } from './compose/convert.js';
 export { labelComposeServices, STACK_FILE_VERSION, withStackVersion } from './compose/service-labels.js';
 export { type BindMountPlaces, keepBindMounts, type KeptMount } from './compose/bind-mounts.js';
+export { describeHostPrivilege, type HostPrivilege, type HostPrivilegeOptions, hostPrivileges } from './compose/host-privileges.js';
 export * from './compose/template.js';
 export * from './compose/command.js';
 export * from './git-clone.js';

@@ -156,6 +156,7 @@ function deployCommand(appName: string, text: string, options: DeployOptions = {
         conversion: { randomize: false, suffix: '', isolated: false, isolatedVolumes: false, routedServices: [], ...options.conversion },
         envFile: formatComposeDotenv(new Map(Object.entries(options.env ?? {}))),
         command: options.command ?? [],
+        allowHostPrivileges: false,
       },
     },
   };

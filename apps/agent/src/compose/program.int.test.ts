@@ -84,6 +84,7 @@ describe('a container-compose deploy without a Compose program', () => {
           conversion: undefined,
           envFile: '',
           command: [],
+          allowHostPrivileges: false,
         },
       },
     };

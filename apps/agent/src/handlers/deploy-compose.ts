@@ -5,7 +5,10 @@
  * Steps, reported as deployment events (RUNNING first, DONE, ERROR or CANCELLED last):
  * 1. (phase `build`) the source fetched into `.incoming/` (compose/stack-source.ts): the raw
  *    text, or a git clone; the compose path checked to stay inside it;
- * 2. the file as deployed (compose/deployed-file.ts): convertedCompose with the command's
+ * 2. the file as fetched refused when it uses host privileges (libs/domain hostPrivileges:
+ *    privileged, host namespaces, host paths, the Docker socket…) and the command does not
+ *    allow them (`allow_host_privileges`, set by the control plane for remote servers and
+ *    trusted organizations); the file as deployed (compose/deployed-file.ts): convertedCompose with the command's
  *    conversion, relative bind mounts moved to the kept `files/` (and filled from the source,
  *    compose/kept-files.ts), Skiff's labels on every service, a version for Swarm stacks;
  *    written with `.env` (0600) beside the compose file, then the new source swapped in as
@@ -27,7 +30,7 @@
  * previous version to go back to), and the deployment ends CANCELLED. Idempotent: run again
  * after an agent restart, it fetches, converts and runs the same stack again.
  */
-import { PLATFORM_NETWORK, ComposeCommandError, ComposeError, refuseProjectName, type ComposeTypeName } from '@skiff/domain';
+import { PLATFORM_NETWORK, ComposeCommandError, ComposeError, describeHostPrivilege, hostPrivileges, refuseProjectName, type ComposeTypeName } from '@skiff/domain';
 import { CommandKind, CommandStatus, ComposeType, DeploymentStatus, WorkloadKind, type Command, type DeployCompose } from '@skiff/proto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
@@ -202,8 +205,14 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
         deploymentId: deploy.deploymentId,
         dataDir: settings.dataDir,
       });
+      const text = await readFile(join(fetched.root, ...fetched.composePath.split('/')), 'utf8');
+      // Checked on the file as fetched (a git source's too), before relative mounts become absolute.
+      if (!deploy.allowHostPrivileges) {
+        const found = hostPrivileges(text, { composePath: fetched.composePath });
+        if (found.length > 0) return { failed: `${fetched.composePath}: ${describeHostPrivilege(found[0])}` };
+      }
       const deployed = deployedFile({
-        text: await readFile(join(fetched.root, ...fetched.composePath.split('/')), 'utf8'),
+        text,
         type,
         appName: workload.appName,
         id: workload.id,

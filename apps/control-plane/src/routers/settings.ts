@@ -21,6 +21,7 @@ export const settingsHandlers = (
   updateContainerCleanup: (input, { principal }) => settings.updateContainerCleanup(principal, input),
   saveSSHPrivateKey: (input, { principal }) => settings.saveSSHPrivateKey(principal, input),
   cleanSSHPrivateKey: (_input, { principal }) => settings.cleanSSHPrivateKey(principal),
+  trustOrganization: (input, { principal }) => settings.trustOrganization(principal, input),
   readProxyConfig: (_input, { principal }) => proxy.readProxyConfig(principal),
   updateProxyConfig: (input, { principal }) => proxy.updateProxyConfig(principal, input),
   readWebServerProxyConfig: (_input, { principal }) => proxy.readWebServerProxyConfig(principal),

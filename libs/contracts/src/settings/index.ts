@@ -24,6 +24,7 @@ import { reloadProxy } from './reloadProxy.js';
 import { reloadServer } from './reloadServer.js';
 import { saveSSHPrivateKey } from './saveSSHPrivateKey.js';
 import { toggleDashboard } from './toggleDashboard.js';
+import { trustOrganization } from './trustOrganization.js';
 import { updateContainerCleanup } from './updateContainerCleanup.js';
 import { updateMiddlewareProxyConfig } from './updateMiddlewareProxyConfig.js';
 import { updateProxyConfig } from './updateProxyConfig.js';
@@ -35,6 +36,7 @@ export const settings = defineRouter('settings', {
   reloadServer,
   reloadProxy,
   toggleDashboard,
+  trustOrganization,
   cleanUnusedImages,
   cleanUnusedVolumes,
   cleanStoppedContainers,

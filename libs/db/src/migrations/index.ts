@@ -8,6 +8,7 @@ import * as proxyRevisions from './2026-11-26T00-00-proxy-revisions.js';
 import * as composeDeployments from './2026-11-27T00-00-compose-deployments.js';
 import * as invitationBinding from './2026-11-28T00-00-invitation-binding.js';
 import * as deployCounters from './2026-11-29T00-00-deploy-counters.js';
+import * as platformHostTrust from './2026-11-29T00-01-platform-host-trust.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T00-00-compose-deployments': composeDeployments,
   '2026-11-28T00-00-invitation-binding': invitationBinding,
   '2026-11-29T00-00-deploy-counters': deployCounters,
+  '2026-11-29T00-01-platform-host-trust': platformHostTrust,
 };

@@ -40,6 +40,11 @@ export interface OrganizationsTable {
   metricsToken: ColumnType<string | null, string | null | undefined, string | null>;
   metricsTokenHash: ColumnType<string | null, string | null | undefined, string | null>;
   ownerId: string;
+  /**
+   * A platform administrator lets this organization's compose stacks use host privileges
+   * (privileged, host namespaces, host paths…) on the platform host (settings.trustOrganization).
+   */
+  trustedOnPlatformHost: Generated<boolean>;
   createdAt: CreatedAt;
 }
 

@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../shared/deps.js';
 import { plainGitSource } from '../deployments/git-sources.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { lockWorkloadForWork } from '../deployments/workloads.js';
+import { assertNoHostPrivileges, mayUseHostPrivileges } from './host-privileges.js';
 
 /**
  * `compose.deploy` and `compose.redeploy`: the `queued` deployment and its DeployCompose
@@ -34,7 +35,13 @@ export class ComposeDeployments {
     const settings = deploySettings(row, routed);
     const source = await this.source(located);
     // A raw file is converted now, so a file the agent would refuse is refused here.
-    if (source.source === undefined) convertOrRefuse(row, settings);
+    if (source.source === undefined) {
+      convertOrRefuse(row, settings);
+      // Trust may have been taken back since the file was saved.
+      await assertNoHostPrivileges(this.deps.db, located.project.organizationId, row.serverId, row.composeFile);
+    }
+    // A git source's file is checked by the agent, on the file it fetched.
+    const allowHostPrivileges = await mayUseHostPrivileges(this.deps.db, located.project.organizationId, row.serverId);
     const composeType = COMPOSE_TYPES[row.composeType];
     if (composeType === undefined) throw Invalid('composeType', `unknown compose type ${row.composeType}`);
     const command = customCommandArgs(row);
@@ -54,7 +61,7 @@ export class ComposeDeployments {
         routedServices: routed,
       };
       const deadline = new Date(now.getTime() + DEPLOY_COMPOSE_DEADLINE_MS);
-      await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, command, createdAt: now, deadline }), {
+      await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, command, allowHostPrivileges, createdAt: now, deadline }), {
         deploymentId,
       });
       return created;

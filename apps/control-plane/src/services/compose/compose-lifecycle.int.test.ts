@@ -124,6 +124,8 @@ describe('compose.deploy', () => {
       conversion: { randomize: false, suffix: '', isolated: false, isolatedVolumes: false, routedServices: [] },
       envFile: "REGION=eu\nDB_HOST=db.internal\nTIER=staging\nURL=https://db.internal/x\nSTAGE=staging\nPASS='it\\'s $ecret'\n",
       command: [],
+      // The platform host, an organization not trusted there: the agent refuses host privileges.
+      allowHostPrivileges: false,
     });
 
     const redeployed = await ok('compose.redeploy', { composeId: s.composeId, title: 'Again' });

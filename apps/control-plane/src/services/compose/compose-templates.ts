@@ -17,6 +17,7 @@ import {
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Principal } from '../../authz/principal.js';
+import { assertNoHostPrivileges } from './host-privileges.js';
 import { Invalid } from '../../errors.js';
 import type { ComposeService } from './compose.js';
 import { type BundledCatalog, type TemplateSummary, TEMPLATE_ID } from './compose-templates-catalog.js';
@@ -108,6 +109,7 @@ export class ComposeTemplateService {
     const appName = appNameFrom(entry.name);
     const processed = await this.resolve(p, template, appName, serverId, 'id');
     refuseMounts(processed, 'id');
+    await assertNoHostPrivileges(this.deps.db, p.organizationId, serverId, processed.compose, 'id');
     const created = await this.stacks.create(p, {
       name: entry.name,
       environmentId: input.environmentId,
@@ -206,6 +208,7 @@ export class ComposeTemplateService {
    */
   private async store(stack: Stack, organizationId: string, processed: ProcessedTemplate, field: string) {
     refuseMounts(processed, field);
+    await assertNoHostPrivileges(this.deps.db, organizationId, stack.serverId, processed.compose, field);
     const routes = processed.domains.map((domain, index) => this.route(stack, organizationId, domain, field, `config.domains[${index}]`));
     const seen = new Set<string>();
     routes.forEach((r, index) => {

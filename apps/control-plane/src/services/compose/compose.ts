@@ -14,6 +14,7 @@ import { createService } from '../shared/new-service.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import { deleteWorkloadRecord, wasDeployed } from '../deployments/workloads.js';
 import type { ServiceAccess } from '../shared/service-access.js';
+import { assertNoHostPrivileges } from './host-privileges.js';
 
 /** Every column that says where the compose file comes from; `disconnectGitProvider` clears them. */
 const SOURCE_FIELDS = [
@@ -80,8 +81,9 @@ export class ComposeService {
         const refusal = refuseProjectName(appName);
         if (refusal) throw Invalid('appName', refusal);
       },
-      insert: (columns) =>
-        this.write(() =>
+      insert: async (columns) => {
+        await assertNoHostPrivileges(this.db, p.organizationId, columns.serverId ?? null, input.composeFile ?? '');
+        return this.write(() =>
           this.db
             .insertInto('composeStacks')
             .values({
@@ -98,7 +100,8 @@ export class ComposeService {
             })
             .returningAll()
             .executeTakeFirstOrThrow(),
-        ),
+        );
+      },
     });
     return this.record(row);
   }
@@ -116,8 +119,9 @@ export class ComposeService {
   /** `compose.update`: changes the fields given, after checking them. */
   async update(p: Principal, input: Values & { composeId: string }) {
     const { composeId, ...fields } = input;
-    const { row } = await this.access.find(p, 'compose', composeId);
+    const { row, project } = await this.access.find(p, 'compose', composeId);
     await this.check(p, row, fields);
+    if (typeof fields.composeFile === 'string') await assertNoHostPrivileges(this.db, project.organizationId, row.serverId, fields.composeFile);
     return this.set(row, fields);
   }
 

@@ -4,7 +4,7 @@ import type { PlatformSettings } from '@skiff/db';
 import { hostCoveredBy, normalizeHost, readSshPrivateKey, sshFingerprint } from '@skiff/domain';
 import type { Principal } from '../../authz/principal.js';
 import { requirePlatformAdmin } from '../../authz/policy.js';
-import { Invalid } from '../../errors.js';
+import { DomainError, Invalid } from '../../errors.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { ProxyConfig } from '../domains/proxy-config.js';
 import { assertPlatformHostFree, lockServerHosts } from '../domains/host-owners.js';
@@ -79,6 +79,22 @@ export class PlatformSettingsService {
   async get(p: Principal) {
     requirePlatformAdmin(p, 'Host settings can be read only by a platform administrator');
     return this.record(await this.row());
+  }
+
+  /**
+   * Lets an organization's compose stacks use host privileges on the platform host, or takes
+   * it back (compose/host-privileges.ts): platform administrators only.
+   */
+  async trustOrganization(p: Principal, input: { organizationId: string; trusted: boolean }) {
+    requirePlatformAdmin(p, 'Only a platform administrator can trust an organization on the platform host');
+    const row = await this.db
+      .updateTable('organizations')
+      .set({ trustedOnPlatformHost: input.trusted })
+      .where('id', '=', input.organizationId)
+      .returning(['id', 'trustedOnPlatformHost'])
+      .executeTakeFirst();
+    if (!row) throw new DomainError('NOT_FOUND', 'No such organization');
+    return { organizationId: row.id, trusted: row.trustedOnPlatformHost };
   }
 
   /** The platform host's public address: what an organization's own domains there point at, so any organization admin. */

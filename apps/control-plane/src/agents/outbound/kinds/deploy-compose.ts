@@ -26,6 +26,8 @@ export interface DeployComposeInput {
   conversion: ComposeConversion;
   envFile: string;
   command: string[];
+  /** The stack may use host privileges (a remote server, or an organization trusted on the platform host). */
+  allowHostPrivileges: boolean;
   createdAt: Date;
   deadline: Date;
 }
@@ -52,6 +54,7 @@ export function deployComposeCommand(input: DeployComposeInput): Command {
         conversion: input.conversion,
         envFile: input.envFile,
         command: input.command,
+        allowHostPrivileges: input.allowHostPrivileges,
       },
     },
   };

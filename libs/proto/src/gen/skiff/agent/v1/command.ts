@@ -701,6 +701,15 @@ export interface DeployCompose {
    * subcommands are accepted; the agent checks again.
    */
   command: string[];
+  /**
+   * The stack may use host privileges (privileged, cap_add, host namespaces, devices,
+   * security_opt, absolute/~/$ paths, the Docker socket: libs/domain hostPrivileges). False
+   * (the default, and what an older control plane sends): the agent refuses a file using any,
+   * checked on the file as fetched, before it is converted. The control plane sets it for a
+   * remote server (one organization's own machine) and for an organization a platform
+   * administrator trusts on the platform host.
+   */
+  allowHostPrivileges: boolean;
 }
 
 export interface ComposeConversion {
@@ -5005,6 +5014,7 @@ function createBaseDeployCompose(): DeployCompose {
     conversion: undefined,
     envFile: "",
     command: [],
+    allowHostPrivileges: false,
   };
 }
 
@@ -5036,6 +5046,9 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     }
     for (const v of message.command) {
       writer.uint32(74).string(v!);
+    }
+    if (message.allowHostPrivileges !== false) {
+      writer.uint32(80).bool(message.allowHostPrivileges);
     }
     return writer;
   },
@@ -5125,6 +5138,14 @@ export const DeployCompose: MessageFns<DeployCompose> = {
             message.command.push(reader.string());
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.allowHostPrivileges = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5170,6 +5191,11 @@ export const DeployCompose: MessageFns<DeployCompose> = {
       command: globalThis.Array.isArray(object?.command)
         ? object.command.map((e: any) => globalThis.String(e))
         : [],
+      allowHostPrivileges: isSet(object.allowHostPrivileges)
+        ? globalThis.Boolean(object.allowHostPrivileges)
+        : isSet(object.allow_host_privileges)
+        ? globalThis.Boolean(object.allow_host_privileges)
+        : false,
     };
   },
 
@@ -5202,6 +5228,9 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     if (message.command?.length) {
       obj.command = message.command;
     }
+    if (message.allowHostPrivileges !== false) {
+      obj.allowHostPrivileges = message.allowHostPrivileges;
+    }
     return obj;
   },
 
@@ -5225,6 +5254,7 @@ export const DeployCompose: MessageFns<DeployCompose> = {
       : undefined;
     message.envFile = object.envFile ?? "";
     message.command = object.command?.map((e) => e) || [];
+    message.allowHostPrivileges = object.allowHostPrivileges ?? false;
     return message;
   },
 };
