@@ -53,10 +53,6 @@ export class CommandOutbox {
       .execute();
   }
 
-  seal(command: Command): string {
-    return this.secrets.seal(Buffer.from(Command.encode(command).finish()).toString('base64'));
-  }
-
   /** The bytes to publish: the encoded Command of a row's payload. */
   open(payload: string): Uint8Array {
     return new Uint8Array(Buffer.from(this.secrets.open(payload), 'base64'));

@@ -23,35 +23,11 @@ const notOurs = (name: string) =>
  */
 export async function checkNetworks(db: Db, p: Principal, serverId: string | null, f: Values): Promise<void> {
   if (p.isPlatformAdmin) return assertNoForeignNetworks(db, p.organizationId, serverId, f);
-  const fields: [string, string[]][] = [];
-  if (Array.isArray(f.networkIds)) fields.push(['networkIds', (f.networkIds as unknown[]).filter((n): n is string => typeof n === 'string')]);
-  if (Array.isArray(f.networkCluster)) {
-    const targets = (f.networkCluster as { Target?: unknown }[]).map((n) => n?.Target).filter((n): n is string => typeof n === 'string');
-    fields.push(['networkCluster', targets]);
-  }
-  for (const [field, names] of fields) {
-    const wanted = [...new Set(names.filter((n) => n !== PLATFORM_NETWORK))];
-    if (wanted.length === 0) continue;
-    const own = new Set(await ownNetworks(db, p.organizationId, serverId, wanted));
+  for (const [field, wanted] of networksNamed(f)) {
+    const own = new Set(await stackNetworks(db, serverId, wanted, { organizationId: p.organizationId, own: true }));
     const bad = wanted.find((n) => !own.has(n));
-    if (bad !== undefined) {
-      throw Invalid(field, notOurs(bad));
-    }
+    if (bad !== undefined) throw Invalid(field, notOurs(bad));
   }
-}
-
-/** Of `names`, those that are the isolated network of a compose stack of the organization on the server. */
-async function ownNetworks(db: Db, organizationId: string, serverId: string | null, names: string[]): Promise<string[]> {
-  let q = db
-    .selectFrom('composeStacks')
-    .innerJoin('environments', 'environments.id', 'composeStacks.environmentId')
-    .innerJoin('projects', 'projects.id', 'environments.projectId')
-    .select('composeStacks.appName')
-    .where('projects.organizationId', '=', organizationId)
-    .where('composeStacks.isolatedDeployment', '=', true)
-    .where('composeStacks.appName', 'in', names);
-  q = serverId === null ? q.where('composeStacks.serverId', 'is', null) : q.where('composeStacks.serverId', '=', serverId);
-  return (await q.execute()).map((r) => r.appName);
 }
 
 /**
@@ -66,26 +42,46 @@ export async function assertNoForeignNetworks(
   serverId: string | null,
   row: { networkCluster?: unknown; networkIds?: unknown },
 ): Promise<void> {
-  const fields: [string, string[]][] = [
-    ['networkIds', listOf(row.networkIds).filter((n): n is string => typeof n === 'string')],
-    ['networkCluster', listOf(row.networkCluster).map((n) => (n as { Target?: unknown } | null)?.Target).filter((n): n is string => typeof n === 'string')],
-  ];
-  for (const [field, names] of fields) {
-    const wanted = [...new Set(names.filter((n) => n !== PLATFORM_NETWORK))];
-    if (wanted.length === 0) continue;
-    let q = db
-      .selectFrom('composeStacks')
-      .innerJoin('environments', 'environments.id', 'composeStacks.environmentId')
-      .innerJoin('projects', 'projects.id', 'environments.projectId')
-      .select('composeStacks.appName')
-      .where('projects.organizationId', '!=', organizationId)
-      .where('composeStacks.appName', 'in', wanted);
-    q = serverId === null ? q.where('composeStacks.serverId', 'is', null) : q.where('composeStacks.serverId', '=', serverId);
-    const foreign = await q.executeTakeFirst();
-    if (foreign) {
-      throw Invalid(field, notOurs(foreign.appName));
-    }
+  for (const [field, wanted] of networksNamed(row)) {
+    const [foreign] = await stackNetworks(db, serverId, wanted, { organizationId, own: false });
+    if (foreign !== undefined) throw Invalid(field, notOurs(foreign));
   }
+}
+
+/** The networks each field names besides the platform network (fields naming none left out). */
+function networksNamed(values: { networkCluster?: unknown; networkIds?: unknown }): [string, string[]][] {
+  const fields: [string, unknown[]][] = [
+    ['networkIds', listOf(values.networkIds)],
+    ['networkCluster', listOf(values.networkCluster).map((n) => (n as { Target?: unknown } | null)?.Target)],
+  ];
+  return fields
+    .map(([field, names]): [string, string[]] => [
+      field,
+      [...new Set(names.filter((n): n is string => typeof n === 'string' && n !== PLATFORM_NETWORK))],
+    ])
+    .filter(([, names]) => names.length > 0);
+}
+
+/**
+ * Of `names`, the appNames of compose stacks on the server that are the organization's isolated
+ * ones (`own`), or any other organization's (`!own`).
+ */
+async function stackNetworks(
+  db: Db,
+  serverId: string | null,
+  names: string[],
+  of: { organizationId: string; own: boolean },
+): Promise<string[]> {
+  let q = db
+    .selectFrom('composeStacks')
+    .innerJoin('environments', 'environments.id', 'composeStacks.environmentId')
+    .innerJoin('projects', 'projects.id', 'environments.projectId')
+    .select('composeStacks.appName')
+    .where('projects.organizationId', of.own ? '=' : '!=', of.organizationId)
+    .where('composeStacks.appName', 'in', names);
+  if (of.own) q = q.where('composeStacks.isolatedDeployment', '=', true);
+  q = serverId === null ? q.where('composeStacks.serverId', 'is', null) : q.where('composeStacks.serverId', '=', serverId);
+  return (await q.execute()).map((r) => r.appName);
 }
 
 /** A stored jsonb list (a JSON text from drivers that do not parse it). */
