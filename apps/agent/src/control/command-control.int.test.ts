@@ -406,4 +406,35 @@ describe('cleaning a workload queue', () => {
     expect(again.journal.get('late2')?.state).toBe('finished');
     expect(again.journal.unfinished()).toEqual([]);
   });
+
+  it('a command arriving while the queue is cleaned either ends CANCELLED without running or runs and is not in the reply', async () => {
+    // The removal's journal write and the arrival's overlap, in both orders.
+    for (const arrivesFirst of [false, true]) {
+      const h = await harness();
+      await h.receive(aDeploy('r1'));
+      await h.waitStarted('r1');
+      const clean = () => h.control.handle({ request: { $case: 'cleanQueue', value: { workloadKey: KEY, commandIds: ['late'] } } });
+      const [reply, verdict] = arrivesFirst
+        ? await Promise.all([h.receive(aDeploy('late')), clean()]).then(([v, r]) => [r, v] as const)
+        : await Promise.all([clean(), h.receive(aDeploy('late'))]);
+      await h.control.handle({ request: { $case: 'cancelWorkload', value: { workloadKey: KEY, deploymentId: '', buildOnly: false, commandId: 'r1' } } });
+      await h.waitResult('r1');
+      if (reply.commandIds.includes('late')) {
+        // Removed (before it was journaled, or from the queue after): it must never run, here or after a restart.
+        expect(['duplicate', 'queued']).toContain(verdict);
+        expect(h.resultOf('late')).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: REMOVED_REASON });
+        await h.scheduler.idle();
+        await h.close();
+        expect(h.test.started).toEqual(['r1']);
+        const again = await harness(h.dataDir);
+        expect(again.journal.get('late')?.state).toBe('finished');
+        expect(again.test.started).toEqual([]);
+      } else {
+        expect(verdict).toBe('queued');
+        await h.waitStarted('late');
+        expect(h.resultOf('late')).toBeUndefined();
+      }
+      await h.close();
+    }
+  });
 });

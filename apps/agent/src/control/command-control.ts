@@ -167,9 +167,10 @@ export class CommandControl {
       try {
         await this.deps.journal.acceptFinished({ id, workloadKey, kind: CommandKind.COMMAND_KIND_UNSPECIFIED }, result);
       } catch (err) {
-        // It arrived in the meantime: it waits in the queue (removed by the caller) or runs.
-        if (err instanceof JournalError) continue;
-        throw err;
+        // It arrived in the meantime: once journaled it waits in the queue (removed by the caller) or runs.
+        if (!(err instanceof JournalError)) throw err;
+        await this.deps.journal.settled(id);
+        continue;
       }
       this.deps.reports.reportResult(result);
       refused.push(id);

@@ -13,7 +13,7 @@
 import { Command, CommandKind, CommandStatus, commandKindToJSON, timestampFromDate } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { Reports } from './reports.js';
-import type { CommandJournal, JournalEntry } from './journal.js';
+import { JournalError, type CommandJournal, type JournalEntry } from './journal.js';
 import { reReport, type HandlerRegistry } from './runner.js';
 
 export type IntakeVerdict = 'queued' | 'duplicate' | 'rejected' | 'dropped';
@@ -51,15 +51,7 @@ export class CommandIntake {
     }
 
     const known = this.deps.journal.get(id);
-    if (known) {
-      if (known.state === 'finished') {
-        this.deps.log.info({ commandId: id }, 'command already handled: its result is reported again');
-        reReport(known, this.deps.reports);
-      } else {
-        this.deps.schedule(known);
-      }
-      return 'duplicate';
-    }
+    if (known) return this.again(known);
 
     problem ??= this.check(command!);
     const head = {
@@ -74,16 +66,47 @@ export class CommandIntake {
         reason: problem,
         finishedAt: timestampFromDate(this.now()),
       };
-      await this.deps.journal.acceptFinished(head, result);
+      const rejected = await this.firstRecord(id, () => this.deps.journal.acceptFinished(head, result));
+      if (rejected === 'duplicate') return rejected;
       this.deps.reports.reportResult(result);
       this.deps.log.warn({ commandId: id, reason: problem }, 'command rejected');
       return 'rejected';
     }
 
-    const entry = await this.deps.journal.accept({ ...command!, commandId: id });
+    const entry = await this.firstRecord(id, () => this.deps.journal.accept({ ...command!, commandId: id }));
+    if (entry === 'duplicate') return entry;
     this.deps.schedule(entry);
     this.deps.log.debug({ commandId: id, kind: commandKindToJSON(entry.kind), workloadKey: entry.workloadKey }, 'command queued');
     return 'queued';
+  }
+
+  /** A command journaled already: finished ones are re-reported, others are queued or running here. */
+  private again(known: JournalEntry): 'duplicate' {
+    if (known.state === 'finished') {
+      this.deps.log.info({ commandId: known.id }, 'command already handled: its result is reported again');
+      reReport(known, this.deps.reports);
+    } else {
+      this.deps.schedule(known);
+    }
+    return 'duplicate';
+  }
+
+  /**
+   * Writes the command's first journal record. Another writer may have taken the id in the
+   * meantime (a CleanQueue or cancel journaling it as finished before it arrived): then what
+   * that one recorded counts, as for a duplicate; if its write failed, this message is not
+   * acked and comes again.
+   */
+  private async firstRecord(id: string, write: () => Promise<JournalEntry>): Promise<JournalEntry | 'duplicate'> {
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof JournalError)) throw err;
+      await this.deps.journal.settled(id);
+      const known = this.deps.journal.get(id);
+      if (!known) throw err;
+      return this.again(known);
+    }
   }
 
   private check(command: Command): string | null {

@@ -116,6 +116,30 @@ describe('CommandJournal', () => {
     await expect(journal.acceptFinished({ id: 'r1', workloadKey: '', kind: 0 }, aResult('r1'))).rejects.toBeInstanceOf(JournalError);
   });
 
+  it('of two first records for one id written at once, the first wins and the other fails, also after a reopen', async () => {
+    const journal = await openJournal();
+    const cancelled = { ...aResult('c1'), status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: 'removed' };
+    const [finished, accepted] = await Promise.allSettled([
+      journal.acceptFinished({ id: 'c1', workloadKey: 'application:app1', kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION }, cancelled),
+      journal.accept(aCommand('c1')),
+    ]);
+    expect(finished.status).toBe('fulfilled');
+    expect(accepted.status === 'rejected' && accepted.reason).toBeInstanceOf(JournalError);
+    await journal.settled('c1');
+    expect(journal.get('c1')).toMatchObject({ state: 'finished', result: cancelled });
+
+    const [first, second] = await Promise.allSettled([
+      journal.accept(aCommand('c2')),
+      journal.acceptFinished({ id: 'c2', workloadKey: 'application:app1', kind: 0 }, cancelled),
+    ]);
+    expect(first.status).toBe('fulfilled');
+    expect(second.status).toBe('rejected');
+    await journal.close();
+    const again = await openJournal();
+    expect(again.get('c1')?.state).toBe('finished');
+    expect(again.get('c2')?.state).toBe('accepted');
+  });
+
   it('keeps the file private and drops the command (and its env values) once finished', async () => {
     const journal = await openJournal();
     await journal.accept(aCommand('c1'));

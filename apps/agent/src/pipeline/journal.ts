@@ -82,6 +82,8 @@ export class JournalError extends Error {
 
 export class CommandJournal {
   private readonly entries = new Map<string, JournalEntry>();
+  /** Ids whose first record is being written: taken, so a second first record fails at once. */
+  private readonly arriving = new Map<string, Promise<unknown>>();
   private handle: FileHandle | null = null;
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -112,10 +114,9 @@ export class CommandJournal {
     return [...this.entries.values()].filter((e) => e.state !== 'finished');
   }
 
-  /** Records a command before it is acked. Fails when its id is already journaled. */
+  /** Records a command before it is acked. Fails when its id is already journaled (or being journaled). */
   async accept(command: Command): Promise<JournalEntry> {
     const id = command.commandId;
-    if (this.entries.has(id)) throw new JournalError(`command ${id} is already journaled`);
     const at = this.now().toISOString();
     const line: Line = {
       op: 'accept',
@@ -125,8 +126,7 @@ export class CommandJournal {
       kind: command.kind,
       command: Buffer.from(Command.encode(command).finish()).toString('base64'),
     };
-    await this.append([line]);
-    return this.put({
+    return this.first(id, line, {
       id,
       workloadKey: command.workloadKey,
       kind: command.kind,
@@ -139,12 +139,11 @@ export class CommandJournal {
     });
   }
 
-  /** Records a command that ends as it arrives (rejected): accepted and finished at once. */
+  /** Records a command that ends as it arrives (rejected, or cancelled before it came): accepted and finished at once. */
   async acceptFinished(
     head: { id: string; workloadKey: string; kind: CommandKind },
     result: CommandResult,
   ): Promise<JournalEntry> {
-    if (this.entries.has(head.id)) throw new JournalError(`command ${head.id} is already journaled`);
     const entry: JournalEntry = {
       ...head,
       state: 'finished',
@@ -154,8 +153,29 @@ export class CommandJournal {
       events: [],
       result,
     };
-    await this.append([entryLine(entry)]);
-    return this.put(entry);
+    return this.first(head.id, entryLine(entry), entry);
+  }
+
+  /**
+   * Resolves once the id's first record, if one is being written, is written (or failed):
+   * `get` then tells what the other writer recorded.
+   */
+  async settled(id: string): Promise<void> {
+    await this.arriving.get(id);
+  }
+
+  /**
+   * Writes a command's first record. The id is taken before the write begins, so of two
+   * first records for one id (the intake's accept, a CleanQueue's acceptFinished) one wins
+   * and the other fails with JournalError, instead of both succeeding and the later one
+   * overwriting the other in memory.
+   */
+  private first(id: string, line: Line, entry: JournalEntry): Promise<JournalEntry> {
+    if (this.entries.has(id) || this.arriving.has(id)) return Promise.reject(new JournalError(`command ${id} is already journaled`));
+    const written = this.append([line]).then(() => this.put(entry));
+    const done = written.finally(() => this.arriving.delete(id));
+    this.arriving.set(id, done.catch(() => {}));
+    return done;
   }
 
   /** Records that a handler begins (again) to act on the command. */
