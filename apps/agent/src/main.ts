@@ -117,6 +117,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     journal = await CommandJournal.open(config.dataDir, {
       onSkippedLines: (count) => log.warn({ count }, 'unreadable journal lines skipped (a write cut short by a crash)'),
+      onCompactionError: (err) => log.warn({ err }, 'could not compact the command journal; it is compacted again when the next command finishes'),
     });
     reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log });
     artifacts = new ArtifactClient({ target: config.controlPlaneGrpc, credential });

@@ -10,6 +10,19 @@ export const LOCAL_SERVER_ID = 'local';
 export const COMMAND_STREAM = 'SKIFF_COMMANDS';
 export const COMMAND_SUBJECTS = 'agent.*.cmd';
 
+/**
+ * How the command stream keeps messages (both sides create it the same way): as a work
+ * queue, so a command is removed once its agent acknowledged it (commands carry sealed
+ * secrets; the agent's journal has it from then on); a command no agent took within
+ * `maxAgeMs` is dropped (long past its deadline); no message over `maxMessageBytes`
+ * (NATS's default max_payload); a re-publish within `duplicateWindowMs` is dropped.
+ */
+export const COMMAND_STREAM_LIMITS = {
+  maxAgeMs: 7 * 24 * 3600_000,
+  maxMessageBytes: 1024 * 1024,
+  duplicateWindowMs: 2 * 60_000,
+} as const;
+
 /** `agent.<serverId>.cmd`: where a server's commands are published. */
 export const commandSubject = (serverId: string) => `agent.${serverId}.cmd`;
 

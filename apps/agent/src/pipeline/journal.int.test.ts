@@ -56,6 +56,14 @@ function aCommand(id: string, overrides: Partial<Command> = {}): Command {
   };
 }
 
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the condition did not hold within 2 s');
+}
+
 /** Recent enough to stay within the default retention. */
 const FINISHED = new Date(Math.floor(Date.now() / 1000) * 1000);
 
@@ -153,6 +161,46 @@ describe('CommandJournal', () => {
     expect(Buffer.from(text).toString('base64')).not.toContain(Buffer.from('very-secret').toString('base64'));
     expect(text).not.toContain('very-secret');
     expect(JSON.parse(text)).toMatchObject({ op: 'entry', id: 'c1', state: 'finished', command: null });
+  });
+
+  it('drops a finished command\'s payload from the file while running, and appends to the compacted file', async () => {
+    const journal = await openJournal({ compactAfterMs: 10 });
+    await journal.accept(aCommand('c1'));
+    await journal.accept(aCommand('c2', { workloadKey: 'application:app2' }));
+    const payloadOnDisk = async () =>
+      (await readFile(join(dir, JOURNAL_FILE), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; command?: string | null })
+        .filter((l) => typeof l.command === 'string' && Buffer.from(l.command!, 'base64').includes('very-secret'))
+        .map((l) => l.id);
+    expect(await payloadOnDisk()).toEqual(['c1', 'c2']);
+    await journal.finish('c1', aResult('c1'));
+    await waitFor(async () => (await payloadOnDisk()).length === 1);
+    expect(await payloadOnDisk()).toEqual(['c2']);
+    expect((await stat(join(dir, JOURNAL_FILE))).mode & 0o777).toBe(0o600);
+    // c2, still to run, keeps its payload; what comes after lands in the new file.
+    await journal.start('c2');
+    await journal.accept(aCommand('c3'));
+    await journal.close();
+    const again = await openJournal();
+    expect(again.get('c1')).toMatchObject({ state: 'finished', command: null });
+    expect(again.get('c2')).toMatchObject({ state: 'started', attempts: 1 });
+    expect(again.get('c3')?.command).toEqual(aCommand('c3'));
+  });
+
+  it('forgets finished commands past the retention period while running', async () => {
+    let now = new Date();
+    const journal = await openJournal({ compactAfterMs: 10, retentionMs: 60_000, now: () => now });
+    await journal.accept(aCommand('old'));
+    await journal.finish('old', aResult('old', now));
+    now = new Date(now.getTime() + 120_000);
+    await journal.accept(aCommand('new'));
+    await journal.finish('new', aResult('new', now));
+    await journal.compactNow();
+    expect(journal.get('old')).toBeUndefined();
+    expect(journal.get('new')?.state).toBe('finished');
+    expect(await readFile(join(dir, JOURNAL_FILE), 'utf8')).not.toContain('"old"');
   });
 
   it('skips a line torn by a crash and goes on appending after it', async () => {

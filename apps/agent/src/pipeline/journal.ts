@@ -19,7 +19,10 @@
  *
  * On open the file is replayed (a torn last line from a crash is skipped) and rewritten
  * compactly: finished commands older than the retention period are forgotten, finished
- * ones keep only their result and events. One journal per data directory and process.
+ * ones keep only their result and events. While the agent runs it is rewritten so again
+ * shortly after commands finish (`compactAfterMs`), so a finished command's payload, env
+ * values included, leaves the disk within about a second, and the file does not grow
+ * with the agent's uptime. One journal per data directory and process.
  */
 import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,6 +57,10 @@ export interface JournalOptions {
   now?: () => Date;
   /** Told how many unreadable lines were skipped on open (never their content). */
   onSkippedLines?: (count: number) => void;
+  /** How long after a command finishes the file is compacted (one rewrite for what finishes meanwhile). Default 1 s. */
+  compactAfterMs?: number;
+  /** Told when a compaction while running failed (the file stays as it was, appends go on). */
+  onCompactionError?: (err: unknown) => void;
 }
 
 type Line =
@@ -86,21 +93,27 @@ export class CommandJournal {
   private readonly arriving = new Map<string, Promise<unknown>>();
   private handle: FileHandle | null = null;
   private tail: Promise<unknown> = Promise.resolve();
+  private compaction: NodeJS.Timeout | null = null;
 
   private constructor(
-    readonly path: string,
+    private readonly dir: string,
     private readonly now: () => Date,
+    private readonly options: JournalOptions,
   ) {}
+
+  get path(): string {
+    return join(this.dir, JOURNAL_FILE);
+  }
 
   /** Opens (creating) the journal in `dir`, replays it and compacts it. */
   static async open(dir: string, options: JournalOptions = {}): Promise<CommandJournal> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const now = options.now ?? (() => new Date());
-    const journal = new CommandJournal(join(dir, JOURNAL_FILE), now);
+    const journal = new CommandJournal(dir, now, options);
     const skipped = await journal.replay();
     if (skipped > 0) options.onSkippedLines?.(skipped);
-    journal.forgetOlderThan(now().getTime() - (options.retentionMs ?? DEFAULT_RETENTION_MS));
-    await journal.compact(dir);
+    journal.forgetOld();
+    await journal.compact();
     journal.handle = await open(journal.path, 'a', 0o600);
     return journal;
   }
@@ -203,10 +216,13 @@ export class CommandJournal {
   async finish(id: string, result: CommandResult): Promise<JournalEntry> {
     const entry = this.require(id, 'finish');
     await this.append([{ op: 'finish', id, at: this.now().toISOString(), result: CommandResult.toJSON(result) }]);
+    this.compactSoon();
     return this.put({ ...entry, state: 'finished', command: null, result });
   }
 
   async close(): Promise<void> {
+    if (this.compaction) clearTimeout(this.compaction);
+    this.compaction = null;
     await this.tail.catch(() => {});
     await this.handle?.close();
     this.handle = null;
@@ -316,6 +332,34 @@ export class CommandJournal {
     return entry;
   }
 
+  /** Compacts the file once, `compactAfterMs` from now, unless one is due already. */
+  private compactSoon(): void {
+    if (this.compaction || !this.handle) return;
+    this.compaction = setTimeout(() => {
+      this.compaction = null;
+      this.compactNow().catch((err: unknown) => this.options.onCompactionError?.(err));
+    }, this.options.compactAfterMs ?? 1_000);
+    this.compaction.unref();
+  }
+
+  /** Rewrites the file between two appends (in the append chain), then appends to the new file. */
+  compactNow(): Promise<void> {
+    const run = this.tail.then(async () => {
+      if (!this.handle) return;
+      this.forgetOld();
+      await this.compact();
+      const old = this.handle;
+      this.handle = await open(this.path, 'a', 0o600);
+      await old.close();
+    });
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  private forgetOld(): void {
+    this.forgetOlderThan(this.now().getTime() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS));
+  }
+
   private forgetOlderThan(cutoffMs: number): void {
     for (const [id, entry] of this.entries) {
       if (entry.state !== 'finished') continue;
@@ -326,7 +370,7 @@ export class CommandJournal {
   }
 
   /** Rewrites the file with one line per command, atomically (temp file, fsync, rename). */
-  private async compact(dir: string): Promise<void> {
+  private async compact(): Promise<void> {
     const tmp = `${this.path}.tmp`;
     const file = await open(tmp, 'w', 0o600);
     try {
@@ -337,7 +381,7 @@ export class CommandJournal {
       await file.close();
     }
     await rename(tmp, this.path);
-    const directory = await open(dir, 'r');
+    const directory = await open(this.dir, 'r');
     try {
       await directory.sync();
     } finally {

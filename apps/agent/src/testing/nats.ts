@@ -1,11 +1,11 @@
 /**
  * Tests only: the command stream on a test NATS server, created idempotently (several test
- * files share the server and the stream name), and commands published the way the control
+ * files share the server and the stream name) as the control plane's relay creates it, and commands published the way the control
  * plane's relay does (`Nats-Msg-Id` = command id, unless a test re-publishes on purpose).
  */
-import { JetStreamApiCodes, JetStreamApiError, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { COMMAND_STREAM, COMMAND_SUBJECTS, commandConsumer, commandSubject } from '@skiff/domain';
+import { COMMAND_STREAM, COMMAND_STREAM_LIMITS, COMMAND_SUBJECTS, commandConsumer, commandSubject } from '@skiff/domain';
 import { Command } from '@skiff/proto';
 
 export async function ensureCommandStream(nc: NatsConnection): Promise<void> {
@@ -21,7 +21,10 @@ export async function ensureCommandStream(nc: NatsConnection): Promise<void> {
       name: COMMAND_STREAM,
       subjects: [COMMAND_SUBJECTS],
       storage: StorageType.File,
-      duplicate_window: nanos(120_000),
+      retention: RetentionPolicy.Workqueue,
+      duplicate_window: nanos(COMMAND_STREAM_LIMITS.duplicateWindowMs),
+      max_age: nanos(COMMAND_STREAM_LIMITS.maxAgeMs),
+      max_msg_size: COMMAND_STREAM_LIMITS.maxMessageBytes,
     });
   } catch (err) {
     // Another test file created it in between.

@@ -1,6 +1,6 @@
 import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { type NatsConnection, connect } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { type NatsConnection, connect, nanos } from '@nats-io/transport-node';
 import { COMMAND_STREAM, commandSubject } from '@skiff/domain';
 import { Command, CommandKind, WorkloadKind } from '@skiff/proto';
 import { type DedicatedNats, RestartableNats, startDedicatedNats, waitFor } from '@skiff/testing';
@@ -326,4 +326,34 @@ describe('the outbox relay when one workload cannot be published for now', () =>
     expect(seen).toEqual([x1.commandId, x2.commandId]);
     await real.close();
   }, 60_000);
+});
+
+describe('the command stream', () => {
+  let nats: DedicatedNats | undefined;
+  let nc: NatsConnection | undefined;
+  afterAll(async () => {
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('removes a command once its agent acknowledged it, and replaces an earlier stream that kept them', async () => {
+    nats = await startDedicatedNats();
+    nc = await connect({ servers: nats.url });
+    const jsm = await jetstreamManager(nc);
+    // As earlier versions made it: acknowledged commands stayed for 7 days.
+    await jsm.streams.add({ name: COMMAND_STREAM, subjects: ['agent.*.cmd'], storage: StorageType.File, max_age: nanos(7 * 24 * 3600_000) });
+    await jetstream(nc).publish(commandSubject('srv-old'), new TextEncoder().encode('old'), { msgID: 'old-1' });
+
+    await ensureCommandStream(nc);
+    const info = await jsm.streams.info(COMMAND_STREAM);
+    expect(info.config).toMatchObject({ retention: RetentionPolicy.Workqueue, max_msg_size: 1024 * 1024, max_age: nanos(7 * 24 * 3600_000) });
+    await ensureCommandStream(nc); // leaves a current one as it is
+
+    const consumer = await commandConsumer(nc, 'srv-wq', 'agent-srv-wq');
+    await jetstream(nc).publish(commandSubject('srv-wq'), new TextEncoder().encode('deploy'), { msgID: 'wq-1' });
+    expect((await jsm.streams.info(COMMAND_STREAM)).state.messages).toBe(1);
+    const msg = await consumer.next({ expires: 5_000 });
+    expect(await msg!.ackAck()).toBe(true);
+    await waitFor(async () => (await jsm.streams.info(COMMAND_STREAM)).state.messages === 0, { timeoutMs: 5_000, what: 'the acknowledged command to leave the stream' });
+  });
 });

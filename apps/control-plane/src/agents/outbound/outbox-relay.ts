@@ -1,40 +1,58 @@
-import { JetStreamApiCodes, JetStreamApiError, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, jetstream, jetstreamManager, type StreamInfo } from '@nats-io/jetstream';
 import { InvalidArgumentError, type NatsConnection, TimeoutError, nanos } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
-import { COMMAND_STREAM, COMMAND_SUBJECTS, WakeableSleep, commandSubject } from '@skiff/domain';
+import { COMMAND_STREAM, COMMAND_STREAM_LIMITS, COMMAND_SUBJECTS, WakeableSleep, commandSubject } from '@skiff/domain';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { pruneEndedCommands } from './command-records.js';
 import type { CommandOutbox } from './outbox.js';
 
 /** JetStream drops a message whose id it saw within this window (de-duplication of re-publishes). */
-export const DUPLICATE_WINDOW_MS = 2 * 60_000;
+export const DUPLICATE_WINDOW_MS = COMMAND_STREAM_LIMITS.duplicateWindowMs;
 /** How long ended commands are kept by default (SKIFF_COMMAND_RETENTION_DAYS, 7). */
 export const DEFAULT_COMMAND_RETENTION_MS = 7 * 24 * 3600_000;
-/** Commands older than this are dropped from the stream (they are long past their deadline). */
-const MAX_AGE_MS = 7 * 24 * 3600_000;
+
+const streamConfig = {
+  name: COMMAND_STREAM,
+  subjects: [COMMAND_SUBJECTS],
+  storage: StorageType.File,
+  retention: RetentionPolicy.Workqueue,
+  duplicate_window: nanos(COMMAND_STREAM_LIMITS.duplicateWindowMs),
+  max_age: nanos(COMMAND_STREAM_LIMITS.maxAgeMs),
+  max_msg_size: COMMAND_STREAM_LIMITS.maxMessageBytes,
+};
 
 /**
- * Makes sure the command stream exists: created when missing (file storage, the duplicate
- * window above), left as it is when present, so both sides and several processes may call it.
+ * Makes sure the command stream exists as COMMAND_STREAM_LIMITS says: created when missing,
+ * its limits updated when they differ, so both sides and several processes may call it. A
+ * stream of an earlier version that kept acknowledged commands (retention `limits`, which
+ * NATS cannot change in place) is replaced: what it held that no agent acknowledged is
+ * published again by the relay (commands without a result are re-published), and agents set
+ * their consumers up again when theirs goes away.
  */
-export async function ensureCommandStream(nc: NatsConnection): Promise<void> {
+export async function ensureCommandStream(nc: NatsConnection, log?: Logger): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const notFound = (err: unknown) => err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
+  let current: StreamInfo | null = null;
   try {
-    await jsm.streams.info(COMMAND_STREAM);
-    return;
+    current = await jsm.streams.info(COMMAND_STREAM);
   } catch (err) {
     if (!notFound(err)) throw err;
   }
+  if (current && current.config.retention !== RetentionPolicy.Workqueue) {
+    log?.warn({ stream: COMMAND_STREAM, messages: current.state.messages }, 'replacing the command stream by a work queue (acknowledged commands are removed); unacknowledged commands are published again');
+    await jsm.streams.delete(COMMAND_STREAM);
+    current = null;
+  }
+  if (current) {
+    const c = current.config;
+    if (c.max_age !== streamConfig.max_age || c.max_msg_size !== streamConfig.max_msg_size || c.duplicate_window !== streamConfig.duplicate_window) {
+      await jsm.streams.update(COMMAND_STREAM, { max_age: streamConfig.max_age, max_msg_size: streamConfig.max_msg_size, duplicate_window: streamConfig.duplicate_window });
+    }
+    return;
+  }
   try {
-    await jsm.streams.add({
-      name: COMMAND_STREAM,
-      subjects: [COMMAND_SUBJECTS],
-      storage: StorageType.File,
-      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      max_age: nanos(MAX_AGE_MS),
-    });
+    await jsm.streams.add(streamConfig);
   } catch (err) {
     // Someone else created it in between: fine when it is there now.
     await jsm.streams.info(COMMAND_STREAM).catch(() => {
@@ -312,7 +330,7 @@ export class OutboxRelay {
       this.o.log.info({ server: nc.getServer() }, 'outbox relay: connected to NATS');
     }
     if (!this.streamReady) {
-      await ensureCommandStream(this.nc);
+      await ensureCommandStream(this.nc, this.o.log);
       this.streamReady = true;
     }
     return this.nc;
