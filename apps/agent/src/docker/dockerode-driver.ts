@@ -18,6 +18,7 @@ import type {
   ContainerInfo,
   ContainerSpec,
   ContainerState,
+  LocalImage,
   CreateOrUpdateOptions,
   DockerDriver,
   NetworkInfo,
@@ -94,6 +95,14 @@ export class DockerodeDriver implements DockerDriver {
 
   pullImage(ref: string, options?: PullOptions): Promise<void> {
     return images.pullImage(this.docker, ref, options);
+  }
+
+  imagesByLabel(labels: Record<string, string>): Promise<LocalImage[]> {
+    return images.imagesByLabel(this.docker, labels);
+  }
+
+  removeImageTag(tag: string): Promise<boolean> {
+    return images.removeImageTag(this.docker, tag);
   }
 
   ensureNetwork(name: string): Promise<NetworkInfo> {

@@ -5,9 +5,9 @@
  */
 import type Dockerode from 'dockerode';
 import { parseImageReference } from '@skiff/domain';
-import type { PullOptions } from './driver.js';
-import { checkImageRef, engineCall, isNotFound } from './engine.js';
-import { DockerError, toDockerError } from './errors.js';
+import type { LocalImage, PullOptions } from './driver.js';
+import { checkImageRef, engineCall, isManaged, isNotFound, labelFilters } from './engine.js';
+import { DockerConflictError, DockerError, toDockerError } from './errors.js';
 import { engineReasonOf, pullFailure } from './pull-progress.js';
 import { engineAuthOf, type DockerodeWithAuth } from './registry-auth.js';
 
@@ -55,4 +55,37 @@ export async function pullImage(docker: Dockerode, ref: string, options: PullOpt
     throw new Kind(operation, reason, e.statusCode, { cause: err });
   }
   if (failure !== null) throw new DockerError(operation, failure);
+}
+
+/** Local images carrying every given label, newest first. */
+export async function imagesByLabel(docker: Dockerode, labels: Record<string, string>): Promise<LocalImage[]> {
+  const operation = 'imagesByLabel';
+  const label = labelFilters(labels, operation);
+  const listed = (await engineCall(operation, () => docker.listImages({ filters: { label } }))) as Array<{
+    Id: string;
+    RepoTags?: string[] | null;
+    Created: number;
+    Labels?: Record<string, string> | null;
+  }>;
+  return listed
+    .map((i) => ({ id: i.Id, tags: (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'), created: i.Created, labels: i.Labels ?? {} }))
+    .sort((a, b) => b.created - a.created);
+}
+
+/**
+ * Removes one tag of a Skiff-built image; the image goes with its last tag. Without force:
+ * the engine refuses (409) to delete an image a container uses.
+ */
+export async function removeImageTag(docker: Dockerode, tag: string): Promise<boolean> {
+  const operation = `removeImageTag ${String(tag)}`;
+  checkImageRef(tag, operation);
+  try {
+    const image = (await engineCall(operation, () => docker.getImage(tag).inspect())) as { Config?: { Labels?: Record<string, string> | null } | null };
+    if (!isManaged(image.Config?.Labels ?? undefined)) throw new DockerConflictError(operation, `image ${tag} is not managed by Skiff`);
+    await engineCall(operation, () => docker.getImage(tag).remove());
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
 }

@@ -121,6 +121,7 @@ function toServiceInfo(s: EngineServiceObject): ServiceInfo {
     updateMessage: s.UpdateStatus?.Message ?? null,
     createdAt: s.CreatedAt ?? '',
     updatedAt: s.UpdatedAt ?? '',
+    previousImage: (s.PreviousSpec as { TaskTemplate?: { ContainerSpec?: { Image?: string } } } | undefined)?.TaskTemplate?.ContainerSpec?.Image ?? null,
   };
 }
 

@@ -131,6 +131,17 @@ export interface ServiceInfo {
   updateMessage: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The image of the spec before the last update (what a rollback returns to), or null. */
+  previousImage?: string | null;
+}
+
+export interface LocalImage {
+  id: string;
+  /** `repository:tag` names; empty for an untagged image. */
+  tags: string[];
+  /** Seconds since the epoch. */
+  created: number;
+  labels: Record<string, string>;
 }
 
 export interface ServiceWriteResult extends ServiceInfo {
@@ -280,6 +291,14 @@ export interface DockerDriver {
   imageExists(ref: string): Promise<boolean>;
   /** Pulls the image from its registry; a failure carries the registry's reason (e.g. `unauthorized`). */
   pullImage(ref: string, options?: PullOptions): Promise<void>;
+  /** Local images carrying every given label, newest first. */
+  imagesByLabel(labels: Record<string, string>): Promise<LocalImage[]>;
+  /**
+   * Removes one tag of a Skiff-built image (the image goes with its last tag); false when
+   * there was none. A DockerConflictError when it is not Skiff's, or while a container (even
+   * a stopped one) uses the image it would delete.
+   */
+  removeImageTag(tag: string): Promise<boolean>;
   /** The container `name`, or null when there is none. */
   containerByName(name: string): Promise<ContainerInfo | null>;
   /** Creates (does not start) the container `spec.Name`; a DockerConflictError when the name is taken. */

@@ -37,6 +37,7 @@ import { DeploymentEvents, checkDeployment, runDeployment } from '../deployments
 import { type Reports } from '../pipeline/reports.js';
 import { DEPLOYMENT_LABEL, DeploySpecError, deployServiceSpec, workloadSpecInput } from '../deployments/deploy-spec.js';
 import { buildImage } from '../build/build-image.js';
+import { pruneBuiltImages } from '../deployments/built-images.js';
 import { BuildError } from '../build/errors.js';
 import { displayUrl } from '../build/git-source.js';
 import { DEFAULT_BUILD_TIMEOUT_MS, type BuildSettings } from '../build/settings.js';
@@ -190,7 +191,12 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     await events.log(
       `Waiting for the new version to run (${target.mode === 'replicated' ? `${target.replicas} replicas` : target.mode}, up to ${Math.max(0, Math.round((waitUntil - now().getTime()) / 1000))} s)`,
     );
-    return watchRollout(context, deploy.deploymentId, spec, target, waitUntil, events, fail);
+    const outcome = await watchRollout(context, deploy.deploymentId, spec, target, waitUntil, events, fail);
+    if (deploy.source && outcome.status === CommandStatus.COMMAND_STATUS_SUCCEEDED) {
+      const service = await findService(spec).catch(() => null);
+      await pruneBuiltImages(deps.driver, deploy.workload!.id, [deploy.image, service?.image, service?.previousImage], context.log);
+    }
+    return outcome;
   }
 
   /** The build step; throws BuildError (the deployment fails with it) or AbandonedError. */

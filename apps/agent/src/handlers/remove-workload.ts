@@ -1,9 +1,10 @@
 /**
  * RemoveWorkload: removes the workload's services (found by their `skiff.*` labels, so
  * only Skiff's own and only this workload's). The engine stops their tasks on its own.
- * A cache instance's removal also waits until the removed service's containers are gone,
- * so a deploy that follows (a rebuild) never opens its data while the old server still
- * writes it. With `remove_volumes` (cache instances only: an application owns no volume
+ * A cache instance's (and an application's) removal also waits until the removed service's
+ * containers are gone, so a deploy that follows (a rebuild) never opens its data while the
+ * old server still writes it, and an application's built images can go too
+ * (deployments/built-images.ts). With `remove_volumes` (cache instances only: an application owns no volume
  * that Skiff created), the workload's volumes (by the same labels) go too.
  *
  * Idempotent: a workload without a service (or volume) is removed already, and the command
@@ -11,11 +12,16 @@
  * directory): compose/lifecycle.ts.
  */
 import { CommandKind, CommandStatus, WorkloadKind, type Command } from '@skiff/proto';
+import { builtImageLabels, pruneBuiltImages } from '../deployments/built-images.js';
 import { MANAGED_LABEL } from '../docker/driver.js';
 import { DockerConflictError } from '../docker/errors.js';
 import { failed, succeeded, type CommandContext, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
+import type { TaskReading } from '../workloads/service-lifecycle.js';
 import { waitForTasks, workloadServices } from '../workloads/workload-services.js';
 import { workloadHandler, type WorkloadCommandDeps } from './workload-handler.js';
+
+/** How long an application's removal waits for its containers to go before it leaves its built images. */
+const APPLICATION_CONTAINERS_WAIT_MS = 30_000;
 
 export function removeWorkloadHandler(deps: WorkloadCommandDeps): CommandHandler {
   return workloadHandler(deps, {
@@ -43,14 +49,24 @@ export function removeWorkloadHandler(deps: WorkloadCommandDeps): CommandHandler
       }
       const left = await workloadServices(deps.driver, workload);
       if (left.length > 0) return failed(`service ${left.map((s) => s.name).join(', ')} is still there after its removal`);
-      if (workload.kind !== WorkloadKind.WORKLOAD_KIND_CACHE) return succeeded();
-      const labels = { [MANAGED_LABEL]: 'true', 'skiff.kind': 'cache', 'skiff.id': workload.id };
-      const stopped = await waitForTasks(context, deps, 'stopping the removed containers', async () => {
+      if (workload.kind !== WorkloadKind.WORKLOAD_KIND_CACHE && workload.kind !== WorkloadKind.WORKLOAD_KIND_APPLICATION) return succeeded();
+      const kind = workload.kind === WorkloadKind.WORKLOAD_KIND_CACHE ? 'cache' : 'application';
+      const labels = { [MANAGED_LABEL]: 'true', 'skiff.kind': kind, 'skiff.id': workload.id };
+      const lookAtContainers = async (): Promise<TaskReading> => {
         const left = await deps.driver.containersByLabel(labels);
         return left.length === 0
           ? { phase: 'done', summary: 'no container left' }
           : { phase: 'waiting', summary: `${left.length} container(s) still ${[...new Set(left.map((c) => c.state))].join('/')}` };
-      });
+      };
+      if (kind === 'application') {
+        // Its built images go once no container uses them; a removal does not fail for them.
+        if ((await deps.driver.imagesByLabel(builtImageLabels(workload.id))).length === 0) return succeeded();
+        const gone = await waitForTasks(context, { ...deps, waitTimeoutMs: APPLICATION_CONTAINERS_WAIT_MS }, 'stopping the removed containers', lookAtContainers);
+        if (gone.status === CommandStatus.COMMAND_STATUS_SUCCEEDED) await pruneBuiltImages(deps.driver, workload.id, [], context.log);
+        else context.log.info({ reason: gone.reason }, 'built images left: containers still stopping');
+        return succeeded();
+      }
+      const stopped = await waitForTasks(context, deps, 'stopping the removed containers', lookAtContainers);
       if (stopped.status !== CommandStatus.COMMAND_STATUS_SUCCEEDED) return stopped;
       if (removesVolumes(context.command)) return removeVolumes(context, deps, labels);
       return succeeded();
