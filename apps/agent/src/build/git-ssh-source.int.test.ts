@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuildError } from './errors.js';
 import { fetchGitSource } from './git-source.js';
 
+/** The test git servers listen on loopback: the operator's allowance (SKIFF_OUTBOUND_ALLOW_PRIVATE=1). */
+const LOOPBACK_ALLOWED = { allowPrivate: true };
+
 let sshd: TestSshGitServer;
 let allowed: TestSshKey;
 let stranger: TestSshKey;
@@ -60,7 +63,7 @@ async function clone(url: string, privateKey: string, knownHosts?: string) {
     }
   };
   const error = await fetchGitSource(
-    { url, branch: 'main', submodules: false, sshPrivateKey: privateKey },
+    { url, branch: 'main', submodules: false, sshPrivateKey: privateKey, outbound: LOOPBACK_ALLOWED },
     dir,
     { signal: new AbortController().signal, deadline: Date.now() + 60_000, log, deploymentId: `dep_ssh_${n}`, dataDir, privateDir },
   ).then(

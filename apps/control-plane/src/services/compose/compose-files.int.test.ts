@@ -21,6 +21,9 @@ import { addMember, startTestPlatform, type TestPlatform } from '../../testing/h
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { TEMP_PREFIX, readGitFile } from './compose-git.js';
 
+/** The test git servers listen on loopback: the operator's allowance (SKIFF_OUTBOUND_ALLOW_PRIVATE=1). */
+const LOOPBACK_ALLOWED = { allowPrivate: true };
+
 const USER = 'deployer';
 const PASSWORD = 'gitS3cret-pw';
 
@@ -276,7 +279,7 @@ describe('fetching a git source on the control plane', () => {
     const started = Date.now();
     try {
       await expect(
-        readGitFile({ url: `git://127.0.0.1:${port}/stuck.git`, branch: 'main', submodules: false, sshPrivateKey: '' }, 'docker-compose.yml', { timeoutMs: 1500 }),
+        readGitFile({ url: `git://127.0.0.1:${port}/stuck.git`, branch: 'main', submodules: false, sshPrivateKey: '', outbound: LOOPBACK_ALLOWED }, 'docker-compose.yml', { timeoutMs: 1500 }),
       ).rejects.toMatchObject({ issues: [{ path: ['customGitUrl'], message: expect.stringMatching(/did not finish within 2 s/) }] });
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
@@ -293,7 +296,7 @@ describe('fetching a git source on the control plane', () => {
       ['--upload-pack=touch /tmp/x', 'main', 'customGitUrl'],
       ['https://git.example.com/a.git', '--output=/tmp/x', 'customGitBranch'],
     ]) {
-      await expect(readGitFile({ url: url!, branch: branch!, submodules: false, sshPrivateKey: '' }, 'x.yml')).rejects.toMatchObject({ issues: [{ path: [field] }] });
+      await expect(readGitFile({ url: url!, branch: branch!, submodules: false, sshPrivateKey: '', outbound: LOOPBACK_ALLOWED }, 'x.yml')).rejects.toMatchObject({ issues: [{ path: [field] }] });
     }
   });
 
