@@ -48,7 +48,7 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
     const login = httpLogin(source.url);
     // The login travels in a header (env config, never saved); the URL git keeps in .git/config,
     // which a `COPY . .` would put in the image, has none.
-    const pin = await pinned(login?.url ?? source.url, source);
+    const pin = await pinned(login?.url ?? source.url, source, ctx);
     const env = { ...(await gitEnv(source, keyDir, ctx.dataDir ?? keyDir, pin)), ...(login?.env ?? {}) };
     const args = [...pin.configArgs, 'clone', '--progress', '--depth', '1', `--branch=${source.branch}`];
     if (source.submodules) args.push('--recurse-submodules', '--shallow-submodules');
@@ -78,9 +78,9 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
 }
 
 /** The repository's host checked under the command's outbound policy, and git's pin to it. */
-async function pinned(url: string, source: GitSource): Promise<GitPin> {
+async function pinned(url: string, source: GitSource, ctx: SourceContext): Promise<GitPin> {
   try {
-    return await pinGitRemote(url, { allowPrivate: source.outbound?.allowPrivate ?? false });
+    return await pinGitRemote(url, { allowPrivate: source.outbound?.allowPrivate ?? false }, ctx.resolver);
   } catch (err) {
     if (err instanceof OutboundRefused) throw new BuildError(`the git URL's host is refused: ${err.message}`);
     throw err;
