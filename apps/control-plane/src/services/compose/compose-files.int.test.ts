@@ -289,6 +289,34 @@ describe('fetching a git source on the control plane', () => {
     expect(await leftovers()).toEqual([]);
   });
 
+  it('refuses a repository on loopback unless the operator allows private destinations (SKIFF_OUTBOUND_ALLOW_PRIVATE)', async () => {
+    const strict = await startTestPlatform({ outbound: { allowPrivate: false } });
+    try {
+      const repo = await git.createRepo(unique('private'), { 'docker-compose.yml': STACK });
+      const project = (await strict.call('project.create', { name: 'strict' })).body;
+      const created = await strict.call('compose.create', { name: 'Strict', environmentId: project.environments[0].environmentId, sourceType: 'git', composeFile: '' });
+      const composeId = created.body.composeId as string;
+      const url = repo.authUrl.replace('@127.0.0.1:', '@localhost:');
+      expect((await strict.call('compose.update', { composeId, customGitUrl: url, customGitBranch: 'main' })).status).toBe(200);
+      const refused = await strict.call('compose.fetchSourceType', { composeId });
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([
+        {
+          path: ['customGitUrl'],
+          message: "the git URL's host is refused: localhost resolves to 127.0.0.1: loopback addresses (127.0.0.0/8) are refused (the operator allows them with SKIFF_OUTBOUND_ALLOW_PRIVATE=1)",
+        },
+      ]);
+      expect((await strict.call('compose.one', { composeId })).body.composeFile).toBe('');
+      // The harness's platform allows them: the same repository is read.
+      const s = await stack({ sourceType: 'git', composeFile: '' });
+      await ok('compose.update', { composeId: s.composeId, customGitUrl: url, customGitBranch: 'main' });
+      expect(await ok('compose.fetchSourceType', { composeId: s.composeId })).toMatchObject({ composeFile: STACK });
+    } finally {
+      await strict.close();
+    }
+    expect(await leftovers()).toEqual([]);
+  });
+
   it('refuses URLs and branches git must not be given, before running it', async () => {
     for (const [url, branch, field] of [
       ['ext::sh -c touch% /tmp/pwned', 'main', 'customGitUrl'],
