@@ -1,4 +1,4 @@
-import { type OutboundPolicy, OutboundFetchError, outboundFetch, type Resolver } from '@skiff/outbound';
+import { type OutboundPolicy, OutboundFetchError, outboundFetch } from '@skiff/outbound';
 
 /** A catalog file that could not be fetched, with the reason (shown to the caller). */
 export class CatalogFetchError extends Error {
@@ -19,8 +19,6 @@ export interface FetchLimits {
   timeoutMs: number;
   /** Which addresses may be connected to. */
   policy: OutboundPolicy;
-  /** Default: the system resolver (tests inject answers). */
-  resolver?: Resolver;
 }
 
 /**
@@ -36,7 +34,6 @@ export async function fetchCatalogText(url: string, limits: FetchLimits): Promis
       policy: limits.policy,
       maxBytes: limits.maxBytes,
       timeoutMs: limits.timeoutMs,
-      resolver: limits.resolver,
       headers: { accept: 'application/json, text/plain, */*' },
     });
   } catch (error) {
