@@ -1,5 +1,6 @@
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '@skiff/db';
 import { LOCAL_SERVER_ID } from '@skiff/domain';
+import { type OutboundPolicy, PUBLIC_ONLY } from '@skiff/outbound';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -133,6 +134,11 @@ export interface PlatformOptions {
    * (`<dataDir>/known_hosts`); without it each fetch accepts the host anew (tests).
    */
   gitKnownHostsFile?: string;
+  /**
+   * Which destinations the platform connects to for users (git clones here and on agents,
+   * caller-named template catalogs): `SKIFF_OUTBOUND_ALLOW_PRIVATE`; default public only.
+   */
+  outbound?: OutboundPolicy;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -153,6 +159,7 @@ export async function buildPlatform(options: PlatformOptions) {
     secrets: new SecretBox(options.secretKey),
     onAccessChange: () => principals?.clear(),
     keepDeployments: options.keepDeployments,
+    outbound: options.outbound ?? PUBLIC_ONLY,
   };
   const identity = new IdentityService(deps);
   const outbox = new CommandOutbox(deps.secrets);

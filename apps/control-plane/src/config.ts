@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { BillingProductConfig } from '@skiff/contracts';
 import { outboundUrlProblem } from '@skiff/domain';
+import { type OutboundPolicy, readOutboundPolicy } from '@skiff/outbound';
 import { z } from 'zod';
 import { defaultPlatformUpstream } from './services/domains/index.js';
 
@@ -58,6 +59,12 @@ export interface Config {
    * kept (default 7, at least 1).
    */
   retention: { keepDeployments: number; commandRetentionDays: number };
+  /**
+   * `SKIFF_OUTBOUND_ALLOW_PRIVATE` (`1`/`0`, default 0): whether git clones (here and on every
+   * agent, carried in the commands) and caller-named template catalogs may reach loopback and
+   * private addresses. Link-local and metadata addresses are refused whatever it says.
+   */
+  outbound: OutboundPolicy;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -112,6 +119,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     platformUpstream,
     templatesUrl,
     retention,
+    outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
   };
 }
 

@@ -34,6 +34,7 @@ const platform = await buildPlatform({
   platformUpstream: config.platformUpstream,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
+  outbound: config.outbound,
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
 });
 log.info({ database: platform.database.kind }, 'database ready');

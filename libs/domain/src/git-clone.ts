@@ -22,18 +22,21 @@ export interface GitEnvInput {
   knownHostsFile: string;
   /** The PATH git and ssh are looked up on. */
   path?: string;
+  /** An ssh_config file of our own (the outbound pin of the repository's host); default none. */
+  sshConfigFile?: string | null;
 }
 
 /**
  * The whole environment of a git run: no system or global configuration, never a prompt,
  * only the http(s), ssh and git transports (submodules included: no `file://`, no `ext::`),
- * and ssh without config files, agent or host identities: only the given key (or none).
+ * and ssh without the host's or user's config files, agent or host identities: only the given
+ * key (or none).
  */
 export function gitEnv(input: GitEnvInput): Record<string, string> {
-  for (const path of [input.knownHostsFile, ...(input.sshKeyFile ? [input.sshKeyFile] : [])]) {
+  for (const path of [input.knownHostsFile, ...(input.sshKeyFile ? [input.sshKeyFile] : []), ...(input.sshConfigFile ? [input.sshConfigFile] : [])]) {
     if (!SAFE_PATH.test(path)) throw new GitSetupError(`the path ${JSON.stringify(path)} has characters git cannot be given safely`);
   }
-  const ssh = ['ssh', '-F', '/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes'];
+  const ssh = ['ssh', '-F', input.sshConfigFile ?? '/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes'];
   ssh.push('-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${input.knownHostsFile}`);
   if (input.sshKeyFile) ssh.push('-i', input.sshKeyFile);
   else ssh.push('-o', 'IdentityFile=none');

@@ -34,6 +34,11 @@ export function refuseGitUrl(url: string): string | null {
   return hostRefusal(parsed.hostname);
 }
 
+/** The host of an scp-like git URL (`user@host:path`), or null when the URL is not one. */
+export function scpLikeHost(url: string): string | null {
+  return SCP_LIKE.exec(url)?.[1] ?? null;
+}
+
 function hostRefusal(host: string): string | null {
   const problem = outboundHostProblem(host);
   return problem ? `the git URL's host is refused: ${problem}` : null;

@@ -9,6 +9,11 @@
  *   leading `-`, no `<transport>::` remote helpers such as `ext::`, only http(s), ssh, git
  *   and scp-like `user@host:path` URLs, no link-local or cloud-metadata host), and
  *   GIT_ALLOW_PROTOCOL=http:https:ssh:git holds for submodules too (no `file://`, no `ext::`).
+ * - Before git runs, the repository's host is resolved and every address checked under the
+ *   command's outbound policy (@skiff/outbound: link-local and metadata always refused,
+ *   loopback and private unless the operator allows them), and git is pinned to those
+ *   addresses (curl's resolve list, the address in a git:// URL, an ssh_config HostName) and
+ *   follows no http redirect.
  * - git runs without the system's or the user's configuration, never prompts
  *   (GIT_TERMINAL_PROMPT=0, ssh BatchMode), and new SSH hosts are accepted once and then
  *   pinned in `<agent data>/known_hosts`.
@@ -22,6 +27,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitSetupError, gitEnv as safeGitEnv, gitFailure, gitUrlSecrets, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
+import { type GitPin, OutboundRefused, pinGitRemote } from '@skiff/outbound';
 import type { GitSource } from '@skiff/proto';
 import { AbandonedError } from '../abort/abandoned.js';
 import { BuildLog, redactUrlCredentials } from './build-log.js';
@@ -40,12 +46,13 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
   const keyDir = await mkdtemp(join(ctx.privateDir ?? tmpdir(), 'git-ssh-'));
   try {
     const login = httpLogin(source.url);
-    const env = { ...(await gitEnv(source, keyDir, ctx.dataDir ?? keyDir)), ...(login?.env ?? {}) };
-    const args = ['clone', '--progress', '--depth', '1', `--branch=${source.branch}`];
-    if (source.submodules) args.push('--recurse-submodules', '--shallow-submodules');
     // The login travels in a header (env config, never saved); the URL git keeps in .git/config,
     // which a `COPY . .` would put in the image, has none.
-    args.push('--', login?.url ?? source.url, dir);
+    const pin = await pinned(login?.url ?? source.url, source, ctx);
+    const env = { ...(await gitEnv(source, keyDir, ctx.dataDir ?? keyDir, pin)), ...(login?.env ?? {}) };
+    const args = [...pin.configArgs, 'clone', '--progress', '--depth', '1', `--branch=${source.branch}`];
+    if (source.submodules) args.push('--recurse-submodules', '--shallow-submodules');
+    args.push('--', pin.url, dir);
 
     await ctx.log(
       `Cloning ${displayUrl(source.url)} (branch ${source.branch}${source.submodules ? ', with submodules' : ''}${source.sshPrivateKey ? ', with the SSH key' : ''})`,
@@ -70,17 +77,32 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
   }
 }
 
-/** git's environment (@skiff/domain gitEnv), with the source's private key written to a 0600 file in `keyDir`. */
-async function gitEnv(source: GitSource, keyDir: string, dataDir: string): Promise<Record<string, string>> {
+/** The repository's host checked under the command's outbound policy, and git's pin to it. */
+async function pinned(url: string, source: GitSource, ctx: SourceContext): Promise<GitPin> {
+  try {
+    return await pinGitRemote(url, { allowPrivate: source.outbound?.allowPrivate ?? false }, ctx.resolver);
+  } catch (err) {
+    if (err instanceof OutboundRefused) throw new BuildError(`the git URL's host is refused: ${err.message}`);
+    throw err;
+  }
+}
+
+/** git's environment (@skiff/domain gitEnv), with the source's private key and the ssh pin written to 0600 files in `keyDir`. */
+async function gitEnv(source: GitSource, keyDir: string, dataDir: string, pin: GitPin): Promise<Record<string, string>> {
   let sshKeyFile: string | null = null;
   if (source.sshPrivateKey.trim() !== '') {
     sshKeyFile = join(keyDir, 'id');
     await writeFile(sshKeyFile, sshKeyFileContent(source.sshPrivateKey), { mode: 0o600 });
   }
+  let sshConfigFile: string | null = null;
+  if (pin.sshConfig) {
+    sshConfigFile = join(keyDir, 'ssh_config');
+    await writeFile(sshConfigFile, pin.sshConfig, { mode: 0o600 });
+  }
   try {
     // No ssh config files and no identity but the application's: never the host's own keys
     // (~root/.ssh) or an agent's, which would open repositories the application was not given.
-    return safeGitEnv({ home: keyDir, sshKeyFile, knownHostsFile: join(dataDir, 'known_hosts'), path: process.env.PATH });
+    return safeGitEnv({ home: keyDir, sshKeyFile, sshConfigFile, knownHostsFile: join(dataDir, 'known_hosts'), path: process.env.PATH });
   } catch (err) {
     if (err instanceof GitSetupError) throw new BuildError('the agent data directory has characters git cannot be given safely');
     throw err;

@@ -8,8 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateTestSshKey, startSshGitServer, type TestSshGitServer, type TestSshKey } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Resolver } from '@skiff/outbound';
 import { BuildError } from './errors.js';
 import { fetchGitSource } from './git-source.js';
+
+/** The test git servers listen on loopback: the operator's allowance (SKIFF_OUTBOUND_ALLOW_PRIVATE=1). */
+const LOOPBACK_ALLOWED = { allowPrivate: true };
 
 let sshd: TestSshGitServer;
 let allowed: TestSshKey;
@@ -37,7 +41,7 @@ const keyPieces = (key: string) => [key.trim(), ...key.split('\n').filter((l) =>
 
 let counter = 0;
 /** A clone with its own data and private directories; answers the log, the error and what the key file looked like. */
-async function clone(url: string, privateKey: string, knownHosts?: string) {
+async function clone(url: string, privateKey: string, knownHosts?: string, resolver?: Resolver) {
   const n = ++counter;
   const dataDir = join(base, `data-${n}`);
   const privateDir = join(base, `private-${n}`);
@@ -60,9 +64,9 @@ async function clone(url: string, privateKey: string, knownHosts?: string) {
     }
   };
   const error = await fetchGitSource(
-    { url, branch: 'main', submodules: false, sshPrivateKey: privateKey },
+    { url, branch: 'main', submodules: false, sshPrivateKey: privateKey, outbound: LOOPBACK_ALLOWED },
     dir,
-    { signal: new AbortController().signal, deadline: Date.now() + 60_000, log, deploymentId: `dep_ssh_${n}`, dataDir, privateDir },
+    { signal: new AbortController().signal, deadline: Date.now() + 60_000, log, deploymentId: `dep_ssh_${n}`, dataDir, privateDir, resolver },
   ).then(
     () => null,
     (err: unknown) => err as Error,
@@ -100,6 +104,29 @@ describe('git over SSH', () => {
     // A second clone with the pinned key works as well.
     const again = await clone(repo.url, allowed.privateKey);
     expect(again.error).toBeNull();
+  }, 60_000);
+
+  it('connects ssh to the checked address of a name (pinned with an ssh_config), host key kept under the name', async () => {
+    const repo = await sshd.createRepo('named', { 'page.txt': 'pinned over ssh\n' });
+    const name = 'sshd.skiff.test';
+    const asked: string[] = [];
+    const resolver: Resolver = async (host) => (asked.push(host), host === name ? ['127.0.0.1'] : []);
+    const url = repo.url.replace('@127.0.0.1:', `@${name}:`);
+    const result = await clone(url, allowed.privateKey, undefined, resolver);
+    expect(result.error, `${result.error?.message}\n${result.lines.join('\n')}`).toBeNull();
+    expect(await readFile(join(result.dir, 'page.txt'), 'utf8')).toBe('pinned over ssh\n');
+    expect(asked).toEqual([name]);
+    expect(await knownHost(join(result.dataDir, 'known_hosts'), name)).toContain(sshd.hostPublicKey);
+    expect(await readdir(result.privateDir)).toEqual([]);
+
+    const refused = await fetchGitSource(
+      { url, branch: 'main', submodules: false, sshPrivateKey: allowed.privateKey },
+      join(base, 'refused'),
+      { signal: new AbortController().signal, deadline: Date.now() + 60_000, log: async () => {}, deploymentId: 'dep_ssh_refused', dataDir: result.dataDir, privateDir: result.privateDir, resolver },
+    ).then(() => null, (err: unknown) => err as Error);
+    expect(refused?.message).toBe(
+      "the git URL's host is refused: sshd.skiff.test resolves to 127.0.0.1: loopback addresses (127.0.0.0/8) are refused (the operator allows them with SKIFF_OUTBOUND_ALLOW_PRIVATE=1)",
+    );
   }, 60_000);
 
   it('fails naming the refused login with a wrong key, without showing the key, and removes it', async () => {

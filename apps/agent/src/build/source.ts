@@ -2,6 +2,7 @@
  * Fetching an application's source into a build's work directory: a git repository
  * (git-source.ts) or an uploaded archive (archive-source.ts).
  */
+import type { Resolver } from '@skiff/outbound';
 import type { BuildSource } from '@skiff/proto';
 import type { ArchiveFetcher } from '../reports/artifacts.js';
 import { fetchArchiveSource } from './archive-source.js';
@@ -25,6 +26,8 @@ export interface SourceContext {
   privateDir?: string;
   /** Downloads uploaded archives from the control plane (AgentArtifacts); needed by archive sources. */
   artifacts?: ArchiveFetcher;
+  /** Resolves git hosts before they are checked and pinned; default the system resolver. */
+  resolver?: Resolver;
 }
 
 /** Fetches `source` into the empty directory `dir`. Throws BuildError, or AbandonedError on abort. */

@@ -39,6 +39,9 @@ import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
 import { detectComposeProgram, type ComposeProgramChoice } from './program.js';
 
+/** The test git servers listen on loopback: the operator's allowance (SKIFF_OUTBOUND_ALLOW_PRIVATE=1). */
+const LOOPBACK_ALLOWED = { allowPrivate: true };
+
 const run = randomBytes(3).toString('hex');
 const serverId = `t-cmp-${run}`;
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -554,7 +557,7 @@ describe('a stack from git', { timeout: 240_000 }, () => {
 `,
       'deploy/site/index.html': 'version one\n',
     });
-    const source: GitSource = { url: repo.url, branch: 'main', submodules: false, sshPrivateKey: '' };
+    const source: GitSource = { url: repo.url, branch: 'main', submodules: false, sshPrivateKey: '', outbound: LOOPBACK_ALLOWED };
     const options = { git: source, composePath: './deploy/docker-compose.yml', env: { WEB_PORT: String(port) } };
     const first = deployCommand(app, '', options);
     await expectSucceeded(first);

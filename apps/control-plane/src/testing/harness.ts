@@ -69,6 +69,11 @@ export async function startTestPlatform(
     templates?: PlatformOptions['templates'];
     /** Ended deployments kept per workload (default 20). */
     keepDeployments?: number;
+    /**
+     * Which destinations users' git sources and catalogs may reach. Default: private ones
+     * allowed (SKIFF_OUTBOUND_ALLOW_PRIVATE=1), since the test git and HTTP servers listen on loopback.
+     */
+    outbound?: PlatformOptions['outbound'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -105,6 +110,7 @@ export async function startTestPlatform(
     platformUpstream: options.platformUpstream,
     templates: options.templates,
     keepDeployments: options.keepDeployments,
+    outbound: options.outbound ?? { allowPrivate: true },
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

@@ -198,6 +198,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
       SKIFF_GRPC_HOST: '127.0.0.1',
       SKIFF_DATA_DIR: dirs.controlPlane,
       SKIFF_NATS_URL: natsUrl,
+      // The test git server listens on loopback.
+      SKIFF_OUTBOUND_ALLOW_PRIVATE: '1',
       LOG_LEVEL: options.controlPlaneLogLevel ?? 'warn',
       ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     }),

@@ -21,6 +21,9 @@ import { addMember, startTestPlatform, type TestPlatform } from '../../testing/h
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { TEMP_PREFIX, readGitFile } from './compose-git.js';
 
+/** The test git servers listen on loopback: the operator's allowance (SKIFF_OUTBOUND_ALLOW_PRIVATE=1). */
+const LOOPBACK_ALLOWED = { allowPrivate: true };
+
 const USER = 'deployer';
 const PASSWORD = 'gitS3cret-pw';
 
@@ -276,12 +279,40 @@ describe('fetching a git source on the control plane', () => {
     const started = Date.now();
     try {
       await expect(
-        readGitFile({ url: `git://127.0.0.1:${port}/stuck.git`, branch: 'main', submodules: false, sshPrivateKey: '' }, 'docker-compose.yml', { timeoutMs: 1500 }),
+        readGitFile({ url: `git://127.0.0.1:${port}/stuck.git`, branch: 'main', submodules: false, sshPrivateKey: '', outbound: LOOPBACK_ALLOWED }, 'docker-compose.yml', { timeoutMs: 1500 }),
       ).rejects.toMatchObject({ issues: [{ path: ['customGitUrl'], message: expect.stringMatching(/did not finish within 2 s/) }] });
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('refuses a repository on loopback unless the operator allows private destinations (SKIFF_OUTBOUND_ALLOW_PRIVATE)', async () => {
+    const strict = await startTestPlatform({ outbound: { allowPrivate: false } });
+    try {
+      const repo = await git.createRepo(unique('private'), { 'docker-compose.yml': STACK });
+      const project = (await strict.call('project.create', { name: 'strict' })).body;
+      const created = await strict.call('compose.create', { name: 'Strict', environmentId: project.environments[0].environmentId, sourceType: 'git', composeFile: '' });
+      const composeId = created.body.composeId as string;
+      const url = repo.authUrl.replace('@127.0.0.1:', '@localhost:');
+      expect((await strict.call('compose.update', { composeId, customGitUrl: url, customGitBranch: 'main' })).status).toBe(200);
+      const refused = await strict.call('compose.fetchSourceType', { composeId });
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([
+        {
+          path: ['customGitUrl'],
+          message: "the git URL's host is refused: localhost resolves to 127.0.0.1: loopback addresses (127.0.0.0/8) are refused (the operator allows them with SKIFF_OUTBOUND_ALLOW_PRIVATE=1)",
+        },
+      ]);
+      expect((await strict.call('compose.one', { composeId })).body.composeFile).toBe('');
+      // The harness's platform allows them: the same repository is read.
+      const s = await stack({ sourceType: 'git', composeFile: '' });
+      await ok('compose.update', { composeId: s.composeId, customGitUrl: url, customGitBranch: 'main' });
+      expect(await ok('compose.fetchSourceType', { composeId: s.composeId })).toMatchObject({ composeFile: STACK });
+    } finally {
+      await strict.close();
     }
     expect(await leftovers()).toEqual([]);
   });
@@ -293,7 +324,7 @@ describe('fetching a git source on the control plane', () => {
       ['--upload-pack=touch /tmp/x', 'main', 'customGitUrl'],
       ['https://git.example.com/a.git', '--output=/tmp/x', 'customGitBranch'],
     ]) {
-      await expect(readGitFile({ url: url!, branch: branch!, submodules: false, sshPrivateKey: '' }, 'x.yml')).rejects.toMatchObject({ issues: [{ path: [field] }] });
+      await expect(readGitFile({ url: url!, branch: branch!, submodules: false, sshPrivateKey: '', outbound: LOOPBACK_ALLOWED }, 'x.yml')).rejects.toMatchObject({ issues: [{ path: [field] }] });
     }
   });
 

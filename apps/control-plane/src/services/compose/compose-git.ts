@@ -8,6 +8,9 @@
  *
  * - The URL and branch are checked first (@skiff/domain refuseGitUrl / refuseGitBranch) and
  *   git gets them as arguments after `--`; nothing goes through a shell.
+ * - The repository's host is resolved and each address checked under the source's outbound
+ *   policy before git runs, and git is pinned to those addresses with no http redirect
+ *   followed (@skiff/outbound pinGitRemote); a refusal names `customGitUrl`.
  * - git runs with @skiff/domain gitEnv: no system or user configuration, no prompt, only the
  *   http(s)/ssh/git transports, ssh without config files, agent or host identities: only the
  *   stack's key, written to a 0600 file in a private temporary directory. An http login in the
@@ -23,6 +26,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitEnv, gitFailure, gitUrlSecrets, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
+import { OutboundRefused, pinGitRemote } from '@skiff/outbound';
 import type { GitSource } from '@skiff/proto';
 import { Invalid } from '../../errors.js';
 
@@ -59,14 +63,22 @@ export async function readGitFile(source: GitSource, path: string, options: GitF
       await writeFile(sshKeyFile, sshKeyFileContent(source.sshPrivateKey), { mode: 0o600 });
     }
     const login = httpLogin(source.url);
+    const pin = await pinGitRemote(login?.url ?? source.url, { allowPrivate: source.outbound?.allowPrivate ?? false }).catch((err: unknown) => {
+      throw err instanceof OutboundRefused ? Invalid('customGitUrl', `the git URL's host is refused: ${hide(err.message)}`) : err;
+    });
+    let sshConfigFile: string | null = null;
+    if (pin.sshConfig) {
+      sshConfigFile = join(dir, 'ssh_config');
+      await writeFile(sshConfigFile, pin.sshConfig, { mode: 0o600 });
+    }
     const env = {
-      ...gitEnv({ home: dir, sshKeyFile, knownHostsFile: options.knownHostsFile ?? join(dir, 'known_hosts'), path: process.env.PATH }),
+      ...gitEnv({ home: dir, sshKeyFile, sshConfigFile, knownHostsFile: options.knownHostsFile ?? join(dir, 'known_hosts'), path: process.env.PATH }),
       ...(login?.env ?? {}),
     };
     const repo = join(dir, 'repo');
     const run = (args: string[], limit = 64 * 1024) => runGit(args, env, deadline, limit);
 
-    const clone = await run(['clone', '--depth', '1', '--single-branch', '--no-tags', '--no-checkout', `--branch=${source.branch}`, '--', login?.url ?? source.url, repo]);
+    const clone = await run([...pin.configArgs, 'clone', '--depth', '1', '--single-branch', '--no-tags', '--no-checkout', `--branch=${source.branch}`, '--', pin.url, repo]);
     if (clone.timedOut) throw Invalid('customGitUrl', `the clone of ${hide(source.url)} did not finish within ${Math.round((options.timeoutMs ?? GIT_FETCH_TIMEOUT_MS) / 1000)} s`);
     if (clone.code !== 0) {
       const reason = hide(gitFailure(clone.stderr.split('\n')) ?? `exit code ${clone.code}`);

@@ -1,6 +1,7 @@
 import type { ComposeTemplate } from '@skiff/domain';
 import { CatalogError, type TemplateSummary, blueprintPaths, readCatalogIndex, templateFromFiles } from './compose-templates-catalog.js';
-import { type AddressRule, CatalogFetchError, fetchCatalogText } from './compose-templates-fetch.js';
+import type { OutboundPolicy } from '@skiff/outbound';
+import { CatalogFetchError, fetchCatalogText } from './compose-templates-fetch.js';
 
 export interface RemoteCatalogLimits {
   /** The largest meta.json taken. */
@@ -29,7 +30,7 @@ export class RemoteCatalog {
   constructor(
     /** Without a trailing slash. */
     readonly baseUrl: string,
-    private readonly addresses: AddressRule,
+    private readonly policy: OutboundPolicy,
     private readonly limits: RemoteCatalogLimits,
     private readonly hooks: { now: () => number; onSkipped?: (problems: string[]) => void; onStale?: (reason: string) => void },
   ) {}
@@ -76,7 +77,7 @@ export class RemoteCatalog {
 
   private async fetch(path: string, maxBytes: number): Promise<string> {
     try {
-      return await fetchCatalogText(`${this.baseUrl}/${path}`, { maxBytes, timeoutMs: this.limits.timeoutMs, addresses: this.addresses });
+      return await fetchCatalogText(`${this.baseUrl}/${path}`, { maxBytes, timeoutMs: this.limits.timeoutMs, policy: this.policy });
     } catch (error) {
       if (error instanceof CatalogFetchError) throw new RemoteCatalogError(`${this.baseUrl}/${path}: ${error.message}`);
       throw error;

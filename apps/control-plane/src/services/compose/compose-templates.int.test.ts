@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../config.js';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { bundledCatalogDir, loadBundledCatalog } from './compose-templates-catalog.js';
-import { operatorAddresses } from './compose-templates-fetch.js';
+import { OPERATOR_CATALOG } from './compose-templates-fetch.js';
 import { RemoteCatalog } from './compose-templates-remote.js';
 
 const PUBLIC_IP = '93.184.216.40';
@@ -101,7 +101,8 @@ let http: CatalogServer;
 beforeAll(async () => {
   http = await catalogServer();
   serveRemoteCatalog(http, '/catalog');
-  t = await startTestPlatform({ publicIp: PUBLIC_IP });
+  // Outbound policy as by default (SKIFF_OUTBOUND_ALLOW_PRIVATE unset): caller-named catalogs on public addresses only.
+  t = await startTestPlatform({ publicIp: PUBLIC_IP, outbound: { allowPrivate: false } });
   env = (await t.call('project.create', { name: 'templates' })).body.environments[0].environmentId;
 });
 afterAll(async () => {
@@ -372,11 +373,11 @@ describe('catalog URLs', () => {
     await refused('ftp://example.com/catalog', /http\(s\)/);
     await refused('http://user:pw@example.com/', /credentials/);
     await refused('http://example.com/catalog?x=1', /query/);
-    // Loopback and private networks only for the operator's catalog: judged on the address…
-    await refused(`${http.base}/catalog`, /private, loopback/);
-    await refused('http://10.1.2.3/catalog', /private, loopback/);
+    // Loopback and private networks only for the operator's catalog (or with SKIFF_OUTBOUND_ALLOW_PRIVATE=1): judged on the address…
+    await refused(`${http.base}/catalog`, /127\.0\.0\.1: loopback addresses \(127\.0\.0\.0\/8\) are refused \(the operator allows them with SKIFF_OUTBOUND_ALLOW_PRIVATE=1\)/);
+    await refused('http://10.1.2.3/catalog', /private addresses \(10\.0\.0\.0\/8\) are refused/);
     // …and on what a name resolves to, when connecting.
-    await refused(`http://localhost:${http.port}/catalog`, /localhost resolves to (127\.0\.0\.1|::1): private, loopback/);
+    await refused(`http://localhost:${http.port}/catalog`, /localhost resolves to (127\.0\.0\.1|::1): loopback addresses/);
     expect((await t.call('compose.deployTemplate', { environmentId: env, id: 'whoami', baseUrl: `${http.base}/catalog` })).body.issues[0].path).toEqual(['baseUrl']);
   });
 
@@ -464,7 +465,7 @@ describe('the operator catalog (SKIFF_TEMPLATES_URL)', () => {
 
 describe('remote catalog answers', () => {
   const limits = { maxIndexBytes: 64 * 1024, maxFileBytes: 1024, timeoutMs: 500, cacheMs: 0 };
-  const catalog = (prefix: string) => new RemoteCatalog(`${http.base}${prefix}`, operatorAddresses, limits, { now: Date.now });
+  const catalog = (prefix: string) => new RemoteCatalog(`${http.base}${prefix}`, OPERATOR_CATALOG, limits, { now: Date.now });
 
   it('refuses broken answers with the reason', async () => {
     http.serve('/garbage/meta.json', '<html>oops</html>');
@@ -495,19 +496,17 @@ describe('remote catalog answers', () => {
     await expect(catalog('/cut').entries()).rejects.toThrow(/closed before the answer was complete|reset/);
   });
 
-  it('follows a few redirects, each one checked', async () => {
+  it('follows no redirect, naming where it pointed', async () => {
     http.routes.set('/moved/meta.json', (res) => res.writeHead(302, { location: '/catalog/meta.json' }).end());
-    expect((await catalog('/moved').entries()).map((e) => e.id)).toEqual(['redis', 'whoami']);
+    await expect(catalog('/moved').entries()).rejects.toThrow(`${http.base}/moved/meta.json: redirected to ${http.base}/catalog/meta.json (HTTP 302); redirects are not followed`);
     http.routes.set('/metadata/meta.json', (res) => res.writeHead(301, { location: 'http://169.254.169.254/latest/meta-data/' }).end());
-    await expect(catalog('/metadata').entries()).rejects.toThrow('redirected to http://169.254.169.254/latest/meta-data/: link-local addresses (169.254.0.0/16) are refused');
-    http.routes.set('/loop/meta.json', (res) => res.writeHead(302, { location: '/loop/meta.json' }).end());
-    await expect(catalog('/loop').entries()).rejects.toThrow(/more than 3 redirects/);
+    await expect(catalog('/metadata').entries()).rejects.toThrow('redirected to http://169.254.169.254/latest/meta-data/ (HTTP 301); redirects are not followed');
   });
 
   it('keeps using the last good copy when fetching again fails', async () => {
     serveRemoteCatalog(http, '/flaky');
     const stale: string[] = [];
-    const flaky = new RemoteCatalog(`${http.base}/flaky`, operatorAddresses, limits, { now: Date.now, onStale: (reason) => stale.push(reason) });
+    const flaky = new RemoteCatalog(`${http.base}/flaky`, OPERATOR_CATALOG, limits, { now: Date.now, onStale: (reason) => stale.push(reason) });
     expect((await flaky.entries()).map((e) => e.id)).toEqual(['redis', 'whoami']);
     http.routes.set('/flaky/meta.json', (res) => res.writeHead(500).end());
     expect((await flaky.entries()).map((e) => e.id)).toEqual(['redis', 'whoami']);

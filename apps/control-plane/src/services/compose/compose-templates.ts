@@ -14,6 +14,7 @@ import {
   processTemplate,
   trimChar,
 } from '@skiff/domain';
+import { PUBLIC_ONLY } from '@skiff/outbound';
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Principal } from '../../authz/principal.js';
@@ -21,7 +22,7 @@ import { assertNoHostPrivileges } from './host-privileges.js';
 import { Invalid } from '../../errors.js';
 import type { ComposeService } from './compose.js';
 import { type BundledCatalog, type TemplateSummary, TEMPLATE_ID } from './compose-templates-catalog.js';
-import { operatorAddresses, publicAddresses } from './compose-templates-fetch.js';
+import { OPERATOR_CATALOG } from './compose-templates-fetch.js';
 import { RemoteCatalog, RemoteCatalogError, type RemoteCatalogLimits } from './compose-templates-remote.js';
 import { type ServiceDeps, uniqueAs } from '../shared/deps.js';
 import type { DomainService } from '../domains/domains.js';
@@ -177,7 +178,7 @@ export class ComposeTemplateService {
 
   private remote(baseUrl: string, operator: boolean): RemoteCatalog {
     const log = this.options.log.child({ catalog: baseUrl });
-    return new RemoteCatalog(baseUrl, operator ? operatorAddresses : publicAddresses, this.limits, {
+    return new RemoteCatalog(baseUrl, operator ? OPERATOR_CATALOG : (this.deps.outbound ?? PUBLIC_ONLY), this.limits, {
       now: () => this.deps.clock().getTime(),
       onSkipped: (problems) => log.warn({ skipped: problems.slice(0, 20), count: problems.length }, 'template catalog entries skipped'),
       onStale: (reason) => log.warn({ reason }, 'template catalog could not be fetched again; using the last copy'),

@@ -341,6 +341,8 @@ describe('application.deploy of a source that is built', () => {
     const git = deploy!.source!.kind!.$case === 'git' ? deploy!.source!.kind!.value : undefined;
     expect(git).toMatchObject({ url: 'https://git.example.com/acme/shop.git', branch: 'release/2', submodules: true });
     expect(git!.sshPrivateKey).toContain('PRIVATE KEY');
+    // The operator's outbound policy travels with the source (the harness allows private destinations).
+    expect(git!.outbound).toEqual({ allowPrivate: true });
     expect(deploy!.build).toEqual({
       type: 1, // BUILD_TYPE_CONTAINERFILE
       buildPath: '/services/web',

@@ -13,12 +13,13 @@ export interface PlainGitColumns {
 
 /**
  * The service's plain git source as the agent (or the control plane, fetching a compose file)
- * clones it: URL, branch, submodules and the opened private key of its SSH key. A missing URL
+ * clones it: URL, branch, submodules, the opened private key of its SSH key, and the
+ * operator's outbound policy (which addresses the clone may reach). A missing URL
  * or branch is bad input naming it (`savedWith`: the operation that sets them); an SSH key that
  * is gone, or another organization's, names `customGitSSHKeyId`.
  */
 export async function plainGitSource(
-  deps: Pick<ServiceDeps, 'db' | 'secrets'>,
+  deps: Pick<ServiceDeps, 'db' | 'secrets' | 'outbound'>,
   located: { row: PlainGitColumns; project: Project },
   savedWith: string,
 ): Promise<BuildSource & { kind: { $case: 'git'; value: GitSource } }> {
@@ -33,6 +34,7 @@ export async function plainGitSource(
         branch: row.customGitBranch,
         submodules: row.enableSubmodules ?? false,
         sshPrivateKey: await sshPrivateKey(deps, located),
+        outbound: { allowPrivate: deps.outbound?.allowPrivate ?? false },
       },
     },
   };

@@ -1,4 +1,5 @@
 import type { Db } from '@skiff/db';
+import type { OutboundPolicy } from '@skiff/outbound';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { Invalid } from '../../errors.js';
 import type { IdGenerator } from '../../ids.js';
@@ -13,6 +14,8 @@ export interface ServiceDeps {
   onAccessChange: () => void;
   /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`; default DEFAULT_KEEP_DEPLOYMENTS, 20). */
   keepDeployments?: number;
+  /** Which destinations users' git sources and catalogs may be fetched from (`SKIFF_OUTBOUND_ALLOW_PRIVATE`); default public only. */
+  outbound?: OutboundPolicy;
 }
 
 export const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString();

@@ -597,6 +597,20 @@ export interface GitSource {
    * leave it on disk after the clone.
    */
   sshPrivateKey: string;
+  /**
+   * Which addresses the clone may connect to (the control plane's SKIFF_OUTBOUND_ALLOW_PRIVATE);
+   * absent: public addresses only.
+   */
+  outbound?: OutboundPolicy | undefined;
+}
+
+/**
+ * OutboundPolicy is the operator's rule for destinations the platform connects to on a
+ * user's behalf (libs/outbound): link-local, metadata, multicast and broadcast addresses are
+ * always refused; loopback, private and other non-public ones unless allow_private is set.
+ */
+export interface OutboundPolicy {
+  allowPrivate: boolean;
 }
 
 /**
@@ -4153,7 +4167,7 @@ export const BuildSource: MessageFns<BuildSource> = {
 };
 
 function createBaseGitSource(): GitSource {
-  return { url: "", branch: "", submodules: false, sshPrivateKey: "" };
+  return { url: "", branch: "", submodules: false, sshPrivateKey: "", outbound: undefined };
 }
 
 export const GitSource: MessageFns<GitSource> = {
@@ -4169,6 +4183,9 @@ export const GitSource: MessageFns<GitSource> = {
     }
     if (message.sshPrivateKey !== "") {
       writer.uint32(34).string(message.sshPrivateKey);
+    }
+    if (message.outbound !== undefined) {
+      OutboundPolicy.encode(message.outbound, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -4218,6 +4235,14 @@ export const GitSource: MessageFns<GitSource> = {
             message.sshPrivateKey = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.outbound = OutboundPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4240,6 +4265,7 @@ export const GitSource: MessageFns<GitSource> = {
         : isSet(object.ssh_private_key)
         ? globalThis.String(object.ssh_private_key)
         : "",
+      outbound: isSet(object.outbound) ? OutboundPolicy.fromJSON(object.outbound) : undefined,
     };
   },
 
@@ -4257,6 +4283,9 @@ export const GitSource: MessageFns<GitSource> = {
     if (message.sshPrivateKey !== "") {
       obj.sshPrivateKey = message.sshPrivateKey;
     }
+    if (message.outbound !== undefined) {
+      obj.outbound = OutboundPolicy.toJSON(message.outbound);
+    }
     return obj;
   },
 
@@ -4269,6 +4298,82 @@ export const GitSource: MessageFns<GitSource> = {
     message.branch = object.branch ?? "";
     message.submodules = object.submodules ?? false;
     message.sshPrivateKey = object.sshPrivateKey ?? "";
+    message.outbound = (object.outbound !== undefined && object.outbound !== null)
+      ? OutboundPolicy.fromPartial(object.outbound)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseOutboundPolicy(): OutboundPolicy {
+  return { allowPrivate: false };
+}
+
+export const OutboundPolicy: MessageFns<OutboundPolicy> = {
+  encode(message: OutboundPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.allowPrivate !== false) {
+      writer.uint32(8).bool(message.allowPrivate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OutboundPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOutboundPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.allowPrivate = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OutboundPolicy {
+    return {
+      allowPrivate: isSet(object.allowPrivate)
+        ? globalThis.Boolean(object.allowPrivate)
+        : isSet(object.allow_private)
+        ? globalThis.Boolean(object.allow_private)
+        : false,
+    };
+  },
+
+  toJSON(message: OutboundPolicy): unknown {
+    const obj: any = {};
+    if (message.allowPrivate !== false) {
+      obj.allowPrivate = message.allowPrivate;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OutboundPolicy>): OutboundPolicy {
+    return OutboundPolicy.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OutboundPolicy>): OutboundPolicy {
+    const message = createBaseOutboundPolicy();
+    message.allowPrivate = object.allowPrivate ?? false;
     return message;
   },
 };
