@@ -35,6 +35,7 @@ const platform = await buildPlatform({
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
+  auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');

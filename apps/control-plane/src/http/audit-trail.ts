@@ -30,7 +30,7 @@ export function remoteAddress(ctx: Context): string | null {
 export async function audited(
   audit: AuditRecorder | undefined,
   contract: Contract,
-  entry: Omit<AuditEntry, 'operation'> & { principal: Principal | null },
+  entry: Omit<AuditEntry, 'operation' | 'principal'> & { principal: Principal | null },
   log: Logger,
 ): Promise<void> {
   if (!audit || contract.method === 'GET' || !entry.principal) return;

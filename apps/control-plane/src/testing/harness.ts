@@ -15,7 +15,7 @@ export interface Answer<T = any> {
 export type Call = (
   operation: string,
   input?: Record<string, unknown>,
-  options?: { key?: string | null; method?: string; rawBody?: string },
+  options?: { key?: string | null; method?: string; rawBody?: string; address?: string },
 ) => Promise<Answer>;
 
 /** Calls `/api/<operation>` in process, as a client would over HTTP. */
@@ -37,7 +37,8 @@ export function apiClient(app: Hono, defaultKey: string | null, methodOf: (op: s
       headers['content-type'] = 'application/json';
       body = options.rawBody ?? JSON.stringify(input);
     }
-    const res = await app.request(url, { method, headers, body });
+    // The peer address as @hono/node-server hands it over (env.incoming), for the audit log.
+    const res = await app.request(url, { method, headers, body }, { incoming: { socket: { remoteAddress: options.address ?? '127.0.0.1' } } });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
@@ -69,6 +70,8 @@ export async function startTestPlatform(
     templates?: PlatformOptions['templates'];
     /** Ended deployments kept per workload (default 20). */
     keepDeployments?: number;
+    /** How long audit events are kept (default 90 days). */
+    auditRetentionMs?: number;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -105,6 +108,7 @@ export async function startTestPlatform(
     platformUpstream: options.platformUpstream,
     templates: options.templates,
     keepDeployments: options.keepDeployments,
+    auditRetentionMs: options.auditRetentionMs,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { canSeeProject, canSeeServer, isAdmin, isLimited } from '../../authz/policy.js';
 import type { Principal } from '../../authz/principal.js';
 import { storedPermissions } from '../../authz/principal.js';
-import { hashToken, keyStart, newApiKey } from '../../crypto/tokens.js';
 import { DomainError, Forbidden, Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import { type IdentityService, apiKeyRecord } from './identity.js';
