@@ -16,6 +16,9 @@ export interface NewKeyInput {
 
 /** A refusal of a scope wider than its creator may reach, naming the field. */
 const tooWide = (field: string, message: string) => new DomainError('FORBIDDEN', `${field}: ${message}`, [{ path: field.split('.'), message }]);
+/** Bad input in a nested field, its path as the contract's own issues give it. */
+const invalidAt = (field: string, message: string) =>
+  new DomainError('BAD_REQUEST', `Invalid input data: ${field}: ${message}`, [{ path: field.split('.'), message }]);
 
 /** API keys people hand out: their scope and expiry, checked against the creator's own access; listing and removal. */
 export class ApiKeyService {
@@ -60,7 +63,7 @@ export class ApiKeyService {
       if (!ids) return;
       const found = await known(table, ids);
       const unknown = ids.filter((id) => !found.has(id));
-      if (unknown.length) throw Invalid(field, `unknown in this organization: ${unknown.join(', ')}`);
+      if (unknown.length) throw invalidAt(field, `unknown in this organization: ${unknown.join(', ')}`);
       const denied = ids.filter((id) => !reach(id));
       if (denied.length) throw tooWide(field, `beyond your own access: ${denied.join(', ')}`);
     };
