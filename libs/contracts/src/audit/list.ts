@@ -25,6 +25,6 @@ export const list = defineContract({
   }),
   output: z.object({ items: z.array(AuditEventRecord), nextCursor: z.string().nullable() }),
   access: { role: 'admin' },
-  example: { operation: 'application.deploy', limit: 20 },
+  example: { limit: 20 },
   extension: true,
 });
