@@ -98,6 +98,16 @@ describe('a key limited to a server', () => {
     expect((await onlyS1.call('server.update', { serverId: s2.serverId, name: 'stolen' })).status).toBe(403);
     expect(ok(await t.call('application.one', { applicationId: on1.appId })).serverId).toBe(s1.serverId);
     expect(ok(await t.call('server.one', { serverId: s2.serverId })).name).toBe('two');
+
+    const cert = (id: string, serverId: string | null) => ({
+      id, organizationId: t.organizationId, serverId, name: id, certificateData: 'pem', privateKey: 'sealed', certificatePath: `/certs/${id}`,
+      autoRenew: null, subject: 'CN=x', issuer: 'CN=x', subjectNames: JSON.stringify(['x.example.com']), notBefore: new Date(), expiresAt: new Date(now + HOUR), fingerprint: id,
+    });
+    await t.db.insertInto('certificates').values([cert('crt_one', s1.serverId), cert('crt_two', s2.serverId), cert('crt_host', null)]).execute();
+    expect(ok(await onlyS1.call('certificates.all')).map((c: { certificateId: string }) => c.certificateId)).toEqual(['crt_one']);
+    expect((await onlyS1.call('certificates.one', { certificateId: 'crt_two' })).status).toBe(403);
+    expect((await onlyS1.call('certificates.one', { certificateId: 'crt_host' })).status).toBe(403);
+    expect(ok(await t.call('certificates.all')).length).toBe(3);
   });
 });
 
@@ -167,6 +177,6 @@ describe('listing and last use', () => {
       const at = (await listed()).lastUsedAt as string;
       return at !== first && at;
     }, { what: 'lastUsedAt to move' });
-    expect(Date.parse(second) - Date.parse(first)).toBe(71_000);
+    expect(Date.parse(second as string) - Date.parse(first)).toBe(71_000);
   });
 });
