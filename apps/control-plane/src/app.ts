@@ -4,6 +4,7 @@ import { PrincipalCache } from './http/authenticate.js';
 import type { AllHandlers } from './http/context.js';
 import { errorBody } from './http/envelope.js';
 import { mountApi } from './http/mount.js';
+import type { AuditRecorder } from './http/audit-trail.js';
 import type { UploadLimits } from './http/uploads.js';
 import { randomIds } from './ids.js';
 
@@ -17,6 +18,8 @@ export interface AppDeps {
   validateOutput?: boolean;
   /** Where uploaded files (`application.dropDeployment`) are received, and their size limit. */
   uploads?: UploadLimits;
+  /** Where mutating operations are recorded. */
+  audit?: AuditRecorder;
 }
 
 export function createApp(deps: AppDeps): Hono {

@@ -44,6 +44,8 @@ import { serverHandlers } from './routers/server.js';
 import { settingsHandlers } from './routers/settings.js';
 import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
+import { auditHandlers } from './routers/audit.js';
+import { AuditLog } from './services/audit/index.js';
 import { AiService } from './services/settings/index.js';
 import { ApplicationService } from './services/applications/index.js';
 import { BackupService } from './services/backups/index.js';
@@ -65,7 +67,7 @@ import type { WorkloadRemovals } from './services/shared/index.js';
 import { DestinationService } from './services/backups/index.js';
 import { DomainService } from './services/domains/index.js';
 import { GitProviderService } from './services/forges/index.js';
-import { IdentityService } from './services/identity/index.js';
+import { ApiKeyService, IdentityService, KeyUsage } from './services/identity/index.js';
 import { MetricsTokenService } from './services/identity/index.js';
 import { NotificationService } from './services/notifications/index.js';
 import { OrganizationService } from './services/identity/index.js';
@@ -105,6 +107,8 @@ export interface PlatformOptions {
   keepDeployments?: number;
   /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */
   commandRetentionMs?: AgentChannelOptions['commandRetentionMs'];
+  /** How long audit events are kept (`SKIFF_AUDIT_RETENTION_DAYS`, default 90 days); pruned hourly in the background of writes. */
+  auditRetentionMs?: number;
   /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
   localAgentCredential?: string;
   /**
@@ -246,7 +250,12 @@ export async function buildPlatform(options: PlatformOptions) {
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
   await drops.clearIncoming();
   drops.sweep().catch((err: unknown) => options.log.error({ err }, 'could not remove stale archive files'));
-  principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash));
+  const apiKeys = new ApiKeyService(deps, identity);
+  const keyUsage = new KeyUsage(deps, options.log.child({ component: 'api-keys' }));
+  principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash), undefined, () => deps.clock().getTime(), (p) =>
+    keyUsage.seen(p.apiKeyId),
+  );
+  const audit = new AuditLog(deps, { retentionMs: options.auditRetentionMs, log: options.log.child({ component: 'audit' }) });
 
   let openApi: Record<string, unknown> | undefined;
   const openApiDocument = () => (openApi ??= buildOpenApiDocument(options.version));
@@ -255,7 +264,8 @@ export async function buildPlatform(options: PlatformOptions) {
     project: projectHandlers(projects),
     environment: environmentHandlers(projects),
     organization: organizationHandlers(organizations),
-    user: { ...userHandlers(identity, organizations, metricsTokens), ...userBackupHandlers(backups) },
+    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys), ...userBackupHandlers(backups) },
+    audit: auditHandlers(audit),
     notification: notificationHandlers(metricsTokens, notifications),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
@@ -285,6 +295,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const app = createApp({
     handlers,
     principals,
+    audit,
     log: options.log,
     openApiDocument,
     checkHealth: async () => {
@@ -313,6 +324,7 @@ export async function buildPlatform(options: PlatformOptions) {
 
   const close = async () => {
     await agents.close();
+    await audit.settled();
     await database.close();
     if (!options.archives?.dir) await rm(archivesDir, { recursive: true, force: true });
   };
@@ -321,6 +333,8 @@ export async function buildPlatform(options: PlatformOptions) {
     database,
     identity,
     organizations,
+    /** The audit log (its prune, for tests). */
+    audit,
     projects,
     secrets: deps.secrets,
     /** Uploaded archives of drop applications (where their files are, the sweep). */

@@ -36,6 +36,7 @@ const platform = await buildPlatform({
   keepDeployments: config.retention.keepDeployments,
   outbound: config.outbound,
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
+  auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');

@@ -26,12 +26,14 @@ import { notification } from './notification/index.js';
 import { settings } from './settings/index.js';
 import { user } from './user/index.js';
 import { deployment } from './deployment/index.js';
+import { audit } from './audit/index.js';
 
 export * from './contract.js';
 export * from './primitives.js';
 export * from './records.js';
 export { BillingProductConfig } from './billing/record.js';
 export { DeploymentRecord, DeploymentLog } from './deployment/record.js';
+export { AuditEventRecord } from './audit/record.js';
 
 /** Every router of the API, by name; each maps operation names to contracts. */
 export const contracts = {
@@ -62,6 +64,7 @@ export const contracts = {
   settings,
   user,
   deployment,
+  audit,
 };
 
 export type Contracts = typeof contracts;

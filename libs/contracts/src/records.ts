@@ -97,12 +97,37 @@ export const MemberRecord = UserRecord.extend({
   permissions: Permissions,
 });
 
+/** What a key may do within its user's access (`user.createApiKey`'s `scope`). */
+export const ApiKeyScope = z.strictObject({
+  readOnly: z.boolean().optional().describe('only read operations (GET); every other answers FORBIDDEN'),
+  projectIds: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('only these projects, their environments and services (and no other project, git provider or SSH key)'),
+  serverIds: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('only these servers and the services that run on them'),
+});
+
 export const ApiKeyRecord = z.object({
   apiKeyId: z.string(),
   name: z.string(),
   start: z.string().describe('the first characters of the key, to recognise it'),
   organizationId: z.string(),
   createdAt: Timestamp,
+  userId: z.string().optional().describe('whose key it is'),
+  scope: z
+    .object({ readOnly: z.boolean(), projectIds: z.array(z.string()).nullable(), serverIds: z.array(z.string()).nullable() })
+    .nullable()
+    .optional()
+    .describe("null: the whole of the user's access"),
+  expiresAt: Timestamp.nullable().optional().describe('null: never'),
+  lastUsedAt: Timestamp.nullable().optional().describe('at most a minute behind the last use'),
 });
 
 export const NewApiKey = ApiKeyRecord.extend({

@@ -18,6 +18,7 @@ import type { CommandsTable, ServersTable, SshKeysTable } from './schema/servers
 import type { GitProvidersTable } from './schema/forges.js';
 import type { AiConfigsTable } from './schema/ai.js';
 import type { PlatformSettingsTable } from './schema/settings.js';
+import type { AuditEventsTable } from './schema/audit.js';
 
 export type { ServiceColumns } from './schema/columns.js';
 export type * from './schema/identity.js';
@@ -32,6 +33,7 @@ export type * from './schema/servers.js';
 export type * from './schema/forges.js';
 export type * from './schema/ai.js';
 export type * from './schema/settings.js';
+export type * from './schema/audit.js';
 
 export interface Database {
   users: UsersTable;
@@ -58,6 +60,7 @@ export interface Database {
   platformSettings: PlatformSettingsTable;
   deployments: DeploymentsTable;
   commands: CommandsTable;
+  auditEvents: AuditEventsTable;
   applicationArchives: ApplicationArchivesTable;
   proxyRevisions: ProxyRevisionsTable;
 }

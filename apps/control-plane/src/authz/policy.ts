@@ -1,31 +1,53 @@
-import type { Access, Grant } from '@skiff/contracts';
+import type { Access, Grant, Method } from '@skiff/contracts';
 import { Forbidden, NotFound } from '../errors.js';
 import type { Principal, Role } from './principal.js';
 
 const rank: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
 
-export const isAdmin = (p: Principal) => rank[p.role] >= rank.admin;
+/**
+ * A key limited to named projects or servers (its `scope`). It narrows what the user may do:
+ * records outside its lists are not visible, and it acts with the member role at most (what
+ * needs admin concerns the whole organization, which such a key does not reach).
+ */
+export const isLimited = (p: Principal) => Boolean(p.scope && (p.scope.projectIds || p.scope.serverIds));
+
+/** The user's role in the organization, whatever the key. */
+const holdsAdminRole = (p: Principal) => rank[p.role] >= rank.admin;
+
+/** Acts as an owner or admin: the role, through a key not limited to named records. */
+export const isAdmin = (p: Principal) => holdsAdminRole(p) && !isLimited(p);
 
 export function hasRole(p: Principal, role: Role): boolean {
-  return rank[p.role] >= rank[role];
+  return rank[isLimited(p) ? 'member' : p.role] >= rank[role];
 }
 
-/** Owners and admins hold every grant; members hold what `user.assignPermissions` gave them. */
+/** Grants that reach records a limited key does not name (other projects, git providers, SSH keys). */
+function outsideScope(p: Principal, grant: Grant): boolean {
+  if (!isLimited(p)) return false;
+  if (grant === 'canAccessToGitProviders' || grant === 'canAccessToSSHKeys') return true;
+  return grant === 'canCreateProjects' && p.scope!.projectIds !== null;
+}
+
+/** Owners and admins hold every grant; members hold what `user.assignPermissions` gave them; a limited key none beyond its lists. */
 export function hasGrant(p: Principal, grant: Grant): boolean {
-  return isAdmin(p) || p.permissions[grant] === true;
+  if (outsideScope(p, grant)) return false;
+  return holdsAdminRole(p) || p.permissions[grant] === true;
 }
 
-/** The gate every operation passes before its handler: key usable, role and grant held. */
-export function checkAccess(p: Principal, access: Access): void {
-  if (!isAdmin(p) && !p.permissions.canAccessToAPI) {
+const scopeNote = (p: Principal) => (isLimited(p) ? ' (this API key is limited to named projects or servers)' : '');
+
+/** The gate every operation passes before its handler: key usable, scope, role and grant held. */
+export function checkAccess(p: Principal, access: Access, method: Method = 'POST'): void {
+  if (!holdsAdminRole(p) && !p.permissions.canAccessToAPI) {
     throw Forbidden('API access is disabled for this member');
   }
-  if (access.role && !hasRole(p, access.role)) throw Forbidden(`Requires the ${access.role} role`);
-  if (access.grant && !hasGrant(p, access.grant)) throw Forbidden(`Requires the ${access.grant} permission`);
+  if (p.scope?.readOnly && method !== 'GET') throw Forbidden('This API key is read-only (scope readOnly): it may only call read operations');
+  if (access.role && !hasRole(p, access.role)) throw Forbidden(`Requires the ${access.role} role${scopeNote(p)}`);
+  if (access.grant && !hasGrant(p, access.grant)) throw Forbidden(`Requires the ${access.grant} permission${scopeNote(p)}`);
 }
 
 export function requireGrant(p: Principal, grant: Grant): void {
-  if (!hasGrant(p, grant)) throw Forbidden(`Requires the ${grant} permission`);
+  if (!hasGrant(p, grant)) throw Forbidden(`Requires the ${grant} permission${scopeNote(p)}`);
 }
 
 /** What serves every organization on the platform host (its settings, its proxy) is for platform administrators only. */
@@ -36,22 +58,40 @@ export function requirePlatformAdmin(p: Principal, why: string): void {
 /**
  * Resource rules: a record of another organization does not exist for the caller
  * (NOT_FOUND, with the message an unknown id gets: `No such <what>`, so the two cannot be
- * told apart); one of the caller's organization that a member was not given is FORBIDDEN.
+ * told apart); one of the caller's organization that a member was not given, or that the
+ * key's scope does not name, is FORBIDDEN.
  */
 export function assertOrganization(p: Principal, organizationId: string, what: string): void {
   if (organizationId !== p.organizationId) throw NotFound(`No such ${what}`);
 }
 
+const inScope = (ids: string[] | null | undefined, id: string) => !ids || ids.includes(id);
+
 export const canSeeProject = (p: Principal, projectId: string) =>
-  isAdmin(p) || p.permissions.accessedProjects.includes(projectId);
+  inScope(p.scope?.projectIds, projectId) && (holdsAdminRole(p) || p.permissions.accessedProjects.includes(projectId));
 
 export const canSeeEnvironment = (p: Principal, projectId: string, environmentId: string) =>
-  isAdmin(p) ||
-  (p.permissions.accessedProjects.includes(projectId) &&
-    p.permissions.accessedEnvironments.includes(environmentId));
+  canSeeProject(p, projectId) && (holdsAdminRole(p) || p.permissions.accessedEnvironments.includes(environmentId));
 
-export const canSeeService = (p: Principal, serviceId: string) =>
-  isAdmin(p) || p.permissions.accessedServices.includes(serviceId);
+/** A server record of the caller's organization: granted to a member, and named by a key limited to servers. */
+export const canSeeServer = (p: Principal, serverId: string) =>
+  inScope(p.scope?.serverIds, serverId) && (holdsAdminRole(p) || p.permissions.accessedServers.includes(serverId));
+
+/**
+ * A service (application, compose stack, cache) of `projectId`, running on `serverId` (null:
+ * the platform host, which a key limited to servers does not name).
+ */
+export const canSeeService = (p: Principal, service: { id: string; serverId: string | null }, projectId: string) =>
+  inScope(p.scope?.projectIds, projectId) &&
+  (!p.scope?.serverIds || (service.serverId !== null && p.scope.serverIds.includes(service.serverId))) &&
+  (holdsAdminRole(p) || p.permissions.accessedServices.includes(service.id));
+
+/** The servers a caller may see, for list filters; null: all of the organization's. */
+export function visibleServers(p: Principal): string[] | null {
+  const scoped = p.scope?.serverIds ?? null;
+  if (holdsAdminRole(p)) return scoped;
+  return scoped ? p.permissions.accessedServers.filter((id) => scoped.includes(id)) : p.permissions.accessedServers;
+}
 
 export function assertProject(p: Principal, project: { id: string; organizationId: string }): void {
   assertOrganization(p, project.organizationId, 'project');

@@ -1,4 +1,4 @@
-import type { PermissionsJson } from '@skiff/db';
+import type { ApiKeyScopeJson, PermissionsJson } from '@skiff/db';
 
 export type Role = 'owner' | 'admin' | 'member';
 
@@ -10,7 +10,13 @@ export interface Principal {
   apiKeyId: string;
   permissions: PermissionsJson;
   isPlatformAdmin: boolean;
+  /** The key's scope (policy.ts narrows the user's access with it); absent: the user's whole access. */
+  scope?: ApiKeyScope | null;
+  /** When the key stops working; absent or null: never. */
+  expiresAt?: Date | null;
 }
+
+export type ApiKeyScope = ApiKeyScopeJson;
 
 export const defaultPermissions = (): PermissionsJson => ({
   accessedProjects: [],

@@ -1,5 +1,6 @@
 import type { Principal } from '../authz/principal.js';
 import { hashToken } from '../crypto/tokens.js';
+import { Unauthorized } from '../errors.js';
 
 export type PrincipalLookup = (keyHash: string) => Promise<Principal | null>;
 
@@ -23,7 +24,18 @@ export class PrincipalCache {
     private readonly lookup: PrincipalLookup,
     private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
+    /** Told of every request a key authenticates (its last use is recorded from there). */
+    private readonly onUse: (p: Principal) => void = () => {},
   ) {}
+
+  /** The principal of a presented key, or UNAUTHORIZED: unknown, or past its `expiresAt`. */
+  async authenticate(key: string): Promise<Principal> {
+    const principal = await this.resolve(key);
+    if (!principal) throw Unauthorized('Invalid API key');
+    if (principal.expiresAt && principal.expiresAt.getTime() <= this.now()) throw Unauthorized('API key expired');
+    this.onUse(principal);
+    return principal;
+  }
 
   async resolve(key: string): Promise<Principal | null> {
     const hash = hashToken(key);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
 import { checkAccess } from '../authz/policy.js';
 import { DomainError, Invalid, NotImplemented, Unauthorized, statusOf } from '../errors.js';
+import { type AuditRecorder, audited, remoteAddress } from './audit-trail.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, validationError } from './envelope.js';
@@ -21,6 +22,8 @@ export interface MountDeps {
   newRequestId: () => string;
   /** Where operations that take a file (`contract.upload`) receive it; without it they answer NOT_IMPLEMENTED. */
   uploads?: UploadLimits;
+  /** Where mutating operations are recorded (done, or refused as FORBIDDEN); none: not recorded. */
+  audit?: AuditRecorder;
 }
 
 /** Serves every contract at `/api/<router>.<operation>`. */
@@ -39,20 +42,21 @@ export function mountApi(app: Hono, deps: MountDeps): void {
     let received: MultipartBody | undefined;
     /** Whether the body was read to its end (or there is none): otherwise an answer closes the connection. */
     let bodyDone = ctx.req.method === 'GET' || ctx.req.method === 'HEAD' || ctx.req.header('content-length') === '0';
+    let contract: Contract | undefined;
+    let principal: Principal | null = null;
+    let input: unknown;
     try {
-      const contract = contractsByName.get(name);
+      contract = contractsByName.get(name);
       if (!contract || contract.method !== ctx.req.method) {
         throw new DomainError('NOT_FOUND', `No operation ${ctx.req.method} ${name}`);
       }
-      let principal: Principal | null = null;
       const key = presentedKey({ get: (h) => ctx.req.header(h) });
       // A `bodyToken` operation takes a key too when one is presented (acceptInvitation: the
       // accepting account); a presented key is always checked, never silently ignored.
       if (contract.access.auth === 'key' || key) {
         if (!key) throw Unauthorized();
-        principal = await deps.principals.resolve(key);
-        if (!principal) throw Unauthorized('Invalid API key');
-        checkAccess(principal, contract.access);
+        principal = await deps.principals.authenticate(key);
+        checkAccess(principal, contract.access, contract.method);
       }
       let raw: unknown;
       if (contract.method === 'GET') raw = inputFromQuery(contract.input, queryOf(ctx));
@@ -61,6 +65,7 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       bodyDone = true;
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error);
+      input = parsed.data;
       if (contract.upload && !received?.file) throw Invalid(contract.upload.field, 'required: a file part of a multipart/form-data body');
       const handler = handlerOf(contract);
       if (!handler) throw NotImplemented(contract.name);
@@ -73,12 +78,16 @@ export function mountApi(app: Hono, deps: MountDeps): void {
           throw new Error(`output of ${contract.name} does not match its contract`);
         }
       }
+      await audited(deps.audit, contract, { principal, input, outcome: 'ok', address: remoteAddress(ctx), requestId }, log);
       log.info({ status: 200, ms: round(performance.now() - started), userId: principal?.userId }, 'request');
       return ctx.json(result ?? {}, 200);
     } catch (err) {
       // Authentication and the operation's checks come before the body is read, and a body
       // over its limit is left unread past it: the connection is closed rather than drained.
       if (!bodyDone) ctx.header('connection', 'close');
+      if (contract && err instanceof DomainError && err.code === 'FORBIDDEN') {
+        await audited(deps.audit, contract, { principal, input, outcome: 'forbidden', address: remoteAddress(ctx), requestId }, log);
+      }
       return errorResponse(ctx, err, log, requestId, started);
     } finally {
       // A service that keeps an uploaded file moves it; whatever is left is removed.

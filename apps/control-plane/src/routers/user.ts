@@ -1,5 +1,5 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { IdentityService } from '../services/identity/index.js';
+import type { ApiKeyService, IdentityService } from '../services/identity/index.js';
 import type { MetricsTokenService } from '../services/identity/index.js';
 import type { OrganizationService } from '../services/identity/index.js';
 
@@ -7,6 +7,7 @@ export const userHandlers = (
   identity: IdentityService,
   orgs: OrganizationService,
   metrics: MetricsTokenService,
+  keys: ApiKeyService,
 ): RouterHandlers<'user'> => ({
   get: async (_input, { principal }) => identity.get(principal),
   one: (input, { principal }) => identity.one(principal, input.userId),
@@ -17,10 +18,10 @@ export const userHandlers = (
   haveRootAccess: async (_input, { principal }) => identity.haveRootAccess(principal),
   checkUserOrganizations: (input, { principal }) => identity.checkUserOrganizations(principal, input.userId),
   createApiKey: (input, { principal }) =>
-    identity.createApiKey(principal, input.name, input.metadata?.organizationId),
-  generateToken: (_input, { principal }) =>
-    identity.createApiKey(principal, `token ${new Date().toISOString().slice(0, 19)}`),
-  deleteApiKey: (input, { principal }) => identity.deleteApiKey(principal, input.apiKeyId),
+    keys.create(principal, { name: input.name, organizationId: input.metadata?.organizationId, expiresAt: input.expiresAt, scope: input.scope }),
+  generateToken: (_input, { principal }) => keys.create(principal, { name: `token ${new Date().toISOString().slice(0, 19)}` }),
+  deleteApiKey: (input, { principal }) => keys.delete(principal, input.apiKeyId),
+  apiKeys: (_input, { principal }) => keys.list(principal),
   getUserByToken: (input) => orgs.byToken(input.token),
   getInvitations: (_input, { principal }) => orgs.invitationsFor(principal),
   getMetricsToken: (_input, { principal }) => metrics.tokenOf(principal),

@@ -15,7 +15,7 @@ export interface Answer<T = any> {
 export type Call = (
   operation: string,
   input?: Record<string, unknown>,
-  options?: { key?: string | null; method?: string; rawBody?: string },
+  options?: { key?: string | null; method?: string; rawBody?: string; address?: string },
 ) => Promise<Answer>;
 
 /** Calls `/api/<operation>` in process, as a client would over HTTP. */
@@ -37,7 +37,8 @@ export function apiClient(app: Hono, defaultKey: string | null, methodOf: (op: s
       headers['content-type'] = 'application/json';
       body = options.rawBody ?? JSON.stringify(input);
     }
-    const res = await app.request(url, { method, headers, body });
+    // The peer address as @hono/node-server hands it over (env.incoming), for the audit log.
+    const res = await app.request(url, { method, headers, body }, { incoming: { socket: { remoteAddress: options.address ?? '127.0.0.1' } } });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
@@ -74,6 +75,8 @@ export async function startTestPlatform(
      * allowed (SKIFF_OUTBOUND_ALLOW_PRIVATE=1), since the test git and HTTP servers listen on loopback.
      */
     outbound?: PlatformOptions['outbound'];
+    /** How long audit events are kept (default 90 days). */
+    auditRetentionMs?: number;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -111,6 +114,7 @@ export async function startTestPlatform(
     templates: options.templates,
     keepDeployments: options.keepDeployments,
     outbound: options.outbound ?? { allowPrivate: true },
+    auditRetentionMs: options.auditRetentionMs,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

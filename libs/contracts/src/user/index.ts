@@ -1,5 +1,6 @@
 import { defineRouter } from '../contract.js';
 import { all } from './all.js';
+import { apiKeys } from './apiKeys.js';
 import { assignPermissions } from './assignPermissions.js';
 import { checkUserOrganizations } from './checkUserOrganizations.js';
 import { createApiKey } from './createApiKey.js';
@@ -35,6 +36,7 @@ export const user = defineRouter('user', {
   generateToken,
   deleteApiKey,
   createApiKey,
+  apiKeys,
   checkUserOrganizations,
   sendInvitation,
 });

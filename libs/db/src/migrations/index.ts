@@ -9,6 +9,8 @@ import * as composeDeployments from './2026-11-27T00-00-compose-deployments.js';
 import * as invitationBinding from './2026-11-28T00-00-invitation-binding.js';
 import * as deployCounters from './2026-11-29T00-00-deploy-counters.js';
 import * as platformHostTrust from './2026-11-29T00-01-platform-host-trust.js';
+import * as apiKeyScopes from './2026-11-30T04-00-api-key-scopes.js';
+import * as auditEvents from './2026-11-30T04-01-audit-events.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +24,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T00-00-invitation-binding': invitationBinding,
   '2026-11-29T00-00-deploy-counters': deployCounters,
   '2026-11-29T00-01-platform-host-trust': platformHostTrust,
+  '2026-11-30T04-00-api-key-scopes': apiKeyScopes,
+  '2026-11-30T04-01-audit-events': auditEvents,
 };

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { CreatedAt, Json } from './columns.js';
+import type { CreatedAt, Json, JsonOrNull } from './columns.js';
 
 export interface PermissionsJson {
   accessedProjects: string[];
@@ -70,7 +70,19 @@ export interface ApiKeysTable {
   name: string;
   keyHash: string;
   start: string;
+  /** What the key may do within the user's access; null: all of it. */
+  scope: JsonOrNull<ApiKeyScopeJson>;
+  expiresAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Written at most once a minute per key. */
+  lastUsedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: CreatedAt;
+}
+
+/** An API key's scope: each list given limits that kind of record to the ids named. */
+export interface ApiKeyScopeJson {
+  readOnly: boolean;
+  projectIds: string[] | null;
+  serverIds: string[] | null;
 }
 
 export interface InvitationsTable {

@@ -3,7 +3,7 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Certificate, Db } from '@skiff/db';
 import { commonNameOf, dnsNamesOf, hostCoveredBy, isPrivateKeyLabel, normalizeHost, pemBlocks } from '@skiff/domain';
 import type { Principal } from '../../authz/principal.js';
-import { isAdmin } from '../../authz/policy.js';
+import { canSeeServer, visibleServers } from '../../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, uniqueAs } from '../shared/deps.js';
 import type { ProxyConfig } from './proxy-config.js';
@@ -113,9 +113,15 @@ export class CertificateService {
 
   async all(p: Principal) {
     let q = this.db.selectFrom('certificates').selectAll().where('organizationId', '=', p.organizationId);
-    if (!isAdmin(p)) {
-      const servers = p.permissions.accessedServers;
-      q = q.where((eb) => (servers.length ? eb.or([eb('serverId', 'is', null), eb('serverId', 'in', servers)]) : eb('serverId', 'is', null)));
+    const servers = visibleServers(p);
+    if (servers) {
+      // The platform host's (serverId null) are the organization's own, unless the key names servers.
+      const platformHost = !p.scope?.serverIds;
+      q = q.where((eb) => {
+        const named = servers.length ? [eb('serverId', 'in', servers)] : [];
+        const either = platformHost ? [eb('serverId', 'is', null), ...named] : named;
+        return either.length ? eb.or(either) : eb.val(false);
+      });
     }
     const rows = await q.orderBy('createdAt').orderBy('id').execute();
     return rows.map(this.record);
@@ -150,7 +156,7 @@ export class CertificateService {
   /** A certificate of the caller's organization; a member sees those of servers they were given. */
   private async find(p: Principal, certificateId: string): Promise<Certificate> {
     const row = await findOfOrganization(this.db, 'certificates', p, certificateId, 'certificate');
-    if (row.serverId !== null && !isAdmin(p) && !p.permissions.accessedServers.includes(row.serverId)) {
+    if (row.serverId === null ? Boolean(p.scope?.serverIds) : !canSeeServer(p, row.serverId)) {
       throw Forbidden('No access to the server of this certificate');
     }
     return row;

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { Db } from '@skiff/db';
 import { generatedHost, isPublicIPv4, nameSuffix, normalizeHost } from '@skiff/domain';
 import type { Principal } from '../../authz/principal.js';
-import { isAdmin } from '../../authz/policy.js';
+import { canSeeServer } from '../../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 
 export interface DomainOptions {
@@ -105,7 +105,7 @@ export class DomainHosts {
   private async server(p: Principal, serverId: string, field: string, asRead: boolean) {
     const server = await this.db.selectFrom('servers').select(['id', 'organizationId', 'address']).where('id', '=', serverId).executeTakeFirst();
     if (!server || server.organizationId !== p.organizationId) throw asRead ? NotFound('No such server') : Invalid(field, 'no such server');
-    if (!isAdmin(p) && !p.permissions.accessedServers.includes(serverId)) throw Forbidden('No access to this server');
+    if (!canSeeServer(p, serverId)) throw Forbidden('No access to this server');
     return server;
   }
 

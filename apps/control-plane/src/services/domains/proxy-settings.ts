@@ -3,7 +3,7 @@ import type { Db } from '@skiff/db';
 import { ProxyOperation } from '@skiff/proto';
 import { z } from 'zod';
 import type { Principal } from '../../authz/principal.js';
-import { isAdmin, requirePlatformAdmin } from '../../authz/policy.js';
+import { canSeeServer, requirePlatformAdmin } from '../../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import { MIDDLEWARES_FILE, type ProxyRequests } from './proxy-requests.js';
 
@@ -109,7 +109,7 @@ export class ProxySettingsService {
     }
     const server = await this.db.selectFrom('servers').select(['id', 'organizationId']).where('id', '=', serverId).executeTakeFirst();
     if (!server || server.organizationId !== p.organizationId) throw NotFound('No such server');
-    if (!isAdmin(p) && !p.permissions.accessedServers.includes(serverId)) throw Forbidden('No access to this server');
+    if (!canSeeServer(p, serverId)) throw Forbidden('No access to this server');
     return server.id;
   }
 }

@@ -1,4 +1,4 @@
-import type { Member, Organization, PermissionsJson, User } from '@skiff/db';
+import type { ApiKey, ApiKeyScopeJson, Member, Organization, PermissionsJson, User } from '@skiff/db';
 import type { Principal } from '../../authz/principal.js';
 import { defaultPermissions, storedPermissions } from '../../authz/principal.js';
 import { isAdmin } from '../../authz/policy.js';
@@ -34,12 +34,16 @@ export const organizationRecord = (o: Organization) => ({
   createdAt: iso(o.createdAt),
 });
 
-const apiKeyRecord = (k: { id: string; name: string; start: string; organizationId: string; createdAt: Date }) => ({
+export const apiKeyRecord = (k: Pick<ApiKey, 'id' | 'name' | 'start' | 'organizationId' | 'createdAt'> & Partial<ApiKey>) => ({
   apiKeyId: k.id,
   name: k.name,
   start: k.start,
   organizationId: k.organizationId,
   createdAt: iso(k.createdAt),
+  userId: k.userId,
+  scope: k.scope ?? null,
+  expiresAt: k.expiresAt ? iso(k.expiresAt) : null,
+  lastUsedAt: k.lastUsedAt ? iso(k.lastUsedAt) : null,
 });
 
 /** Users, their memberships, API keys and the first-boot owner. */
@@ -58,7 +62,7 @@ export class IdentityService {
         j.onRef('m.userId', '=', 'k.userId').onRef('m.organizationId', '=', 'k.organizationId'),
       )
       .innerJoin('users as u', 'u.id', 'k.userId')
-      .select(['k.id as apiKeyId', 'k.userId', 'k.organizationId', 'm.role', 'm.permissions', 'm.platformAdmin', 'u.isPlatformAdmin'])
+      .select(['k.id as apiKeyId', 'k.userId', 'k.organizationId', 'k.scope', 'k.expiresAt', 'm.role', 'm.permissions', 'm.platformAdmin', 'u.isPlatformAdmin'])
       .where('k.keyHash', '=', keyHash)
       .executeTakeFirst();
     if (!row) return null;
@@ -70,7 +74,10 @@ export class IdentityService {
       permissions: storedPermissions(row.permissions),
       // Platform power only through a membership the platform granted it in (first boot, or an
       // organization the platform administrator created), never one joined by invitation.
-      isPlatformAdmin: row.isPlatformAdmin && row.platformAdmin,
+      // A key limited to named projects or servers never carries the platform's power.
+      isPlatformAdmin: row.isPlatformAdmin && row.platformAdmin && !row.scope?.projectIds && !row.scope?.serverIds,
+      scope: row.scope,
+      expiresAt: row.expiresAt,
     };
   }
 
@@ -248,7 +255,8 @@ export class IdentityService {
 
   /** Adds a newly created record to a member's access lists, so they keep what they create. */
   async grantCreated(p: Principal, lists: { projects?: string[]; environments?: string[]; services?: string[]; gitProviders?: string[] }) {
-    if (isAdmin(p)) return;
+    // Owners and admins see it through their role, whatever their key's limits.
+    if (p.role !== 'member') return;
     const member = await this.membership(p.userId, p.organizationId);
     if (!member) return;
     const perms = storedPermissions(member.permissions);
@@ -277,36 +285,22 @@ export class IdentityService {
     return { count: rows.length, organizationIds: rows.map((r) => r.organizationId).filter((id) => callers.has(id)) };
   }
 
-  /** A key of the caller's own user, in an organization the caller's user is a member of. */
-  async createApiKey(p: Principal, name: string, organizationId = p.organizationId) {
-    if (!(await this.membership(p.userId, organizationId))) {
-      throw Invalid('metadata.organizationId', 'you are not a member of this organization');
-    }
-    return this.issueKey(p.userId, organizationId, name);
-  }
-
   /** Mints a key; callers must have authenticated `userId` itself (never a token alone for an existing account). */
-  async issueKey(userId: string, organizationId: string, name: string, db = this.db) {
+  async issueKey(
+    userId: string,
+    organizationId: string,
+    name: string,
+    db = this.db,
+    limits: { scope?: ApiKeyScopeJson | null; expiresAt?: Date | null } = {},
+  ) {
     const key = newApiKey();
+    const scope = limits.scope ? JSON.stringify(limits.scope) : null;
     const row = await db
       .insertInto('apiKeys')
-      .values({ id: this.deps.ids('key'), userId, organizationId, name, keyHash: hashToken(key), start: keyStart(key) })
+      .values({ id: this.deps.ids('key'), userId, organizationId, name, keyHash: hashToken(key), start: keyStart(key), scope, expiresAt: limits.expiresAt ?? null })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { ...apiKeyRecord(row), key };
-  }
-
-  async deleteApiKey(p: Principal, apiKeyId: string) {
-    const row = await this.db.selectFrom('apiKeys').selectAll().where('id', '=', apiKeyId).executeTakeFirst();
-    if (!row) throw NotFound('No such API key');
-    const own = row.userId === p.userId;
-    if (!own) {
-      if (row.organizationId !== p.organizationId) throw NotFound('No such API key');
-      if (!isAdmin(p)) throw Forbidden('Only admins can delete the keys of other members');
-    }
-    await this.db.deleteFrom('apiKeys').where('id', '=', apiKeyId).execute();
-    this.deps.onAccessChange();
-    return apiKeyRecord(row);
   }
 
   haveRootAccess(p: Principal) {

@@ -83,7 +83,7 @@ export class ProjectService {
     return {
       ...this.environmentRecord(e),
       services: services
-        .filter((s) => s.environmentId === e.id && canSeeService(p, s.id))
+        .filter((s) => s.environmentId === e.id && canSeeService(p, s, e.projectId))
         .map(({ environmentId: _e, ...s }) => s),
     };
   }

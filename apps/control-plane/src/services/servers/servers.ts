@@ -6,7 +6,7 @@ import type { Server } from '@skiff/db';
 import { isServerAddress } from '@skiff/domain';
 import { credentialDigest } from '../../agents/agent-credentials.js';
 import type { Principal } from '../../authz/principal.js';
-import { isAdmin } from '../../authz/policy.js';
+import { canSeeServer, visibleServers } from '../../authz/policy.js';
 import { DomainError, Forbidden, Invalid } from '../../errors.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import { findOfOrganization } from '../shared/organization-records.js';
@@ -202,7 +202,7 @@ export class ServerService {
 
   private async find(p: Principal, serverId: string): Promise<Server> {
     const row = await findOfOrganization(this.db, 'servers', p, serverId, 'server');
-    if (!isAdmin(p) && !p.permissions.accessedServers.includes(row.id)) throw Forbidden('No access to this server');
+    if (!canSeeServer(p, row.id)) throw Forbidden('No access to this server');
     return row;
   }
 
@@ -212,8 +212,8 @@ export class ServerService {
 
   async all(p: Principal) {
     let q = this.db.selectFrom('servers').selectAll().where('organizationId', '=', p.organizationId);
-    if (!isAdmin(p)) {
-      const granted = p.permissions.accessedServers;
+    const granted = visibleServers(p);
+    if (granted) {
       if (granted.length === 0) return [];
       q = q.where('id', 'in', granted);
     }

@@ -1,7 +1,7 @@
 import type { Database, Db, Environment, ForgeKind, Project } from '@skiff/db';
 import type { Selectable } from 'kysely';
 import type { Principal } from '../../authz/principal.js';
-import { assertOrganization, canSeeService, isAdmin, requireGrant } from '../../authz/policy.js';
+import { assertOrganization, canSeeServer, canSeeService, isAdmin, requireGrant } from '../../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import { asReference } from './organization-records.js';
 import { type ServiceKind, serviceTables } from './service-records.js';
@@ -34,7 +34,7 @@ export class ServiceAccess {
     const environment = await this.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirstOrThrow();
     const project = await this.db.selectFrom('projects').selectAll().where('id', '=', environment.projectId).executeTakeFirstOrThrow();
     assertOrganization(p, project.organizationId, KIND_NAMES[kind]);
-    if (!canSeeService(p, id)) throw Forbidden(`No access to this ${KIND_NAMES[kind]}`);
+    if (!canSeeService(p, row as { id: string; serverId: string | null }, project.id)) throw Forbidden(`No access to this ${KIND_NAMES[kind]}`);
     return { row, environment, project };
   }
 
@@ -72,7 +72,7 @@ export class ServiceAccess {
     if (serverId === null || serverId === undefined) return;
     const server = await this.db.selectFrom('servers').select(['id', 'organizationId']).where('id', '=', serverId).executeTakeFirst();
     if (!server || server.organizationId !== p.organizationId) throw Invalid(field, 'no such server');
-    if (!isAdmin(p) && !p.permissions.accessedServers.includes(serverId)) throw Forbidden('No access to this server');
+    if (!canSeeServer(p, serverId)) throw Forbidden('No access to this server');
   }
 
   async checkSshKey(p: Principal, sshKeyId: string | null | undefined, field = 'customGitSSHKeyId'): Promise<void> {

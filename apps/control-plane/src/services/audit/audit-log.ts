@@ -1,0 +1,147 @@
+import type { AuditEvent } from '@skiff/db';
+import type { Logger } from 'pino';
+import { sql } from 'kysely';
+import type { Principal } from '../../authz/principal.js';
+import { Invalid } from '../../errors.js';
+import { type ServiceDeps, iso } from '../shared/deps.js';
+
+export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
+const DAY_MS = 86_400_000;
+const MAX_TARGETS = 8;
+
+/** The ids an input names: its top-level `id` and `…Id` fields holding text. Never any other value. */
+export function targetsOf(input: unknown): Record<string, string> {
+  const targets: Record<string, string> = {};
+  if (typeof input !== 'object' || input === null) return targets;
+  for (const [field, value] of Object.entries(input)) {
+    if (Object.keys(targets).length >= MAX_TARGETS) break;
+    if ((field === 'id' || /^[a-zA-Z]+Id$/.test(field)) && typeof value === 'string' && value.length > 0 && value.length <= 200) {
+      targets[field] = value;
+    }
+  }
+  return targets;
+}
+
+export interface AuditRecordInput {
+  principal: Principal;
+  operation: string;
+  input: unknown;
+  outcome: 'ok' | 'forbidden';
+  address: string | null;
+  requestId: string;
+}
+
+export interface AuditFilters {
+  userId?: string;
+  apiKeyId?: string;
+  operation?: string;
+  targetId?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+const record = (e: AuditEvent) => ({
+  auditEventId: e.id,
+  organizationId: e.organizationId,
+  userId: e.userId,
+  apiKeyId: e.apiKeyId,
+  operation: e.operation,
+  targets: e.targets,
+  outcome: e.outcome,
+  address: e.address,
+  requestId: e.requestId,
+  at: iso(e.at),
+});
+
+/** A page's end: the last event's time and id, newest-first order. */
+const encodeCursor = (e: AuditEvent) => Buffer.from(JSON.stringify([iso(e.at), e.id])).toString('base64url');
+
+function decodeCursor(cursor: string): { at: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(at))) return { at: new Date(at), id };
+  } catch {
+    // answered below
+  }
+  throw Invalid('cursor', 'not a cursor this operation returned');
+}
+
+/**
+ * The audit log: one row per mutating operation done or refused for permission (http/mount.ts
+ * records them for every contract that is not a read). Rows older than the retention are
+ * deleted in the background of a write, at most once per `pruneEveryMs` (an hour).
+ */
+export class AuditLog {
+  private prunedAt: number | undefined;
+  private pruning: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: Pick<ServiceDeps, 'db' | 'ids' | 'clock'>,
+    private readonly o: { retentionMs?: number; pruneEveryMs?: number; log: Logger },
+  ) {}
+
+  async record(e: AuditRecordInput): Promise<void> {
+    const targets = targetsOf(e.input);
+    await this.deps.db
+      .insertInto('auditEvents')
+      .values({
+        id: this.deps.ids('aud'),
+        organizationId: e.principal.organizationId,
+        userId: e.principal.userId,
+        apiKeyId: e.principal.apiKeyId,
+        operation: e.operation,
+        targets: JSON.stringify(targets),
+        targetIds: JSON.stringify(Object.values(targets)),
+        outcome: e.outcome,
+        address: e.address,
+        requestId: e.requestId,
+        at: this.deps.clock(),
+      })
+      .execute();
+    this.pruneIfDue();
+  }
+
+  async list(p: Principal, f: AuditFilters) {
+    let q = this.deps.db.selectFrom('auditEvents').selectAll().where('organizationId', '=', p.organizationId);
+    if (f.userId) q = q.where('userId', '=', f.userId);
+    if (f.apiKeyId) q = q.where('apiKeyId', '=', f.apiKeyId);
+    if (f.operation) q = q.where('operation', '=', f.operation);
+    if (f.targetId) q = q.where(sql<boolean>`target_ids @> ${JSON.stringify([f.targetId])}::jsonb`);
+    if (f.from) q = q.where('at', '>=', new Date(f.from));
+    if (f.to) q = q.where('at', '<', new Date(f.to));
+    if (f.cursor) {
+      const c = decodeCursor(f.cursor);
+      q = q.where((eb) => eb.or([eb('at', '<', c.at), eb.and([eb('at', '=', c.at), eb('id', '<', c.id)])]));
+    }
+    const limit = f.limit ?? 50;
+    const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+    const page = rows.slice(0, limit);
+    return { items: page.map(record), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+  }
+
+  /** Deletes the events older than the retention; how many. */
+  async prune(): Promise<number> {
+    const before = new Date(this.deps.clock().getTime() - (this.o.retentionMs ?? DEFAULT_AUDIT_RETENTION_DAYS * DAY_MS));
+    const result = await this.deps.db.deleteFrom('auditEvents').where('at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  private pruneIfDue(): void {
+    const now = this.deps.clock().getTime();
+    if (this.pruning || (this.prunedAt !== undefined && now - this.prunedAt < (this.o.pruneEveryMs ?? 3600_000))) return;
+    this.prunedAt = now;
+    this.pruning = this.prune()
+      .then((deleted) => {
+        if (deleted > 0) this.o.log.info({ deleted }, 'audit log: pruned old events');
+      })
+      .catch((err: unknown) => this.o.log.warn({ err: (err as Error).message }, 'audit log: cannot prune; trying again later'))
+      .finally(() => (this.pruning = undefined));
+  }
+
+  /** Waits for a prune under way (before the database closes). */
+  async settled(): Promise<void> {
+    await this.pruning;
+  }
+}
