@@ -5,9 +5,9 @@ export function newApiKey(): string {
   return `skf_${randomBytes(32).toString('base64url')}`;
 }
 
-/** A new invitation token: `inv_` and 32 base64url characters. */
+/** A new invitation token: `sit_` and 32 base64url characters (invitation ids are `inv_…`). */
 export function newInvitationToken(): string {
-  return `inv_${randomBytes(24).toString('base64url')}`;
+  return `sit_${randomBytes(24).toString('base64url')}`;
 }
 
 /**

@@ -29,5 +29,5 @@ export const acceptInvitation = defineContract({
     'The invitation stays bound to the account that had the email when it was made: changing ' +
     'an email to an invited address does not capture the invitation. A membership gained by ' +
     'invitation never carries platform administration.',
-  example: { token: 'inv_token_example', name: 'Dana' },
+  example: { token: 'sit_token_example', name: 'Dana' },
 });

@@ -10,5 +10,5 @@ export const one = defineContract({
   output: SshKeyRecord,
   access: { grant: 'canAccessToSSHKeys' },
   extension: true,
-  example: { sshKeyId: 'key_example' },
+  example: { sshKeyId: 'ssh_example' },
 });

@@ -13,5 +13,5 @@ export const remove = defineContract({
   output: SshKeyRecord,
   access: { grant: 'canAccessToSSHKeys' },
   extension: true,
-  example: { sshKeyId: 'key_example' },
+  example: { sshKeyId: 'ssh_example' },
 });

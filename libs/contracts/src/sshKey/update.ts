@@ -15,5 +15,5 @@ export const update = defineContract({
   output: SshKeyRecord,
   access: { grant: 'canAccessToSSHKeys' },
   extension: true,
-  example: { sshKeyId: 'key_example', name: 'shop deploy key' },
+  example: { sshKeyId: 'ssh_example', name: 'shop deploy key' },
 });

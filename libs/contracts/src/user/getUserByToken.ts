@@ -16,5 +16,5 @@ export const getUserByToken = defineContract({
     expired: z.boolean(),
     userExists: z.boolean().describe('whether the invitation was made for an existing account, to be accepted with that account\'s own API key'),
   }),
-  example: { token: 'inv_token_example' },
+  example: { token: 'sit_token_example' },
 });

@@ -68,6 +68,9 @@ describe('invitations', () => {
     const inv = await t.call('organization.inviteMember', { email: 'Dev@Example.com' });
     expect(inv.status).toBe(200);
     expect(inv.body).toMatchObject({ email: 'dev@example.com', role: 'member', status: 'pending' });
+    // A token never looks like an id: different prefixes.
+    expect(inv.body.invitationId).toMatch(/^inv_/);
+    expect(inv.body.token).toMatch(/^sit_/);
 
     const listed = await t.call('organization.allInvitations');
     expect(listed.body.map((i: { invitationId: string }) => i.invitationId)).toContain(inv.body.invitationId);

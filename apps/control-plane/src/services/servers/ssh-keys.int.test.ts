@@ -26,7 +26,7 @@ describe('SSH keys', () => {
   it('generates an ed25519 pair, answering the OpenSSH public key and never the private one', async () => {
     const key = await generate({ description: 'for the shop repository' });
     expect(key).toMatchObject({ name: 'deploy key', description: 'for the shop repository', keyType: 'ssh-ed25519', organizationId: t.organizationId });
-    expect(key.sshKeyId).toMatch(/^key_/);
+    expect(key.sshKeyId).toMatch(/^ssh_/);
     expect(key.publicKey).toMatch(new RegExp(`^ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI\\S+ skiff-${key.sshKeyId}$`));
     expect(key.fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
     expect(JSON.stringify(key)).not.toContain('PRIVATE');

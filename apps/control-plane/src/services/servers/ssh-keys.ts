@@ -35,7 +35,7 @@ export class SshKeyService {
     input: { name: string; description?: string | null },
     publicKey: string,
     privateKey: string,
-    id = this.deps.ids('key'),
+    id = this.deps.ids('ssh'),
   ) {
     const row = await this.db
       .insertInto('sshKeys')
@@ -62,7 +62,7 @@ export class SshKeyService {
 
   /** Generates an ed25519 pair; only its public half ever leaves the platform. */
   async generate(p: Principal, input: { name: string; description?: string | null }) {
-    const id = this.deps.ids('key');
+    const id = this.deps.ids('ssh');
     const pair = generateEd25519SshKeyPair(`skiff-${id}`);
     return this.insert(p, input, pair.publicKey, pair.privateKey, id);
   }
