@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connect, createServer } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { channelTlsNames, ensureChannelTls } from './channel-tls.js';
-import { ipBytes } from './x509.js';
+import { ipBytes } from '@skiff/domain';
 
 const dirs: string[] = [];
 const freshDir = () => {

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { issueCertificate } from './x509.js';
+import { issueCertificate } from '@skiff/domain';
 
 export interface ChannelTls {
   /** PEM texts. */
