@@ -29,6 +29,7 @@ describe('readConfig', () => {
       natsServers: ['nats://127.0.0.1:4222'],
       logLevel: 'info',
       credential: { value: 'cred-s3cret' },
+      ca: { stored: true },
       dataDir: '/var/lib/skiff-agent',
       maxConcurrentDeploys: 1,
       dockerSocket: '/var/run/docker.sock',
@@ -70,6 +71,7 @@ describe('readConfig', () => {
       natsServers: ['nats://a.internal:4222', 'tls://b.internal:4222'],
       logLevel: 'debug',
       credential: { file: '/etc/skiff/credential' },
+      ca: { stored: true },
       dataDir: '/srv/skiff-agent',
       maxConcurrentDeploys: 3,
       dockerSocket: '/tmp/d2/docker.sock',
@@ -220,6 +222,27 @@ describe('readConfig', () => {
     expect(issuesOf(anEnv({ SKIFF_JOIN_TOKEN: 'sjt_x' }))).toEqual([
       'SKIFF_JOIN_TOKEN cannot be used with SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE',
     ]);
+  });
+});
+
+describe('the control plane CA', () => {
+  const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+
+  it('comes from the join command (base64 PEM), a file, or the data directory', () => {
+    const given = readConfig(anEnv({ SKIFF_CONTROL_PLANE_CA: Buffer.from(pem).toString('base64') }));
+    expect(given.ca).toEqual({ pem });
+    expect(describeConfig(given).ca).toBe('given');
+    expect(readConfig(anEnv({ SKIFF_CA_FILE: ' /srv/skiff/tls/ca.pem ' })).ca).toEqual({ file: '/srv/skiff/tls/ca.pem' });
+  });
+
+  it('is refused when it is not base64 of a PEM certificate, or given twice', () => {
+    expect(issuesOf(anEnv({ SKIFF_CONTROL_PLANE_CA: 'not base64!' }))).toEqual([
+      'SKIFF_CONTROL_PLANE_CA must be a PEM certificate in base64 (as the join command gives it)',
+    ]);
+    expect(issuesOf(anEnv({ SKIFF_CONTROL_PLANE_CA: Buffer.from(pem).toString('base64'), SKIFF_CA_FILE: '/ca.pem' }))).toEqual([
+      'set only one of SKIFF_CONTROL_PLANE_CA and SKIFF_CA_FILE',
+    ]);
+    expect(issuesOf(anEnv({ SKIFF_CA_FILE: 'ca.pem' }))).toEqual(['SKIFF_CA_FILE must be an absolute path']);
   });
 });
 

@@ -23,6 +23,13 @@ export interface AgentConfig {
    * with the same token does not join again). Not with an explicit credential. Never logged.
    */
   joinToken?: string;
+  /**
+   * The control plane's CA, the only one the agent trusts for gRPC and NATS (TLS):
+   * SKIFF_CONTROL_PLANE_CA (base64 of its PEM, as join commands carry it; kept in the data
+   * directory) or the file SKIFF_CA_FILE names (tools/up's local agent); neither (`stored`):
+   * the one a join kept (channel-ca.ts). Without any, only loopback addresses are used, in clear.
+   */
+  ca: { pem: string } | { file: string } | { stored: true };
   /** The agent's own directory (its command journal), SKIFF_AGENT_DATA_DIR, default `/var/lib/skiff-agent`. */
   dataDir: string;
   /** Deploys run at once on this server, SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS, default 1. */
@@ -134,6 +141,8 @@ export function readConfig(env: Env): AgentConfig {
   const credential: AgentConfig['credential'] =
     credentialFile !== '' ? { file: credentialFile } : credentialValue !== '' ? { value: credentialValue } : { stored: true };
 
+  const ca = readCa(env, issues);
+
   const dataDir = env.SKIFF_AGENT_DATA_DIR?.trim() || DEFAULT_DATA_DIR;
   if (!dataDir.startsWith('/')) issues.push('SKIFF_AGENT_DATA_DIR must be an absolute path');
 
@@ -168,6 +177,7 @@ export function readConfig(env: Env): AgentConfig {
     logLevel,
     credential,
     ...(joinToken !== '' ? { joinToken } : {}),
+    ca,
     dataDir,
     maxConcurrentDeploys,
     dockerSocket,
@@ -176,6 +186,20 @@ export function readConfig(env: Env): AgentConfig {
     composeProgram,
     proxy,
   };
+}
+
+function readCa(env: Env, issues: string[]): AgentConfig['ca'] {
+  const encoded = env.SKIFF_CONTROL_PLANE_CA?.trim() ?? '';
+  const file = env.SKIFF_CA_FILE?.trim() ?? '';
+  if (encoded !== '' && file !== '') issues.push('set only one of SKIFF_CONTROL_PLANE_CA and SKIFF_CA_FILE');
+  if (file !== '') {
+    if (!file.startsWith('/')) issues.push('SKIFF_CA_FILE must be an absolute path');
+    return { file };
+  }
+  if (encoded === '') return { stored: true };
+  const pem = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) issues.push('SKIFF_CONTROL_PLANE_CA must be a PEM certificate in base64 (as the join command gives it)');
+  return { pem };
 }
 
 function readProxySettings(env: Env, issues: string[]): ProxySettings {
@@ -220,6 +244,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     logLevel: config.logLevel,
     credential: 'file' in config.credential ? { file: config.credential.file } : 'stored' in config.credential ? 'stored' : 'set',
     joinToken: config.joinToken ? 'set' : undefined,
+    ca: 'file' in config.ca ? { file: config.ca.file } : 'stored' in config.ca ? 'stored' : 'given',
     dataDir: config.dataDir,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
     dockerSocket: config.dockerSocket,

@@ -26,6 +26,7 @@ const LAYERS = [
   'nats/',
   'abort/',
   'credential.ts',
+  'channel-ca.ts',
   'config.ts',
   'version.ts',
 ];

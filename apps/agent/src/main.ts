@@ -22,6 +22,7 @@ import { logRedaction } from '@skiff/domain';
 import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
+import { type ChannelSecurity, channelCa, channelSecurity } from './channel-ca.js';
 import { dockerCliOf } from './build/settings.js';
 import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
@@ -56,6 +57,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = bootLog.child({ serverId: config.serverId }, { level: config.logLevel });
+  let security: ChannelSecurity;
+  try {
+    security = channelSecurity(config, await channelCa(config));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    bootLog.fatal({ issues: err.issues }, 'invalid configuration');
+    process.exit(1);
+  }
+  log.info({ channel: security.describe }, 'agent channel security');
 
   let stopping = false;
   let agent: Agent | null = null;
@@ -93,6 +103,7 @@ async function main(): Promise<void> {
   let keeping = Promise.resolve();
   presence = new AgentPresence({
     target: config.controlPlaneGrpc,
+    channelCredentials: security.grpc,
     serverId: config.serverId,
     info: { agentVersion: AGENT_VERSION, hostname: hostname(), dockerVersion: await dockerVersion(docker, log) },
     log,
@@ -119,8 +130,8 @@ async function main(): Promise<void> {
       onSkippedLines: (count) => log.warn({ count }, 'unreadable journal lines skipped (a write cut short by a crash)'),
       onCompactionError: (err) => log.warn({ err }, 'could not compact the command journal; it is compacted again when the next command finishes'),
     });
-    reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log });
-    artifacts = new ArtifactClient({ target: config.controlPlaneGrpc, credential });
+    reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log, channelCredentials: security.grpc });
+    artifacts = new ArtifactClient({ target: config.controlPlaneGrpc, credential, channelCredentials: security.grpc });
     const storedNats = await readStoredNatsCredentials(config.dataDir, config.serverId);
     presence.useStoredNatsCredentials(storedNats);
     const registration = presence.start(credential);
@@ -162,7 +173,7 @@ async function main(): Promise<void> {
   if (registeredInBackground) log.info('using the NATS credentials of the last registration: connecting to NATS, registering in the background');
   else log.info('agent registered: connecting to NATS');
 
-  const connection = await connectNats(config.natsServers, `skiff-agent ${config.serverId}@${hostname()}`, log, presence.natsCredentials() ? () => presence!.natsCredentials() : undefined);
+  const connection = await connectNats(config.natsServers, `skiff-agent ${config.serverId}@${hostname()}`, log, presence.natsCredentials() ? () => presence!.natsCredentials() : undefined, security.nats);
   if (stopping) {
     await connection.close();
     return;

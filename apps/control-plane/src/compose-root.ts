@@ -103,6 +103,8 @@ export interface PlatformOptions {
   nats?: AgentChannelOptions['nats'];
   /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
   grpc?: AgentChannelOptions['grpc'];
+  /** The agent channel's CA and server certificate (agents/tls/channel-tls.ts); join commands carry the CA. */
+  tls?: AgentChannelOptions['tls'];
   /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`, default 20): deployment-retention.ts. */
   keepDeployments?: number;
   /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */

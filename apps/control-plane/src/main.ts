@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { loadLocalAgentCredential } from './agents/local-agent-credential.js';
+import { channelTlsNames, ensureChannelTls } from './agents/tls/channel-tls.js';
 import { buildPlatform } from './compose-root.js';
 import { readConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -12,6 +13,9 @@ const config = readConfig(process.env, VERSION);
 const log = createLogger({ level: config.logLevel, base: { service: 'control-plane' } });
 
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+// The agent channel's CA and server certificate (tools/up made them already, before NATS).
+const tls = ensureChannelTls(join(config.dataDir, 'tls'), channelTlsNames(process.env));
+log.info({ ca: tls.files.ca, names: tls.names, issued: tls.issued }, 'agent channel TLS ready');
 const platform = await buildPlatform({
   database: { url: config.databaseUrl, pgliteDir: join(config.dataDir, 'db') },
   secretKey: loadSecretKey(config.dataDir, config.secretKey),
@@ -27,6 +31,7 @@ const platform = await buildPlatform({
       }
     : undefined,
   grpc: { host: config.grpcHost, port: config.grpcPort },
+  tls: { ca: tls.ca, cert: tls.cert, key: tls.key },
   localAgentCredential: loadLocalAgentCredential(config.dataDir),
   archives: { dir: join(config.dataDir, 'archives'), maxBytes: config.maxArchiveBytes },
   gitKnownHostsFile: join(config.dataDir, 'known_hosts'),
@@ -39,7 +44,7 @@ const platform = await buildPlatform({
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
 });
 log.info({ database: platform.database.kind }, 'database ready');
-log.info({ address: `${config.grpcHost}:${platform.grpcPort}` }, 'agent reports (gRPC) listening');
+log.info({ address: `${config.grpcHost}:${platform.grpcPort}`, tls: true }, 'agent reports (gRPC) listening');
 if (!config.natsUrl) log.warn('SKIFF_NATS_URL is not set: deployments stay queued until it is');
 
 const keyFile = join(config.dataDir, 'initial-api-key');

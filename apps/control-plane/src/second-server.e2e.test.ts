@@ -3,6 +3,8 @@
 // server.create. An application placed on that server (`serverId`) is deployed there and not
 // on the first engine; the agent adopts what runs when it restarts after a kill -9; the
 // server goes offline when its agent stops. Heartbeats every second keep the test short.
+// The channel is TLS as tools/up sets it up: the control plane's CA signs the certificate of
+// its gRPC server and of NATS, and the agent pins the CA the join command carries.
 import { type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type SecondDocker, spawnOwned, startDedicatedNats, startSecondDocker, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChannelTls, ensureChannelTls } from './agents/tls/channel-tls.js';
 import { startTestPlatform, type TestPlatform } from './testing/harness.js';
 import { docker, freePort, page, webServerSettings } from './testing/stack.js';
 
@@ -22,6 +25,8 @@ let nats: Awaited<ReturnType<typeof startDedicatedNats>>;
 let t: TestPlatform;
 let environmentId: string;
 const agentDir = mkdtempSync(join(tmpdir(), 'skiff-e2e-second-agent-'));
+const tlsDir = mkdtempSync(join(tmpdir(), 'skiff-e2e-second-tls-'));
+let tls: ChannelTls;
 
 interface AgentProcess {
   child: ChildProcess;
@@ -51,10 +56,12 @@ async function stopAgent(agent: AgentProcess, signal: NodeJS.Signals = 'SIGTERM'
 
 beforeAll(async () => {
   second = await startSecondDocker();
-  nats = await startDedicatedNats();
+  tls = ensureChannelTls(tlsDir, ['127.0.0.1', '::1', 'localhost']);
+  nats = await startDedicatedNats({ tls: { certFile: tls.files.cert, keyFile: tls.files.key } });
   t = await startTestPlatform({
     nats: { url: nats.url, pollMs: 200 },
     grpc: { host: '127.0.0.1', port: 0 },
+    tls,
     agents: { heartbeatIntervalSeconds: 1 },
   });
   environmentId = (await t.call('project.create', { name: `second-${run}` })).body.environments[0].environmentId;
@@ -66,6 +73,7 @@ afterAll(async () => {
   await nats?.stop();
   await second?.stop();
   rmSync(agentDir, { recursive: true, force: true });
+  rmSync(tlsDir, { recursive: true, force: true });
 }, 120_000);
 
 const ok = async (op: string, input: Record<string, unknown>) => {
@@ -73,6 +81,14 @@ const ok = async (op: string, input: Record<string, unknown>) => {
   expect(res.status, `${op} ${JSON.stringify(res.body)}`).toBe(200);
   return res.body;
 };
+
+/** What the agent logged of its channel's security (channel-ca.ts). */
+const channelOf = (agent: AgentProcess) =>
+  agent
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"agent channel security"'))
+    .map((l) => (JSON.parse(l) as { channel: unknown }).channel)[0];
 
 const serverOf = async (serverId: string) => (await ok('server.one', { serverId })) as { status: string; agentVersion: string | null; dockerVersion: string | null };
 
@@ -124,6 +140,8 @@ describe('a second server', () => {
     env = created.join.env;
     expect(env.SKIFF_CONTROL_PLANE_GRPC).toBe(`127.0.0.1:${t.platform.grpcPort}`);
     expect(env.SKIFF_NATS_URL).toBe(nats.url);
+    expect(env.SKIFF_NATS_URL).toMatch(/^tls:\/\//);
+    expect(Buffer.from(env.SKIFF_CONTROL_PLANE_CA!, 'base64').toString('utf8')).toBe(tls.ca);
 
     agent = startAgent(env);
     const online = await waitFor(async () => ((await serverOf(serverId)).status === 'online' ? serverOf(serverId) : null), {
@@ -141,6 +159,11 @@ describe('a second server', () => {
     expect(stored.serverId).toBe(serverId);
     expect(agent.output()).not.toContain(stored.credential);
     expect(agent.output()).not.toContain(token);
+    // Both connections are TLS, pinned to the CA of the join command, kept for later starts.
+    expect(channelOf(agent)).toEqual({ grpc: 'tls', nats: 'tls', ca: 'given' });
+    expect(readFileSync(join(agentDir, 'control-plane-ca.pem'), 'utf8')).toBe(tls.ca);
+    expect(statSync(join(agentDir, 'control-plane-ca.pem')).mode & 0o777).toBe(0o644);
+    await waitFor(() => agent.output().includes('agent started: connected to NATS'), { timeoutMs: 30_000, what: 'the agent to connect to NATS' });
     // The token was used up.
     const row = await t.db.selectFrom('servers').select(['joinTokenHash']).where('id', '=', serverId).executeTakeFirstOrThrow();
     expect(row.joinTokenHash).toBeNull();
@@ -188,7 +211,8 @@ describe('a second server', () => {
     expect(before.tasks).toHaveLength(1);
     await stopAgent(agent, 'SIGKILL');
 
-    const { SKIFF_JOIN_TOKEN: _token, ...withoutToken } = env;
+    // Neither the token nor the CA: the agent uses the credential and the CA it kept.
+    const { SKIFF_JOIN_TOKEN: _token, SKIFF_CONTROL_PLANE_CA: _ca, ...withoutToken } = env;
     agent = startAgent(withoutToken);
     await waitFor(() => agent.output().includes('adopted the workloads running on this engine'), {
       timeoutMs: 60_000,
@@ -204,6 +228,7 @@ describe('a second server', () => {
     await waitFor(() => agent.output().includes('agent started: connected to NATS'), { timeoutMs: 30_000, what: 'the agent to connect' });
     expect(await serviceState(appName)).toEqual(before);
     expect(agent.output()).toContain('using the credential stored by an earlier join');
+    expect(channelOf(agent)).toEqual({ grpc: 'tls', nats: 'tls', ca: 'stored' });
 
     await ok('application.stop', { applicationId });
     const stopped = await commandResult(applicationId, 'COMMAND_KIND_STOP_WORKLOAD', () => agent);

@@ -33,3 +33,5 @@ export * from './git-clone.js';
 export { type ComposeServiceMount, composeProjectName, composeServiceMounts } from './compose/mounts.js';
 export { APP_NAME, APP_NAME_MAX, APP_NAME_MESSAGE, PROJECT_NAME, SERVICE_NAME, refuseAppName, refuseProjectName, refuseServiceName } from './app-name.js';
 export { REDACTED, SECRET_LOG_FIELDS, logRedaction, redactSecrets } from './log-redaction.js';
+export * from './loopback.js';
+export { type CertificateRequest, ipBytes, issueCertificate } from './x509.js';

@@ -9,3 +9,4 @@ export * from './archives.js';
 export * from './ssh-git-server.js';
 export * from './owned-process.js';
 export * from './secret-watch.js';
+export * from './tls.js';

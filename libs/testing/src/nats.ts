@@ -76,16 +76,20 @@ export interface DedicatedNats {
  * whose subjects must not see other files' messages. `stop()` ends it and removes its store.
  * `auth: true` runs it in operator mode exactly as tools/up does (tools/lib/nats-auth.mjs);
  * `maxPayload` sets the server's max_payload (bytes; 1 MiB by default), for tests of messages
- * it refuses.
+ * it refuses. `tls` makes it require TLS with that certificate (PEM files); its url is then `tls://…`.
  */
-export async function startDedicatedNats(options: { auth?: boolean; maxPayload?: number } = {}): Promise<DedicatedNats> {
+export async function startDedicatedNats(
+  options: { auth?: boolean; maxPayload?: number; tls?: { certFile: string; keyFile: string } } = {},
+): Promise<DedicatedNats> {
   const store = mkdtempSync(join(tmpdir(), 'skiff-nats-'));
   const port = await freePort();
   let args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store];
   let authDir: string | undefined;
-  if (options.auth || options.maxPayload !== undefined) {
+  if (options.auth || options.maxPayload !== undefined || options.tls) {
     let conf = `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(store, 'js')}" }\n`;
     if (options.maxPayload !== undefined) conf += `max_payload: ${options.maxPayload}\n`;
+    // As tools/up configures it: clients must speak TLS.
+    if (options.tls) conf += `tls {\n  cert_file: "${options.tls.certFile}"\n  key_file: "${options.tls.keyFile}"\n}\n`;
     if (options.auth) {
       authDir = join(store, 'auth');
       await runNatsAuthSetup(authDir);
@@ -104,7 +108,7 @@ export async function startDedicatedNats(options: { auth?: boolean; maxPayload?:
     { timeoutMs: 20_000, what: 'a dedicated NATS server to answer' },
   );
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url: `${options.tls ? 'tls' : 'nats'}://127.0.0.1:${port}`,
     ...(authDir ? { authDir } : {}),
     async stop() {
       child.kill('SIGTERM');

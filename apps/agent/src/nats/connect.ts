@@ -7,7 +7,7 @@
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
-export function natsConnectionOptions(servers: readonly string[], name: string): ConnectionOptions {
+export function natsConnectionOptions(servers: readonly string[], name: string, tls?: { ca: string }): ConnectionOptions {
   let user: string | undefined;
   let pass: string | undefined;
   const plain = servers.map((server) => {
@@ -24,6 +24,8 @@ export function natsConnectionOptions(servers: readonly string[], name: string):
     servers: plain,
     name,
     ...(user !== undefined ? { user, pass } : {}),
+    // TLS required, checked against this CA alone (the control plane's, pinned).
+    ...(tls ? { tls: { ca: tls.ca } } : {}),
     waitOnFirstConnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
@@ -37,8 +39,14 @@ export function natsConnectionOptions(servers: readonly string[], name: string):
 export type NatsCredentialsSource = () => { creds: string; inboxPrefix: string } | null;
 
 /** Connects, logging state changes (server addresses only, never credentials). */
-export async function connectNats(servers: readonly string[], name: string, log: Logger, credentials?: NatsCredentialsSource): Promise<NatsConnection> {
-  const options = natsConnectionOptions(servers, name);
+export async function connectNats(
+  servers: readonly string[],
+  name: string,
+  log: Logger,
+  credentials?: NatsCredentialsSource,
+  tls?: { ca: string },
+): Promise<NatsConnection> {
+  const options = natsConnectionOptions(servers, name, tls);
   const first = credentials?.();
   const nc = await connect(
     first

@@ -25,7 +25,8 @@ export interface RecordingReportServer {
   stop(): Promise<void>;
 }
 
-export async function startReportServer(port = 0): Promise<RecordingReportServer> {
+/** On loopback `port` (0: a free one), in clear, or with TLS when given a certificate (PEM). */
+export async function startReportServer(port = 0, tls?: { cert: string; key: string }): Promise<RecordingReportServer> {
   const server = new Server();
   const recorder: RecordingReportServer = {
     port: 0,
@@ -91,7 +92,11 @@ export async function startReportServer(port = 0): Promise<RecordingReportServer
   };
   server.addService(AgentReportsService, impl);
   recorder.port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(
+      `127.0.0.1:${port}`,
+      tls ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false) : ServerCredentials.createInsecure(),
+      (err, p) => (err ? reject(err) : resolve(p)),
+    ),
   );
   recorder.target = `127.0.0.1:${recorder.port}`;
   return recorder;

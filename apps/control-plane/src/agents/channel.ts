@@ -1,5 +1,7 @@
+import { rootCertificates } from 'node:tls';
 import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
+import { isLoopbackHost } from '@skiff/domain';
 import { AgentArtifactsService, CommandStatus } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { ServerAgents } from '../services/servers/server-agents.js';
@@ -30,8 +32,17 @@ export interface AgentChannelOptions {
   commandRetentionMs?: number;
   /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
   grpc?: { host: string; port: number };
+  /**
+   * The agent channel's TLS (agents/tls/channel-tls.ts; PEM texts): the gRPC server serves
+   * only TLS with `cert`/`key`, and a `tls://` NATS URL is checked against `ca`. Without it the
+   * gRPC server may listen on loopback only.
+   */
+  tls?: { ca: string; cert: string; key: string };
   log: Logger;
 }
+
+/** Thrown when the agent channel would listen beyond this machine in clear. */
+export class ChannelTlsRequired extends Error {}
 
 /** How often commands past their deadline are ended. */
 const OVERDUE_SWEEP_MS = 60_000;
@@ -53,7 +64,13 @@ export async function startAgentChannel(
     archives: ArchiveLocator;
   },
 ) {
-  const { nats, grpc } = options;
+  const { nats, grpc, tls } = options;
+  if (grpc && !tls && !isLoopbackHost(grpc.host)) {
+    throw new ChannelTlsRequired(
+      `SKIFF_GRPC_HOST is ${grpc.host}, beyond loopback: agents' gRPC may listen there only with TLS (the CA in <data dir>/tls/); use 127.0.0.1, or let the control plane make its CA`,
+    );
+  }
+  const natsTls = nats && tls && /^tls:\/\//i.test(nats.url.trim()) ? { tls: { ca: [tls.ca, ...rootCertificates].join('\n') } } : {};
   const relay = nats
     ? new OutboxRelay({
         db: parts.db,
@@ -80,6 +97,7 @@ export async function startAgentChannel(
             timeout: 2000,
             maxReconnectAttempts: -1,
             reconnectTimeWait: 1000,
+            ...natsTls,
             ...(nats.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(nats.creds)) } : {}),
           }),
       })
@@ -99,7 +117,7 @@ export async function startAgentChannel(
     reportServer.addService(AgentArtifactsService, (authenticate) =>
       artifactHandlers({ archives: parts.archives, log: options.log.child({ component: 'agent-artifacts' }) }, authenticate),
     );
-    grpcPort = await reportServer.listen(grpc.host, grpc.port);
+    grpcPort = await reportServer.listen(grpc.host, grpc.port, tls);
   }
   relay?.start();
   const sweep = () =>

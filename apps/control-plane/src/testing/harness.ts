@@ -57,6 +57,8 @@ export async function startTestPlatform(
     nats?: PlatformOptions['nats'];
     /** Run the agents' gRPC report server (port 0 picks a free one); none by default. */
     grpc?: PlatformOptions['grpc'];
+    /** The agent channel's TLS (agents/tls/channel-tls.ts): the gRPC server serves TLS, join commands carry the CA. */
+    tls?: PlatformOptions['tls'];
     localAgentCredential?: string;
     /** Remote agents: heartbeat interval, join addresses, join token lifetime. */
     agents?: PlatformOptions['agents'];
@@ -105,6 +107,7 @@ export async function startTestPlatform(
     publicIp: options.publicIp,
     nats: options.nats,
     grpc: options.grpc,
+    tls: options.tls,
     localAgentCredential: options.localAgentCredential,
     agents: options.agents,
     clock: options.clock,

@@ -222,6 +222,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
       SKIFF_NATS_URL: natsUrl,
       SKIFF_CONTROL_PLANE_GRPC: `127.0.0.1:${ports.grpc}`,
       SKIFF_AGENT_CREDENTIAL_FILE: join(dirs.controlPlane, 'local-agent.credential'),
+      // The control plane made its CA at first boot and serves gRPC with TLS; NATS here is in clear on loopback.
+      SKIFF_CA_FILE: join(dirs.controlPlane, 'tls', 'ca.pem'),
       SKIFF_AGENT_DATA_DIR: dirs.agent,
       SKIFF_LOG_LEVEL: 'info',
       SKIFF_PROXY_CONTAINER: proxyContainer,

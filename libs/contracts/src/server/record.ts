@@ -33,6 +33,13 @@ export const ServerJoin = z.object({
       SKIFF_JOIN_TOKEN: z.string(),
       SKIFF_CONTROL_PLANE_GRPC: z.string(),
       SKIFF_NATS_URL: z.string(),
+      SKIFF_CONTROL_PLANE_CA: z
+        .string()
+        .optional()
+        .describe(
+          "The agent channel's CA certificate (PEM, base64), made at the control plane's first boot. The agent " +
+            'trusts only it for gRPC and NATS (TLS), and keeps it in its data directory. Absent when the channel has no TLS.',
+        ),
     })
     .describe(
       "The agent's environment. The addresses are the control plane's `SKIFF_AGENT_GRPC_ADDRESS` and " +

@@ -79,10 +79,16 @@ export class ReportServer {
     return this;
   }
 
-  /** Listens on `host:port` (0: any free port); answers the port. */
-  listen(host: string, port: number): Promise<number> {
+  /**
+   * Listens on `host:port` (0: any free port) with TLS when given its certificate (PEM), in
+   * clear otherwise (only on a loopback address: startAgentChannel checks); answers the port.
+   */
+  listen(host: string, port: number, tls?: { cert: string; key: string }): Promise<number> {
+    const credentials = tls
+      ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false)
+      : ServerCredentials.createInsecure();
     return new Promise((resolve, reject) =>
-      this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+      this.server.bindAsync(`${host}:${port}`, credentials, (err, bound) => (err ? reject(err) : resolve(bound))),
     );
   }
 

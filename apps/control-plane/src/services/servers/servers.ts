@@ -27,6 +27,8 @@ export const JOIN_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 export interface AgentEndpoints {
   grpc: string;
   nats: string;
+  /** The agent channel's CA (PEM), which the agent pins; none when the channel has no TLS. */
+  ca?: string;
 }
 
 export interface ServerFleetOptions {
@@ -42,7 +44,7 @@ export interface ServerFleetOptions {
  * plane's own NATS URL.
  */
 export function agentEndpoints(
-  o: { agents?: { grpcAddress?: string; natsUrl?: string }; grpc?: { host: string }; nats?: { url: string }; publicIp?: string },
+  o: { agents?: { grpcAddress?: string; natsUrl?: string }; grpc?: { host: string }; nats?: { url: string }; publicIp?: string; tls?: { ca: string } },
   grpcPort: () => number | undefined,
 ): () => AgentEndpoints {
   return () => {
@@ -53,7 +55,11 @@ export function agentEndpoints(
       grpc = `${isIPv6(host) ? `[${host}]` : host}:${grpcPort() ?? 50051}`;
     }
     // Without the login the control plane's own URL may carry: agents get their own credentials.
-    return { grpc, nats: withoutLogins(o.agents?.natsUrl ?? o.nats?.url ?? 'nats://127.0.0.1:4222') };
+    return {
+      grpc,
+      nats: withoutLogins(o.agents?.natsUrl ?? o.nats?.url ?? 'nats://127.0.0.1:4222'),
+      ...(o.tls ? { ca: o.tls.ca } : {}),
+    };
   };
 }
 
@@ -127,6 +133,7 @@ export class ServerService {
       SKIFF_JOIN_TOKEN: token,
       SKIFF_CONTROL_PLANE_GRPC: endpoints.grpc,
       SKIFF_NATS_URL: endpoints.nats,
+      ...(endpoints.ca ? { SKIFF_CONTROL_PLANE_CA: Buffer.from(endpoints.ca).toString('base64') } : {}),
     };
     const join: ServerJoin = {
       token,
