@@ -143,8 +143,16 @@ function requestOf(base: string, c: FuzzCase, key: string | null): Request {
 }
 
 function abridge(c: FuzzCase): string {
-  const raw = c.query !== undefined ? `?${c.query}` : typeof c.body === 'string' ? c.body : c.body instanceof Uint8Array ? `<${c.body.length} bytes>` : '<multipart>';
+  const raw = c.query !== undefined ? `?${c.query}` : typeof c.body === 'string' ? c.body : c.body instanceof Uint8Array ? `<${c.body.length} bytes>` : c.body ? partsOf(c.body) : '';
   return raw.length > 200 ? `${raw.slice(0, 200)}… (${raw.length} chars)` : raw;
+}
+
+/** A multipart body in a line: each part's name and value (a file's name and size). */
+function partsOf(form: FormData): string {
+  const parts = [...form.entries()].map(([name, value]) =>
+    typeof value === 'string' ? `${JSON.stringify(name.slice(0, 40))}=${JSON.stringify(value.slice(0, 40))}${value.length > 40 ? `…(${value.length})` : ''}` : `${JSON.stringify(name)}=<file ${JSON.stringify(value.name)}, ${value.size} bytes>`,
+  );
+  return `multipart ${parts.join(' ')}`;
 }
 
 /** The report's last line. */
