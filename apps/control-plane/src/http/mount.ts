@@ -10,7 +10,7 @@ import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, validationError } from './envelope.js';
 import { MAX_JSON_BODY_BYTES, readBoundedText } from './body.js';
 import { inputFromQuery } from './input-shape.js';
-import { nulIssues } from './nul-text.js';
+import { unstorableTextIssues } from './storable-text.js';
 import { type MultipartBody, type UploadLimits, readMultipart } from './uploads.js';
 
 export interface MountDeps {
@@ -62,8 +62,8 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       bodyDone = true;
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error);
-      const nul = nulIssues(parsed.data);
-      if (nul.length) throw new DomainError('BAD_REQUEST', `Invalid input data: ${nul.map((i) => i.path.join('.')).join(', ')}`, nul);
+      const unstorable = unstorableTextIssues(parsed.data);
+      if (unstorable.length) throw new DomainError('BAD_REQUEST', `Invalid input data: ${unstorable.map((i) => i.path.join('.')).join(', ')}`, unstorable);
       if (contract.upload && !received?.file) throw Invalid(contract.upload.field, 'required: a file part of a multipart/form-data body');
       const handler = handlerOf(contract);
       if (!handler) throw NotImplemented(contract.name);

@@ -9,6 +9,7 @@ import * as composeDeployments from './2026-11-27T00-00-compose-deployments.js';
 import * as invitationBinding from './2026-11-28T00-00-invitation-binding.js';
 import * as deployCounters from './2026-11-29T00-00-deploy-counters.js';
 import * as platformHostTrust from './2026-11-29T00-01-platform-host-trust.js';
+import * as certificateIdsPerOrganization from './2026-11-30T05-04-certificate-ids-per-organization.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T00-00-invitation-binding': invitationBinding,
   '2026-11-29T00-00-deploy-counters': deployCounters,
   '2026-11-29T00-01-platform-host-trust': platformHostTrust,
+  '2026-11-30T05-04-certificate-ids-per-organization': certificateIdsPerOrganization,
 };

@@ -214,16 +214,18 @@ export class ProxyConfig {
     const needsStored = domains.some((d) => d.certificateType === 'custom') || site?.certificateType === 'custom';
     const stored = needsStored ? await this.storedCertificates(tx, serverId) : [];
     const certificates = new Map<string, ProxyCertificate>();
+    // Certificate ids are unique within an organization: the proxy, which serves several, names them by both.
     const serve = (chosen: (typeof stored)[number]) => {
-      if (!certificates.has(chosen.id)) {
-        certificates.set(chosen.id, {
-          id: chosen.id,
+      const id = proxyCertificateId(chosen);
+      if (!certificates.has(id)) {
+        certificates.set(id, {
+          id,
           certificateChain: chosen.certificateData,
           privateKey: this.deps.secrets.open(chosen.privateKey),
           subjectNames: chosen.subjectNames,
         });
       }
-      return chosen.id;
+      return id;
     };
 
     const routes = domains.map((d): ProxyRoute => {
@@ -395,3 +397,6 @@ function middlewareNames(stored: unknown): string[] | null {
   const value = typeof stored === 'string' ? JSON.parse(stored) : stored;
   return Array.isArray(value) ? value.map(String) : null;
 }
+
+/** A stored certificate's name in a proxy configuration: `<organizationId>/<certificateId>`. */
+export const proxyCertificateId = (c: { organizationId: string; id: string }) => `${c.organizationId}/${c.id}`;

@@ -35,3 +35,16 @@ it('refuses a NUL character in a deleted record id rather than failing', async (
     expect(res.status, `${op} ${JSON.stringify(res.body)}`).toBe(400);
   }
 });
+
+// A lone UTF-16 surrogate has no UTF-8 form: a JSON column refused it and the answer was INTERNAL_SERVER_ERROR.
+it('refuses a lone surrogate with BAD_REQUEST naming the field, and keeps pairs (emoji)', async () => {
+  const { contractsByName } = await import('@skiff/contracts');
+  const example = contractsByName.get('notification.createHook')!.example as Record<string, unknown>;
+  for (const channel of ['\uD800', 'x\uDC00y', 'a\uDBFF']) {
+    const res = await t.call('notification.createHook', { ...example, webhookUrl: 'http://127.0.0.1:9/hook', channel });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.issues).toEqual([{ path: ['channel'], message: expect.stringContaining('surrogate') }]);
+  }
+  const emoji = await t.call('notification.createHook', { ...example, webhookUrl: 'http://127.0.0.1:9/hook', channel: '#😀' });
+  expect(emoji.status, JSON.stringify(emoji.body)).toBe(200);
+});
