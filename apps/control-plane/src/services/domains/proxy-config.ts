@@ -14,6 +14,7 @@ import { applyProxyConfigCommand } from '../../agents/outbound/kinds/apply-proxy
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { DomainError, Invalid } from '../../errors.js';
 import type { ServiceDeps } from '../shared/deps.js';
+import { proxyCertificateId } from './proxy-certificate-id.js';
 import { type ProxyInput, type SharedMiddlewares, check } from './proxy-check.js';
 import type { ProxyRequests } from './proxy-requests.js';
 
@@ -214,7 +215,6 @@ export class ProxyConfig {
     const needsStored = domains.some((d) => d.certificateType === 'custom') || site?.certificateType === 'custom';
     const stored = needsStored ? await this.storedCertificates(tx, serverId) : [];
     const certificates = new Map<string, ProxyCertificate>();
-    // Certificate ids are unique within an organization: the proxy, which serves several, names them by both.
     const serve = (chosen: (typeof stored)[number]) => {
       const id = proxyCertificateId(chosen);
       if (!certificates.has(id)) {
@@ -397,6 +397,3 @@ function middlewareNames(stored: unknown): string[] | null {
   const value = typeof stored === 'string' ? JSON.parse(stored) : stored;
   return Array.isArray(value) ? value.map(String) : null;
 }
-
-/** A stored certificate's name in a proxy configuration: `<organizationId>/<certificateId>`. */
-export const proxyCertificateId = (c: { organizationId: string; id: string }) => `${c.organizationId}/${c.id}`;
