@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import { loadLocalAgentCredential } from './agents/local-agent-credential.js';
 import { channelTlsNames, ensureChannelTls } from './agents/tls/channel-tls.js';
 import { buildPlatform } from './compose-root.js';
 import { readConfig } from './config.js';
+import { listen } from './http/serve.js';
 import { createLogger } from './logger.js';
 import { loadSecretKey } from './secret-key.js';
 import { VERSION } from './version.js';
@@ -60,9 +60,9 @@ if (first) {
   process.stdout.write(`The first API key is in ${keyFile}\n`);
 }
 
-const server = serve({ fetch: platform.app.fetch, port: config.port, hostname: config.host }, (info) => {
-  log.info({ url: `http://${config.host}:${info.port}` }, 'control plane listening');
-  process.stdout.write(`Skiff API: http://${config.host}:${info.port}/api\n`);
+const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {
+  log.info({ url: `http://${config.host}:${port}` }, 'control plane listening');
+  process.stdout.write(`Skiff API: http://${config.host}:${port}/api\n`);
 });
 
 const shutdown = () => {

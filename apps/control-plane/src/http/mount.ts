@@ -11,6 +11,7 @@ import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, validationError } from './envelope.js';
 import { MAX_JSON_BODY_BYTES, readBoundedText } from './body.js';
 import { inputFromQuery } from './input-shape.js';
+import { unstorableTextIssues } from './storable-text.js';
 import { type MultipartBody, type UploadLimits, readMultipart } from './uploads.js';
 
 export interface MountDeps {
@@ -65,6 +66,8 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       bodyDone = true;
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error);
+      const unstorable = unstorableTextIssues(parsed.data);
+      if (unstorable.length) throw new DomainError('BAD_REQUEST', `Invalid input data: ${unstorable.map((i) => i.path.join('.')).join(', ')}`, unstorable);
       input = parsed.data;
       if (contract.upload && !received?.file) throw Invalid(contract.upload.field, 'required: a file part of a multipart/form-data body');
       const handler = handlerOf(contract);

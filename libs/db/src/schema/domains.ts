@@ -26,6 +26,7 @@ export interface DomainsTable {
   createdAt: CreatedAt;
 }
 
+/** Keyed by (organization_id, id): ids are unique within an organization. */
 export interface CertificatesTable {
   id: string;
   organizationId: string;

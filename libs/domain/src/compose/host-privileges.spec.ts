@@ -32,6 +32,20 @@ describe('hostPrivileges', () => {
     ['env_file: /etc/environment', 'env_file'],
     ['env_file: [{path: /root/.env}]', 'env_file'],
     ['build: /', 'build'],
+    ['cgroup_parent: /system.slice', 'cgroup_parent'],
+    ['sysctls: {kernel.core_pattern: "|/tmp/x"}', 'sysctls'],
+    ['sysctls: ["vm.overcommit_memory=1"]', 'sysctls'],
+    ['sysctls: {"${KEY}": 1}', 'sysctls'],
+    ['runtime: nvidia', 'runtime'],
+    ['runtime: ${RUNTIME}', 'runtime'],
+    ['extends: {file: ../../other.yml, service: web}', 'extends'],
+    ['extends: {file: common.yml, service: base}', 'extends'],
+    ['volumes_from: ["outsider"]', 'volumes_from'],
+    ['volumes_from: ["outsider:ro"]', 'volumes_from'],
+    ['oom_kill_disable: true', 'oom_kill_disable'],
+    ['oom_score_adj: -1000', 'oom_score_adj'],
+    ['isolation: process', 'isolation'],
+    ['storage_opt: {dm.basesize: 20G}', 'storage_opt'],
   ])('%s is listed as %s', (body, key) => {
     expect(keys(service(body))).toEqual([`web ${key}`]);
   });
@@ -66,6 +80,32 @@ secrets:
   key: {file: ~/.ssh/id_rsa}
 `;
     expect(keys(text)).toEqual(['web volumes', 'web configs', 'web secrets', '- configs "unused"', '- volumes "free"']);
+  });
+
+  it('lists a top-level include: the files it pulls in are not checked', () => {
+    expect(keys(`include: [../../other/compose.yml]\n${service('')}`)).toEqual(['- include']);
+  });
+
+  it('leaves namespaced sysctls, the default runtime, extends within the file and volumes_from the stack alone', () => {
+    const text = `services:
+  base:
+    image: nginx
+  web:
+    extends: base
+    sysctls: {net.core.somaxconn: 1024, kernel.shmmax: 65536, fs.mqueue.msg_max: 10}
+    runtime: runc
+    volumes_from: ["base:ro"]
+    oom_score_adj: 500
+    oom_kill_disable: false
+    isolation: default
+    storage_opt: {size: 1G}
+    group_add: [mail]
+  other:
+    image: nginx
+    extends: {service: base}
+    sysctls: ["net.ipv4.tcp_syncookies=0", "kernel.sem=250 32000 100 128"]
+`;
+    expect(hostPrivileges(text)).toEqual([]);
   });
 
   it('reads through merge keys and aliases', () => {

@@ -9,7 +9,11 @@
  *   `cgroup: host`;
  * - `pid`, `ipc`, `uts`, `userns_mode`, `network_mode` set to `host`, to `container:…`
  *   (another container's namespace) or to something interpolated (`$…`);
- * - `volumes_from` naming a container (`container:…`);
+ * - `volumes_from` naming a container (`container:…`) or anything but a service of the stack;
+ * - `sysctls` but the container's own namespaces' (`net.*`, `kernel.shm*`/`msg*`/`sem`,
+ *   `fs.mqueue.*`), a `runtime` but runc, `extends` of another `file`, `oom_kill_disable`, a
+ *   negative `oom_score_adj`, an `isolation` but `default`, `storage_opt` but `size`; a top-level
+ *   `include` (other files, which are not checked);
  * - `volumes`: a bind source that is absolute (the Docker socket included), `~…` or `$…`, and a
  *   named volume whose top-level definition binds a host path (`driver_opts` with a `device`);
  * - `env_file` and `build` contexts with such a path; the `configs` and `secrets` a service uses
@@ -18,6 +22,8 @@
  * file's directory: `options.composePath`) counts as a host path. Relative paths inside it
  * (`./data`, `.env`, `../files/db`), named volumes, `cap_drop`, `network_mode: bridge` are
  * harmless: relative bind mounts are kept inside the stack's own directory (bind-mounts.ts).
+ * So is `group_add`: groups matter only for files and devices the container reaches, and the
+ * host's are refused above.
  * The file is read as Compose would merge it (`<<` and aliases resolved).
  */
 import { posix } from 'node:path';
@@ -36,6 +42,12 @@ type Json = unknown;
 type Obj = Record<string, Json>;
 
 const NAMESPACES = ['pid', 'ipc', 'uts', 'userns_mode', 'network_mode'] as const;
+/**
+ * Sysctls of the container's own namespaces (the ones Docker accepts): its network (a stack never
+ * has the host's, see network_mode) and its IPC (never the host's, see ipc). Any other is the host's.
+ */
+const NAMESPACED_SYSCTL = /^(?:net\.[A-Za-z0-9_.\-/]+|kernel\.(?:shm[a-z_]+|msg[a-z_]+|sem)|fs\.mqueue\.[a-z_]+)$/;
+const RUNC = /^(?:runc|io\.containerd\.runc\.v2)$/;
 const FALSE = /^(?:false|False|FALSE|no|No|NO|off|Off|OFF|n|N)$/;
 
 export interface HostPrivilegeOptions {
@@ -76,9 +88,20 @@ export function hostPrivileges(input: ComposeInput, options: HostPrivilegeOption
         add(key, value === 'host' ? "the host's namespace" : "another container's namespace");
       }
     }
-    if (Array.isArray(raw.volumes_from) && raw.volumes_from.some((v) => typeof v === 'string' && v.startsWith('container:'))) {
+    if (Array.isArray(raw.volumes_from) && raw.volumes_from.some((v) => typeof v !== 'string' || v.startsWith('container:') || !(v.split(':')[0]! in services))) {
       add('volumes_from', "another container's volumes");
     }
+    if (sysctls(raw.sysctls).some((name) => !NAMESPACED_SYSCTL.test(name))) add('sysctls', 'kernel settings of the host');
+    if (raw.runtime !== undefined && raw.runtime !== null && !(typeof raw.runtime === 'string' && RUNC.test(raw.runtime))) {
+      add('runtime', 'another container runtime');
+    }
+    if (isObj(raw.extends) && raw.extends.file !== undefined) add('extends', 'another file, not checked');
+    if (raw.oom_kill_disable !== undefined && raw.oom_kill_disable !== null && raw.oom_kill_disable !== false && !(typeof raw.oom_kill_disable === 'string' && FALSE.test(raw.oom_kill_disable))) {
+      add('oom_kill_disable', "the host's memory");
+    }
+    if (raw.oom_score_adj !== undefined && raw.oom_score_adj !== null && !(Number(raw.oom_score_adj) >= 0)) add('oom_score_adj', "precedence over the host's processes when memory runs out");
+    if (raw.isolation !== undefined && raw.isolation !== null && raw.isolation !== 'default') add('isolation', 'another isolation technology');
+    if (isObj(raw.storage_opt) && Object.keys(raw.storage_opt).some((k) => k !== 'size')) add('storage_opt', "options of the host's storage driver");
     if (Array.isArray(raw.volumes)) {
       for (const entry of raw.volumes) {
         const why = volumeEntry(entry, bindVolumes, hostPath);
@@ -107,6 +130,7 @@ export function hostPrivileges(input: ComposeInput, options: HostPrivilegeOption
       }
     }
   }
+  if (nonEmpty(root.include)) out.push({ service: null, key: 'include', why: 'other files, not checked' });
   for (const kind of ['configs', 'secrets'] as const) {
     for (const name of fileResources[kind]) {
       if (!used[kind].has(name)) out.push({ service: null, key: `${kind} "${name}"`, why: 'a file of the host' });
@@ -186,6 +210,12 @@ function outsideTheStack(path: Json): boolean {
 
 function dockerSocket(path: string): boolean {
   return /docker\.sock/.test(path);
+}
+
+/** The names a `sysctls` mapping or `name=value` list sets. */
+function sysctls(value: Json): string[] {
+  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry.split('=')[0]!.trim() : ''));
+  return isObj(value) ? Object.keys(value) : [];
 }
 
 function nonEmpty(value: Json): boolean {

@@ -236,10 +236,18 @@ describe('certificate permissions', () => {
     expect(derived.body.certificatePath).toBe('/etc/skiff/certificates/quiet-derived');
     // Its own path stays unique on the server.
     await refuses(shopInput({ certificatePath: 'quiet-path' }), 'certificatePath');
-    // Ids are one space for every organization: a taken id answers as the caller's own taken id does, naming nobody.
-    const taken = await outsider('certificates.create', shopInput({ organizationId, certificateId: mine.certificateId }));
+    // Ids are unique within an organization: another organization's id is free, so a collision tells nothing.
+    const same = await outsider('certificates.create', shopInput({ organizationId, certificateId: mine.certificateId }));
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.certificateId).toBe(mine.certificateId);
     const ownTaken = await outsider('certificates.create', shopInput({ organizationId, certificateId: derived.body.certificateId }));
-    expect(strip(taken.body)).toEqual(strip(ownTaken.body));
-    expect(JSON.stringify(taken.body)).not.toContain(t.organizationId);
+    expect(ownTaken.status).toBe(400);
+    expect(strip(ownTaken.body)).toMatchObject({ code: 'BAD_REQUEST', issues: [{ path: ['certificateId'], message: 'already used' }] });
+    // Each organization reads, serves and removes its own under the shared id.
+    expect((await t.call('certificates.one', { certificateId: mine.certificateId })).body.name).toBe(mine.name);
+    expect((await outsider('certificates.one', { certificateId: mine.certificateId })).body.name).toBe(same.body.name);
+    expect((await outsider('certificates.remove', { certificateId: mine.certificateId })).status).toBe(200);
+    expect((await t.call('certificates.one', { certificateId: mine.certificateId })).status).toBe(200);
+    expect((await outsider('certificates.one', { certificateId: mine.certificateId })).status).toBe(404);
   });
 });

@@ -74,8 +74,8 @@ export class CertificateService {
     const certificatePath = certificatePathOf(input.certificatePath ?? id);
     const pair = parsePair(input.certificateData, input.privateKey, this.deps.clock());
     if (input.certificateId !== undefined) {
-      // Ids are one space for all organizations: a taken id answers the same whoever holds it.
-      const taken = await this.db.selectFrom('certificates').select('id').where('id', '=', id).executeTakeFirst();
+      // Ids are unique within an organization (the key is both): another organization's is no concern.
+      const taken = await this.db.selectFrom('certificates').select('id').where('id', '=', id).where('organizationId', '=', p.organizationId).executeTakeFirst();
       if (taken) throw Invalid('certificateId', 'already used');
     }
     // A folder name of the organization's: the proxy is given certificates by id, so another
@@ -130,7 +130,7 @@ export class CertificateService {
   async remove(p: Principal, certificateId: string) {
     const row = await this.find(p, certificateId);
     const servers = (tx: Db) => this.serversUsing(tx, row.organizationId, row.serverId, row.subjectNames);
-    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).execute(), {
+    await this.proxy.change(this.db, servers, (tx) => tx.deleteFrom('certificates').where('id', '=', row.id).where('organizationId', '=', row.organizationId).execute(), {
       field: 'certificateId',
       organizationId: row.organizationId,
     });

@@ -236,9 +236,9 @@ describe('proxy configuration commands', () => {
     expect(await proxyCommands(serverId)).toEqual([]);
     const domain = await ok('domain.create', { host: 'shop.example.com', applicationId: app.applicationId, certificateType: 'custom' });
     const { input, revision } = await latest(serverId);
-    expect(routeOf(input, domain.domainId)).toMatchObject({ https: true, certificateType: 'custom', certificateId: certificate.certificateId });
+    expect(routeOf(input, domain.domainId)).toMatchObject({ https: true, certificateType: 'custom', certificateId: `${t.organizationId}/${certificate.certificateId}` });
     expect(input.certificates).toHaveLength(1);
-    expect(input.certificates[0]).toMatchObject({ id: certificate.certificateId, subjectNames: ['shop.example.com'] });
+    expect(input.certificates[0]).toMatchObject({ id: `${t.organizationId}/${certificate.certificateId}`, subjectNames: ['shop.example.com'] });
     expect(input.certificates[0]!.privateKey).toContain('-----BEGIN PRIVATE KEY-----');
 
     const body = await refuses('certificates.remove', { certificateId: certificate.certificateId }, 'certificateId');
@@ -375,8 +375,8 @@ describe("the platform's own domain", () => {
     const certificate = await ok('certificates.create', { name: 'panel', certificateData: await readFile(join(dir, 'panel.pem'), 'utf8'), privateKey: await readFile(join(dir, 'panel.key'), 'utf8'), organizationId: t.organizationId });
     await ok('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'custom' });
     const { input, revision } = await latest('local');
-    expect(input.platform).toMatchObject({ host: 'panel.example.com', https: true, certificateType: 'custom', certificateId: certificate.certificateId });
-    const served = input.certificates.find((c) => c.id === certificate.certificateId);
+    expect(input.platform).toMatchObject({ host: 'panel.example.com', https: true, certificateType: 'custom', certificateId: `${t.organizationId}/${certificate.certificateId}` });
+    const served = input.certificates.find((c) => c.id === `${t.organizationId}/${certificate.certificateId}`);
     expect(served!.privateKey).toContain('-----BEGIN PRIVATE KEY-----');
 
     const body = await refuses('certificates.remove', { certificateId: certificate.certificateId }, 'certificateId');
@@ -385,7 +385,7 @@ describe("the platform's own domain", () => {
 
     await ok('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'none' });
     await ok('certificates.remove', { certificateId: certificate.certificateId });
-    expect((await latest('local')).input.certificates.map((c) => c.id)).not.toContain(certificate.certificateId);
+    expect((await latest('local')).input.certificates.map((c) => c.id)).not.toContain(`${t.organizationId}/${certificate.certificateId}`);
   });
 
   it("is never served with another organization's certificate for its host", async () => {
@@ -393,7 +393,8 @@ describe("the platform's own domain", () => {
     const [certificateData, privateKey] = [await readFile(join(dir, 'desk.pem'), 'utf8'), await readFile(join(dir, 'desk.key'), 'utf8')];
     const own = await ok('certificates.create', { name: 'desk', certificateId: 'zz-platform-desk', certificateData, privateKey, organizationId: t.organizationId });
     await ok('settings.assignDomainServer', { host: 'desk.example.com', certificateType: 'custom' });
-    expect((await latest('local')).input.platform).toMatchObject({ certificateId: own.certificateId });
+    const ownProxyId = `${t.organizationId}/${own.certificateId}`;
+    expect((await latest('local')).input.platform).toMatchObject({ certificateId: ownProxyId });
 
     // Organization B (an ordinary tenant) uploads a certificate for the platform's host name, with an id that sorts first.
     const joined = await addMember(t, 'cert-b@example.com', 'admin');
@@ -401,10 +402,13 @@ describe("the platform's own domain", () => {
     const bKey = (await t.as(joined.key)('user.createApiKey', { name: 'b', metadata: { organizationId: org.body.organizationId } })).body.key;
     const theirs = await t.as(bKey)('certificates.create', { name: 'desk', certificateId: 'aa-tenant-desk', certificateData, privateKey, organizationId: org.body.organizationId });
     expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+    // And one under the very id of the platform's: ids are unique within an organization only.
+    const same = await t.as(bKey)('certificates.create', { name: 'desk', certificateId: own.certificateId, certificateData, privateKey, organizationId: org.body.organizationId });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
     await ok('settings.assignDomainServer', { host: 'desk.example.com', certificateType: 'custom' });
     const { input } = await latest('local');
-    expect(input.platform).toMatchObject({ certificateId: own.certificateId });
-    expect(input.certificates.map((c) => c.id)).not.toContain('aa-tenant-desk');
+    expect(input.platform).toMatchObject({ certificateId: ownProxyId });
+    expect(input.certificates.map((c) => c.id)).toEqual([ownProxyId]);
 
     // Without a certificate of its own the platform domain serves none rather than the tenant's.
     await ok('settings.assignDomainServer', { host: 'desk.example.com', certificateType: 'none' });

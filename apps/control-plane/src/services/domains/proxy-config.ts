@@ -14,6 +14,7 @@ import { applyProxyConfigCommand } from '../../agents/outbound/kinds/apply-proxy
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { DomainError, Invalid } from '../../errors.js';
 import type { ServiceDeps } from '../shared/deps.js';
+import { proxyCertificateId } from './proxy-certificate-id.js';
 import { type ProxyInput, type SharedMiddlewares, check } from './proxy-check.js';
 import type { ProxyRequests } from './proxy-requests.js';
 
@@ -215,15 +216,16 @@ export class ProxyConfig {
     const stored = needsStored ? await this.storedCertificates(tx, serverId) : [];
     const certificates = new Map<string, ProxyCertificate>();
     const serve = (chosen: (typeof stored)[number]) => {
-      if (!certificates.has(chosen.id)) {
-        certificates.set(chosen.id, {
-          id: chosen.id,
+      const id = proxyCertificateId(chosen);
+      if (!certificates.has(id)) {
+        certificates.set(id, {
+          id,
           certificateChain: chosen.certificateData,
           privateKey: this.deps.secrets.open(chosen.privateKey),
           subjectNames: chosen.subjectNames,
         });
       }
-      return chosen.id;
+      return id;
     };
 
     const routes = domains.map((d): ProxyRoute => {

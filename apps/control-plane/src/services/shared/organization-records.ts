@@ -10,8 +10,9 @@ type Row<T extends OrganizationTable> = Selectable<Database[T]>;
 
 /** A row of the caller's organization; another organization's is as missing as none (NOT_FOUND). */
 export async function findOfOrganization<T extends OrganizationTable>(db: Db, table: T, p: Principal, id: string, what: string): Promise<Row<T>> {
-  const row = (await db.selectFrom(table as 'servers').selectAll().where('id', '=', id).executeTakeFirst()) as Row<T> | undefined;
-  if (!row || (row as { organizationId: string }).organizationId !== p.organizationId) throw NotFound(`No such ${what}`);
+  // By id within the organization: certificate ids are unique per organization only.
+  const row = (await db.selectFrom(table as 'servers').selectAll().where('id', '=', id).where('organizationId', '=', p.organizationId).executeTakeFirst()) as Row<T> | undefined;
+  if (!row) throw NotFound(`No such ${what}`);
   return row;
 }
 

@@ -1,0 +1,1 @@
+export { runFuzz, summaryLine, type FuzzOptions, type FuzzProblem, type FuzzReport } from './run.js';
