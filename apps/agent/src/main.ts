@@ -23,6 +23,7 @@ import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
 import { dockerCliOf } from './build/settings.js';
+import { pinCommandKey } from './command-key.js';
 import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
@@ -37,6 +38,7 @@ import { ReportClient } from './reports/client.js';
 import { AgentPresence } from './reports/presence.js';
 import { AGENT_VERSION } from './version.js';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { CommandVerifier } from '@skiff/domain';
 
 const STOP_COMMANDS_MS = 20_000;
 const FLUSH_REPORTS_MS = 5_000;
@@ -105,16 +107,23 @@ async function main(): Promise<void> {
   });
   log.info({ config: describeConfig(config) }, 'agent starting: registering with the control plane');
   let registeredInBackground = false;
+  let verifier: CommandVerifier;
   try {
+    let joined = false;
     const credential = await obtainCredential({
       config,
       join: (token) => presence!.join(token),
       note: (what, detail) => {
+        if (what === 'joined') joined = true;
         if (what === 'join-refused-using-stored') log.warn({ reason: detail }, 'join token refused: using the credential stored by an earlier join');
         else if (what === 'stored') log.info('using the credential stored by an earlier join');
       },
     });
     if (stopping) return;
+    // Commands are run only when signed with the control plane's key this agent pinned.
+    const pinned = await pinCommandKey(config, joined);
+    verifier = pinned.verifier;
+    log.info({ keyId: verifier.keyId, how: pinned.how }, 'commands must be signed by this control plane key');
     journal = await CommandJournal.open(config.dataDir, {
       onSkippedLines: (count) => log.warn({ count }, 'unreadable journal lines skipped (a write cut short by a crash)'),
     });
@@ -178,6 +187,7 @@ async function main(): Promise<void> {
   agent = new Agent({
     serverId: config.serverId,
     nc,
+    verifier,
     driver,
     journal,
     reports,
