@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import { loadCommandSigningKey } from './agents/command-signing-key.js';
 import { loadLocalAgentCredential } from './agents/local-agent-credential.js';
 import { buildPlatform } from './compose-root.js';
 import { readConfig } from './config.js';
@@ -28,6 +29,7 @@ const platform = await buildPlatform({
     : undefined,
   grpc: { host: config.grpcHost, port: config.grpcPort },
   localAgentCredential: loadLocalAgentCredential(config.dataDir),
+  commandSigner: loadCommandSigningKey(config.dataDir),
   archives: { dir: join(config.dataDir, 'archives'), maxBytes: config.maxArchiveBytes },
   gitKnownHostsFile: join(config.dataDir, 'known_hosts'),
   agents: config.agents,

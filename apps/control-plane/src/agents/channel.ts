@@ -1,5 +1,6 @@
 import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
+import type { CommandSigner } from '@skiff/domain';
 import { AgentArtifactsService, CommandStatus } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { ServerAgents } from '../services/servers/server-agents.js';
@@ -51,6 +52,7 @@ export async function startAgentChannel(
     credentials: AgentCredentials;
     serverAgents: ServerAgents;
     archives: ArchiveLocator;
+    signer: CommandSigner;
   },
 ) {
   const { nats, grpc } = options;
@@ -58,6 +60,7 @@ export async function startAgentChannel(
     ? new OutboxRelay({
         db: parts.db,
         outbox: parts.outbox,
+        signer: parts.signer,
         clock: parts.clock,
         log: options.log.child({ component: 'outbox-relay' }),
         pollMs: nats.pollMs,

@@ -220,6 +220,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
       SKIFF_NATS_URL: natsUrl,
       SKIFF_CONTROL_PLANE_GRPC: `127.0.0.1:${ports.grpc}`,
       SKIFF_AGENT_CREDENTIAL_FILE: join(dirs.controlPlane, 'local-agent.credential'),
+      // As tools/up: the public command key the control plane wrote beside the credential.
+      SKIFF_COMMAND_KEY: readFileSync(join(dirs.controlPlane, 'command-key.pub'), 'utf8').trim(),
       SKIFF_AGENT_DATA_DIR: dirs.agent,
       SKIFF_LOG_LEVEL: 'info',
       SKIFF_PROXY_CONTAINER: proxyContainer,

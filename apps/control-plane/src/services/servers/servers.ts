@@ -33,6 +33,8 @@ export interface ServerFleetOptions {
   agents: ServerAgents;
   /** Read whenever a join token is issued. */
   endpoints: () => AgentEndpoints;
+  /** The control plane's public command key, which the agent pins when it joins (SKIFF_COMMAND_KEY). */
+  commandKey: string;
   joinTokenTtlMs?: number;
 }
 
@@ -127,6 +129,7 @@ export class ServerService {
       SKIFF_JOIN_TOKEN: token,
       SKIFF_CONTROL_PLANE_GRPC: endpoints.grpc,
       SKIFF_NATS_URL: endpoints.nats,
+      SKIFF_COMMAND_KEY: this.fleet.commandKey,
     };
     const join: ServerJoin = {
       token,
