@@ -1,5 +1,6 @@
 // Composition root of the Skiff agent: configuration → credential (joining with a one-time
-// token when that is how it was started) → journal → report client (gRPC), registration and
+// token when that is how it was started) → the control plane's command key, pinned at the
+// first start or a join (command-key.ts; no key, no start) → journal → report client (gRPC), registration and
 // heartbeats → Docker driver, adopting what runs → NATS → the Compose program this server has
 // (compose/program.ts) → the command path (agent.ts).
 //
