@@ -5,6 +5,7 @@
  * tests build the same thing against real NATS, Docker and an in-test gRPC server.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
 import { CommandControl } from './control/command-control.js';
@@ -31,6 +32,8 @@ import type { ProxyConfigLoader } from './proxy/config-loader.js';
 export interface AgentDeps {
   serverId: string;
   nc: NatsConnection;
+  /** The control plane's command key, pinned at join: commands and control requests it did not sign are refused. */
+  verifier: CommandVerifier;
   driver: DockerDriver;
   journal: CommandJournal;
   reports: Reports;
@@ -108,6 +111,7 @@ export class Agent {
     this.control = new ControlResponder({
       nc: deps.nc,
       serverId: deps.serverId,
+      verifier: deps.verifier,
       log,
       control: new CommandControl({
         scheduler: this.scheduler,
@@ -125,6 +129,7 @@ export class Agent {
     this.consumer = new CommandConsumer({
       nc: deps.nc,
       serverId: deps.serverId,
+      verifier: deps.verifier,
       log,
       onMessage: (data, msgId) => this.intake.receive(data, msgId),
       ...deps.consumer,

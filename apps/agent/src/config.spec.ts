@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
+import { CommandSigner } from '@skiff/domain';
 import { ConfigError, describeConfig, readConfig, type Env } from './config.js';
+
+const commandKey = CommandSigner.generate().publicKey;
 
 function anEnv(overrides: Env = {}): Env {
   return {
@@ -212,15 +216,36 @@ describe('readConfig', () => {
   });
 
   it('takes a join token instead of a credential, or neither (the credential a join stored)', () => {
-    const joining = readConfig(anEnv({ SKIFF_AGENT_CREDENTIAL: undefined, SKIFF_JOIN_TOKEN: ' sjt_token-value ' }));
+    const joining = readConfig(anEnv({ SKIFF_AGENT_CREDENTIAL: undefined, SKIFF_JOIN_TOKEN: ' sjt_token-value ', SKIFF_COMMAND_KEY: commandKey }));
     expect(joining).toMatchObject({ credential: { stored: true }, joinToken: 'sjt_token-value' });
     expect(describeConfig(joining)).toMatchObject({ credential: 'stored', joinToken: 'set' });
     expect(JSON.stringify(describeConfig(joining))).not.toContain('sjt_token-value');
     const restarted = readConfig(anEnv({ SKIFF_AGENT_CREDENTIAL: undefined }));
     expect(restarted.credential).toEqual({ stored: true });
     expect(restarted.joinToken).toBeUndefined();
-    expect(issuesOf(anEnv({ SKIFF_JOIN_TOKEN: 'sjt_x' }))).toEqual([
+    expect(issuesOf(anEnv({ SKIFF_JOIN_TOKEN: 'sjt_x', SKIFF_COMMAND_KEY: commandKey }))).toEqual([
       'SKIFF_JOIN_TOKEN cannot be used with SKIFF_AGENT_CREDENTIAL or SKIFF_AGENT_CREDENTIAL_FILE',
+    ]);
+  });
+
+  it('refuses a join token without the command key of the join command', () => {
+    expect(issuesOf(anEnv({ SKIFF_AGENT_CREDENTIAL: undefined, SKIFF_JOIN_TOKEN: 'sjt_x' }))).toEqual([
+      'SKIFF_JOIN_TOKEN needs SKIFF_COMMAND_KEY: start the agent with the whole join command',
+    ]);
+  });
+});
+
+describe('SKIFF_COMMAND_KEY', () => {
+  it('is read when it is an Ed25519 public key, refused naming the variable otherwise', () => {
+    const key = commandKey;
+    expect(readConfig(anEnv({ SKIFF_COMMAND_KEY: ` ${key} ` })).commandKey).toBe(key);
+    expect(readConfig(anEnv()).commandKey).toBeUndefined();
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    expect(issuesOf(anEnv({ SKIFF_COMMAND_KEY: rsa }))).toEqual([
+      "SKIFF_COMMAND_KEY must be the control plane's Ed25519 public key in base64 SPKI form (an rsa key, not Ed25519)",
+    ]);
+    expect(issuesOf(anEnv({ SKIFF_COMMAND_KEY: 'AAAA' }))).toEqual([
+      "SKIFF_COMMAND_KEY must be the control plane's Ed25519 public key in base64 SPKI form (not a public key (base64 of its SPKI DER form))",
     ]);
   });
 });

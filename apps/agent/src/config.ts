@@ -1,5 +1,6 @@
 /** The agent's configuration, read from its environment at the composition root. */
 import { isIP } from 'node:net';
+import { parseCommandKey } from '@skiff/domain';
 
 export interface AgentConfig {
   /** This server's id; also a NATS subject token (`agent.<serverId>.cmd`). SKIFF_SERVER_ID. */
@@ -30,6 +31,13 @@ export interface AgentConfig {
    * the one a join kept (channel-ca.ts). Without any, only loopback addresses are used, in clear.
    */
   ca: { pem: string } | { file: string } | { stored: true };
+  /**
+   * SKIFF_COMMAND_KEY: the control plane's public command key (base64 SPKI Ed25519), which
+   * signs every command and control request. Pinned in the data directory at the first start
+   * (command-key.ts); afterwards it may be left out, and a different one is refused unless
+   * this start joins with a new token.
+   */
+  commandKey?: string;
   /** The agent's own directory (its command journal), SKIFF_AGENT_DATA_DIR, default `/var/lib/skiff-agent`. */
   dataDir: string;
   /** Deploys run at once on this server, SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS, default 1. */
@@ -142,6 +150,16 @@ export function readConfig(env: Env): AgentConfig {
     credentialFile !== '' ? { file: credentialFile } : credentialValue !== '' ? { value: credentialValue } : { stored: true };
 
   const ca = readCa(env, issues);
+  const commandKey = env.SKIFF_COMMAND_KEY?.trim() ?? '';
+  if (commandKey !== '') {
+    try {
+      parseCommandKey(commandKey);
+    } catch (err) {
+      issues.push(`SKIFF_COMMAND_KEY must be the control plane's Ed25519 public key in base64 SPKI form (${(err as Error).message})`);
+    }
+  }
+
+  if (joinToken !== '' && commandKey === '') issues.push('SKIFF_JOIN_TOKEN needs SKIFF_COMMAND_KEY: start the agent with the whole join command');
 
   const dataDir = env.SKIFF_AGENT_DATA_DIR?.trim() || DEFAULT_DATA_DIR;
   if (!dataDir.startsWith('/')) issues.push('SKIFF_AGENT_DATA_DIR must be an absolute path');
@@ -178,6 +196,7 @@ export function readConfig(env: Env): AgentConfig {
     credential,
     ...(joinToken !== '' ? { joinToken } : {}),
     ca,
+    ...(commandKey !== '' ? { commandKey } : {}),
     dataDir,
     maxConcurrentDeploys,
     dockerSocket,
@@ -245,6 +264,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     credential: 'file' in config.credential ? { file: config.credential.file } : 'stored' in config.credential ? 'stored' : 'set',
     joinToken: config.joinToken ? 'set' : undefined,
     ca: 'file' in config.ca ? { file: config.ca.file } : 'stored' in config.ca ? 'stored' : 'given',
+    commandKey: config.commandKey ? 'set' : undefined,
     dataDir: config.dataDir,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
     dockerSocket: config.dockerSocket,

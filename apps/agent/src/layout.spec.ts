@@ -25,6 +25,7 @@ const LAYERS = [
   'docker/',
   'nats/',
   'abort/',
+  'command-key.ts',
   'credential.ts',
   'channel-ca.ts',
   'config.ts',

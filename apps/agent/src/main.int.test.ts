@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CommandJournal, JOURNAL_FILE } from './pipeline/journal.js';
 import { STORED_NATS_CREDENTIALS_FILE, storeNatsCredentials } from './credential.js';
 import { agentCredentialsMinter, type AgentCredentialsMinter } from './testing/nats-credentials.js';
-import { ensureCommandStream, publishCommand, removeServerChannel } from './testing/nats.js';
+import { TEST_COMMAND_SIGNER, ensureCommandStream, publishCommand, removeServerChannel } from './testing/nats.js';
 import { startReportServer, type RecordingReportServer } from './testing/report-server.js';
 import { waitUntil } from './testing/wait.js';
 
@@ -34,7 +34,8 @@ interface AgentProcess {
 function startAgent(env: Record<string, string>): AgentProcess {
   const child = spawnOwned(process.execPath, ['--import', 'tsx', mainTs], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    // The test control plane's command key, which publishCommand signs with (a test may set it to '').
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SKIFF_COMMAND_KEY: TEST_COMMAND_SIGNER.publicKey, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -229,6 +230,21 @@ describe('agent main', () => {
     expect(await agent.exited).toBe(1);
     expect(agent.lines()).toContainEqual(
       expect.objectContaining({ level: 60, msg: 'cannot start', problem: expect.stringContaining('no credential: set SKIFF_JOIN_TOKEN') }),
+    );
+  }, 30_000);
+
+  it('exits 1 without a command key to verify commands with (none given, none pinned)', async () => {
+    const agent = startAgent({
+      SKIFF_SERVER_ID: 'srv_main_test',
+      SKIFF_CONTROL_PLANE_GRPC: '127.0.0.1:1',
+      SKIFF_NATS_URL: 'nats://127.0.0.1:1',
+      SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
+      SKIFF_AGENT_DATA_DIR: await aDataDir(),
+      SKIFF_COMMAND_KEY: '',
+    });
+    expect(await agent.exited).toBe(1);
+    expect(agent.lines()).toContainEqual(
+      expect.objectContaining({ level: 60, msg: 'cannot start', problem: expect.stringContaining('no command key: set SKIFF_COMMAND_KEY') }),
     );
   }, 30_000);
 

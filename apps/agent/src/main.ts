@@ -1,5 +1,6 @@
 // Composition root of the Skiff agent: configuration → credential (joining with a one-time
-// token when that is how it was started) → journal → report client (gRPC), registration and
+// token when that is how it was started) → the control plane's command key, pinned at the
+// first start or a join (command-key.ts; no key, no start) → journal → report client (gRPC), registration and
 // heartbeats → Docker driver, adopting what runs → NATS → the Compose program this server has
 // (compose/program.ts) → the command path (agent.ts).
 //
@@ -24,6 +25,7 @@ import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
 import { type ChannelSecurity, channelCa, channelSecurity } from './channel-ca.js';
 import { dockerCliOf } from './build/settings.js';
+import { pinCommandKey } from './command-key.js';
 import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
@@ -38,6 +40,7 @@ import { ReportClient } from './reports/client.js';
 import { AgentPresence } from './reports/presence.js';
 import { AGENT_VERSION } from './version.js';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { CommandVerifier } from '@skiff/domain';
 
 const STOP_COMMANDS_MS = 20_000;
 const FLUSH_REPORTS_MS = 5_000;
@@ -116,16 +119,23 @@ async function main(): Promise<void> {
   });
   log.info({ config: describeConfig(config) }, 'agent starting: registering with the control plane');
   let registeredInBackground = false;
+  let verifier: CommandVerifier;
   try {
+    let joined = false;
     const credential = await obtainCredential({
       config,
       join: (token) => presence!.join(token),
       note: (what, detail) => {
+        if (what === 'joined') joined = true;
         if (what === 'join-refused-using-stored') log.warn({ reason: detail }, 'join token refused: using the credential stored by an earlier join');
         else if (what === 'stored') log.info('using the credential stored by an earlier join');
       },
     });
     if (stopping) return;
+    // Commands are run only when signed with the control plane's key this agent pinned.
+    const pinned = await pinCommandKey(config, joined);
+    verifier = pinned.verifier;
+    log.info({ keyId: verifier.keyId, how: pinned.how }, 'commands must be signed by this control plane key');
     journal = await CommandJournal.open(config.dataDir, {
       onSkippedLines: (count) => log.warn({ count }, 'unreadable journal lines skipped (a write cut short by a crash)'),
       onCompactionError: (err) => log.warn({ err }, 'could not compact the command journal; it is compacted again when the next command finishes'),
@@ -190,6 +200,7 @@ async function main(): Promise<void> {
   agent = new Agent({
     serverId: config.serverId,
     nc,
+    verifier,
     driver,
     journal,
     reports,

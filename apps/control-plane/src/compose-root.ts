@@ -1,5 +1,5 @@
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '@skiff/db';
-import { LOCAL_SERVER_ID } from '@skiff/domain';
+import { CommandSigner, LOCAL_SERVER_ID } from '@skiff/domain';
 import { type OutboundPolicy, PUBLIC_ONLY } from '@skiff/outbound';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -114,6 +114,11 @@ export interface PlatformOptions {
   /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
   localAgentCredential?: string;
   /**
+   * The key that signs commands and control requests (`<dataDir>/command-signing.key`,
+   * agents/command-signing-key.ts); without it a new one for this run (tests).
+   */
+  commandSigner?: CommandSigner;
+  /**
    * Uploaded archives of `drop` applications: kept in `dir` (`<dataDir>/archives`), at most
    * `maxBytes` each (`SKIFF_MAX_ARCHIVE_BYTES`, default 256 MiB). Without `dir`, a temporary
    * folder removed by close() (tests).
@@ -169,11 +174,12 @@ export async function buildPlatform(options: PlatformOptions) {
   };
   const identity = new IdentityService(deps);
   const outbox = new CommandOutbox(deps.secrets);
+  const signer = options.commandSigner ?? CommandSigner.generate();
   let relay: OutboxRelay | undefined;
   // Control requests (cancels, queue cleaning, proxy settings) go to agents as NATS requests over the relay's connection.
   const controlClient = (timeoutMs?: number): AgentControl =>
     options.nats
-      ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))), timeoutMs })
+      ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))), signer, timeoutMs })
       : new NoAgentControl();
   const agentControl = controlClient();
   // Every change of a server's domains, basic-auth users, certificates or the platform's own
@@ -232,6 +238,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const servers = new ServerService(deps, options.billing?.maxServers ?? null, {
     agents: serverAgents,
     endpoints: agentEndpoints(options, () => grpcPort),
+    commandKey: signer.publicKey,
     joinTokenTtlMs: options.agents?.joinTokenTtlMs,
   });
   const sshKeys = new SshKeyService(deps);
@@ -315,6 +322,7 @@ export async function buildPlatform(options: PlatformOptions) {
     credentials: agentCredentials,
     serverAgents,
     archives: drops,
+    signer,
   }).catch(
     async (err) => {
       await database.close();
@@ -342,6 +350,8 @@ export async function buildPlatform(options: PlatformOptions) {
     /** Uploaded archives of drop applications (where their files are, the sweep). */
     archives: drops,
     grpcPort: agents.grpcPort,
+    /** The public key agents verify commands with (SKIFF_COMMAND_KEY). */
+    commandKey: signer.publicKey,
     /** What agents report, applied as the gRPC report server applies it (tests report through it). */
     reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */

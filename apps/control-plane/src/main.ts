@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadCommandSigningKey } from './agents/command-signing-key.js';
 import { loadLocalAgentCredential } from './agents/local-agent-credential.js';
 import { channelTlsNames, ensureChannelTls } from './agents/tls/channel-tls.js';
 import { buildPlatform } from './compose-root.js';
@@ -33,6 +34,7 @@ const platform = await buildPlatform({
   grpc: { host: config.grpcHost, port: config.grpcPort },
   tls: { ca: tls.ca, cert: tls.cert, key: tls.key },
   localAgentCredential: loadLocalAgentCredential(config.dataDir),
+  commandSigner: loadCommandSigningKey(config.dataDir),
   archives: { dir: join(config.dataDir, 'archives'), maxBytes: config.maxArchiveBytes },
   gitKnownHostsFile: join(config.dataDir, 'known_hosts'),
   agents: config.agents,

@@ -7,13 +7,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { connect, headers } from '@nats-io/transport-node';
 import { commandSubject } from '@skiff/domain';
 import { freshDatabase, startGitServer, waitFor, type TestGitServer } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SecretBox } from './crypto/secret-box.js';
 import { loadSecretKey } from './secret-key.js';
 import { CommandOutbox } from './agents/outbound/outbox.js';
+import { loadCommandSigningKey } from './agents/command-signing-key.js';
 import { dockerCommand, startProcessStack, type ProcessStack } from './testing/process-stack.js';
 import { freePort, page, webServerSettings } from './testing/stack.js';
 
@@ -244,14 +245,19 @@ describe('a command delivered twice', () => {
     const before = await serviceState(app.appName);
 
     // The same messages again, under new message ids so JetStream does not drop them: a
-    // deploy and a stop (which would scale the service to nothing if it ran again).
+    // deploy and a stop (which would scale the service to nothing if it ran again), signed
+    // as the relay signs them.
     const outbox = new CommandOutbox(new SecretBox(loadSecretKey(s.dirs.controlPlane)));
+    const signer = loadCommandSigningKey(s.dirs.controlPlane);
     const mark = s.agent.mark();
     const nc = await connect({ servers: s.natsUrl });
     try {
       const js = jetstream(nc);
       for (const row of rows.slice(0, 2)) {
-        await js.publish(commandSubject('local'), outbox.open(row.payload), { msgID: `again-${row.id}` });
+        const data = outbox.open(row.payload);
+        const signature = headers();
+        for (const [name, value] of Object.entries(signer.sign(commandSubject('local'), data))) signature.set(name, value);
+        await js.publish(commandSubject('local'), data, { msgID: `again-${row.id}`, headers: signature });
       }
     } finally {
       await nc.close();

@@ -15,6 +15,7 @@ export * from './swarm-types.js';
 export * from './swarm-spec.js';
 export * from './workload-spec-wire.js';
 export * from './agent-channel.js';
+export * from './command-signature.js';
 export * from './wakeable-sleep.js';
 export * from './archive-entries.js';
 export * from './proxy/caddy-config.js';

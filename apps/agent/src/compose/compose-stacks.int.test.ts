@@ -9,7 +9,7 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { CANCEL_REASON, KILL_BUILD_REASON, controlSubject, formatComposeDotenv } from '@skiff/domain';
+import { CANCEL_REASON, KILL_BUILD_REASON, formatComposeDotenv } from '@skiff/domain';
 import {
   CommandKind,
   CommandStatus,
@@ -33,7 +33,7 @@ import { dockerCliOf } from '../build/settings.js';
 import { CommandJournal } from '../pipeline/journal.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ReportClient } from '../reports/client.js';
-import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
+import { ensureCommandStream, publishCommand, removeServerChannel, requestControl } from '../testing/nats.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
@@ -576,7 +576,7 @@ describe('a stack from git', { timeout: 240_000 }, () => {
 
 async function cancel(appName: string, buildOnly: boolean): Promise<ControlReply> {
   const request: ControlRequest = { request: { $case: 'cancelWorkload', value: { workloadKey: `compose:${appName}`, deploymentId: '', buildOnly, commandId: '' } } };
-  return ControlReply.decode((await nc.request(controlSubject(serverId), ControlRequest.encode(request).finish(), { timeout: 5_000 })).data);
+  return requestControl(nc, serverId, request);
 }
 
 /** Processes (of this machine) whose command line mentions `text`. */

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { CANCEL_REASON, REMOVED_REASON, controlSubject } from '@skiff/domain';
+import { CANCEL_REASON, REMOVED_REASON } from '@skiff/domain';
 import {
   CommandKind,
   CommandStatus,
@@ -27,7 +27,7 @@ import { DEPLOYMENT_LABEL } from '../deployments/deploy-spec.js';
 import { CommandJournal } from '../pipeline/journal.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ReportClient } from '../reports/client.js';
-import { ensureCommandStream, publishCommand, removeServerChannel } from '../testing/nats.js';
+import { ensureCommandStream, publishCommand, removeServerChannel, requestControl } from '../testing/nats.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
@@ -146,8 +146,7 @@ const waitForResult = (commandId: string, count = 1, timeoutMs = 60_000) =>
 const logOf = (c: Command) => reportServer.eventsOf(deploymentOf(c)).flatMap((e) => e.logLines.map((l) => l.text));
 
 async function control(serverId: string, request: ControlRequest): Promise<ControlReply> {
-  const msg = await nc.request(controlSubject(serverId), ControlRequest.encode(request).finish(), { timeout: 5_000 });
-  return ControlReply.decode(msg.data);
+  return requestControl(nc, serverId, request);
 }
 
 const cancel = (serverId: string, workloadKey: string, value: { deploymentId?: string; buildOnly?: boolean } = {}) =>

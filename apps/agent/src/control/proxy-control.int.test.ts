@@ -14,8 +14,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { controlSubject, type ProxyRoute } from '@skiff/domain';
-import { CommandStatus, ControlReply, ControlRequest, ProxyOperation, type ProxyRequest } from '@skiff/proto';
+import { type ProxyRoute } from '@skiff/domain';
+import { CommandStatus, ControlReply, ProxyOperation, type ProxyRequest } from '@skiff/proto';
 import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,7 +24,7 @@ import type { CommandHandler } from '../pipeline/handler.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ProxyConfigLoader } from '../proxy/config-loader.js';
 import { ProxyManager } from '../proxy/proxy-manager.js';
-import { ensureCommandStream } from '../testing/nats.js';
+import { ensureCommandStream, requestControl } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
@@ -404,8 +404,7 @@ describe('through NATS', () => {
       proxy: { loader, containerName, controlTimeoutMs: 30_000 },
     });
     const send = async (proxy: ProxyRequest) => {
-      const msg = await nc!.request(controlSubject(serverId), ControlRequest.encode({ request: { $case: 'proxy', value: proxy } }).finish(), { timeout: 10_000 });
-      return ControlReply.decode(msg.data);
+      return requestControl(nc!, serverId, { request: { $case: 'proxy', value: proxy } }, { timeoutMs: 10_000 });
     };
     try {
       const files = result(await send({ operation: ProxyOperation.PROXY_OPERATION_LIST_FILES, path: '', content: '' })) as Array<{ name: string }>;

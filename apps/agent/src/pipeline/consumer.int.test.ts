@@ -1,28 +1,32 @@
 // The command consumer against its own nats-server (so the test can take NATS away and
 // bring it back): it waits for the stream, survives a NATS outage and a deleted consumer,
-// and takes every command exactly once.
+// takes every command exactly once, and only commands the pinned control plane key signed
+// for this server.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { COMMAND_STREAM, commandConsumer } from '@skiff/domain';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { COMMAND_STREAM, CommandSigner, CommandVerifier, commandConsumer, commandSubject } from '@skiff/domain';
 import { RestartableNats } from '@skiff/testing';
-import { CommandKind, CommandStatus, WorkloadKind, timestampFromDate, type Command } from '@skiff/proto';
+import { Command, CommandKind, CommandStatus, WorkloadKind, timestampFromDate } from '@skiff/proto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../agent.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ReportClient } from '../reports/client.js';
-import { ensureCommandStream, publishCommand } from '../testing/nats.js';
+import { TEST_COMMAND_SIGNER, ensureCommandStream, publishCommand, publishRaw } from '../testing/nats.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
 import { waitUntil } from '../testing/wait.js';
 import { natsConnectionOptions } from '../nats/connect.js';
 import { CommandJournal } from './journal.js';
 
 const run = randomBytes(3).toString('hex');
-const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+/** The agent's warnings and errors, to check what a refusal logs. */
+const warnings: string[] = [];
+const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+const ENV_SECRET = `env-secret-${run}`;
 const serverId = `c-${run}`;
 
 let nats: RestartableNats;
@@ -49,7 +53,7 @@ function aCommand(n: number): Command {
         deploymentId: `cc-dep-${run}-${n}`,
         workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'consumer-test', appName: 'consumer-test' },
         image: 'busybox:latest',
-        env: {},
+        env: { TOKEN: ENV_SECRET },
         replicas: 1,
         forcePull: false,
         specJson: JSON.stringify({ memoryLimit: '1000' }),
@@ -76,6 +80,7 @@ beforeAll(async () => {
     journal,
     reports,
     log,
+    verifier: CommandVerifier.fromText(TEST_COMMAND_SIGNER.publicKey),
     maxConcurrentDeploys: 1,
     consumer: { retryInitialMs: 50, retryMaxMs: 300 },
   });
@@ -134,4 +139,51 @@ describe('CommandConsumer', () => {
     expect((await jsm.streams.info(COMMAND_STREAM)).state.messages).toBe(0);
     for (const n of [1, 2, 3]) expect(journal.get(aCommand(n).commandId)?.attempts).toBe(1);
   }, 90_000);
+});
+
+describe('signed commands', () => {
+  const refusals = () => warnings.filter((l) => l.includes('command message refused'));
+
+  it('runs only what the pinned key signed for this server, refusing the rest without a trace in the journal or the reports', async () => {
+    const before = refusals().length;
+    const unsigned = aCommand(10);
+    await publishCommand(admin, unsigned, unsigned.commandId, 'unsigned');
+    const otherKey = aCommand(11);
+    await publishCommand(admin, otherKey, otherKey.commandId, CommandSigner.generate());
+    // Signed for another server's subject (a command of that server replayed to this one).
+    const otherServer = aCommand(12);
+    await publishCommand(admin, otherServer, otherServer.commandId, { signer: TEST_COMMAND_SIGNER, subject: commandSubject(`other-${run}`) });
+    // Signed, then changed on the way.
+    const altered = aCommand(13);
+    const original = Command.encode({ ...altered, workloadKey: 'application:elsewhere' }).finish();
+    const signature = headers();
+    for (const [name, value] of Object.entries(TEST_COMMAND_SIGNER.sign(commandSubject(serverId), original))) signature.set(name, value);
+    await jetstream(admin).publish(commandSubject(serverId), Command.encode(altered).finish(), { msgID: altered.commandId, headers: signature });
+    // Unsigned bytes of an unknown kind: refused before they are decoded, so not even "rejected" is reported.
+    await publishRaw(admin, serverId, new Uint8Array([1, 2, 3]), `raw-${run}`, 'unsigned');
+    // Then a signed one: once its result is in, everything before it was taken (one message at a time, in order).
+    const good = aCommand(14);
+    await publishCommand(admin, good, good.commandId);
+    expect((await waitUntil('the signed command ran', () => resultsOf(good.commandId)[0], 30_000)).status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+
+    for (const c of [unsigned, otherKey, otherServer, altered]) {
+      expect(resultsOf(c.commandId), c.commandId).toEqual([]);
+      expect(journal.get(c.commandId), c.commandId).toBeUndefined();
+    }
+    expect(journal.get(`raw-${run}`)).toBeUndefined();
+    const refused = refusals().slice(before);
+    expect(refused).toHaveLength(5);
+    expect(refused.join('\n')).toMatch(/unsigned/);
+    expect(refused.join('\n')).toMatch(/not the pinned key/);
+    expect(refused.join('\n')).toMatch(/does not match/);
+    // Logged without the payload.
+    expect(warnings.join('\n')).not.toContain(ENV_SECRET);
+    // Terminated, not redelivered: nothing waits for an ack.
+    const jsm = await jetstreamManager(admin);
+    await waitUntil('no message waiting for an ack', async () => {
+      const info = await jsm.consumers.info(COMMAND_STREAM, commandConsumer(serverId));
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    }, 10_000, 100);
+    expect(refusals().slice(before)).toHaveLength(5);
+  }, 60_000);
 });

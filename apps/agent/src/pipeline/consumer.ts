@@ -10,16 +10,24 @@
  * redelivery when it rejected. After a NATS outage the client reconnects and pulling
  * resumes; whatever was delivered but not acked comes again, and the journal makes that
  * harmless.
+ *
+ * Every message must be signed by the control plane's pinned command key for this server's
+ * subject (libs/domain command-signature.ts). One that is not never reaches `onMessage`: it
+ * is not journaled, run or reported (its command id cannot be trusted, so reporting it would
+ * let a forger end a real command), it is logged without its payload and terminated, so
+ * JetStream does not deliver it again.
  */
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { COMMAND_STREAM, WakeableSleep, commandConsumer, commandSubject } from '@skiff/domain';
+import { COMMAND_STREAM, type CommandVerifier, WakeableSleep, commandConsumer, commandSubject } from '@skiff/domain';
 import type { Logger } from 'pino';
 
 export interface CommandConsumerOptions {
   nc: NatsConnection;
   serverId: string;
   log: Logger;
+  /** The control plane's pinned command key: messages it did not sign for this server are refused. */
+  verifier: CommandVerifier;
   /** Takes one message in; when it resolves the message is acked, when it rejects nak'ed. */
   onMessage: (data: Uint8Array, msgId: string | undefined) => Promise<unknown>;
   /** Backoff while the stream or NATS is missing. Defaults 250 ms to 5 s. */
@@ -120,6 +128,17 @@ export class CommandConsumer {
   }
 
   private async take(msg: JsMsg): Promise<void> {
+    const refused = this.options.verifier.check(this.subject, msg.data, (name) => msg.headers?.get(name));
+    if (refused !== null) {
+      this.options.log.warn({ seq: msg.seq, problem: refused, keyId: this.options.verifier.keyId }, 'command message refused: not signed by the control plane for this server');
+      try {
+        // Without a reason: nats-server 2.9 ignores a `+TERM <reason>`, and the message would stay pending.
+        msg.term();
+      } catch (err) {
+        this.options.log.warn({ err: describeError(err), seq: msg.seq }, 'could not answer a command message');
+      }
+      return;
+    }
     let taken = false;
     try {
       await this.options.onMessage(msg.data, msg.headers?.get('Nats-Msg-Id') || undefined);

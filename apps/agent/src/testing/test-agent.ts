@@ -1,8 +1,12 @@
 import { Agent, type AgentDeps } from '../agent.js';
 import { CommandJournal } from '../pipeline/journal.js';
 import { ReportClient } from '../reports/client.js';
+import { CommandVerifier } from '@skiff/domain';
+import { TEST_COMMAND_SIGNER } from './nats.js';
 
-export interface TestAgentOptions extends Omit<AgentDeps, 'journal' | 'reports'> {
+export interface TestAgentOptions extends Omit<AgentDeps, 'journal' | 'reports' | 'verifier'> {
+  /** The command key the agent trusts; by default the test control plane's (TEST_COMMAND_SIGNER). */
+  verifier?: CommandVerifier;
   /** The journal's directory. */
   journalDir: string;
   /** The report server's address (testing/report-server.ts). */
@@ -18,7 +22,8 @@ export async function startTestAgent(options: TestAgentOptions) {
   const { journalDir, reportTarget, credential, ...deps } = options;
   const journal = await CommandJournal.open(journalDir);
   const reports = new ReportClient({ target: reportTarget, credential, log: deps.log, retryInitialMs: 50, retryMaxMs: 500 });
-  const agent = new Agent({ consumer: { retryInitialMs: 100, retryMaxMs: 1_000 }, ...deps, journal, reports });
+  const verifier = deps.verifier ?? CommandVerifier.fromText(TEST_COMMAND_SIGNER.publicKey);
+  const agent = new Agent({ consumer: { retryInitialMs: 100, retryMaxMs: 1_000 }, ...deps, verifier, journal, reports });
   agent.start();
   await agent.ready();
   return { agent, journal, reports };

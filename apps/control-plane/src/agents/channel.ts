@@ -1,7 +1,7 @@
 import { rootCertificates } from 'node:tls';
 import { connect as connectNats, credsAuthenticator } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
-import { isLoopbackHost } from '@skiff/domain';
+import { type CommandSigner, isLoopbackHost } from '@skiff/domain';
 import { AgentArtifactsService, CommandStatus } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { ServerAgents } from '../services/servers/server-agents.js';
@@ -62,6 +62,7 @@ export async function startAgentChannel(
     credentials: AgentCredentials;
     serverAgents: ServerAgents;
     archives: ArchiveLocator;
+    signer: CommandSigner;
   },
 ) {
   const { nats, grpc, tls } = options;
@@ -75,6 +76,7 @@ export async function startAgentChannel(
     ? new OutboxRelay({
         db: parts.db,
         outbox: parts.outbox,
+        signer: parts.signer,
         clock: parts.clock,
         log: options.log.child({ component: 'outbox-relay' }),
         pollMs: nats.pollMs,

@@ -224,6 +224,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
       SKIFF_AGENT_CREDENTIAL_FILE: join(dirs.controlPlane, 'local-agent.credential'),
       // The control plane made its CA at first boot and serves gRPC with TLS; NATS here is in clear on loopback.
       SKIFF_CA_FILE: join(dirs.controlPlane, 'tls', 'ca.pem'),
+      // As tools/up: the public command key the control plane wrote beside the credential.
+      SKIFF_COMMAND_KEY: readFileSync(join(dirs.controlPlane, 'command-key.pub'), 'utf8').trim(),
       SKIFF_AGENT_DATA_DIR: dirs.agent,
       SKIFF_LOG_LEVEL: 'info',
       SKIFF_PROXY_CONTAINER: proxyContainer,

@@ -103,6 +103,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
       SKIFF_NATS_URL: nats.url,
       SKIFF_CONTROL_PLANE_GRPC: `127.0.0.1:${t.platform.grpcPort}`,
       SKIFF_AGENT_CREDENTIAL: credential,
+      SKIFF_COMMAND_KEY: t.platform.commandKey,
       SKIFF_AGENT_DATA_DIR: agentDir,
       SKIFF_PROXY_CONTAINER: proxy.container,
       SKIFF_PROXY_HTTP_PORT: String(proxy.httpPort),

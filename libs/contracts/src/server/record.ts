@@ -40,10 +40,13 @@ export const ServerJoin = z.object({
           "The agent channel's CA certificate (PEM, base64), made at the control plane's first boot. The agent " +
             'trusts only it for gRPC and NATS (TLS), and keeps it in its data directory. Absent when the channel has no TLS.',
         ),
+      SKIFF_COMMAND_KEY: z.string(),
     })
     .describe(
       "The agent's environment. The addresses are the control plane's `SKIFF_AGENT_GRPC_ADDRESS` and " +
-        '`SKIFF_AGENT_NATS_URL` (defaults: its gRPC listen address and its own NATS URL).',
+        '`SKIFF_AGENT_NATS_URL` (defaults: its gRPC listen address and its own NATS URL). `SKIFF_COMMAND_KEY` is ' +
+        "the control plane's public command key (Ed25519, base64 SPKI), which the agent pins at join: it runs only " +
+        'commands and control requests signed with it.',
     ),
   command: z
     .string()

@@ -3,6 +3,7 @@
 // secrets), but keeps what later reads need: per workload and kind, the newest command and
 // the newest that succeeded. The cache's deploys behave as before (forceUpdate is a counter).
 import { connect } from '@nats-io/transport-node';
+import { CommandSigner } from '@skiff/domain';
 import { Command, CommandStatus, WorkloadKind } from '@skiff/proto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,6 +25,7 @@ beforeAll(async () => {
   relay = new OutboxRelay({
     db: t.db,
     outbox: new CommandOutbox(t.platform.secrets),
+    signer: CommandSigner.generate(),
     connect: () => connect({ servers: inject('natsUrl') }),
     clock,
     log: pino({ level: 'silent' }),

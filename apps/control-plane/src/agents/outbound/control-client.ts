@@ -1,5 +1,5 @@
-import { type NatsConnection, errors } from '@nats-io/transport-node';
-import { LOCAL_SERVER_ID, controlSubject } from '@skiff/domain';
+import { type NatsConnection, errors, headers } from '@nats-io/transport-node';
+import { type CommandSigner, LOCAL_SERVER_ID, controlSubject } from '@skiff/domain';
 import { ControlReply, ControlRequest } from '@skiff/proto';
 import { DomainError } from '../../errors.js';
 
@@ -14,13 +14,15 @@ export interface AgentControl {
 export interface ControlClientOptions {
   /** The NATS connection the outbox relay uses (OutboxRelay.connection). */
   connection: () => Promise<NatsConnection>;
+  /** Signs each request for its server's control subject (agents refuse unsigned ones). */
+  signer: CommandSigner;
   timeoutMs?: number;
 }
 
 /**
  * Control requests (proto ControlRequest: cancel a running command, clean a workload's
- * queue) travel as NATS request/reply on `agent.<serverId>.ctl`, never through the outbox:
- * they act now or not at all. An agent that does not answer within the deadline (offline,
+ * queue) travel as NATS request/reply on `agent.<serverId>.ctl`, signed like commands,
+ * never through the outbox: they act now or not at all. An agent that does not answer within the deadline (offline,
  * or NATS unreachable) is a BAD_REQUEST naming the server; nothing was done.
  */
 export class ControlClient implements AgentControl {
@@ -34,8 +36,12 @@ export class ControlClient implements AgentControl {
     } catch {
       throw unreachable(serverId, 'NATS cannot be reached');
     }
+    const subject = controlSubject(serverId);
+    const data = ControlRequest.encode(request).finish();
+    const signature = headers();
+    for (const [name, value] of Object.entries(this.options.signer.sign(subject, data))) signature.set(name, value);
     try {
-      const msg = await nc.request(controlSubject(serverId), ControlRequest.encode(request).finish(), { timeout });
+      const msg = await nc.request(subject, data, { timeout, headers: signature });
       return ControlReply.decode(msg.data);
     } catch (err) {
       // No responder (the agent is not connected), the deadline, or an undecodable answer.

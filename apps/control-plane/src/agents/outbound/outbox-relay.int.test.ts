@@ -1,7 +1,7 @@
 import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection, connect, nanos } from '@nats-io/transport-node';
-import { COMMAND_STREAM, commandSubject } from '@skiff/domain';
+import { COMMAND_STREAM, CommandSigner, CommandVerifier, commandSubject } from '@skiff/domain';
 import { Command, CommandKind, WorkloadKind } from '@skiff/proto';
 import { type DedicatedNats, RestartableNats, startDedicatedNats, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -76,6 +76,12 @@ describe('the outbox relay on the shared NATS', () => {
     const msg = await waitFor(() => consumer.next({ expires: 2000 }), { timeoutMs: 15_000, what: 'the command message' });
     expect(msg.subject).toBe(commandSubject(serverId));
     expect(msg.headers?.get('Nats-Msg-Id')).toBe(commandId);
+    // Signed with the platform's command key, for this server's subject and these bytes only.
+    const header = (name: string) => msg.headers?.get(name);
+    const verifier = CommandVerifier.fromText(t.platform.commandKey);
+    expect(verifier.check(commandSubject(serverId), msg.data, header)).toBeNull();
+    expect(verifier.check(commandSubject('another-server'), msg.data, header)).toMatch(/does not match/);
+    expect(CommandVerifier.fromText(CommandSigner.generate().publicKey).check(commandSubject(serverId), msg.data, header)).toMatch(/not the pinned key/);
     const command = Command.decode(msg.data);
     expect(command).toMatchObject({
       commandId,
@@ -294,6 +300,7 @@ describe('the outbox relay when one workload cannot be published for now', () =>
     relay = new OutboxRelay({
       db: t.db,
       outbox: new CommandOutbox(t.platform.secrets),
+      signer: CommandSigner.generate(),
       connect: async () => wrapped,
       clock: () => new Date(),
       log: pino({ level: 'silent' }),

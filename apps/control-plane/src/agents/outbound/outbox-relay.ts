@@ -1,7 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, jetstream, jetstreamManager, type StreamInfo } from '@nats-io/jetstream';
-import { InvalidArgumentError, type NatsConnection, TimeoutError, nanos } from '@nats-io/transport-node';
+import { InvalidArgumentError, type NatsConnection, TimeoutError, headers, nanos } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
-import { COMMAND_STREAM, COMMAND_STREAM_LIMITS, COMMAND_SUBJECTS, WakeableSleep, commandSubject } from '@skiff/domain';
+import { COMMAND_STREAM, COMMAND_STREAM_LIMITS, COMMAND_SUBJECTS, type CommandSigner, WakeableSleep, commandSubject } from '@skiff/domain';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { pruneEndedCommands } from './command-records.js';
@@ -66,6 +66,8 @@ export interface OutboxRelayOptions {
   outbox: CommandOutbox;
   /** Opens a NATS connection (called again after a failed attempt; the connection itself reconnects). */
   connect: () => Promise<NatsConnection>;
+  /** Signs each command for its server's subject (agents run nothing else). */
+  signer: CommandSigner;
   clock: () => Date;
   log: Logger;
   /** How often the outbox is read without a notify; 2 s by default. */
@@ -108,8 +110,9 @@ type PublishFailure = { scope: 'command'; reason: string } | { scope: 'workload'
 
 /**
  * Publishes the outbox to JetStream (ARCHITECTURE.md "Commands", step 2): pending commands
- * in creation order to `agent.<serverId>.cmd`, with the command id as message id, then
- * marks them published. Commands published long ago and still without a result are
+ * in creation order to `agent.<serverId>.cmd`, with the command id as message id and the
+ * control plane's signature (headers of libs/domain command-signature.ts), then marks them
+ * published. Commands published long ago and still without a result are
  * published again until their deadline (JetStream drops repeats within its duplicate
  * window; agents drop repeats by their journal). Runs at start, on every notify (the outbox
  * notifies it when commands were committed) and on a poll.
@@ -222,8 +225,11 @@ export class OutboxRelay {
           .executeTakeFirst();
         if (!still) return undefined;
         const data = this.o.outbox.open(c.payload);
+        const subject = commandSubject(c.serverId);
+        const signature = headers();
+        for (const [name, value] of Object.entries(this.o.signer.sign(subject, data, this.o.clock()))) signature.set(name, value);
         try {
-          await js.publish(commandSubject(c.serverId), data, { msgID: c.id, timeout: this.o.publishTimeoutMs ?? 5000 });
+          await js.publish(subject, data, { msgID: c.id, headers: signature, timeout: this.o.publishTimeoutMs ?? 5000 });
         } catch (err) {
           return classify(err, nc, data.length, this.o.publishTimeoutMs ?? 5000);
         }

@@ -5,7 +5,7 @@
 // answers them in apps/agent/src/control and in cancel.e2e.test.ts).
 import { randomBytes } from 'node:crypto';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON, controlSubject } from '@skiff/domain';
+import { CANCEL_REASON, CONTROL_REQUEST_MAX_AGE_MS, CommandVerifier, KILL_BUILD_REASON, REMOVED_REASON, controlSubject } from '@skiff/domain';
 import { CommandStatus, ControlReply, ControlRequest, DeploymentStatus, timestampFromDate } from '@skiff/proto';
 import { startDedicatedNats, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -234,10 +234,16 @@ describe('work its agent holds (NATS request/reply)', () => {
     await nats?.stop();
   });
 
-  /** The agent of server `local`, as far as control requests go. */
+  /** The agent of server `local`, as far as control requests go: it carries out only those signed with the platform's command key. */
   async function answerAsAgent() {
+    const verifier = CommandVerifier.fromText(p.platform.commandKey);
     responder ??= nc.subscribe(controlSubject('local'), {
       callback: (_err, msg) => {
+        const refused = verifier.check(controlSubject('local'), msg.data, (name) => msg.headers?.get(name), { maxAgeMs: CONTROL_REQUEST_MAX_AGE_MS });
+        if (refused !== null) {
+          msg.respond(ControlReply.encode({ commandIds: [], error: `the agent refused the request: ${refused}` }).finish());
+          return;
+        }
         const request = ControlRequest.decode(msg.data);
         requests.push(request);
         msg.respond(ControlReply.encode(answer(request)).finish());

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Metadata, type ServiceError, credentials, status } from '@grpc/grpc-js';
 import { AgentReportsClient, type RegisterResponse, timestampFromDate } from '@skiff/proto';
 import { waitFor } from '@skiff/testing';
+import { CommandVerifier } from '@skiff/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
@@ -80,10 +81,14 @@ describe('server.create and the join token', () => {
       SKIFF_JOIN_TOKEN: s.join.token,
       SKIFF_CONTROL_PLANE_GRPC: 'cp.example.com:50051',
       SKIFF_NATS_URL: 'nats://cp.example.com:4222',
+      // The public key commands are signed with, which the agent pins.
+      SKIFF_COMMAND_KEY: t.platform.commandKey,
     });
+    expect(CommandVerifier.fromText(s.join.env.SKIFF_COMMAND_KEY).keyId).toMatch(/^[0-9a-f]{16}$/);
     expect(s.join.command).toBe(
       `env SKIFF_SERVER_ID='${s.serverId}' SKIFF_JOIN_TOKEN='${s.join.token}' SKIFF_CONTROL_PLANE_GRPC='cp.example.com:50051' ` +
-        `SKIFF_NATS_URL='nats://cp.example.com:4222' SKIFF_AGENT_DATA_DIR=/var/lib/skiff-agent node --lite-mode --max-semi-space-size=1 skiff-agent.mjs`,
+        `SKIFF_NATS_URL='nats://cp.example.com:4222' SKIFF_COMMAND_KEY='${t.platform.commandKey}' ` +
+        `SKIFF_AGENT_DATA_DIR=/var/lib/skiff-agent node --lite-mode --max-semi-space-size=1 skiff-agent.mjs`,
     );
     const read = await one(s.serverId);
     expect(read).toMatchObject({ status: 'pending', lastSeenAt: null, joinedAt: null, agentVersion: null, joinTokenExpiresAt: s.join.expiresAt });

@@ -35,6 +35,8 @@ export interface ServerFleetOptions {
   agents: ServerAgents;
   /** Read whenever a join token is issued. */
   endpoints: () => AgentEndpoints;
+  /** The control plane's public command key, which the agent pins when it joins (SKIFF_COMMAND_KEY). */
+  commandKey: string;
   joinTokenTtlMs?: number;
 }
 
@@ -134,6 +136,7 @@ export class ServerService {
       SKIFF_CONTROL_PLANE_GRPC: endpoints.grpc,
       SKIFF_NATS_URL: endpoints.nats,
       ...(endpoints.ca ? { SKIFF_CONTROL_PLANE_CA: Buffer.from(endpoints.ca).toString('base64') } : {}),
+      SKIFF_COMMAND_KEY: this.fleet.commandKey,
     };
     const join: ServerJoin = {
       token,
