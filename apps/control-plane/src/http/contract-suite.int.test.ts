@@ -97,13 +97,16 @@ describe('the generic mount', () => {
     expect(res.body.message).toContain('cluster.getNodes');
   });
 
-  it('ignores unknown fields and parses query values strictly', async () => {
-    const created = await t.call('project.create', { name: 'strict', surprise: true });
+  it('refuses unknown fields naming them, and parses query values strictly', async () => {
+    const refused = await t.call('project.create', { name: 'strict', surprise: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues).toEqual([{ path: ['surprise'], message: expect.stringContaining('unknown field') }]);
+    const created = await t.call('project.create', { name: 'strict' });
     expect(created.status).toBe(200);
-    expect(created.body).not.toHaveProperty('surprise');
     const res = await t.call('project.one', { projectId: created.body.projectId, extra: 'x' });
-    expect(res.status).toBe(200);
-    expect(res.body.name).toBe('strict');
+    expect(res.status).toBe(400);
+    expect(res.body.issues.map((i: { path: string[] }) => i.path)).toEqual([['extra']]);
+    expect((await t.call('project.one', { projectId: created.body.projectId })).body.name).toBe('strict');
   });
 
   it('accepts Authorization: Bearer as well as x-api-key', async () => {

@@ -4,13 +4,14 @@ import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
 import { checkAccess } from '../authz/policy.js';
-import { DomainError, Invalid, NotImplemented, Unauthorized, statusOf } from '../errors.js';
+import { DomainError, Invalid, NotImplemented, Unauthorized, statusOf, type Issue } from '../errors.js';
 import { type AuditRecorder, audited, remoteAddress } from './audit-trail.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
-import { errorBody, validationError } from './envelope.js';
+import { errorBody, unknownFieldsError, validationError } from './envelope.js';
 import { MAX_JSON_BODY_BYTES, readBoundedText } from './body.js';
-import { inputFromQuery } from './input-shape.js';
+import { inputFromQuery, inputJsonSchema } from './input-shape.js';
+import { UNKNOWN_FIELD, unknownFieldIssues } from './unknown-fields.js';
 import { unstorableTextIssues } from './storable-text.js';
 import { type MultipartBody, type UploadLimits, readMultipart } from './uploads.js';
 
@@ -48,8 +49,10 @@ export function mountApi(app: Hono, deps: MountDeps): void {
     let input: unknown;
     try {
       contract = contractsByName.get(name);
-      if (!contract || contract.method !== ctx.req.method) {
-        throw new DomainError('NOT_FOUND', `No operation ${ctx.req.method} ${name}`);
+      if (!contract) throw new DomainError('NOT_FOUND', `No operation ${name}`);
+      if (contract.method !== ctx.req.method) {
+        ctx.header('allow', contract.method);
+        throw new DomainError('NOT_FOUND', `No operation ${ctx.req.method} ${name}: ${name} takes ${contract.method}`);
       }
       const key = presentedKey({ get: (h) => ctx.req.header(h) });
       // A `bodyToken` operation takes a key too when one is presented (acceptInvitation: the
@@ -60,12 +63,21 @@ export function mountApi(app: Hono, deps: MountDeps): void {
         checkAccess(principal, contract.access, contract.method);
       }
       let raw: unknown;
-      if (contract.method === 'GET') raw = inputFromQuery(contract.input, queryOf(ctx));
-      else if (contract.upload) raw = (received = await uploadBody(ctx, contract, contract.upload, deps.uploads)).fields;
-      else raw = await jsonBody(ctx);
+      const schema = inputJsonSchema(contract.input);
+      let unknown: Issue[];
+      if (contract.method === 'GET') {
+        const query = queryOf(ctx);
+        raw = inputFromQuery(contract.input, query);
+        unknown = [...new Set(query.keys())].filter((k) => !Object.hasOwn(schema.properties ?? {}, k)).map((k) => ({ path: [k], message: UNKNOWN_FIELD }));
+      } else {
+        if (contract.upload) raw = (received = await uploadBody(ctx, contract, contract.upload, deps.uploads)).fields;
+        else raw = await jsonBody(ctx);
+        unknown = unknownFieldIssues(schema, raw);
+      }
       bodyDone = true;
       const parsed = contract.input.safeParse(raw);
-      if (!parsed.success) throw validationError(parsed.error);
+      if (!parsed.success) throw validationError(parsed.error, raw, schema, unknown);
+      if (unknown.length > 0) throw unknownFieldsError(contract.name, unknown);
       const unstorable = unstorableTextIssues(parsed.data);
       if (unstorable.length) throw new DomainError('BAD_REQUEST', `Invalid input data: ${unstorable.map((i) => i.path.join('.')).join(', ')}`, unstorable);
       input = parsed.data;

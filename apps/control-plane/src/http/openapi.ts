@@ -80,10 +80,11 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         'RPC-style API of Skiff: one endpoint per operation, `/api/<router>.<operation>`. ' +
         'GET operations take their input in the query string (one parameter per field; repeat a ' +
         'parameter for lists; `true`/`false` and numbers are parsed strictly); POST operations ' +
-        'take a JSON object. Unknown fields are ignored. Errors are `{code, message, issues, ' +
+        'take a JSON object. A field an operation does not take is BAD_REQUEST naming it (`unknown field`); ' +
+        'a missing one says `required`. Errors are `{code, message, issues, ' +
         'requestId}` with BAD_REQUEST 400, UNAUTHORIZED 401, FORBIDDEN 403, NOT_FOUND 404, ' +
         'INTERNAL_SERVER_ERROR 500 and NOT_IMPLEMENTED 501. An unknown operation, or a known one ' +
-        'called with the wrong method, is NOT_FOUND. Present an API key as `x-api-key: <key>` ' +
+        'called with the wrong method, is NOT_FOUND (its message and the `Allow` header name the method). Present an API key as `x-api-key: <key>` ' +
         'or `Authorization: Bearer <key>`.',
     },
     tags: [...new Set(allContracts.map((c) => c.router))].map((name) => ({ name })),
