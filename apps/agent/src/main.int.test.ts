@@ -337,7 +337,7 @@ describe('agent main, NATS in operator mode', () => {
       second = startAgent(env);
       const agent = second;
       await waitUntil('the agent to connect to NATS', hasLine(agent, 'agent started: connected to NATS'), 20_000);
-      expect(agent.lines().map((l) => l.msg).filter((m) => m.startsWith('agent start'))[0]).toBe('agent starting: registering with the control plane');
+      expect(agent.lines().map((l) => l.msg).filter((m) => String(m).startsWith('agent start'))[0]).toBe('agent starting: registering with the control plane');
       expect(agent.lines()).toContainEqual(expect.objectContaining({ msg: 'resuming commands left unfinished by the last run', count: 1 }));
       await waitUntil('both commands to be done', async () => {
         const lines = await journalLines(dataDir);
