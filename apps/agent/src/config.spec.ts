@@ -39,6 +39,7 @@ describe('readConfig', () => {
       dockerSocket: '/var/run/docker.sock',
       dockerCli: null,
       buildTimeoutMs: 1_800_000,
+      journalCompactMs: 1000,
       composeProgram: null,
       proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
     });
@@ -81,6 +82,7 @@ describe('readConfig', () => {
       dockerSocket: '/tmp/d2/docker.sock',
       dockerCli: '/opt/docker/bin/docker',
       buildTimeoutMs: 600_000,
+      journalCompactMs: 1000,
       composeProgram: 'docker compose',
       proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
     });

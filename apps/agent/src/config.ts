@@ -49,6 +49,11 @@ export interface AgentConfig {
   /** Longest build of one deployment, SKIFF_BUILD_TIMEOUT_SECONDS, default 1800 (the command's deadline may end it sooner). */
   buildTimeoutMs: number;
   /**
+   * SKIFF_AGENT_JOURNAL_COMPACT_SECONDS, default 1: how soon after commands finish the journal
+   * is rewritten without their payloads (pipeline/journal.ts).
+   */
+  journalCompactMs: number;
+  /**
    * The Docker Compose program of `container-compose` stacks, SKIFF_COMPOSE_PROGRAM: `docker
    * compose` (the CLI plugin), `<docker cli> compose`, or a docker-compose program; null:
    * found at start (compose/program.ts).
@@ -174,6 +179,11 @@ export function readConfig(env: Env): AgentConfig {
   }
 
   const dockerCli = env.SKIFF_DOCKER_CLI?.trim() || null;
+  const journalCompact = env.SKIFF_AGENT_JOURNAL_COMPACT_SECONDS?.trim() || '1';
+  const journalCompactMs = Number(journalCompact) * 1000;
+  if (!/^\d+$/.test(journalCompact) || journalCompactMs > 24 * 3600_000) {
+    issues.push('SKIFF_AGENT_JOURNAL_COMPACT_SECONDS must be a whole number of seconds from 0 to 86400');
+  }
   const buildTimeout = env.SKIFF_BUILD_TIMEOUT_SECONDS?.trim() || '1800';
   const buildTimeoutMs = Number(buildTimeout) * 1000;
   if (!/^\d+$/.test(buildTimeout) || buildTimeoutMs < 1000 || buildTimeoutMs > 24 * 3600_000) {
@@ -202,6 +212,7 @@ export function readConfig(env: Env): AgentConfig {
     dockerSocket,
     dockerCli,
     buildTimeoutMs,
+    journalCompactMs,
     composeProgram,
     proxy,
   };

@@ -138,6 +138,7 @@ async function main(): Promise<void> {
     log.info({ keyId: verifier.keyId, how: pinned.how }, 'commands must be signed by this control plane key');
     journal = await CommandJournal.open(config.dataDir, {
       onSkippedLines: (count) => log.warn({ count }, 'unreadable journal lines skipped (a write cut short by a crash)'),
+      compactAfterMs: config.journalCompactMs,
       onCompactionError: (err) => log.warn({ err }, 'could not compact the command journal; it is compacted again when the next command finishes'),
     });
     reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log, channelCredentials: security.grpc });

@@ -227,6 +227,8 @@ export async function startProcessStack(options: ProcessStackOptions) {
       // As tools/up: the public command key the control plane wrote beside the credential.
       SKIFF_COMMAND_KEY: readFileSync(join(dirs.controlPlane, 'command-key.pub'), 'utf8').trim(),
       SKIFF_AGENT_DATA_DIR: dirs.agent,
+      // The tests read the journal's start and finish lines: compacted only long after.
+      SKIFF_AGENT_JOURNAL_COMPACT_SECONDS: '3600',
       SKIFF_LOG_LEVEL: 'info',
       SKIFF_PROXY_CONTAINER: proxyContainer,
       SKIFF_PROXY_HTTP_PORT: String(ports.proxyHttp),
