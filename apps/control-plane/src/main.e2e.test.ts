@@ -111,7 +111,8 @@ describe('tools/up', () => {
     expect(m, output).not.toBeNull();
     key = m![1]!;
     expect(output).toContain(`Skiff API: ${base}/api`);
-    expect(output).toContain(`NATS (JetStream): nats://127.0.0.1:${ports.nats}`);
+    expect(output).toContain(`NATS (JetStream): tls://127.0.0.1:${ports.nats}`);
+    expect(output).toContain(`Agent channel TLS: CA ${join(dataDir, 'tls', 'ca.pem')}`);
     const file = join(dataDir, 'initial-api-key');
     expect(readFileSync(file, 'utf8').trim()).toBe(key);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -121,8 +122,10 @@ describe('tools/up', () => {
     expect(agentLog).toContain('agent started: connected to NATS');
     expect(agentLog).not.toContain(readFileSync(join(dataDir, 'local-agent.credential'), 'utf8').trim());
     expect(readFileSync(join(dataDir, 'logs', 'nats.log'), 'utf8')).toContain('Starting JetStream');
-    // NATS runs in operator mode: nobody gets in without credentials, and they are not world-readable.
-    await expect(connectNats({ servers: `nats://127.0.0.1:${ports.nats}`, reconnect: false, timeout: 3_000 })).rejects.toThrow(/Authorization/i);
+    // NATS runs with TLS only, in operator mode: nobody gets in without credentials, and they are not world-readable.
+    const ca = readFileSync(join(dataDir, 'tls', 'ca.pem'), 'utf8');
+    await expect(connectNats({ servers: `tls://127.0.0.1:${ports.nats}`, tls: { ca }, reconnect: false, timeout: 3_000 })).rejects.toThrow(/Authorization/i);
+    await expect(connectNats({ servers: `nats://127.0.0.1:${ports.nats}`, tls: null, reconnect: false, timeout: 3_000 })).rejects.toThrow();
     expect(statSync(join(dataDir, 'nats', 'auth', 'account.nk')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'nats', 'auth', 'control-plane.creds')).mode & 0o777).toBe(0o600);
 
