@@ -58,3 +58,12 @@ export const Empty = z.object({});
 export const Unspecified = z
   .looseObject({})
   .describe('Result shape not specified yet; it is documented when the operation is implemented.');
+
+/**
+ * A resource amount the spec types as text (memory in bytes, CPUs in nano-CPUs): a number
+ * sent as such is refused with how to send it, not a bare "expected string".
+ */
+export const ResourceAmount = z
+  .string({ error: (issue) => (typeof issue.input === 'number' ? `send the amount as text, e.g. "${issue.input}"` : undefined) })
+  .nullable()
+  .optional();

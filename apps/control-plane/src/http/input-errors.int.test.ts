@@ -57,6 +57,13 @@ describe('missing fields and methods', () => {
     expect(issuesOf(res.body)).toEqual([['username', 'required (send null for none)']]);
   });
 
+  it('says how to send an amount the API takes as text when it comes as a number', async () => {
+    const res = await t.call('application.update', { applicationId, memoryLimit: 536870912 });
+    expect(res.status).toBe(400);
+    expect(issuesOf(res.body)).toEqual([['memoryLimit', 'send the amount as text, e.g. "536870912"']]);
+    expect((await t.call('application.update', { applicationId, memoryLimit: '536870912' })).status).toBe(200);
+  });
+
   it('says which method an operation takes', async () => {
     const res = await t.call('project.create', {}, { method: 'GET' });
     expect(res.status).toBe(404);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Args, CLUSTER_DESCRIPTION, clusterFields } from '../application/cluster.js';
 import { defineContract } from '../contract.js';
-import { AppName, NonEmpty, RequiredId, Status } from '../primitives.js';
+import { AppName, NonEmpty, RequiredId, ResourceAmount, Status } from '../primitives.js';
 import { CacheRecord } from './record.js';
 
 const text = z.string().nullable().optional();
@@ -31,10 +31,10 @@ export const update = defineContract({
     command: text,
     args: Args.nullable().optional(),
     env: text,
-    memoryReservation: text,
-    memoryLimit: text,
-    cpuReservation: text,
-    cpuLimit: text,
+    memoryReservation: ResourceAmount,
+    memoryLimit: ResourceAmount,
+    cpuReservation: ResourceAmount,
+    cpuLimit: ResourceAmount,
     externalPort: z.number().nullable().optional(),
     createdAt: z.string().optional(),
     applicationStatus: Status.optional(),
