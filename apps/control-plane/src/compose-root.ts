@@ -27,6 +27,7 @@ import { cacheHandlers } from './routers/cache.js';
 import { certificatesHandlers } from './routers/certificates.js';
 import { composeHandlers, composeTemplateHandlers } from './routers/compose.js';
 import { deploymentHandlers } from './routers/deployment.js';
+import { commandHandlers } from './routers/command.js';
 import { destinationHandlers } from './routers/destination.js';
 import { domainHandlers } from './routers/domain.js';
 import { environmentHandlers } from './routers/environment.js';
@@ -59,7 +60,7 @@ import { ComposeFiles } from './services/compose/index.js';
 import { bundledCatalogDir, loadBundledCatalog } from './services/compose/index.js';
 import { ComposeTemplateService } from './services/compose/index.js';
 import type { RemoteCatalogLimits } from './services/compose/index.js';
-import { DeploymentControl } from './services/deployments/index.js';
+import { CommandService, DeploymentControl } from './services/deployments/index.js';
 import { DeploymentService } from './services/deployments/index.js';
 import { DropArchiveService } from './services/deployments/index.js';
 import type { ServiceDeps } from './services/shared/index.js';
@@ -280,6 +281,7 @@ export async function buildPlatform(options: PlatformOptions) {
     backup: backupHandlers(backups),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),
     deployment: deploymentHandlers(deployments),
+    command: commandHandlers(new CommandService(deps, access)),
     domain: domainHandlers(domains),
     security: securityHandlers(securityEntries),
     certificates: certificatesHandlers(certificates),

@@ -5,6 +5,9 @@ import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docker, freePort, page, startTestStack, webServerSettings, type TestStack } from './testing/stack.js';
 
+/** What an operation that queued a command answers. */
+const QUEUED = { commandId: expect.stringMatching(/^cmd_/), status: 'queued' };
+
 let s: TestStack;
 beforeAll(async () => {
   s = await startTestStack('life');
@@ -57,7 +60,7 @@ describe('the lifecycle of a deployed application', () => {
     expect(await status()).toBe('done');
 
     // Stop: idle, and the port stops answering.
-    expect(await ok('application.stop', { applicationId })).toEqual({});
+    expect(await ok('application.stop', { applicationId })).toEqual(QUEUED);
     const stopped = await commandResult(applicationId, 'COMMAND_KIND_STOP_WORKLOAD');
     expect(stopped.status, stopped.resultReason ?? '').toBe('done');
     expect(await status()).toBe('idle');
@@ -65,7 +68,7 @@ describe('the lifecycle of a deployed application', () => {
     expect(await runningTasks(appName)).toEqual([]);
 
     // Start: done, and it answers again.
-    expect(await ok('application.start', { applicationId })).toEqual({});
+    expect(await ok('application.start', { applicationId })).toEqual(QUEUED);
     const started = await commandResult(applicationId, 'COMMAND_KIND_START_WORKLOAD');
     expect(started.status, started.resultReason ?? '').toBe('done');
     expect(await status()).toBe('done');
@@ -74,7 +77,7 @@ describe('the lifecycle of a deployed application', () => {
     // Reload: new tasks, same spec, still answering.
     const before = await runningTasks(appName);
     expect(before).toHaveLength(1);
-    expect(await ok('application.reload', { applicationId, appName })).toEqual({});
+    expect(await ok('application.reload', { applicationId, appName })).toEqual(QUEUED);
     const reloaded = await commandResult(applicationId, 'COMMAND_KIND_RELOAD_WORKLOAD');
     expect(reloaded.status, reloaded.resultReason ?? '').toBe('done');
     expect(await status()).toBe('done');

@@ -27,6 +27,7 @@ import { settings } from './settings/index.js';
 import { user } from './user/index.js';
 import { deployment } from './deployment/index.js';
 import { audit } from './audit/index.js';
+import { command } from './command/index.js';
 
 export * from './contract.js';
 export * from './primitives.js';
@@ -34,6 +35,7 @@ export * from './records.js';
 export { BillingProductConfig } from './billing/record.js';
 export { DeploymentRecord, DeploymentLog } from './deployment/record.js';
 export { AuditEventRecord } from './audit/record.js';
+export { CommandRecord, QueuedCommand } from './command/record.js';
 
 /** Every router of the API, by name; each maps operation names to contracts. */
 export const contracts = {
@@ -64,6 +66,7 @@ export const contracts = {
   settings,
   user,
   deployment,
+  command,
   audit,
 };
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Empty, Id } from '../primitives.js';
+import { Id } from '../primitives.js';
+import { QueuedCommand } from '../command/record.js';
 
 export const deploy = defineContract({
   method: 'POST',
@@ -13,8 +14,8 @@ export const deploy = defineContract({
     '`cache.rebuild`), `externalPort` published on the host (host mode), its resources, ' +
     '`*Cluster` values and networks. `applicationStatus` is `running` until the agent reports ' +
     'the new task running (`done`) or failing (`error`). Settings the engine would refuse are ' +
-    'BAD_REQUEST; an instance being removed is BAD_REQUEST.',
+    'BAD_REQUEST; an instance being removed is BAD_REQUEST. Answers the command it queued (`commandId`; follow it with `command.one`).',
   input: z.object({ cacheId: Id }),
-  output: Empty,
+  output: QueuedCommand,
   example: { cacheId: 'cch_example' },
 });

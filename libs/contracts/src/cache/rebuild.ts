@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Empty, Id } from '../primitives.js';
+import { Id } from '../primitives.js';
+import { QueuedCommand } from '../command/record.js';
 
 export const rebuild = defineContract({
   method: 'POST',
@@ -8,8 +9,8 @@ export const rebuild = defineContract({
   description:
     'Queues the removal of its Swarm service (the data volume is kept) and a deploy of its ' +
     'current settings: a new service and container on the same data. `applicationStatus` is ' +
-    '`running` until the new task runs (`done`) or fails (`error`).',
+    '`running` until the new task runs (`done`) or fails (`error`). Answers the command it queued (`commandId`; follow it with `command.one`).',
   input: z.object({ cacheId: Id }),
-  output: Empty,
+  output: QueuedCommand,
   example: { cacheId: 'cch_example' },
 });

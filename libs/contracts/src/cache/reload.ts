@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { AppName, Empty, Id } from '../primitives.js';
+import { AppName, Id } from '../primitives.js';
+import { QueuedCommand } from '../command/record.js';
 
 export const reload = defineContract({
   method: 'POST',
@@ -8,8 +9,8 @@ export const reload = defineContract({
   description:
     'Queues a restart of its task with the same settings (a new container, same data); ' +
     '`appName` must be the instance\'s own (BAD_REQUEST naming appName otherwise). A stopped ' +
-    'instance stays stopped. BAD_REQUEST when it was never deployed.',
+    'instance stays stopped. BAD_REQUEST when it was never deployed. Answers the command it queued (`commandId`; follow it with `command.one`).',
   input: z.object({ cacheId: Id, appName: AppName }),
-  output: Empty,
+  output: QueuedCommand,
   example: { cacheId: 'cch_example', appName: 'shop-sessions' },
 });

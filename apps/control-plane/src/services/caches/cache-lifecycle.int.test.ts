@@ -9,6 +9,9 @@ import { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { sentSpec } from '../../testing/sent-spec.js';
 
+/** What an operation that queued a command answers. */
+const QUEUED = { commandId: expect.stringMatching(/^cmd_/), status: 'queued' };
+
 let t: TestPlatform;
 let reports: DeploymentReports;
 let env: string;
@@ -65,7 +68,7 @@ describe('cache.deploy', () => {
     await ok('cache.update', { cacheId: c.cacheId, env: 'TZ=UTC\nREDIS_PASSWORD=not-this-one', memoryLimit: '268435456' });
     await ok('cache.saveExternalPort', { cacheId: c.cacheId, externalPort: 16380 });
     const before = Date.now();
-    expect(await ok('cache.deploy', { cacheId: c.cacheId })).toEqual({});
+    expect(await ok('cache.deploy', { cacheId: c.cacheId })).toEqual(QUEUED);
 
     const rows = await commandsOf(c.cacheId);
     expect(rows.map((r) => [r.kind, r.status, r.serverId, r.deploymentId])).toEqual([['COMMAND_KIND_DEPLOY_APPLICATION', 'pending', 'local', null]]);
@@ -163,9 +166,9 @@ describe('cache.deploy', () => {
 describe('cache.stop, start and reload', () => {
   it('write their command of kind CACHE after the deploy, answer {}, and move the status with their results', async () => {
     const c = await cache({ deployed: true });
-    expect(await ok('cache.stop', { cacheId: c.cacheId })).toEqual({});
-    expect(await ok('cache.start', { cacheId: c.cacheId })).toEqual({});
-    expect(await ok('cache.reload', { cacheId: c.cacheId, appName: c.appName })).toEqual({});
+    expect(await ok('cache.stop', { cacheId: c.cacheId })).toEqual(QUEUED);
+    expect(await ok('cache.start', { cacheId: c.cacheId })).toEqual(QUEUED);
+    expect(await ok('cache.reload', { cacheId: c.cacheId, appName: c.appName })).toEqual(QUEUED);
     const rows = await commandsOf(c.cacheId);
     expect(rows.map((r) => r.kind)).toEqual([
       'COMMAND_KIND_DEPLOY_APPLICATION',
@@ -215,7 +218,7 @@ describe('cache.stop, start and reload', () => {
 describe('cache.rebuild', () => {
   it('removes the service keeping the volume, then deploys again; the removal does not remove the record', async () => {
     const c = await cache({ deployed: true });
-    expect(await ok('cache.rebuild', { cacheId: c.cacheId })).toEqual({});
+    expect(await ok('cache.rebuild', { cacheId: c.cacheId })).toEqual(QUEUED);
     const rows = await commandsOf(c.cacheId);
     expect(rows.map((r) => r.kind)).toEqual(['COMMAND_KIND_DEPLOY_APPLICATION', 'COMMAND_KIND_REMOVE_WORKLOAD', 'COMMAND_KIND_DEPLOY_APPLICATION']);
     expect(decode(rows[1]!.payload).payload).toMatchObject({ $case: 'removeWorkload', value: { removeVolumes: false } });

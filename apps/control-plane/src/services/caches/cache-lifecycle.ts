@@ -7,6 +7,7 @@ import { CACHE_DEPLOY_DEADLINE_MS, cacheDeployCommand, cacheKey } from '../../ag
 import { assertNoForeignNetworks } from '../shared/networks.js';
 import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/kinds/workload-lifecycle.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { queuedCommand } from '../../agents/outbound/command-status.js';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../../errors.js';
 import { PASSWORD_VARIABLE, cacheWorkloadSpec } from './cache-spec.js';
@@ -58,31 +59,26 @@ export class CacheLifecycle {
    */
   async deploy(p: Principal, cacheId: string) {
     const located = await this.access.find(p, 'cache', cacheId);
-    await this.write((tx) => this.queueDeploy(tx, located, false));
-    return {};
+    return queuedCommand(await this.write((tx) => this.queueDeploy(tx, located, false)));
   }
 
   /** A new service and container on the same data: the service is removed (its volume kept) and deployed again. */
   async rebuild(p: Principal, cacheId: string) {
     const located = await this.access.find(p, 'cache', cacheId);
-    await this.write((tx) => this.queueDeploy(tx, located, true));
-    return {};
+    return queuedCommand(await this.write((tx) => this.queueDeploy(tx, located, true)));
   }
 
   async stop(p: Principal, cacheId: string) {
-    await this.queue(p, cacheId, (cache) => this.lifecycleCommand('stop', cache));
-    return {};
+    return queuedCommand(await this.queue(p, cacheId, (cache) => this.lifecycleCommand('stop', cache)));
   }
 
   async start(p: Principal, cacheId: string) {
-    await this.queue(p, cacheId, (cache) => this.lifecycleCommand('start', cache));
-    return {};
+    return queuedCommand(await this.queue(p, cacheId, (cache) => this.lifecycleCommand('start', cache)));
   }
 
   /** Restarts the instance's task with the same spec; `appName` must be the instance's own. */
   async reload(p: Principal, input: { cacheId: string; appName: string }) {
-    await this.queue(p, input.cacheId, (cache) => this.lifecycleCommand('reload', cache), input.appName);
-    return {};
+    return queuedCommand(await this.queue(p, input.cacheId, (cache) => this.lifecycleCommand('reload', cache), input.appName));
   }
 
   /**
@@ -148,31 +144,35 @@ export class CacheLifecycle {
    * Queues the command `build` makes of the instance (read under its row lock), for an
    * instance that was deployed and is not being removed; `appName`, when given, must be its own.
    */
-  private async queue(p: Principal, cacheId: string, build: (cache: CacheInstance) => Command, appName?: string): Promise<void> {
+  /** Answers the id of the command queued. */
+  private async queue(p: Principal, cacheId: string, build: (cache: CacheInstance) => Command, appName?: string): Promise<string> {
     const { row } = await this.access.find(p, 'cache', cacheId);
     if (appName !== undefined && appName !== row.appName) {
       throw Invalid('appName', `is not the appName of cache instance ${cacheId}`);
     }
-    await this.write(async (tx) => {
+    return this.write(async (tx) => {
       const locked = await lockCacheForWork(tx, cacheId);
       if (!(await cacheWasDeployed(tx, cacheId))) {
         throw new DomainError('BAD_REQUEST', `Cache instance ${locked.appName} was never deployed: deploy it first (cache.deploy)`);
       }
-      await this.outbox.queue(tx, build(locked));
+      const command = build(locked);
+      await this.outbox.queue(tx, command);
+      return command.commandId;
     });
   }
 
-  private async write(run: (tx: Db) => Promise<void>): Promise<void> {
-    await this.db.transaction().execute(run);
+  private async write<T>(run: (tx: Db) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction().execute(run);
     this.outbox.notify();
+    return result;
   }
 
   /**
    * Queues the deploy of the instance's current settings (read under the row lock), after
    * the removal of its service when `recreate` or when its appName changed since the last
-   * deploy; marks it `running`.
+   * deploy; marks it `running`. Answers the deploy command's id.
    */
-  private async queueDeploy(tx: Db, located: Located<'cache'>, recreate: boolean): Promise<void> {
+  private async queueDeploy(tx: Db, located: Located<'cache'>, recreate: boolean): Promise<string> {
     const row = await lockCacheForWork(tx, located.row.id);
     const deploys = await deploysOf(tx, cacheKey(row.id));
     // A counter, not a count of deploy commands: finished commands are pruned (command-records.ts).
@@ -189,10 +189,11 @@ export class CacheLifecycle {
       await this.outbox.queue(tx, this.lifecycleCommand('remove', row, false));
     }
     const now = this.deps.clock();
+    const commandId = this.deps.ids('cmd');
     await this.outbox.queue(
       tx,
       cacheDeployCommand({
-        commandId: this.deps.ids('cmd'),
+        commandId,
         rolloutId: this.deps.ids('dep'),
         cache: row,
         spec,
@@ -202,6 +203,7 @@ export class CacheLifecycle {
       }),
     );
     await tx.updateTable('cacheInstances').set({ applicationStatus: 'running' }).where('id', '=', row.id).execute();
+    return commandId;
   }
 
   /** The variables and the service settings of a deploy; throws BAD_REQUEST when the agent would refuse them. */

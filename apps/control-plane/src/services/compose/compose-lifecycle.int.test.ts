@@ -18,6 +18,9 @@ import { addMember, startTestPlatform, type TestPlatform } from '../../testing/h
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 
+/** What an operation that queued a command answers. */
+const QUEUED = { commandId: expect.stringMatching(/^cmd_/), status: 'queued' };
+
 let t: TestPlatform;
 let env: string;
 let projectId: string;
@@ -285,8 +288,8 @@ describe('compose.stop and compose.start', () => {
     expect(await commandsOf(s.composeId)).toEqual([]);
 
     await ok('compose.deploy', { composeId: s.composeId });
-    expect(await ok('compose.stop', { composeId: s.composeId })).toEqual({});
-    expect(await ok('compose.start', { composeId: s.composeId })).toEqual({});
+    expect(await ok('compose.stop', { composeId: s.composeId })).toEqual(QUEUED);
+    expect(await ok('compose.start', { composeId: s.composeId })).toEqual(QUEUED);
     const rows = await commandsOf(s.composeId);
     expect(rows.map((c) => c.kind)).toEqual(['COMMAND_KIND_DEPLOY_COMPOSE', 'COMMAND_KIND_STOP_WORKLOAD', 'COMMAND_KIND_START_WORKLOAD']);
     const ref = { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE, id: s.composeId, appName: s.appName };

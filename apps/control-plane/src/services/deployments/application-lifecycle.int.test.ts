@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
 
+/** What an operation that queued a command answers. */
+const QUEUED = { commandId: expect.stringMatching(/^cmd_/), status: 'queued' };
+
 const credential = randomBytes(32).toString('base64url');
 let t: TestPlatform;
 let client: AgentReportsClient;
@@ -56,12 +59,12 @@ function report(commandId: string, result: CommandStatus, reason = ''): Promise<
 }
 
 describe('stop, start and reload', () => {
-  it('write their command for the workload, in order after the deploy, and answer {}', async () => {
+  it('write their command for the workload, in order after the deploy, and answer the command queued', async () => {
     const a = await app();
     const before = Date.now();
-    expect(await ok('application.stop', { applicationId: a.applicationId })).toEqual({});
-    expect(await ok('application.start', { applicationId: a.applicationId })).toEqual({});
-    expect(await ok('application.reload', { applicationId: a.applicationId, appName: a.appName })).toEqual({});
+    expect(await ok('application.stop', { applicationId: a.applicationId })).toEqual(QUEUED);
+    expect(await ok('application.start', { applicationId: a.applicationId })).toEqual(QUEUED);
+    expect(await ok('application.reload', { applicationId: a.applicationId, appName: a.appName })).toEqual(QUEUED);
 
     const rows = await commandsOf(a.applicationId);
     expect(rows.map((r) => [r.kind, r.status, r.serverId, r.deploymentId])).toEqual([

@@ -6,6 +6,7 @@ import { removalPending } from '../../agents/outbound/command-records.js';
 import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/kinds/workload-lifecycle.js';
 import { workloadKey } from '../../agents/outbound/workload-key.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { type QueuedCommand, queuedCommand } from '../../agents/outbound/command-status.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { ProxyConfig } from '../domains/proxy-config.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
@@ -42,20 +43,17 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     return this.deps.db;
   }
 
-  async stop(p: Principal, id: string) {
-    await this.queue(p, id, 'stop');
-    return {};
+  stop(p: Principal, id: string) {
+    return this.queue(p, id, 'stop');
   }
 
-  async start(p: Principal, id: string) {
-    await this.queue(p, id, 'start');
-    return {};
+  start(p: Principal, id: string) {
+    return this.queue(p, id, 'start');
   }
 
   /** `appName` must be the workload's own: a mismatch is a client mix-up, refused. */
-  async reload(p: Principal, id: string, appName: string) {
-    await this.queue(p, id, 'reload', appName);
-    return {};
+  reload(p: Principal, id: string, appName: string) {
+    return this.queue(p, id, 'reload', appName);
   }
 
   /**
@@ -114,22 +112,26 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     return { kind: this.kind, id };
   }
 
-  private async queue(p: Principal, id: string, op: WorkloadOperation, appName?: string): Promise<void> {
+  /** Answers the command queued, for the caller to follow (`command.one`). */
+  private async queue(p: Principal, id: string, op: WorkloadOperation, appName?: string): Promise<QueuedCommand> {
     const { row } = await this.access.find(p, this.kind, id);
     if (appName !== undefined && appName !== (row as { appName: string }).appName) {
       throw Invalid('appName', `is not the appName of ${DEPLOYED_KINDS[this.kind].label} ${id}`);
     }
     const owner = this.owner(id);
-    await this.db.transaction().execute(async (tx) => {
+    const commandId = await this.db.transaction().execute(async (tx) => {
       await lockWorkloadForWork(tx, owner);
       const workload = await workloadRow(tx, owner);
       if (!workload) throw NotFound(`No such ${DEPLOYED_KINDS[this.kind].label}`);
       if (!(await wasDeployed(tx, owner))) {
         throw new DomainError('BAD_REQUEST', `${workloadTitle(this.kind, workload.appName)} was never deployed: deploy it first (${this.kind}.deploy)`);
       }
-      await this.outbox.queue(tx, this.command(op, workload));
+      const command = this.command(op, workload);
+      await this.outbox.queue(tx, command);
+      return command.commandId;
     });
     this.outbox.notify();
+    return queuedCommand(commandId);
   }
 
   private command(op: WorkloadOperation, workload: { id: string; appName: string; serverId: string | null }, removeVolumes = false) {
