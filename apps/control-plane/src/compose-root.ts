@@ -137,6 +137,11 @@ export interface PlatformOptions {
    */
   platformUpstream?: string;
   /**
+   * The address the HTTP API listens on (`SKIFF_HOST`): settings.assignDomainServer warns when
+   * it is loopback only, since the proxy container cannot reach the control plane there.
+   */
+  listenHost?: string;
+  /**
    * Compose templates: the bundled catalog's folder (default: apps/control-plane/templates),
    * the operator's catalog URL (`SKIFF_TEMPLATES_URL`) and the limits of remote fetches.
    */
@@ -243,7 +248,11 @@ export async function buildPlatform(options: PlatformOptions) {
     joinTokenTtlMs: options.agents?.joinTokenTtlMs,
   });
   const sshKeys = new SshKeyService(deps);
-  const platformSettings = new PlatformSettingsService(deps, proxy, { publicIp: options.publicIp });
+  const platformSettings = new PlatformSettingsService(deps, proxy, {
+    publicIp: options.publicIp,
+    listenHost: options.listenHost,
+    platformUpstream: options.platformUpstream,
+  });
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
   const deployments = new DeploymentService(deps, access, outbox);

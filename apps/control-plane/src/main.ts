@@ -39,6 +39,7 @@ const platform = await buildPlatform({
   gitKnownHostsFile: join(config.dataDir, 'known_hosts'),
   agents: config.agents,
   platformUpstream: config.platformUpstream,
+  listenHost: config.host,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
   outbound: config.outbound,

@@ -68,6 +68,8 @@ export async function startTestPlatform(
     archives?: PlatformOptions['archives'];
     /** Where the platform host's proxy sends the platform's own domain. */
     platformUpstream?: string;
+    /** The API's listen address (SKIFF_HOST), for settings.assignDomainServer's warning. */
+    listenHost?: string;
     /** Compose template catalogs (bundled folder, remote URL, fetch limits). */
     templates?: PlatformOptions['templates'];
     /** Ended deployments kept per workload (default 20). */
@@ -114,6 +116,7 @@ export async function startTestPlatform(
     ids: options.ids,
     archives: options.archives,
     platformUpstream: options.platformUpstream,
+    listenHost: options.listenHost,
     templates: options.templates,
     keepDeployments: options.keepDeployments,
     outbound: options.outbound ?? { allowPrivate: true },

@@ -87,7 +87,9 @@ describe('settings.assignDomainServer', () => {
     });
     expect(acme).toMatchObject({ host: 'panel.example.com', certificateType: 'acme', letsEncryptEmail: 'ops@example.com', https: true });
     expect(typeof acme.updatedAt).toBe('string');
-    expect(await ok(t.call, 'settings.get')).toEqual(acme);
+    const { warnings, ...settings } = acme;
+    expect(warnings).toEqual([]);
+    expect(await ok(t.call, 'settings.get')).toEqual(settings);
 
     // The ACME address is kept when the domain changes again without one.
     const again = await ok(t.call, 'settings.assignDomainServer', { host: 'skiff.example.com', certificateType: 'acme' });
@@ -100,13 +102,44 @@ describe('settings.assignDomainServer', () => {
   });
 
   it('refuses bad hosts, naming the field and changing nothing', async () => {
-    for (const host of ['', 'https://panel.example.com', 'panel.example.com:8443', 'panel.example.com/admin', '*.example.com', '203.0.113.7', 'bad_label.example.com', '-x.example.com']) {
+    for (const host of ['https://panel.example.com', 'panel.example.com:8443', 'panel.example.com/admin', '*.example.com', '203.0.113.7', 'bad_label.example.com', '-x.example.com']) {
       await refuses('settings.assignDomainServer', { host, certificateType: 'none' }, 'host');
     }
     await refuses('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'sometimes' }, 'certificateType');
     await refuses('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'acme', letsEncryptEmail: 'not-an-email' }, 'letsEncryptEmail');
     await refuses('settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'acme', https: false }, 'https');
     await refuses('settings.assignDomainServer', { certificateType: 'none' }, 'host');
+  });
+
+  it('is undone by an empty host: the platform domain is cleared, the other settings kept', async () => {
+    const assigned = await ok(t.call, 'settings.assignDomainServer', { host: 'undo.example.com', certificateType: 'none' });
+    expect(assigned).toMatchObject({ host: 'undo.example.com', warnings: [] });
+    const proxyCommands = () => t.db.selectFrom('commands').select('id').where('workloadKey', '=', 'proxy:local').execute();
+    const before = (await proxyCommands()).length;
+    const cleared = await ok(t.call, 'settings.assignDomainServer', { host: '', certificateType: 'none' });
+    expect(cleared).toMatchObject({ host: null, certificateType: 'none', warnings: [] });
+    expect((await ok(t.call, 'settings.get')).host).toBeNull();
+    // The platform host's proxy is configured again, without the domain.
+    expect((await proxyCommands()).length).toBe(before + 1);
+    expect((await row()).host).toBeNull();
+  });
+
+  it('warns when the control plane listens on loopback only (SKIFF_HOST), where the proxy cannot reach it', async () => {
+    const local = await startTestPlatform({ listenHost: '127.0.0.1', platformUpstream: 'host.docker.internal:3000' });
+    try {
+      const answer = await ok(local.call, 'settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'none' });
+      expect(answer.host).toBe('panel.example.com');
+      expect(answer.warnings).toEqual([expect.stringContaining('listens on 127.0.0.1 only (SKIFF_HOST)')]);
+      expect(answer.warnings[0]).toContain('SKIFF_HOST=0.0.0.0');
+    } finally {
+      await local.close();
+    }
+    const open = await startTestPlatform({ listenHost: '0.0.0.0' });
+    try {
+      expect((await ok(open.call, 'settings.assignDomainServer', { host: 'panel.example.com', certificateType: 'none' })).warnings).toEqual([]);
+    } finally {
+      await open.close();
+    }
   });
 
   it('needs an ACME address for acme certificates when none is stored', async () => {

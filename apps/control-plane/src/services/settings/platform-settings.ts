@@ -15,7 +15,14 @@ type CertificateType = 'acme' | 'none' | 'custom';
 export interface PlatformSettingsOptions {
   /** The platform host's public address (`SKIFF_PUBLIC_IP`). */
   publicIp?: string;
+  /** The address the HTTP API listens on (`SKIFF_HOST`). */
+  listenHost?: string;
+  /** Where the platform host's proxy sends the platform domain (`SKIFF_PLATFORM_UPSTREAM`). */
+  platformUpstream?: string;
 }
+
+/** Addresses only the host itself reaches: a proxy container cannot. */
+const isLoopback = (host: string) => /^(?:127(?:\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i.test(host.trim());
 
 const ROW = 'platform';
 
@@ -107,6 +114,11 @@ export class PlatformSettingsService {
     input: { host: string; certificateType: CertificateType; letsEncryptEmail?: string; https?: boolean },
   ) {
     this.assertPlatformAdmin(p);
+    if (input.host.trim() === '') {
+      // An empty host takes the platform domain back: the proxy stops routing it.
+      const cleared = await this.proxy.change(this.db, [null], (tx) => this.write({ host: null }, tx));
+      return { ...cleared, warnings: [] };
+    }
     const host = normalizeHost(input.host);
     if (!host.ok) throw Invalid('host', host.reason);
     if (host.value.startsWith('*.')) throw Invalid('host', 'must be a single host name, not a wildcard');
@@ -138,11 +150,23 @@ export class PlatformSettingsService {
 
     // The platform host's proxy gets the domain in the same transaction; what it cannot serve is refused.
     // Checked again under the platform host's lock, so no route takes the host meanwhile.
-    return this.proxy.change(this.db, [null], async (tx) => {
+    const saved = await this.proxy.change(this.db, [null], async (tx) => {
       await lockServerHosts(tx, [null]);
       await assertPlatformHostFree(tx, host.value);
       return this.write({ host: host.value, certificateType: input.certificateType, letsEncryptEmail, https }, tx);
     });
+    return { ...saved, warnings: this.reachabilityWarnings() };
+  }
+
+  /** What keeps the platform host's proxy from reaching the control plane, as this process is configured. */
+  private reachabilityWarnings(): string[] {
+    const listen = this.options.listenHost;
+    if (!listen || !isLoopback(listen)) return [];
+    const upstream = this.options.platformUpstream ?? 'host.docker.internal:<SKIFF_PORT>';
+    return [
+      `the control plane listens on ${listen} only (SKIFF_HOST), so the proxy container cannot reach it at ${upstream} ` +
+        '(SKIFF_PLATFORM_UPSTREAM) and the domain answers 502: restart it with SKIFF_HOST=0.0.0.0, or an address the container reaches',
+    ];
   }
 
   async updateContainerCleanup(p: Principal, input: { enableContainerCleanup: boolean }) {
