@@ -347,14 +347,49 @@ describe('compose.deployTemplate', () => {
     const unknown = await t.call('compose.deployTemplate', { environmentId: env, id: 'no-such-template' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.issues[0]).toMatchObject({ path: ['id'], message: 'the catalog has no template "no-such-template"' });
-    const serverId = await privateServer();
-    const noDomain = await t.call('compose.deployTemplate', { environmentId: env, id: 'caddy', serverId });
-    expect(noDomain.status).toBe(400);
-    expect(noDomain.body.issues[0].path).toEqual(['id']);
-    expect(noDomain.body.issues[0].message).toContain('not a public IPv4 address');
+    const badHost = await t.call('compose.deployTemplate', { environmentId: env, id: 'caddy', host: 'https://x.example.com/' });
+    expect(badHost.status).toBe(400);
+    expect(badHost.body.issues[0].path).toEqual(['host']);
     expect(await stacksIn(env)).toBe(before);
     expect((await t.call('compose.deployTemplate', { environmentId: 'env_missing', id: 'redis' })).status).toBe(404);
     expect((await t.call('compose.deployTemplate', { environmentId: env, id: 'redis', serverId: 'srv_missing' })).body.issues[0].path).toEqual(['serverId']);
+  });
+});
+
+describe('compose.deployTemplate where no domain can be generated', () => {
+  it('deploys without the generated domains, saying why and naming the setting', async () => {
+    const bare = await startTestPlatform();
+    try {
+      const bareEnv = (await bare.call('project.create', { name: 'no-ip' })).body.environments[0].environmentId;
+      const res = await bare.call('compose.deployTemplate', { environmentId: bareEnv, id: 'static-page' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.domains).toEqual([]);
+      expect(res.body.deployment).toMatchObject({ status: 'queued' });
+      expect(res.body.warnings).toEqual([expect.stringContaining('SKIFF_PUBLIC_IP')]);
+      expect(res.body.warnings[0]).toContain('`host`');
+      expect(await bare.db.selectFrom('domains').select('id').where('composeId', '=', res.body.compose.composeId).execute()).toEqual([]);
+
+      // `${domain}` reads `localhost` in the env of a template that uses it.
+      const caddy = await bare.call('compose.deployTemplate', { environmentId: bareEnv, id: 'caddy' });
+      expect(caddy.status, JSON.stringify(caddy.body)).toBe(200);
+      expect(caddy.body.domains).toEqual([]);
+
+      // A host from the caller is used instead.
+      const hosted = await bare.call('compose.deployTemplate', { environmentId: bareEnv, id: 'caddy', host: 'Site.Example.com' });
+      expect(hosted.status, JSON.stringify(hosted.body)).toBe(200);
+      expect(hosted.body.warnings).toEqual([]);
+      expect(hosted.body.domains.map((d: { host: string }) => d.host)).toEqual(['site.example.com']);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('does so on a server without a public IPv4 too', async () => {
+    const serverId = await privateServer();
+    const res = await t.call('compose.deployTemplate', { environmentId: env, id: 'caddy', serverId });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.domains).toEqual([]);
+    expect(res.body.warnings).toEqual([expect.stringContaining("the server's address 10.0.0.9 is not a public IPv4 address")]);
   });
 });
 

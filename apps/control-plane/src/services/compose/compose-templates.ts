@@ -31,6 +31,9 @@ import type { ProxyConfig } from '../domains/proxy-config.js';
 import { assertHostOwner, lockServerHosts } from '../domains/host-owners.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 
+/** What `${domain}` reads in a template deployed where no domain can be generated. */
+const NO_DOMAIN = 'localhost';
+
 /** Queues a deploy of a compose stack, as `compose.deploy` does (the compose lifecycle). */
 export interface ComposeDeployer {
   deploy(p: Principal, composeId: string): Promise<OutputOf<Contracts['compose']['deploy']>>;
@@ -102,13 +105,21 @@ export class ComposeTemplateService {
   }
 
   /** `compose.deployTemplate`: a new stack from a catalog template, then its deploy queued. */
-  async deployTemplate(p: Principal, input: { environmentId: string; id: string; serverId?: string; baseUrl?: string }) {
+  async deployTemplate(p: Principal, input: { environmentId: string; id: string; serverId?: string; baseUrl?: string; host?: string }) {
     await this.projects.findEnvironment(p, input.environmentId);
     const serverId = input.serverId || null;
     await this.access.checkServer(p, serverId);
     const { entry, template } = await this.catalogTemplate(input.baseUrl, input.id);
     const appName = appNameFrom(entry.name);
-    const processed = await this.resolve(p, template, appName, serverId, 'id');
+    let host: string | undefined;
+    if (input.host !== undefined) {
+      const normalized = normalizeHost(input.host);
+      if (!normalized.ok) throw Invalid('host', normalized.reason);
+      if (normalized.value.startsWith('*.')) throw Invalid('host', 'must be a single host name, not a wildcard');
+      host = normalized.value;
+    }
+    const warnings: string[] = [];
+    const processed = await this.resolve(p, template, appName, serverId, 'id', { host, warnings });
     refuseMounts(processed, 'id');
     await assertNoHostPrivileges(this.deps.db, p.organizationId, serverId, processed.compose, 'id');
     const created = await this.stacks.create(p, {
@@ -126,7 +137,7 @@ export class ComposeTemplateService {
     };
     const stored = await this.store({ id: created.composeId, serverId }, p.organizationId, processed, 'id').catch(undo);
     const deployment = this.options.deployer ? await this.options.deployer.deploy(p, created.composeId).catch(undo) : null;
-    return { ...stored, deployment };
+    return { ...stored, deployment, warnings };
   }
 
   /** The entries of the catalog a call names: `baseUrl`, or the bundled one merged with the operator's. */
@@ -185,15 +196,32 @@ export class ComposeTemplateService {
     });
   }
 
-  /** The template's helpers and variables resolved for one stack; problems name `field`. */
-  private async resolve(p: Principal, template: ComposeTemplate, appName: string, serverId: string | null, field: string): Promise<ProcessedTemplate> {
+  /**
+   * The template's helpers and variables resolved for one stack; problems name `field`. With
+   * `domains`, a deploy's: `${domain}` and host-less domains take `domains.host` when given;
+   * when no domain can be generated either, the template goes without its generated domains
+   * (`${domain}` reads `localhost`) and `domains.warnings` says why.
+   */
+  private async resolve(
+    p: Principal,
+    template: ComposeTemplate,
+    appName: string,
+    serverId: string | null,
+    field: string,
+    domains?: { host?: string; warnings: string[] },
+  ): Promise<ProcessedTemplate> {
     // Asked only when the template wants a generated domain: it reads the server's address.
-    const hosts = needsGeneratedDomain(template) ? await this.domains.hostGenerator(p, appName, serverId) : null;
+    const wanted = needsGeneratedDomain(template) && domains?.host === undefined;
+    const hosts = wanted ? await this.domains.hostGenerator(p, appName, serverId) : null;
+    const withoutDomain = domains !== undefined && hosts !== null && !('next' in hosts);
+    let processed: ProcessedTemplate;
     try {
-      return processTemplate(template, {
+      processed = processTemplate(template, {
         randomBytes: (size) => randomBytes(size),
         generateDomain: () => {
+          if (domains?.host !== undefined) return domains.host;
           if (hosts && 'next' in hosts) return hosts.next();
+          if (withoutDomain) return NO_DOMAIN;
           throw new TemplateError(`no domain can be generated: ${hosts?.reason ?? 'unknown server'}`);
         },
       });
@@ -201,6 +229,13 @@ export class ComposeTemplateService {
       if (error instanceof TemplateError) throw Invalid(field, error.message);
       throw error;
     }
+    if (!withoutDomain) return processed;
+    const kept = processed.domains.filter((d) => d.host !== NO_DOMAIN);
+    domains.warnings.push(
+      `deployed without a domain: ${hosts.reason}; set it, or send \`host\`, to have one` +
+        (kept.length < processed.domains.length ? ` (${processed.domains.length - kept.length} of the template's domains left out)` : ''),
+    );
+    return { ...processed, domains: kept };
   }
 
   /**
