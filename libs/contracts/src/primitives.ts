@@ -30,19 +30,31 @@ export const Email = z.email();
 export const Uri = z.url({ protocol: /^https?$/ });
 
 export const Status = z.enum(['idle', 'running', 'done', 'error']);
-export const SourceType = z.enum(['forgeA', 'container', 'git', 'forgeB', 'forgeC', 'forgeD', 'drop']);
-export const ComposeSourceType = z.enum(['git', 'forgeA', 'forgeB', 'forgeC', 'forgeD', 'raw']);
+/** The git forges by the names the API gives them. */
+export const FORGE_NAMES = 'forgeA GitHub, forgeB GitLab, forgeC Bitbucket, forgeD Gitea or Forgejo';
+
+export const SourceType = z
+  .enum(['forgeA', 'container', 'git', 'forgeB', 'forgeC', 'forgeD', 'drop'])
+  .describe(`Where an application comes from: git (any git URL), a forge connection (${FORGE_NAMES}), container (a registry image), drop (an uploaded archive)`);
+export const ComposeSourceType = z
+  .enum(['git', 'forgeA', 'forgeB', 'forgeC', 'forgeD', 'raw'])
+  .describe(`Where a compose file comes from: git (any git URL), a forge connection (${FORGE_NAMES}), raw (the text stored on the stack)`);
 export const ComposeType = z.enum(['container-compose', 'stack']);
-export const BuildType = z.enum([
-  'containerfile',
-  'legacy_buildpacks',
-  'cloudnative_buildpacks',
-  'pack_one',
-  'static',
-  'pack_two',
-]);
-export const CertificateType = z.enum(['acme', 'none', 'custom']);
-export const BackupDatabaseType = z.enum(['dbA', 'dbB', 'dbC', 'dbD', 'web-server', 'dbE']);
+export const BuildType = z
+  .enum(['containerfile', 'legacy_buildpacks', 'cloudnative_buildpacks', 'pack_one', 'static', 'pack_two'])
+  .describe(
+    'How an application is built: containerfile (a Dockerfile), legacy_buildpacks (Heroku buildpacks via `pack`), ' +
+      'cloudnative_buildpacks (Paketo buildpacks via `pack`), pack_one (Nixpacks), pack_two (Railpack), static (a ' +
+      "directory served by the proxy's file server)",
+  );
+export const CertificateType = z
+  .enum(['acme', 'none', 'custom'])
+  .describe('acme (issued automatically by the proxy), custom (a stored certificate), none');
+/** The database engines by the names the API gives them. */
+export const DATABASE_NAMES = 'dbA PostgreSQL, dbB MariaDB, dbC MySQL, dbD MongoDB, dbE libSQL';
+export const BackupDatabaseType = z
+  .enum(['dbA', 'dbB', 'dbC', 'dbD', 'web-server', 'dbE'])
+  .describe(`What is backed up: a database (${DATABASE_NAMES}) or web-server (the platform itself)`);
 export const BackupType = z.enum(['database', 'compose']);
 export const TriggerType = z.enum(['push', 'tag']);
 export const BillingTier = z.enum(['legacy', 'hobby', 'startup']);

@@ -28,4 +28,38 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(create.responses)).not.toContain('404');
     expect(doc.paths['/api/organization.acceptInvitation']!.post.security).toEqual([]);
   });
+
+  it('speaks to a reader who never read a spec: no text of it names "the spec"', () => {
+    const texts: Array<[string, string]> = [];
+    const walk = (node: unknown, where: string) => {
+      if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${where}[${i}]`));
+      else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if ((key === 'description' || key === 'summary') && typeof value === 'string') texts.push([`${where}.${key}`, value]);
+          else walk(value, `${where}.${key}`);
+        }
+      }
+    };
+    walk(buildOpenApiDocument(version), '');
+    expect(texts.length).toBeGreaterThan(500);
+    expect(texts.filter(([, text]) => /\bthe spec|\bspec's|\bspecification\b/i.test(text)).map(([where]) => where)).toEqual([]);
+  });
+
+  it('says what each router is, the generic names included (forgeA GitHub, dbA PostgreSQL, pack_one Nixpacks, hook…)', () => {
+    const tags = (buildOpenApiDocument(version) as { tags: Array<{ name: string; description?: string }> }).tags;
+    expect(tags.filter((t) => !t.description).map((t) => t.name)).toEqual([]);
+    const text = JSON.stringify(buildOpenApiDocument(version));
+    for (const words of [
+      'forgeA GitHub', 'forgeB GitLab', 'forgeC Bitbucket', 'forgeD Gitea or Forgejo',
+      'dbA PostgreSQL', 'dbB MariaDB', 'dbC MySQL', 'dbD MongoDB', 'dbE libSQL',
+      'pack_one (Nixpacks)', 'pack_two (Railpack)', 'legacy_buildpacks (Heroku buildpacks', 'cloudnative_buildpacks (Paketo buildpacks',
+      'hook (a Slack-style incoming webhook)', 'messenger (a Telegram bot)', 'community (a Discord webhook)', 'email (SMTP)', 'push (a Gotify server)',
+    ]) {
+      expect(text, words).toContain(words);
+    }
+    // The enums carry the words where their fields are, e.g. application.saveBuildType's buildType.
+    const buildType = (buildOpenApiDocument(version) as any).paths['/api/application.saveBuildType'].post.requestBody.content['application/json'].schema.properties.buildType;
+    expect(buildType.description).toContain('pack_one (Nixpacks)');
+  });
 });
+

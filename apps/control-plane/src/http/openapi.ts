@@ -1,5 +1,6 @@
-import { allContracts, type Contract } from '@skiff/contracts';
+import { allContracts, type Contract, type RouterName } from '@skiff/contracts';
 import { inputJsonSchema, outputJsonSchema, type JsonSchema } from './input-shape.js';
+import { TAG_DESCRIPTIONS } from './openapi-tags.js';
 
 const errorRef = (description: string) => ({
   description,
@@ -16,7 +17,6 @@ function accessNote(c: Contract): string {
   if (c.access.auth === 'bodyToken') parts.push('Authenticated by the token in its body, not by an API key.');
   if (c.access.role !== 'member') parts.push(`Requires the ${c.access.role} role.`);
   if (c.access.grant) parts.push(`Members need the \`${c.access.grant}\` permission.`);
-  if (c.extension) parts.push('An operation beyond the specification.');
   return parts.join(' ');
 }
 
@@ -28,6 +28,8 @@ function operationOf(c: Contract) {
     summary: c.summary,
     description: [c.description, accessNote(c)].filter(Boolean).join('\n\n') || undefined,
     security: c.access.auth === 'bodyToken' ? [] : [{ apiKey: [] }, { bearer: [] }],
+    // Skiff's own operations, beyond the common API of such platforms.
+    ...(c.extension ? { 'x-skiff-extension': true } : {}),
   };
   if (c.method === 'GET') {
     const required = new Set(input.required ?? []);
@@ -87,7 +89,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         'called with the wrong method, is NOT_FOUND (its message and the `Allow` header name the method). Present an API key as `x-api-key: <key>` ' +
         'or `Authorization: Bearer <key>`.',
     },
-    tags: [...new Set(allContracts.map((c) => c.router))].map((name) => ({ name })),
+    tags: [...new Set(allContracts.map((c) => c.router as RouterName))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     paths,
     components: {
       securitySchemes: {

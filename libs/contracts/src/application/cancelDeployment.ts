@@ -7,7 +7,7 @@ export const cancelDeployment = defineContract({
   method: 'POST',
   summary: "Cancel the application's running deployment",
   description:
-    "Beyond the spec: stops only this application's current job (the deployment at the head of its " +
+    "Stops only this application's current job (the deployment at the head of its " +
     "queue: its build, pull or rollout) and ends it `cancelled` with the reason `cancelled by the user`; " +
     'the jobs queued behind it stay queued. The request goes straight to the server\'s agent (it is not ' +
     'queued): an agent that does not answer within 5 s is BAD_REQUEST naming the server. When the ' +

@@ -7,7 +7,7 @@ export const deploy = defineContract({
   method: 'POST',
   summary: 'Queue a build and deployment of the application',
   description:
-    'Beyond the spec: the first deployment of an application (redeploy repeats one). The job ' +
+    'The first deployment of an application (redeploy repeats one). The job ' +
     "joins the application's FIFO queue; `title` and `description` label the deployment record. " +
     'Answers the new deployment, `queued` until the server\'s agent takes it. The environment is ' +
     'resolved now (`${{project.NAME}}`, `${{environment.NAME}}`, `${{NAME}}`): an undefined ' +

@@ -7,7 +7,7 @@ export const dropDeployment = defineContract({
   method: 'POST',
   summary: 'Upload an archive of a `drop` application and queue its deployment',
   description:
-    'Beyond the spec: the upload of `drop` sources. A `multipart/form-data` request with the text ' +
+    'The upload of `drop` sources. A `multipart/form-data` request with the text ' +
     'parts `applicationId` and optional `title` and `description`, and the file part `archive`: a ' +
     'zip or a tar.gz, recognised by its content (not its name). The archive is refused (BAD_REQUEST ' +
     'naming `archive`, nothing kept) when it is larger than the server\'s limit ' +

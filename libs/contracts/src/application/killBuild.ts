@@ -7,7 +7,7 @@ export const killBuild = defineContract({
   method: 'POST',
   summary: "Kill the application's running build",
   description:
-    "Beyond the spec: kills the build (clone, fetch and image build) of this application's running " +
+    "Kills the build (clone, fetch and image build) of this application's running " +
     'deployment, only while it builds: the deployment ends `cancelled` with the reason `the build was ' +
     'killed by the user`, and the running containers are left as they were. A deployment whose rollout ' +
     'has begun is left to finish (BAD_REQUEST; `cancelDeployment` stops it). An agent that does not ' +

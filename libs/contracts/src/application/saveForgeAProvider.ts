@@ -5,7 +5,7 @@ import { Branch, Id, TriggerType } from '../primitives.js';
 
 export const saveForgeAProvider = defineContract({
   method: 'POST',
-  summary: 'Use a forgeA repository as the source of the application',
+  summary: 'Use a forgeA (GitHub) repository as the source of the application',
   input: z.object({
     applicationId: Id,
     repository: z.string().nullable(),

@@ -5,7 +5,7 @@ import { Branch, Id } from '../primitives.js';
 
 export const saveForgeBProvider = defineContract({
   method: 'POST',
-  summary: 'Use a forgeB project as the source of the application',
+  summary: 'Use a forgeB (GitLab) project as the source of the application',
   input: z.object({
     applicationId: Id,
     forgeBBuildPath: z.string().nullable(),

@@ -5,7 +5,7 @@ import { Branch, Id } from '../primitives.js';
 
 export const saveForgeCProvider = defineContract({
   method: 'POST',
-  summary: 'Use a forgeC repository as the source of the application',
+  summary: 'Use a forgeC (Bitbucket) repository as the source of the application',
   input: z.object({
     forgeCBuildPath: z.string().nullable(),
     forgeCOwner: z.string().nullable(),

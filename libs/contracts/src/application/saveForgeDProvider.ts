@@ -5,7 +5,7 @@ import { Branch, Id } from '../primitives.js';
 
 export const saveForgeDProvider = defineContract({
   method: 'POST',
-  summary: 'Use a forgeD repository as the source of the application',
+  summary: 'Use a forgeD (Gitea or Forgejo) repository as the source of the application',
   input: z.object({
     applicationId: Id,
     forgeDBuildPath: z.string().nullable(),

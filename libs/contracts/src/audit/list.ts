@@ -8,7 +8,7 @@ export const list = defineContract({
   method: 'GET',
   summary: "The organization's audit log, newest first",
   description:
-    'Beyond the spec: every mutating operation of the organization that succeeded or was ' +
+    'Every mutating operation of the organization that succeeded or was ' +
     'refused for permission (who, which key, operation, the ids it named, when, from which ' +
     'address; never input values). Filters combine; `targetId` matches any id of the input. ' +
     'Pages: pass the answer\'s `nextCursor` as `cursor` (null: no more). Kept ' +

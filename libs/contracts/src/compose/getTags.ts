@@ -5,7 +5,7 @@ export const getTags = defineContract({
   method: 'GET',
   summary: 'The tags used by the templates of a template catalog',
   description:
-    'Query parameter (the spec does not name it): `baseUrl`, the catalog to read (omitted: ' +
+    'Query parameter: `baseUrl`, the catalog to read (omitted: ' +
     'the catalog shipped with the platform, with the operator\'s `SKIFF_TEMPLATES_URL` catalog ' +
     'when set; see compose.templates). Answers each tag once, lower-case, sorted.',
   input: z.object({ baseUrl: z.string().optional() }),

@@ -17,7 +17,7 @@ export const templates = defineContract({
   method: 'GET',
   summary: 'The templates of a template catalog',
   description:
-    'Query parameters (the spec does not name them): `baseUrl`, the catalog to read (omitted: ' +
+    'Query parameters: `baseUrl`, the catalog to read (omitted: ' +
     'the catalog shipped with the platform, merged with the operator\'s catalog when ' +
     '`SKIFF_TEMPLATES_URL` is set, whose templates replace bundled ones of the same id), and ' +
     '`tags`, repeated to list only templates carrying at least one of those tags (omitted: ' +

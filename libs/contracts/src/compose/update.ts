@@ -18,10 +18,10 @@ export const update = defineContract({
   method: 'POST',
   summary: 'Change any settings of a compose stack',
   description:
-    "Every field but `composeId` is optional; only the fields given are changed. The spec's " +
-    'unnamed fields are `appName` (AppName), `sourceType` (ComposeSourceType), `composeType` ' +
-    "(ComposeType), `composePath` (the S>=1 string: the compose file's path in the repository) " +
-    "and `applicationStatus` (the Status value, named as in the spec's state table; it moves " +
+    "Every field but `composeId` is optional; only the fields given are changed. Among them: " +
+    '`appName` (AppName), `sourceType` (ComposeSourceType), `composeType` ' +
+    "(ComposeType), `composePath` (at least 1 character: the compose file's path in the repository) " +
+    "and `applicationStatus` (a Status value; it moves " +
     'the stack to that status). The other fields are those a user sets on a stack: its ' +
     'compose file and command, dotenv `env`, the source for each `sourceType` (forgeA ' +
     '`repository`/`owner`/`branch`/`forgeAId`/`triggerType`, forgeB/forgeC/forgeD fields as on ' +

@@ -7,7 +7,7 @@ export const all = defineContract({
   method: 'GET',
   summary: 'The deployments of an application, newest first',
   description:
-    'Beyond the spec: the deploy history of an application, without logs (see ' +
+    'The deploy history of an application, without logs (see ' +
     '`deployment.readLogs`). Access follows access to the application.',
   input: z.object({ applicationId: RequiredId }),
   output: z.array(DeploymentRecord),

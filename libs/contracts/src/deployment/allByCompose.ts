@@ -7,7 +7,7 @@ export const allByCompose = defineContract({
   method: 'GET',
   summary: 'The deployments of a compose stack, newest first',
   description:
-    'Beyond the spec: the deploy history of a compose stack, without logs (see ' +
+    'The deploy history of a compose stack, without logs (see ' +
     '`deployment.readLogs`). Access follows access to the stack.',
   input: z.object({ composeId: RequiredId }),
   output: z.array(DeploymentRecord),

@@ -7,7 +7,7 @@ export const readLogs = defineContract({
   method: 'GET',
   summary: 'The log and status of a deployment',
   description:
-    'Beyond the spec: the lines the agent reported for this deployment so far (the newest ' +
+    'The lines the agent reported for this deployment so far (the newest ' +
     '256 KiB), with its status. Access follows access to its application or compose stack.',
   input: z.object({ deploymentId: RequiredId }),
   output: DeploymentLog,

@@ -6,7 +6,7 @@ import { remove } from './remove.js';
 import { testConnection } from './testConnection.js';
 import { update } from './update.js';
 
-/** S3-compatible backup destinations (beyond the spec, which only names destinationId). */
+/** S3-compatible backup destinations, referenced by backups' `destinationId`. */
 export const destination = defineRouter('destination', {
   create,
   one,

@@ -11,7 +11,7 @@ export const create = defineContract({
     '(with `forgeCEmail`). `forgeCWorkspaceName` limits repositories to that workspace. ' +
     '`authId` is the user the connection is created for (a member of the organization). ' +
     '`appPassword` and `apiToken` are stored encrypted and never returned (`hasAppPassword`, ' +
-    '`hasApiToken`). `apiUrl` (beyond the spec) is the REST API base, for a self-hosted or ' +
+    '`hasApiToken`). `apiUrl` (optional) is the REST API base, for a self-hosted or ' +
     'proxied API: an http(s) URL, link-local and cloud-metadata addresses refused; default ' +
     'https://api.bitbucket.org/2.0. The ids (`forgeCId`, `gitProviderId`) are generated; ' +
     'values given here are ignored. A member who creates a connection is granted it.',

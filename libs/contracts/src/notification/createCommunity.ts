@@ -6,7 +6,7 @@ import { CommunityNotification } from './record.js';
 
 export const createCommunity = defineContract({
   method: 'POST',
-  summary: 'Create a notification channel that posts to a community-server webhook',
+  summary: 'Create a notification channel that posts to a Discord webhook (community)',
   description: 'A Discord-style webhook. `webhookUrl` is write-only (it carries the secret); `decoration` adds colours and emphasis to messages.',
   input: z.object({
     ...Flags.shape,

@@ -7,7 +7,7 @@ import { EmailNotification } from './record.js';
 
 export const createEmail = defineContract({
   method: 'POST',
-  summary: 'Create a notification channel that sends email over SMTP',
+  summary: 'Create a notification channel that sends email over SMTP (email)',
   description: '`password` is write-only. `fromAddress` and every `toAddresses` item are email addresses.',
   input: z.object({
     ...Flags.shape,

@@ -6,7 +6,7 @@ import { HookNotification } from './record.js';
 
 export const createHook = defineContract({
   method: 'POST',
-  summary: 'Create a notification channel that posts to a chat webhook',
+  summary: 'Create a notification channel that posts to a Slack-style incoming webhook (hook)',
   description: 'A Slack-style incoming webhook. `webhookUrl` is write-only (it carries the secret).',
   input: z.object({
     ...Flags.shape,

@@ -6,7 +6,7 @@ import { MessengerNotification } from './record.js';
 
 export const createMessenger = defineContract({
   method: 'POST',
-  summary: 'Create a notification channel that sends messages through a messenger bot',
+  summary: 'Create a notification channel that sends messages through a Telegram bot (messenger)',
   description: 'A Telegram-style bot. `botToken` is write-only; `messageThreadId` is the topic inside the chat (empty: none).',
   input: z.object({
     ...Flags.shape,

@@ -7,7 +7,7 @@ import { PushNotification } from './record.js';
 
 export const createPush = defineContract({
   method: 'POST',
-  summary: 'Create a notification channel that sends push messages to a push server',
+  summary: 'Create a notification channel that sends push messages to a Gotify server (push)',
   description: 'A Gotify-style push server. `appToken` is write-only.',
   input: z.object({
     ...Flags.shape,

@@ -5,7 +5,7 @@ import { WebhookUrl } from './fields.js';
 
 export const testCommunityConnection = defineContract({
   method: 'POST',
-  summary: 'Send a test message to a community-server webhook without storing it',
+  summary: 'Send a test message to a Discord webhook (community) without storing it',
   input: z.object({
     webhookUrl: WebhookUrl,
     decoration: z.boolean().optional(),

@@ -5,7 +5,7 @@ import { FromAddress, SmtpPort, ToAddresses } from './fields.js';
 
 export const testEmailConnection = defineContract({
   method: 'POST',
-  summary: 'Send a test email over SMTP without storing the channel',
+  summary: 'Send a test email over SMTP (email) without storing the channel',
   input: z.object({
     smtpServer: NonEmpty,
     smtpPort: SmtpPort,

@@ -5,7 +5,7 @@ import { WebhookUrl } from './fields.js';
 
 export const testHookConnection = defineContract({
   method: 'POST',
-  summary: 'Send a test message to a chat webhook without storing it',
+  summary: 'Send a test message to a Slack-style incoming webhook (hook) without storing it',
   input: z.object({
     webhookUrl: WebhookUrl,
     channel: z.string(),

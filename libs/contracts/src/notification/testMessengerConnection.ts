@@ -4,7 +4,7 @@ import { Empty, NonEmpty } from '../primitives.js';
 
 export const testMessengerConnection = defineContract({
   method: 'POST',
-  summary: 'Send a test message through a messenger bot without storing it',
+  summary: 'Send a test message through a Telegram bot (messenger) without storing it',
   input: z.object({
     botToken: NonEmpty,
     chatId: NonEmpty,

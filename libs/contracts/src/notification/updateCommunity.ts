@@ -7,7 +7,7 @@ import { CommunityNotification } from './record.js';
 
 export const updateCommunity = defineContract({
   method: 'POST',
-  summary: 'Change a community-server webhook notification channel',
+  summary: 'Change a Discord webhook (community) notification channel',
   description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,

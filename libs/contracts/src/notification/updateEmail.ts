@@ -7,7 +7,7 @@ import { EmailNotification } from './record.js';
 
 export const updateEmail = defineContract({
   method: 'POST',
-  summary: 'Change an SMTP email notification channel',
+  summary: 'Change an SMTP email (email) notification channel',
   description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,

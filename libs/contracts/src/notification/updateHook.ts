@@ -7,7 +7,7 @@ import { HookNotification } from './record.js';
 
 export const updateHook = defineContract({
   method: 'POST',
-  summary: 'Change a webhook notification channel',
+  summary: 'Change a Slack-style webhook (hook) notification channel',
   description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,

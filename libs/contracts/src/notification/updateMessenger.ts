@@ -7,7 +7,7 @@ import { MessengerNotification } from './record.js';
 
 export const updateMessenger = defineContract({
   method: 'POST',
-  summary: 'Change a messenger-bot notification channel',
+  summary: 'Change a Telegram bot (messenger) notification channel',
   description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,

@@ -7,7 +7,7 @@ import { PushNotification } from './record.js';
 
 export const updatePush = defineContract({
   method: 'POST',
-  summary: 'Change a push-server notification channel',
+  summary: 'Change a Gotify (push) notification channel',
   description: UPDATE_NOTE,
   input: z.object({
     ...FlagsPatch.shape,

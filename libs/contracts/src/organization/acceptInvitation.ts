@@ -17,7 +17,7 @@ export const acceptInvitation = defineContract({
   access: { auth: 'bodyToken' },
   extension: true,
   description:
-    'Beyond the spec. Authenticated by the invitation token in the body; a token never yields ' +
+    'Authenticated by the invitation token in the body; a token never yields ' +
     'a key for an account that already exists. An invitation made for an email that had no ' +
     'account is accepted without an API key: it creates the user (`name` defaults to the part ' +
     'of the email before @), adds the membership and returns the new user\'s key bound to the ' +

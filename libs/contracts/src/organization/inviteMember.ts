@@ -13,7 +13,7 @@ export const inviteMember = defineContract({
   access: { role: 'admin' },
   extension: true,
   description:
-    'Beyond the spec. The role defaults to the organization\'s `defaultRole`, else member. ' +
+    'The role defaults to the organization\'s `defaultRole`, else member. ' +
     'The answer carries the one-time invitation token, valid seven days; hand it to the ' +
     'invitee (or send it with user.sendInvitation).',
   example: { email: 'dev@example.com', role: 'member' },

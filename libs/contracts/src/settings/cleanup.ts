@@ -11,7 +11,7 @@ export function cleanupContract(summary: string) {
     method: 'POST',
     summary,
     description:
-      'The spec shows a body without fields; `serverId` (optional) picks the remote server to ' +
+      '`serverId` (optional) picks the remote server to ' +
       'clean, and without it the host running the platform is cleaned.',
     input: z.object({ serverId: z.string().optional() }),
     output: Empty,

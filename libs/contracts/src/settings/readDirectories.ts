@@ -7,8 +7,8 @@ export const readDirectories = defineContract({
   summary: "The files and directories of a reverse proxy's configuration directory",
   description:
     "Lists the proxy's configuration directory as a tree; each entry's `path` is what " +
-    'settings.readProxyFile and updateProxyFile take. The spec only says query parameters ' +
-    'exist: `serverId` (optional) picks the server. ' +
+    'settings.readProxyFile and updateProxyFile take. ' +
+    '`serverId` (optional) picks the server. ' +
     PROXY_FILES_NOTE,
   input: z.object({ serverId: ProxyServerId }),
   output: ProxyFileTree,

@@ -7,7 +7,7 @@ export const readProxyEnv = defineContract({
   summary: 'The environment variables of the reverse-proxy container',
   description:
     "Answers the environment of the server's proxy container (`skiff-proxy`), name to value. " +
-    'The spec only says query parameters exist: `serverId` (optional) picks the server. ' +
+    '`serverId` (optional) picks the server. ' +
     PROXY_FILES_NOTE,
   input: z.object({ serverId: ProxyServerId }),
   output: ProxyEnvironment,

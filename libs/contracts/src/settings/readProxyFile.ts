@@ -10,7 +10,7 @@ export const readProxyFile = defineContract({
     '`path` names a regular file inside the directory: relative to it (`global.json`), or ' +
     'absolute as settings.readDirectories shows it. A path leaving the directory (`..`, another ' +
     'absolute path), a symbolic link, a NUL byte or anything but a regular file is a BAD_REQUEST ' +
-    'naming `path`. `serverId` (optional, beyond the spec: the files live on each server) picks ' +
+    'naming `path`. `serverId` (optional: the files live on each server) picks ' +
     'the server. ' +
     PROXY_FILES_NOTE,
   input: z.object({

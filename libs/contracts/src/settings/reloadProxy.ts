@@ -9,8 +9,8 @@ export const reloadProxy = defineContract({
   description:
     'Renders the whole proxy configuration again (from the domains last sent to the server and ' +
     'the files) and loads it into the proxy; a proxy container that is not running is brought ' +
-    'back first. A running proxy is never restarted, so no connection is dropped. The spec does ' +
-    'not show the body fields: `serverId` (optional) picks the server. ' +
+    'back first. A running proxy is never restarted, so no connection is dropped. ' +
+    '`serverId` (optional) picks the server. ' +
     PROXY_FILES_NOTE,
   input: z.object({ serverId: ProxyServerId }),
   output: Empty,

@@ -9,7 +9,7 @@ export const toggleDashboard = defineContract({
     "Caddy has no web dashboard; Skiff's proxy dashboard is Caddy's Prometheus metrics " +
     '(`/metrics`), served by the proxy on a port of its own, published on the host at ' +
     '`SKIFF_PROXY_DASHBOARD_PORT` (default 2020) on `SKIFF_PROXY_DASHBOARD_BIND` (default ' +
-    '127.0.0.1) as the agent is configured. The spec does not show the body fields. ' +
+    '127.0.0.1) as the agent is configured. ' +
     '`enableDashboard` (optional) sets the state, and when omitted the current state is ' +
     'flipped; turning it on where the agent publishes no dashboard port is a BAD_REQUEST naming ' +
     '`enableDashboard`. The proxy is reloaded, not restarted. `serverId` (optional) picks the ' +

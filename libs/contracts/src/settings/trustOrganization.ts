@@ -5,7 +5,7 @@ export const trustOrganization = defineContract({
   method: 'POST',
   summary: 'Trust an organization with host privileges on the platform host',
   description:
-    'Beyond the spec. The platform host runs every organization\'s compose stacks, so a stack ' +
+    'The platform host runs every organization\'s compose stacks, so a stack ' +
     'there may not use what gives root on the host (`privileged`, `cap_add`, host namespaces, ' +
     '`devices`, `security_opt`, host paths in bind mounts, `env_file`, `configs` and `secrets`, ' +
     'the Docker socket): compose.create, update, import, deployTemplate and deploy answer ' +

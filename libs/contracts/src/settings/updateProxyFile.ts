@@ -10,7 +10,7 @@ export const updateProxyFile = defineContract({
     'Only `global.json`, `platform.json` and `middlewares.json` can be written (named relative ' +
     'to the directory or absolute as settings.readDirectories shows them); any other path, one ' +
     'leaving the directory, a symbolic link or a NUL byte is a BAD_REQUEST naming `path`. ' +
-    '`proxyConfig` is the new content, at most 512 KiB. `serverId` (optional, beyond the spec: the ' +
+    '`proxyConfig` is the new content, at most 512 KiB. `serverId` (optional: the ' +
     'files live on each server) picks the server. ' +
     PROXY_FILES_NOTE,
   input: z.object({

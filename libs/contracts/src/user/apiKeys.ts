@@ -6,7 +6,7 @@ export const apiKeys = defineContract({
   method: 'GET',
   summary: 'The API keys of the current organization: your own; admins: every member\'s',
   description:
-    'Beyond the spec: each key with its scope, expiry and last use (at most a minute behind); ' +
+    'Each key with its scope, expiry and last use (at most a minute behind); ' +
     'never the key itself, which exists only in the answer that created it.',
   input: z.object({}),
   output: z.array(ApiKeyRecord),

@@ -14,7 +14,7 @@ export const createApiKey = defineContract({
   output: NewApiKey,
   description:
     'Without `metadata.organizationId` the key acts in the current organization. The key is ' +
-    'shown only in this answer; it is stored as a hash. Beyond the spec (optional): `expiresAt` ' +
+    'shown only in this answer; it is stored as a hash. Optional: `expiresAt` ' +
     '(an expired key answers UNAUTHORIZED) and `scope`, which narrows the creator\'s own access, ' +
     'never widens it: `readOnly`, and `projectIds` / `serverIds` (each list limits that kind of ' +
     'record to the ids named; a key with either acts with the member role at most). A scope must ' +
