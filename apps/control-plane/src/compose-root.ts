@@ -196,15 +196,23 @@ export async function buildPlatform(options: PlatformOptions) {
   });
   // Bound once the workload lifecycles exist (they need the services built from these two).
   let lifecycleRefs: Pick<WorkloadRemovals, 'queueRemovals'>[] = [];
+  let sweepArchives: () => Promise<number> = async () => 0;
   const workloads: WorkloadRemovals = {
-    queueRemovals: async (tx, environmentIds) => {
-      let queued = 0;
-      for (const lifecycle of lifecycleRefs) queued += await lifecycle.queueRemovals(tx, environmentIds);
+    queueRemovals: async (tx, environmentIds, removal) => {
+      const queued = [];
+      for (const lifecycle of lifecycleRefs) queued.push(...(await lifecycle.queueRemovals(tx, environmentIds, removal)));
       return queued;
     },
     removeRoutes: (tx, owner, remove, field) => proxy.removing(tx, owner, remove, field),
     notify: () => outbox.notify(),
+    // The records are gone already: a file left by a failure goes with the next sweep.
+    removeArchiveFiles: () => removeArchiveFiles(),
   };
+  const removeArchiveFiles = () =>
+    sweepArchives().then(
+      () => undefined,
+      (err: unknown) => options.log.error({ err }, 'could not remove the archive files of removed applications'),
+    );
   const organizations = new OrganizationService(deps, identity, workloads);
   const projects = new ProjectService(deps, identity, workloads);
   const metricsTokens = new MetricsTokenService(deps);
@@ -264,9 +272,10 @@ export async function buildPlatform(options: PlatformOptions) {
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose');
   const composeDeployments = new ComposeDeployments(deps, access, outbox);
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
-  const deploymentReports = new DeploymentReports({ ...deps, proxy });
+  const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles } });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
+  sweepArchives = () => drops.sweep();
   await drops.clearIncoming();
   drops.sweep().catch((err: unknown) => options.log.error({ err }, 'could not remove stale archive files'));
   const apiKeys = new ApiKeyService(deps, identity);

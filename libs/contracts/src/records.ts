@@ -47,7 +47,28 @@ export const RemovalSummary = z.object({
   caches: z.number(),
   domains: z.number().describe('domains of the removed services and of their preview deployments'),
   backups: z.number().describe('backups whose target was one of the removed services'),
+  archives: z.number().describe('uploaded archives of the removed applications, deleted from the control plane\'s disk'),
 });
+
+export const KeptAfterRemoval = z
+  .array(
+    z.object({
+      kind: z.enum(['volume', 'composeVolumes', 'composeFiles']),
+      name: z
+        .string()
+        .describe("a volume's name; a Compose project's name (its volumes are `<name>_<volume>`); a folder under the agent's data directory"),
+      appName: z.string().describe('the removed service it belonged to'),
+      serverId: z.string().nullable(),
+      reason: z.string(),
+    }),
+  )
+  .describe('what stays on the servers of the removed services, and why');
+
+/** `deleteVolumes` of a removal that takes services with it (as `compose.delete` takes). */
+export const DeleteVolumes = z
+  .boolean()
+  .optional()
+  .describe("also remove the services' volumes (caches' data, compose stacks' named volumes and bind-mounted files); kept by default");
 
 export const Permissions = z.object({
   accessedProjects: z.array(z.string()),

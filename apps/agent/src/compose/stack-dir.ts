@@ -12,13 +12,14 @@
  *                       in the repository.
  *   files/              kept across deploys: relative bind mounts of the services live here
  *                       (libs/domain keepBindMounts), never deleted by a deploy. A remove
- *                       keeps it unless the volumes go too.
+ *                       keeps it unless the volumes go too, or it is empty (then the
+ *                       whole directory goes).
  *   stack.json          what later commands need: the compose type and where the files are.
  *   .incoming/ .previous/ .private/   a deploy's work (`.private`: 0700, an SSH key for the
  *                       clone's duration); left-overs of an interrupted deploy are removed
  *                       when the next one starts.
  */
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { refuseProjectName } from '@skiff/domain';
 
@@ -77,14 +78,26 @@ export async function swapInCode(dir: StackDir): Promise<void> {
   await rm(dir.previous, { recursive: true, force: true });
 }
 
-/** Removes the stack's directory; with `keepFiles`, everything but `files/` (when it holds anything). */
+/**
+ * Removes the stack's directory; with `keepFiles`, everything but `files/` when it holds
+ * anything (the directory goes as a whole when it does not).
+ */
 export async function removeStackDir(dir: StackDir, options: { keepFiles: boolean }): Promise<void> {
-  if (!options.keepFiles) {
+  if (!options.keepFiles || (await isEmptyOrMissing(dir.files))) {
     await rm(dir.root, { recursive: true, force: true });
     return;
   }
   await Promise.all([dir.code, dir.state].map((path) => rm(path, { recursive: true, force: true })));
   await removeDeployWork(dir);
+}
+
+async function isEmptyOrMissing(path: string): Promise<boolean> {
+  try {
+    return (await readdir(path)).length === 0;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw err;
+  }
 }
 
 export async function exists(path: string): Promise<boolean> {

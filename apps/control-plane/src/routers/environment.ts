@@ -6,6 +6,6 @@ export const environmentHandlers = (projects: ProjectService): RouterHandlers<'e
   one: (input, { principal }) => projects.environment(principal, input.environmentId),
   byProjectId: (input, { principal }) => projects.environmentsOf(principal, input.projectId),
   update: (input, { principal }) => projects.updateEnvironment(principal, input),
-  remove: (input, { principal }) => projects.removeEnvironment(principal, input.environmentId),
+  remove: (input, { principal }) => projects.removeEnvironment(principal, input.environmentId, { deleteVolumes: input.deleteVolumes }),
   duplicate: (input, { principal }) => projects.duplicateEnvironment(principal, input),
 });

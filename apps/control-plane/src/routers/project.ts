@@ -6,6 +6,6 @@ export const projectHandlers = (projects: ProjectService): RouterHandlers<'proje
   one: (input, { principal }) => projects.one(principal, input.projectId),
   all: (_input, { principal }) => projects.all(principal),
   update: (input, { principal }) => projects.update(principal, input),
-  remove: (input, { principal }) => projects.remove(principal, input.projectId),
+  remove: (input, { principal }) => projects.remove(principal, input.projectId, { deleteVolumes: input.deleteVolumes }),
   duplicate: (input, { principal }) => projects.duplicate(principal, input),
 });

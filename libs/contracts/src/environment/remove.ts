@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
 import { RequiredId } from '../primitives.js';
-import { EnvironmentRecord, RemovalSummary } from '../records.js';
+import { DeleteVolumes, EnvironmentRecord, KeptAfterRemoval, RemovalSummary } from '../records.js';
 
 export const remove = defineContract({
   method: 'POST',
   summary: "Remove an environment with its services (not a project's last environment)",
-  input: z.object({ environmentId: RequiredId }),
-  output: z.object({ environment: EnvironmentRecord, removed: RemovalSummary }),
+  description:
+    'Every deployed service is removed from its server as its own delete removes it (containers, ' +
+    "networks, a compose stack's directory, an application's built images), and the uploaded " +
+    "archives of its applications from the control plane's disk. Volumes (caches' data, compose " +
+    "stacks' named volumes and bind-mounted `files/`) are kept unless `deleteVolumes` is true " +
+    '(beyond the spec); `kept` lists what stays, and why.',
+  input: z.object({ environmentId: RequiredId, deleteVolumes: DeleteVolumes }),
+  output: z.object({ environment: EnvironmentRecord, removed: RemovalSummary, kept: KeptAfterRemoval }),
   access: { grant: 'canDeleteEnvironments' },
   example: { environmentId: 'env_example' },
 });

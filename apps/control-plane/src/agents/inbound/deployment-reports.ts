@@ -1,9 +1,11 @@
 import type { Db, DeploymentStatus as StoredStatus } from '@skiff/db';
 import {
+  CommandKind,
   type CommandResult,
   CommandStatus,
   type DeploymentEvent,
   DeploymentStatus,
+  commandKindToJSON,
   commandStatusToJSON,
   timestampToDate,
 } from '@skiff/proto';
@@ -13,6 +15,7 @@ import { ownerOfDeployment, setWorkloadStatus } from '../../services/deployments
 import { commandOf, lockCommand, overdueCommands, recordCommandEnd } from '../outbound/command-records.js';
 import { DEFAULT_KEEP_DEPLOYMENTS, pruneAfterEnd, pruneDeployments } from '../../services/deployments/deployment-retention.js';
 import { commandKindOf } from '../outbound/kinds/index.js';
+import { parseWorkloadKey } from '../outbound/workload-key.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */
 export class ReportRefused extends Error {
@@ -40,6 +43,8 @@ const DEFAULT_REASON: Partial<Record<CommandStatus, string>> = {
 
 export type Applied = 'applied' | 'duplicate';
 
+const REMOVE_WORKLOAD = commandKindToJSON(CommandKind.COMMAND_KIND_REMOVE_WORKLOAD);
+
 /**
  * What agents report, applied to deployments, commands and workloads: deployment events move
  * deployment records here; a command's result is recorded on its row and handed to its kind
@@ -48,8 +53,13 @@ export type Applied = 'applied' | 'duplicate';
  * record of another server is NOT_FOUND to it.
  */
 export class DeploymentReports {
-  /** `proxy`: to reconfigure the servers whose routes go with a removed workload. */
-  constructor(private readonly deps: { db: Db; clock: () => Date; proxy?: ProxyConfig; keepDeployments?: number }) {}
+  /**
+   * `proxy`: to reconfigure the servers whose routes go with a removed workload; `archives`:
+   * to delete the files of a removed application's archives (their rows go by cascade).
+   */
+  constructor(
+    private readonly deps: { db: Db; clock: () => Date; proxy?: ProxyConfig; keepDeployments?: number; archives?: { removeFiles(): Promise<void> } },
+  ) {}
 
   private get keep() {
     return this.deps.keepDeployments ?? DEFAULT_KEEP_DEPLOYMENTS;
@@ -116,18 +126,19 @@ export class DeploymentReports {
     const succeeded = result.status === CommandStatus.COMMAND_STATUS_SUCCEEDED;
     const at = result.finishedAt ? timestampToDate(result.finishedAt) : this.deps.clock();
     const reason = succeeded ? null : result.reason || DEFAULT_REASON[result.status] || commandStatusToJSON(result.status);
-    const applied = await this.deps.db.transaction().execute(async (tx) => {
+    const { applied, removedApplication } = await this.deps.db.transaction().execute(async (tx) => {
       const c = await lockCommand(tx, result.commandId);
       if (!c || c.serverId !== serverId) throw new ReportRefused('NOT_FOUND', `no command ${result.commandId} for this server`);
-      if (c.status === 'done' || c.status === 'failed') return 'duplicate';
+      if (c.status === 'done' || c.status === 'failed') return { applied: 'duplicate' as const, removedApplication: false };
       await recordCommandEnd(tx, c.id, { succeeded, at, reason });
       await commandKindOf(c)?.applyResult({ tx, command: c, status: result.status, reason, at, proxy: this.deps.proxy });
       // A deploy's result may have ended its deployment (deployment-result.ts): the workload's old ones go.
       if (c.deploymentId) await pruneAfterEnd(tx, c.deploymentId, this.keep);
-      return 'applied';
+      return { applied: 'applied' as const, removedApplication: succeeded && c.kind === REMOVE_WORKLOAD && parseWorkloadKey(c.workloadKey)?.type === 'application' };
     });
     // A removal may have queued proxy configurations: no need to wait for the relay's poll.
     if (applied === 'applied') this.deps.proxy?.notify();
+    if (removedApplication) await this.deps.archives?.removeFiles();
     return applied;
   }
 

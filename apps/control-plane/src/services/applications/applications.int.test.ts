@@ -219,7 +219,7 @@ describe('application records', () => {
     });
     expect(backup.status, JSON.stringify(backup.body)).toBe(200);
     const removed = await t.call('project.remove', { projectId: p.projectId });
-    expect(removed.body.removed).toEqual({ environments: 1, applications: 1, compose: 1, caches: 0, domains: 2, backups: 1 });
+    expect(removed.body.removed).toEqual({ environments: 1, applications: 1, compose: 1, caches: 0, domains: 2, backups: 1, archives: 0 });
     const left = await t.db.selectFrom('domains').select('id').where('host', 'like', '%doomed.example.com').execute();
     expect(left).toEqual([]);
     expect((await t.call('backup.one', { backupId: backup.body.backupId })).status).toBe(404);

@@ -278,19 +278,38 @@ describe('cache.remove', () => {
     expect(await kinds(c.cacheId)).toEqual(['COMMAND_KIND_DEPLOY_APPLICATION', 'COMMAND_KIND_REMOVE_WORKLOAD', 'COMMAND_KIND_REMOVE_WORKLOAD']);
   });
 
-  it('is queued, volumes included, for the deployed instances of a removed project', async () => {
+  it('is queued for the deployed instances of a removed project, its data volume kept and named in the answer', async () => {
     const project = (await t.call('project.create', { name: 'cache-doomed' })).body;
     const e = project.environments[0].environmentId;
     const deployed = await ok('cache.create', { name: 'a', databasePassword: PASSWORD, environmentId: e });
     await ok('cache.deploy', { cacheId: deployed.cacheId });
     const never = await ok('cache.create', { name: 'b', databasePassword: PASSWORD, environmentId: e });
-    await ok('project.remove', { projectId: project.projectId });
+    const answer = await ok('project.remove', { projectId: project.projectId });
+    expect(answer.kept).toEqual([
+      {
+        kind: 'volume',
+        name: cacheVolumeName(deployed.cacheId),
+        appName: deployed.appName,
+        serverId: null,
+        reason: 'volumes are kept unless deleteVolumes is true',
+      },
+    ]);
     const rows = await commandsOf(deployed.cacheId);
     expect(rows.map((r) => r.kind)).toEqual(['COMMAND_KIND_DEPLOY_APPLICATION', 'COMMAND_KIND_REMOVE_WORKLOAD']);
-    expect(decode(rows[1]!.payload).payload).toMatchObject({ $case: 'removeWorkload', value: { removeVolumes: true } });
+    expect(decode(rows[1]!.payload).payload).toMatchObject({ $case: 'removeWorkload', value: { removeVolumes: false } });
     expect(await commandsOf(never.cacheId)).toEqual([]);
     // The record went with the project; the result finds nothing left to delete.
     expect(await result(rows[1]!.id, CommandStatus.COMMAND_STATUS_SUCCEEDED)).toBe('applied');
+  });
+
+  it('removes the data volume with the project when deleteVolumes is true', async () => {
+    const project = (await t.call('project.create', { name: 'cache-wiped' })).body;
+    const deployed = await ok('cache.create', { name: 'a', databasePassword: PASSWORD, environmentId: project.environments[0].environmentId });
+    await ok('cache.deploy', { cacheId: deployed.cacheId });
+    const answer = await ok('project.remove', { projectId: project.projectId, deleteVolumes: true });
+    expect(answer.kept).toEqual([]);
+    const rows = await commandsOf(deployed.cacheId);
+    expect(decode(rows[1]!.payload).payload).toMatchObject({ $case: 'removeWorkload', value: { removeVolumes: true } });
   });
 });
 

@@ -14,6 +14,7 @@ import { PASSWORD_VARIABLE, cacheWorkloadSpec } from './cache-spec.js';
 import type { CacheService } from './cache.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
+import type { QueuedRemoval } from '../shared/service-records.js';
 
 /** Whether the instance is being removed: its newest command is a remove that has not ended. */
 export const cacheRemovalUnderWay = (db: Db, cacheId: string) => newestIsPendingRemoval(db, cacheKey(cacheId));
@@ -125,17 +126,18 @@ export class CacheLifecycle {
 
   /**
    * Inside the transaction that removes these environments (a project, an environment or an
-   * organization going): a remove command, volumes included, for each of their instances
-   * that was deployed. Answers how many were queued.
+   * organization going): a remove command for each of their instances that was deployed,
+   * its data volume included when `removeVolumes` (by default, as `cache.remove` does).
+   * Answers what was queued.
    */
-  async queueRemovals(tx: Db, environmentIds: string[]): Promise<number> {
-    if (environmentIds.length === 0) return 0;
+  async queueRemovals(tx: Db, environmentIds: string[], { removeVolumes = true }: { removeVolumes?: boolean } = {}): Promise<QueuedRemoval[]> {
+    if (environmentIds.length === 0) return [];
     const rows = await tx.selectFrom('cacheInstances').selectAll().where('environmentId', 'in', environmentIds).execute();
-    let queued = 0;
+    const queued: QueuedRemoval[] = [];
     for (const row of rows) {
       if (!(await cacheWasDeployed(tx, row.id))) continue;
-      await this.outbox.queue(tx, this.lifecycleCommand('remove', row, true));
-      queued++;
+      await this.outbox.queue(tx, this.lifecycleCommand('remove', row, removeVolumes));
+      queued.push({ kind: 'cache', id: row.id, appName: row.appName, serverId: row.serverId, removeVolumes });
     }
     return queued;
   }

@@ -442,4 +442,47 @@ describe('removing what holds stacks', () => {
     ]);
     expect(await commandsOf(never.composeId)).toEqual([]);
   });
+
+  const removeOf = async (composeId: string) =>
+    (await commandsOf(composeId)).filter((c) => c.kind === 'COMMAND_KIND_REMOVE_WORKLOAD').map((c) => decode(c.payload).payload);
+
+  it("says what project.remove keeps of a deployed stack (its volumes and bind-mounted files), and nothing of one never deployed", async () => {
+    const project = await ok('project.create', { name: unique('keeping') });
+    const e = project.environments[0].environmentId as string;
+    const deployed = await ok('compose.create', { name: 'd', environmentId: e, composeFile: WEB_AND_REDIS });
+    await ok('compose.create', { name: 'n', environmentId: e, composeFile: WEB_AND_REDIS });
+    await ok('compose.deploy', { composeId: deployed.composeId });
+    const answer = await ok('project.remove', { projectId: project.projectId });
+    expect(answer.removed).toMatchObject({ compose: 2 });
+    expect(answer.kept).toEqual([
+      { kind: 'composeVolumes', name: deployed.appName, appName: deployed.appName, serverId: null, reason: expect.stringContaining('unless deleteVolumes is true') },
+      { kind: 'composeFiles', name: `compose/${deployed.appName}/files`, appName: deployed.appName, serverId: null, reason: expect.stringContaining('unless deleteVolumes is true') },
+    ]);
+  });
+
+  it('removes the volumes of the stacks of a removed project or environment when deleteVolumes is true, and keeps nothing', async () => {
+    const project = await ok('project.create', { name: unique('wiping') });
+    const e = project.environments[0].environmentId as string;
+    const inProject = await ok('compose.create', { name: 'p', environmentId: e, composeFile: WEB_AND_REDIS });
+    await ok('compose.deploy', { composeId: inProject.composeId });
+    const staging = await ok('environment.create', { projectId: project.projectId, name: 'staging' });
+    const inEnvironment = await ok('compose.create', { name: 'e', environmentId: staging.environmentId, composeFile: WEB_AND_REDIS });
+    await ok('compose.deploy', { composeId: inEnvironment.composeId });
+
+    const environmentAnswer = await ok('environment.remove', { environmentId: staging.environmentId, deleteVolumes: true });
+    expect(environmentAnswer.kept).toEqual([]);
+    expect(await removeOf(inEnvironment.composeId)).toMatchObject([{ value: { removeVolumes: true } }]);
+    expect(await removeOf(inProject.composeId)).toEqual([]);
+
+    const projectAnswer = await ok('project.remove', { projectId: project.projectId, deleteVolumes: true });
+    expect(projectAnswer.kept).toEqual([]);
+    expect(await removeOf(inProject.composeId)).toMatchObject([{ value: { removeVolumes: true } }]);
+  });
+
+  it('refuses a deleteVolumes that is not a boolean, naming it and removing nothing', async () => {
+    const project = await ok('project.create', { name: unique('staying') });
+    const body = await refused('project.remove', { projectId: project.projectId, deleteVolumes: 'yes' });
+    expect(body.issues.map((i) => i.path)).toEqual([['deleteVolumes']]);
+    expect((await t.call('project.one', { projectId: project.projectId })).status).toBe(200);
+  });
 });

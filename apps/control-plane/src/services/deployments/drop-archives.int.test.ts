@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { Metadata, credentials as grpcCredentials, type ServiceError, status } from '@grpc/grpc-js';
 import { serve } from '@hono/node-server';
-import { AgentArtifactsClient, Command } from '@skiff/proto';
+import { AgentArtifactsClient, Command, CommandStatus } from '@skiff/proto';
 import { type TestEntry, tarGz, zipArchive } from '@skiff/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -337,5 +337,63 @@ describe('AgentArtifacts.FetchArchive', () => {
     const local = await storedArchive(null, randomBytes(100));
     expect(await codeOf(fetch(local, `wrong-${randomBytes(16).toString('hex')}`))).toBe('UNAUTHENTICATED');
     expect(await codeOf(fetch(local, null))).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('removing what holds archives', () => {
+  /** A drop application in a fresh project with two uploaded archives; answers their ids. */
+  async function appWithArchives(projectName: string) {
+    const project = (await t.call('project.create', { name: projectName })).body;
+    const environmentId = project.environments[0].environmentId as string;
+    const app = await dropApp({ environmentId });
+    for (const v of ['one', 'two']) {
+      const res = await upload(app.applicationId, await tarGz([{ name: 'index.html', content: v }]));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const ids = (await archiveRows(app.applicationId)).map((r) => r.id);
+    for (const id of ids) expect(archiveFiles()).toContain(id);
+    return { project, environmentId, app, ids };
+  }
+
+  it("project.remove deletes the removed applications' archive files and counts them", async () => {
+    const { project, ids } = await appWithArchives('drop-project-going');
+    const kept = await appWithArchives('drop-project-staying');
+    const res = await t.call('project.remove', { projectId: project.projectId });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.removed).toMatchObject({ applications: 1, archives: 2 });
+    for (const id of ids) expect(archiveFiles()).not.toContain(id);
+    for (const id of kept.ids) expect(archiveFiles()).toContain(id);
+  });
+
+  it("environment.remove deletes the removed applications' archive files", async () => {
+    const { project, ids } = await appWithArchives('drop-environment-going');
+    const other = await t.call('environment.create', { projectId: project.projectId, name: 'other' });
+    expect(other.status).toBe(200);
+    const res = await t.call('environment.remove', { environmentId: project.environments[0].environmentId });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.removed).toMatchObject({ applications: 1, archives: 2 });
+    for (const id of ids) expect(archiveFiles()).not.toContain(id);
+  });
+
+  it("application.delete deletes the application's archive files once the agent reports it removed", async () => {
+    const { app, ids } = await appWithArchives('drop-app-going');
+    expect((await t.call('application.delete', { applicationId: app.applicationId })).status).toBe(200);
+    const remove = await t.db
+      .selectFrom('commands')
+      .select('id')
+      .where('workloadKey', '=', `application:${app.applicationId}`)
+      .where('kind', '=', 'COMMAND_KIND_REMOVE_WORKLOAD')
+      .executeTakeFirstOrThrow();
+    // Until then the files stay: the application is still there.
+    for (const id of ids) expect(archiveFiles()).toContain(id);
+    const applied = await t.platform.reports.applyCommandResult('local', {
+      commandId: remove.id,
+      status: CommandStatus.COMMAND_STATUS_SUCCEEDED,
+      reason: '',
+      finishedAt: undefined,
+    });
+    expect(applied).toBe('applied');
+    expect(await archiveRows(app.applicationId)).toEqual([]);
+    for (const id of ids) expect(archiveFiles()).not.toContain(id);
   });
 });

@@ -8,6 +8,7 @@ import { workloadKey } from '../../agents/outbound/workload-key.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { type QueuedCommand, queuedCommand } from '../../agents/outbound/command-status.js';
 import type { ServiceDeps } from '../shared/deps.js';
+import type { QueuedRemoval } from '../shared/service-records.js';
 import type { ProxyConfig } from '../domains/proxy-config.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import {
@@ -85,11 +86,11 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
   /**
    * Inside the transaction that removes these environments (a project, an environment or an
    * organization going): a remove command for each of their workloads of this kind that was
-   * deployed, so no Docker object outlives its record (volumes are kept). Answers how many
-   * were queued; call the outbox's `notify()` after the commit when any were.
+   * deployed, so no Docker object outlives its record (volumes only when `removeVolumes`).
+   * Answers what was queued; call the outbox's `notify()` after the commit when anything was.
    */
-  async queueRemovals(tx: Db, environmentIds: string[]): Promise<number> {
-    if (environmentIds.length === 0) return 0;
+  async queueRemovals(tx: Db, environmentIds: string[], { removeVolumes = false }: { removeVolumes?: boolean } = {}): Promise<QueuedRemoval[]> {
+    if (environmentIds.length === 0) return [];
     const { table, deploymentColumn } = DEPLOYED_KINDS[this.kind];
     const deployed = await tx
       .selectFrom(table as 'applications')
@@ -104,8 +105,10 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
         ),
       )
       .execute();
-    for (const workload of deployed) await this.outbox.queue(tx, this.command('remove', workload));
-    return deployed.length;
+    // An application owns no volume Skiff created (the agent refuses remove_volumes for one).
+    const volumes = removeVolumes && this.kind === 'compose';
+    for (const workload of deployed) await this.outbox.queue(tx, this.command('remove', workload, volumes));
+    return deployed.map((w) => ({ kind: this.kind, id: w.id, appName: w.appName, serverId: w.serverId, removeVolumes: volumes }));
   }
 
   private owner(id: string): WorkloadOwner {

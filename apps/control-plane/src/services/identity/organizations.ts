@@ -127,7 +127,7 @@ export class OrganizationService {
         .select('environments.id')
         .where('projects.organizationId', '=', organizationId)
         .execute();
-      let removals = await this.workloads.queueRemovals(trx, environments.map((e) => e.id));
+      let removals = (await this.workloads.queueRemovals(trx, environments.map((e) => e.id))).length;
       removals += await this.workloads.removeRoutes(
         trx,
         { organizationId },
@@ -147,6 +147,7 @@ export class OrganizationService {
       return removals;
     });
     if (queued > 0) this.workloads.notify();
+    await this.workloads.removeArchiveFiles();
     this.deps.onAccessChange();
     const { role: _r, isDefault: _d, ...record } = org;
     return record;

@@ -11,6 +11,7 @@ import {
 import { Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, givenColumns, iso, uniqueAs } from '../shared/deps.js';
 import type { IdentityService } from '../identity/identity.js';
+import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
 import { type ServiceKind, type WorkloadRemovals, copyServices, countServices, servicesOf } from '../shared/service-records.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
@@ -25,15 +26,24 @@ export class ProjectService {
   ) {}
 
   /**
-   * Deletes with `remove`, after queueing the removal of the environments' workloads, and
-   * queues the proxy configuration of the servers that routed to them.
+   * Deletes with `remove`, after queueing the removal of the environments' workloads (their
+   * volumes when `deleteVolumes`), and queues the proxy configuration of the servers that
+   * routed to them; then deletes the files of the removed applications' archives. Answers
+   * what stays on the servers.
    */
-  private async removeWithWorkloads(environmentIds: string[], remove: (tx: Db) => Promise<unknown>, field: string) {
-    const queued = await this.db.transaction().execute(async (tx) => {
-      const n = await this.workloads.queueRemovals(tx, environmentIds);
-      return n + (await this.workloads.removeRoutes(tx, { environmentIds }, () => remove(tx), field));
+  private async removeWithWorkloads(
+    environmentIds: string[],
+    remove: (tx: Db) => Promise<unknown>,
+    field: string,
+    deleteVolumes: boolean,
+  ): Promise<KeptItem[]> {
+    const { queued, routes } = await this.db.transaction().execute(async (tx) => {
+      const queued = await this.workloads.queueRemovals(tx, environmentIds, { removeVolumes: deleteVolumes });
+      return { queued, routes: await this.workloads.removeRoutes(tx, { environmentIds }, () => remove(tx), field) };
     });
-    if (queued > 0) this.workloads.notify();
+    if (queued.length + routes > 0) this.workloads.notify();
+    await this.workloads.removeArchiveFiles();
+    return keptAfterRemoval(queued);
   }
 
   private get db() {
@@ -159,16 +169,17 @@ export class ProjectService {
     return this.projectRecord(row);
   }
 
-  async remove(p: Principal, projectId: string) {
+  async remove(p: Principal, projectId: string, { deleteVolumes = false }: { deleteVolumes?: boolean } = {}) {
     const project = await this.findProject(p, projectId);
     const environments = await this.db.selectFrom('environments').select('id').where('projectId', '=', projectId).execute();
     const counts = await countServices(this.db, environments.map((e) => e.id));
-    await this.removeWithWorkloads(
+    const kept = await this.removeWithWorkloads(
       environments.map((e) => e.id),
       (tx) => tx.deleteFrom('projects').where('id', '=', projectId).execute(),
       'projectId',
+      deleteVolumes,
     );
-    return { project: this.projectRecord(project), removed: { environments: environments.length, ...counts } };
+    return { project: this.projectRecord(project), removed: { environments: environments.length, ...counts }, kept };
   }
 
   async createEnvironment(p: Principal, input: { projectId: string; name: string; description?: string }) {
@@ -229,7 +240,7 @@ export class ProjectService {
     return this.environmentRecord(row);
   }
 
-  async removeEnvironment(p: Principal, environmentId: string) {
+  async removeEnvironment(p: Principal, environmentId: string, { deleteVolumes = false }: { deleteVolumes?: boolean } = {}) {
     const { environment } = await this.findEnvironment(p, environmentId);
     const siblings = await this.db
       .selectFrom('environments')
@@ -240,8 +251,13 @@ export class ProjectService {
       throw Invalid('environmentId', "a project keeps at least one environment; remove the project instead");
     }
     const counts = await countServices(this.db, [environmentId]);
-    await this.removeWithWorkloads([environmentId], (tx) => tx.deleteFrom('environments').where('id', '=', environmentId).execute(), 'environmentId');
-    return { environment: this.environmentRecord(environment), removed: { environments: 1, ...counts } };
+    const kept = await this.removeWithWorkloads(
+      [environmentId],
+      (tx) => tx.deleteFrom('environments').where('id', '=', environmentId).execute(),
+      'environmentId',
+      deleteVolumes,
+    );
+    return { environment: this.environmentRecord(environment), removed: { environments: 1, ...counts }, kept };
   }
 
   /** `environment.duplicate`: a copy in the same project, with every service. */

@@ -43,14 +43,27 @@ export async function servicesOf(db: Db, environmentIds: string[]): Promise<Serv
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** A workload whose removal from its server was queued with its environment's. */
+export interface QueuedRemoval {
+  kind: ServiceKind;
+  id: string;
+  appName: string;
+  serverId: string | null;
+  /** Whether its volumes (and a compose stack's bind-mounted `files/`) go too. */
+  removeVolumes: boolean;
+}
+
 /**
  * Removing environments (with a project or an organization) removes their workloads too:
- * `queueRemovals` writes the agent commands in the removing transaction, `removeRoutes` runs
- * the delete and queues the proxy configuration of the servers that routed to what it took
- * (domains go by foreign-key cascade), `notify` wakes the relay after the commit.
+ * `queueRemovals` writes the agent commands in the removing transaction (volumes go when
+ * `removeVolumes`; left out, each kind's default: a cache's go, a stack's stay), `removeRoutes`
+ * runs the delete and queues the proxy configuration of the servers that routed to what it
+ * took (domains go by foreign-key cascade), `notify` wakes the relay after the commit, and
+ * `removeArchiveFiles` deletes the files of archives whose rows went (the applications'
+ * archive rows go by cascade).
  */
 export interface WorkloadRemovals {
-  queueRemovals(tx: Db, environmentIds: string[]): Promise<number>;
+  queueRemovals(tx: Db, environmentIds: string[], options?: { removeVolumes?: boolean }): Promise<QueuedRemoval[]>;
   removeRoutes(
     tx: Db,
     owner: { environmentIds: string[] } | { organizationId: string },
@@ -58,6 +71,7 @@ export interface WorkloadRemovals {
     field: string,
   ): Promise<number>;
   notify(): void;
+  removeArchiveFiles(): Promise<void>;
 }
 
 export interface RemovalCounts {
@@ -67,6 +81,7 @@ export interface RemovalCounts {
   caches: number;
   domains: number;
   backups: number;
+  archives: number;
 }
 
 const count = (row: { n: string | number }) => Number(row.n);
@@ -92,7 +107,19 @@ export async function countServices(db: Db, environmentIds: string[]): Promise<O
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where((eb) => eb.or([eb('composeId', 'in', c), ...DB_TARGETS.map((column) => eb(column, 'in', a))]))
     .executeTakeFirstOrThrow();
-  return { applications: apps.length, compose: stacks.length, caches: caches.length, domains: count(domains), backups: count(backups) };
+  const archives = await db
+    .selectFrom('applicationArchives')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('applicationId', 'in', a)
+    .executeTakeFirstOrThrow();
+  return {
+    applications: apps.length,
+    compose: stacks.length,
+    caches: caches.length,
+    domains: count(domains),
+    backups: count(backups),
+    archives: count(archives),
+  };
 }
 
 /** What a copy must not share with its original: webhook tokens and published ports. */
