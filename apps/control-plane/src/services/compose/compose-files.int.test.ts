@@ -241,7 +241,7 @@ describe('fetching a git source on the control plane', () => {
     for (const [change, field, message] of cases) {
       await ok('compose.update', { composeId: s.composeId, customGitUrl: repo.authUrl, customGitBranch: 'main', composePath: 'docker-compose.yml', ...change });
       for (const op of ['compose.fetchSourceType', 'compose.loadServices']) {
-        const r = await refusal(op, { composeId: s.composeId, type: 'fetch' });
+        const r = await refusal(op, op === 'compose.loadServices' ? { composeId: s.composeId, type: 'fetch' } : { composeId: s.composeId });
         expect(r, `${op} ${JSON.stringify(change)}`).toMatchObject({ field });
         expect(r.message).toMatch(message);
         expect(r.message).not.toContain(PASSWORD);
