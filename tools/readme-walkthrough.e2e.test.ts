@@ -32,6 +32,7 @@ let upOutput = '';
 let shell: ChildProcess | undefined;
 let shellOutput = '';
 let failed = false;
+let stuck = false;
 const before = { services: new Set<string>(), containers: new Set<string>(), volumes: new Set<string>(), networks: new Set<string>() };
 
 const docker = (...args: string[]) => {
@@ -106,7 +107,7 @@ async function runStep(step: Step): Promise<{ output: string; exitCode: number }
       const m = new RegExp(`\\n${END} (\\d+)\\n`).exec(shellOutput.slice(from));
       return m ? { at: m.index, exitCode: Number(m[1]) } : null;
     },
-    { timeoutMs: STEP_TIMEOUT_MS, intervalMs: 100, what: `the step to end; its output so far:\n${shellOutput.slice(from)}` },
+    { timeoutMs: STEP_TIMEOUT_MS, intervalMs: 100, what: 'the step to end' },
   ).catch((e: Error) => {
     throw new Error(`${e.message}\n--- output so far ---\n${shellOutput.slice(from)}`);
   });
@@ -115,25 +116,34 @@ async function runStep(step: Step): Promise<{ output: string; exitCode: number }
   return { output, exitCode: end.exitCode };
 }
 
+/** Runs every step of the section (a reader would read on too), then fails naming each step that did not do what the README shows. */
 async function runSection(section: Section) {
+  const wrong: string[] = [];
   for (const block of section.blocks) {
     if (block.kind === 'skip') continue;
     if (block.kind === 'up') {
       await stopUp();
-      await startUp(block.env);
+      await startUp(block.env).catch((e: Error) => {
+        stuck = true;
+        throw new Error(`README section "${section.title}": ${block.line} did not start Skiff: ${e.message}`);
+      });
       continue;
     }
     for (const step of block.steps) {
-      const { output, exitCode } = await runStep(step);
+      const { output, exitCode } = await runStep(step).catch((e: Error) => {
+        stuck = true; // the shell is still busy with it: nothing after it can run
+        throw new Error(`README section "${section.title}": the step below did not end: ${e.message}\n--- step ---\n${step.code}\n\n${wrong.join('\n\n')}`);
+      });
       const why = mismatch(step, output, exitCode);
       if (why) {
-        throw new Error(
-          `README section "${section.title}": the step below does not do what the README shows: ${why}\n` +
+        wrong.push(
+          `the step below does not do what the README shows: ${why}\n` +
             `--- step ---\n${step.code}\n--- README shows ---\n${step.expected.join('\n') || '(nothing)'}\n--- output (exit ${exitCode}) ---\n${output}`,
         );
       }
     }
   }
+  if (wrong.length > 0) throw new Error(`README section "${section.title}": ${wrong.join('\n\n')}`);
 }
 
 beforeAll(async () => {
@@ -179,8 +189,10 @@ describe('the README walkthrough, run as written', () => {
   });
 
   for (const section of sections) {
+    // A section that failed may have left what the next one needs (a port) taken: the next still
+    // runs, and its own failure says so.
     it.skipIf(section.blocks.every((b) => b.kind === 'skip'))(section.title, async (ctx) => {
-      if (failed) ctx.skip();
+      if (stuck) ctx.skip();
       try {
         await runSection(section);
       } catch (e) {
