@@ -228,11 +228,18 @@ export class OutboxRelay {
         const subject = commandSubject(c.serverId);
         const signature = headers();
         for (const [name, value] of Object.entries(this.o.signer.sign(subject, data, this.o.clock()))) signature.set(name, value);
+        let seq: number;
         try {
-          await js.publish(subject, data, { msgID: c.id, headers: signature, timeout: this.o.publishTimeoutMs ?? 5000 });
+          seq = (await js.publish(subject, data, { msgID: c.id, headers: signature, timeout: this.o.publishTimeoutMs ?? 5000 })).seq;
         } catch (err) {
-          return classify(err, nc, data.length, this.o.publishTimeoutMs ?? 5000);
+          const failure = await classify(err, nc, data.length, this.o.publishTimeoutMs ?? 5000);
+          // JetStream may have stored a copy whose acknowledgement was lost: its sequence is
+          // unknown (0), so the command can never be settled as unreceived (command-withdrawal.ts).
+          if (failure.scope !== 'command') await recordStreamSeq(tx, c.id, 0);
+          return failure;
         }
+        // Every copy's sequence (a re-publish within the duplicate window answers the first's).
+        await recordStreamSeq(tx, c.id, seq);
         await tx
           .updateTable('commands')
           .set({ status: 'published', publishedAt: this.o.clock(), attempts: sql<number>`attempts + 1` })
@@ -353,6 +360,11 @@ export class OutboxRelay {
     this.wakeable = false;
     if (wakeable) this.notified = false;
   }
+}
+
+/** Adds a stream sequence to the command's copies (once). */
+async function recordStreamSeq(tx: Db, commandId: string, seq: number): Promise<void> {
+  await sql`update commands set stream_seqs = array_append(stream_seqs, ${String(seq)}::bigint) where id = ${commandId} and not (${String(seq)}::bigint = any(stream_seqs))`.execute(tx);
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
