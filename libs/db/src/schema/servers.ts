@@ -22,6 +22,13 @@ export interface ServersTable {
   hostname: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A removed server's credential digest: its agent is told the server was removed. */
+export interface RemovedServersTable {
+  credentialHash: string;
+  serverId: string;
+  removedAt: CreatedAt;
+}
+
 export interface SshKeysTable {
   id: string;
   organizationId: string;
