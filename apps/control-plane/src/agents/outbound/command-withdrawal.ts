@@ -2,6 +2,7 @@ import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Db } from '@skiff/db';
 import { COMMAND_STREAM, commandConsumer } from '@skiff/domain';
+import { sql } from 'kysely';
 import type { CommandScope } from './command-records.js';
 
 /**
@@ -66,6 +67,16 @@ export class JetStreamCommands implements CommandStream {
       throw err;
     }
   }
+}
+
+/**
+ * Adds a copy's stream sequence to the command (once: a re-publish within the duplicate
+ * window answers the first copy's); 0 for a copy that may exist with a sequence unknown.
+ */
+export async function recordStreamSeq(tx: Db, commandId: string, seq: number): Promise<void> {
+  await sql`update commands set stream_seqs = array_append(stream_seqs, ${String(seq)}::bigint) where id = ${commandId} and not (${String(seq)}::bigint = any(stream_seqs))`.execute(
+    tx,
+  );
 }
 
 /** Without NATS nothing was published, and nothing can be withdrawn. */

@@ -5,6 +5,7 @@ import { COMMAND_STREAM, COMMAND_STREAM_LIMITS, COMMAND_SUBJECTS, type CommandSi
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { pruneEndedCommands } from './command-records.js';
+import { recordStreamSeq } from './command-withdrawal.js';
 import type { CommandOutbox } from './outbox.js';
 
 /** JetStream drops a message whose id it saw within this window (de-duplication of re-publishes). */
@@ -233,8 +234,7 @@ export class OutboxRelay {
           seq = (await js.publish(subject, data, { msgID: c.id, headers: signature, timeout: this.o.publishTimeoutMs ?? 5000 })).seq;
         } catch (err) {
           const failure = await classify(err, nc, data.length, this.o.publishTimeoutMs ?? 5000);
-          // JetStream may have stored a copy whose acknowledgement was lost: its sequence is
-          // unknown (0), so the command can never be settled as unreceived (command-withdrawal.ts).
+          // A copy may be stored though its acknowledgement was lost: its sequence unknown (0).
           if (failure.scope !== 'command') await recordStreamSeq(tx, c.id, 0);
           return failure;
         }
@@ -360,11 +360,6 @@ export class OutboxRelay {
     this.wakeable = false;
     if (wakeable) this.notified = false;
   }
-}
-
-/** Adds a stream sequence to the command's copies (once). */
-async function recordStreamSeq(tx: Db, commandId: string, seq: number): Promise<void> {
-  await sql`update commands set stream_seqs = array_append(stream_seqs, ${String(seq)}::bigint) where id = ${commandId} and not (${String(seq)}::bigint = any(stream_seqs))`.execute(tx);
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
