@@ -38,11 +38,17 @@ export interface CommandStream {
 export class JetStreamCommands implements CommandStream {
   readonly available = true;
 
-  constructor(private readonly connection: () => Promise<NatsConnection>) {}
+  constructor(
+    private readonly connection: () => Promise<NatsConnection>,
+    private readonly timeoutMs = 5_000,
+  ) {}
 
   async withdraw(serverId: string, seqs: number[]): Promise<boolean> {
     if (seqs.length === 0 || seqs.some((s) => !(s > 0))) return false;
-    const jsm = await jetstreamManager(await this.connection());
+    // NATS away: nothing can be withdrawn (the caller answers as it would without this).
+    const nc = await Promise.race([this.connection(), new Promise<null>((resolve) => setTimeout(() => resolve(null), this.timeoutMs).unref())]).catch(() => null);
+    if (!nc) return false;
+    const jsm = await jetstreamManager(nc, { timeout: this.timeoutMs });
     const first = Math.min(...seqs);
     // Delivered already: nothing is deleted.
     if ((await this.lastDelivered(jsm, serverId)) >= first) return false;
@@ -107,7 +113,11 @@ export async function withdrawUnreceived(
     .forUpdate()
     .executeTakeFirst();
   if (!c) return undefined;
-  if (!(await stream.withdraw(scope.serverId, c.streamSeqs.map(Number)))) return undefined;
+  // A failure part way (copies deleted, the consumer not asked again) leaves the command
+  // published: the relay publishes it again while no result comes, and the agent's journal
+  // keeps a second copy from running twice.
+  const withdrawn = await stream.withdraw(scope.serverId, c.streamSeqs.map(Number)).catch(() => false);
+  if (!withdrawn) return undefined;
   await tx.updateTable('commands').set({ status: 'failed', finishedAt: at, resultReason: reason, neverReceived: true }).where('id', '=', id).execute();
   return { deploymentId: c.deploymentId };
 }

@@ -188,3 +188,32 @@ describe('work the agent may hold is not settled', () => {
     expect(await inStream()).toBe(1);
   });
 });
+
+describe('NATS away', () => {
+  it('cancel answers that the agent did not answer, and delete queues the removal as before (nothing can be withdrawn)', async () => {
+    const own = await startDedicatedNats();
+    const q = await startTestPlatform({ nats: { url: own.url, pollMs: 100 } });
+    try {
+      const call = async (op: string, input: Record<string, unknown>) => q.call(op, input);
+      const env = (await call('project.create', { name: 'nats-away' })).body.environments[0].environmentId;
+      const a = (await call('application.create', { name: 'web', environmentId: env })).body;
+      await call('application.saveContainerProvider', { applicationId: a.applicationId, containerImage: 'busybox:latest', username: null, password: null, registryUrl: null });
+      expect((await call('application.deploy', { applicationId: a.applicationId })).status).toBe(200);
+      const key = `application:${a.applicationId}`;
+      await waitFor(async () => (await q.db.selectFrom('commands').select('status').where('workloadKey', '=', key).executeTakeFirst())?.status === 'published', {
+        timeoutMs: 10_000,
+        what: 'the relay to publish the deploy',
+      });
+      await own.stop();
+      const cancel = await call('application.cancelDeployment', { applicationId: a.applicationId });
+      expect(cancel.status).toBe(400);
+      expect(cancel.body.message).toMatch(/^The agent of server local \(the platform host\) did not answer/);
+      expect((await call('application.delete', { applicationId: a.applicationId })).status).toBe(200);
+      expect((await call('application.one', { applicationId: a.applicationId })).status).toBe(200);
+      expect((await q.db.selectFrom('commands').select('status').where('workloadKey', '=', key).orderBy('position').execute()).map((c) => c.status)[0]).toBe('published');
+    } finally {
+      await q.close();
+      await own.stop().catch(() => {});
+    }
+  }, 60_000);
+});
