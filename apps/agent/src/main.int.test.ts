@@ -126,6 +126,51 @@ describe('agent main', () => {
     }
   }, 60_000);
 
+  it('told by its heartbeat that the server was removed: stops retrying, removes its proxy container and exits 0 saying why', async () => {
+    const serverId = `m-${run}-removed`;
+    serverIds.push(serverId);
+    const dataDir = await aDataDir();
+    const controlPlane = await startReportServer();
+    controlPlane.heartbeatIntervalSeconds = 1;
+    // A stand-in for this agent's proxy container, under a name of this test alone.
+    const proxyName = `skiff-proxy-removed-${run}`;
+    const container = await docker.createContainer({ name: proxyName, Image: 'busybox:latest', Cmd: ['sleep', '600'], Labels: { 'skiff.managed': 'true', 'skiff.test': 'main-removed' } });
+    await container.start();
+    const agent = startAgent({
+      SKIFF_SERVER_ID: serverId,
+      SKIFF_CONTROL_PLANE_GRPC: controlPlane.target,
+      SKIFF_NATS_URL: inject('natsUrl'),
+      SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
+      SKIFF_AGENT_DATA_DIR: dataDir,
+      SKIFF_PROXY_CONTAINER: proxyName,
+    });
+    try {
+      await waitUntil('the consumer to start', hasLine(agent, 'consuming commands'), 20_000);
+      await waitUntil('a heartbeat', () => controlPlane.heartbeats > 0, 10_000);
+      controlPlane.removed = true;
+      expect(await agent.exited).toBe(0);
+      expect(agent.lines()).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          msg: 'this server was removed from the control plane: removing the proxy container and stopping (join it again to use it)',
+          reason: 'this server was removed from the control plane',
+        }),
+      );
+      expect(agent.lines()).toContainEqual(expect.objectContaining({ msg: 'proxy container removed', container: proxyName }));
+      expect(agent.lines().at(-1)).toMatchObject({ msg: 'agent stopped: the server was removed' });
+      expect(agent.lines().some((l) => l.msg === 'control plane did not take the call; retrying')).toBe(false);
+      await expect(docker.getContainer(proxyName).inspect()).rejects.toMatchObject({ statusCode: 404 });
+      expect(agent.raw()).not.toContain(CREDENTIAL);
+    } finally {
+      agent.child.kill('SIGKILL');
+      await controlPlane.stop();
+      await docker
+        .getContainer(proxyName)
+        .remove({ force: true })
+        .catch(() => {});
+    }
+  }, 60_000);
+
   it('abandons a running deploy on SIGTERM, exits 0, and leaves it journaled as started', async () => {
     const serverId = `m-${run}-2`;
     serverIds.push(serverId);

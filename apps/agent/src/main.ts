@@ -19,7 +19,7 @@
 // logged.
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { logRedaction } from '@skiff/domain';
+import { SERVER_REMOVED_REASON, logRedaction } from '@skiff/domain';
 import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
@@ -78,8 +78,28 @@ async function main(): Promise<void> {
   let artifacts: ArtifactClient | null = null;
   let presence: AgentPresence | null = null;
   let proxy: ProxyManager | null = null;
+  // The server was removed from the control plane: what it routed is no longer wanted, so the
+  // proxy container goes, and the agent stops (exit 0: a restart would only be told again).
+  // Workloads are left as they are: server.remove is refused while any is recorded on it.
+  const removed = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.warn({ reason: SERVER_REMOVED_REASON }, 'this server was removed from the control plane: removing the proxy container and stopping (join it again to use it)');
+    presence?.stop();
+    await shutDown(log, { agent, proxy, reports: null, journal, nc });
+    reports?.close();
+    try {
+      const gone = await driver.removeContainer(config.proxy.container);
+      log.info({ container: config.proxy.container, removed: gone }, gone ? 'proxy container removed' : 'no proxy container to remove');
+    } catch (err) {
+      log.error({ container: config.proxy.container, err: err instanceof Error ? err.message : String(err) }, 'could not remove the proxy container');
+    }
+    log.info('agent stopped: the server was removed');
+    process.exit(0);
+  };
   // A refused credential ends the agent: no retry would change it, and nothing it does reaches the control plane.
   const refused = async (err: RegistrationRefusedError): Promise<void> => {
+    if (err.reason === SERVER_REMOVED_REASON) return removed();
     if (stopping) return;
     stopping = true;
     log.fatal({ code: err.code, reason: err.reason, problem: err.message }, 'registration refused: join again with a new token from server.regenerateJoinToken');
@@ -110,6 +130,7 @@ async function main(): Promise<void> {
     serverId: config.serverId,
     info: { agentVersion: AGENT_VERSION, hostname: hostname(), dockerVersion: await dockerVersion(docker, log) },
     log,
+    onRemoved: () => void removed(),
     // One write after the other, so the newest registration's credentials are the ones kept.
     onNatsCredentials: (nats) => {
       keeping = keeping

@@ -11,6 +11,7 @@ import { type AgentChannelOptions, startAgentChannel } from './agents/channel.js
 import { DeploymentReports } from './agents/inbound/deployment-reports.js';
 import { type AgentControl, ControlClient, NoAgentControl } from './agents/outbound/control-client.js';
 import { CommandOutbox } from './agents/outbound/outbox.js';
+import { type CommandStream, JetStreamCommands, NO_COMMAND_STREAM } from './agents/outbound/command-withdrawal.js';
 import type { OutboxRelay } from './agents/outbound/outbox-relay.js';
 import { createApp } from './app.js';
 import type { BillingConfig } from './config.js';
@@ -188,6 +189,10 @@ export async function buildPlatform(options: PlatformOptions) {
       ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))), signer, timeoutMs })
       : new NoAgentControl();
   const agentControl = controlClient();
+  // Work an offline agent never received is withdrawn from the command stream (command-withdrawal.ts).
+  const commandStream: CommandStream = options.nats
+    ? new JetStreamCommands(() => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))))
+    : NO_COMMAND_STREAM;
   // Every change of a server's domains, basic-auth users, certificates or the platform's own
   // domain queues its whole proxy configuration.
   const proxy = new ProxyConfig(deps, outbox, {
@@ -264,12 +269,12 @@ export async function buildPlatform(options: PlatformOptions) {
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
   const deployments = new DeploymentService(deps, access, outbox);
-  const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record);
-  const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record);
-  const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches);
+  const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream);
+  const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
+  const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, commandStream);
   lifecycleRefs = [lifecycle, composeLifecycle, cacheLifecycle];
-  const deploymentControl = new DeploymentControl(deps, access, agentControl);
-  const composeControl = new DeploymentControl(deps, access, agentControl, 'compose');
+  const deploymentControl = new DeploymentControl(deps, access, agentControl, 'application', commandStream);
+  const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox);
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles } });

@@ -14,7 +14,7 @@ import type { CacheInstancesTable } from './schema/caches.js';
 import type { CertificatesTable, DomainsTable, ProxyRevisionsTable } from './schema/domains.js';
 import type { BackupsTable, DestinationsTable } from './schema/backups.js';
 import type { NotificationsTable } from './schema/notifications.js';
-import type { CommandsTable, ServersTable, SshKeysTable } from './schema/servers.js';
+import type { CommandsTable, RemovedServersTable, ServersTable, SshKeysTable } from './schema/servers.js';
 import type { GitProvidersTable } from './schema/forges.js';
 import type { AiConfigsTable } from './schema/ai.js';
 import type { PlatformSettingsTable } from './schema/settings.js';
@@ -47,6 +47,7 @@ export interface Database {
   composeStacks: ComposeStacksTable;
   cacheInstances: CacheInstancesTable;
   servers: ServersTable;
+  removedServers: RemovedServersTable;
   sshKeys: SshKeysTable;
   domains: DomainsTable;
   previewDeployments: PreviewDeploymentsTable;

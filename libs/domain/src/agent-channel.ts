@@ -70,6 +70,13 @@ export function agentNatsPermissions(serverId: string): NatsPermissions {
 }
 
 /**
+ * What the report server answers (gRPC PERMISSION_DENIED) to the credential of a server that
+ * was removed: its agent removes its proxy container and stops, where an unknown credential
+ * is only refused.
+ */
+export const SERVER_REMOVED_REASON = 'this server was removed from the control plane';
+
+/**
  * The reasons cancelled work ends with (they become the deployments' and commands' reasons),
  * the same words whether the control plane ends a command that never reached its agent or
  * the agent ends it (proto CancelWorkload, CleanQueue).

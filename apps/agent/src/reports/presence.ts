@@ -5,11 +5,13 @@
  * unreachable at any moment: calls are retried with backoff, never given up while the agent
  * runs, and a failure is logged when it starts and when it ends, not at every attempt. Only
  * a refusal ends the attempts: of a join token (JoinRefusedError), or of the credential at
- * registration (RegistrationRefusedError: revoked, or the server removed).
+ * registration (RegistrationRefusedError: revoked, or the server removed), and the control
+ * plane saying, to a heartbeat, that the server was removed (`onRemoved`).
  * Credentials and tokens are never logged.
  */
 import { type ChannelCredentials, Metadata, credentials as grpcCredentials, status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { AgentReportsClient, type RegisterRequest, type RegisterResponse, timestampFromDate } from '@skiff/proto';
+import { SERVER_REMOVED_REASON } from '@skiff/domain';
 import type { Logger } from 'pino';
 import { JoinRefusedError, RegistrationRefusedError, type NatsCredentials } from '../credential.js';
 
@@ -31,6 +33,8 @@ export interface PresenceOptions {
   /** Backoff between failed attempts. Defaults 500 ms to 15 s. */
   retryInitialMs?: number;
   retryMaxMs?: number;
+  /** Called once, heartbeats ended, when the control plane answers that this server was removed. */
+  onRemoved?: () => void;
   /** Told the NATS credentials of every registration (null: NATS needs none), to keep them. */
   onNatsCredentials?: (nats: NatsCredentials | null) => void;
 }
@@ -41,6 +45,10 @@ const REFUSED = new Set<number>([grpcStatus.UNAUTHENTICATED, grpcStatus.PERMISSI
 const REGISTRATION_REFUSED = new Set<number>([grpcStatus.UNAUTHENTICATED, grpcStatus.PERMISSION_DENIED]);
 /** How often a running agent registers again (NATS credentials last 24 hours). */
 const REREGISTER_MS = 6 * 3_600_000;
+
+/** The control plane's answer to the credential of a server it removed. */
+export const isServerRemoved = (err: { code?: number; details?: string }) =>
+  err.code === grpcStatus.PERMISSION_DENIED && err.details === SERVER_REMOVED_REASON;
 
 export class AgentPresence {
   private readonly client: AgentReportsClient;
@@ -132,6 +140,11 @@ export class AgentPresence {
     this.timer = setTimeout(() => {
       const deadline = new Date(Date.now() + Math.min(this.callTimeoutMs, intervalMs));
       this.client.heartbeat({ sentAt: timestampFromDate(new Date()) }, metadata, { deadline }, (err) => {
+        if (err && isServerRemoved(err)) {
+          // No retry changes it: the heartbeats end here.
+          this.o.onRemoved?.();
+          return;
+        }
         if (err) this.failed('heartbeat', err);
         else this.recovered('heartbeat');
         if (!err && this.reregister && Date.now() - this.registeredAt >= REREGISTER_MS) {

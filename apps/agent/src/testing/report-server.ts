@@ -3,6 +3,7 @@
  * (the real wire format), as the control plane's would receive it.
  */
 import { Metadata, Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
+import { SERVER_REMOVED_REASON } from '@skiff/domain';
 import { AgentReportsService, type AgentReportsServer, type CommandResult, type DeploymentEvent } from '@skiff/proto';
 
 export interface RecordingReportServer {
@@ -16,6 +17,12 @@ export interface RecordingReportServer {
   refuseWith: status | null;
   /** When set, Register answers with this status code instead of OK. */
   refuseRegistrationWith: status | null;
+  /** When true, Register and Heartbeat answer as to a removed server's credential (PERMISSION_DENIED, SERVER_REMOVED_REASON). */
+  removed: boolean;
+  /** The heartbeat interval Register asks for (15 s unless set). */
+  heartbeatIntervalSeconds: number;
+  /** Heartbeats received (answered or refused). */
+  heartbeats: number;
   /** The NATS credentials Register hands out (operator mode); none when unset. */
   natsCredentials: ((serverId: string) => Promise<{ creds: string; inboxPrefix: string }>) | null;
   /** Server ids of the registrations answered OK, in order. */
@@ -36,6 +43,9 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     authorizations: [],
     refuseWith: null,
     refuseRegistrationWith: null,
+    removed: false,
+    heartbeatIntervalSeconds: 15,
+    heartbeats: 0,
     natsCredentials: null,
     registrations: [],
     eventsOf(deploymentId) {
@@ -53,11 +63,13 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     recorder.refuseWith === null
       ? null
       : Object.assign(new Error('refused by the test'), { code: recorder.refuseWith, details: 'refused by the test', metadata: new Metadata() });
+  const removedError = (): ServiceError => Object.assign(new Error('removed'), { code: status.PERMISSION_DENIED, details: SERVER_REMOVED_REASON, metadata: new Metadata() });
   const note = (metadata: Metadata) => recorder.authorizations.push(String(metadata.get('authorization')[0] ?? ''));
 
   const impl: AgentReportsServer = {
     register: (call, callback) => {
       const { serverId } = call.request;
+      if (recorder.removed) return callback(removedError(), null);
       if (recorder.refuseRegistrationWith !== null) {
         const code = recorder.refuseRegistrationWith;
         return callback(Object.assign(new Error('refused by the test'), { code, details: 'unknown server credential', metadata: new Metadata() }), null);
@@ -65,12 +77,16 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
       (recorder.natsCredentials?.(serverId) ?? Promise.resolve(null)).then(
         (nats) => {
           recorder.registrations.push(serverId);
-          callback(null, { serverId, serverCredential: '', heartbeatIntervalSeconds: 15, natsCredentials: nats?.creds ?? '', natsInboxPrefix: nats?.inboxPrefix ?? '' });
+          callback(null, { serverId, serverCredential: '', heartbeatIntervalSeconds: recorder.heartbeatIntervalSeconds, natsCredentials: nats?.creds ?? '', natsInboxPrefix: nats?.inboxPrefix ?? '' });
         },
         (err: Error) => callback(Object.assign(err, { code: status.INTERNAL, details: err.message, metadata: new Metadata() }), null),
       );
     },
-    heartbeat: (_call, callback) => callback(null, { serverTime: undefined }),
+    heartbeat: (_call, callback) => {
+      recorder.heartbeats += 1;
+      if (recorder.removed) return callback(removedError(), null);
+      callback(null, { serverTime: undefined });
+    },
     reportDeploymentEvents: (call, callback) => {
       note(call.metadata);
       const received: DeploymentEvent[] = [];

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 export const credentialDigest = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
 /** The joined servers' credential digests, as the database holds them. */
-export type CredentialSource = () => Promise<Array<{ serverId: string; digest: string }>>;
+/** Every joined server's digest, and (`removed`) those of removed servers. */
+export type CredentialSource = () => Promise<Array<{ serverId: string; digest: string; removed?: boolean }>>;
 
 export interface AgentCredentialsOptions {
   /** Reads every joined server's digest (the database); without it only `add`ed credentials count. */
@@ -27,6 +28,8 @@ export class AgentCredentials {
   private readonly fixed = new Map<string, string>();
   private readonly joined = new Map<string, string>();
   private readonly digestOfServer = new Map<string, string>();
+  /** Digests of removed servers' credentials: their agents are told so (removedServerOf). */
+  private readonly removed = new Map<string, string>();
   private lastReload = 0;
   private reloading: Promise<void> | null = null;
   /** Changes made while a reload reads the database: applied again on top of what it read. */
@@ -54,10 +57,17 @@ export class AgentCredentials {
     this.apply(serverId, digest);
   }
 
-  /** A removed server: its credential stops working. */
+  /** A removed server: its credential stops working, and is known as a removed server's. */
   forget(serverId: string): void {
+    const digest = this.digestOfServer.get(serverId);
+    if (digest !== undefined) this.removed.set(digest, serverId);
     if (this.reloading) this.changesDuringReload.push([serverId, null]);
     this.apply(serverId, null);
+  }
+
+  /** The removed server whose credential this was, if any (only for a credential serverOf does not know). */
+  removedServerOf(credential: string): string | undefined {
+    return this.removed.get(credentialDigest(credential));
   }
 
   private apply(serverId: string, digest: string | null): void {
@@ -79,7 +89,10 @@ export class AgentCredentials {
         const rows = await this.options.load!();
         this.joined.clear();
         this.digestOfServer.clear();
-        for (const row of rows) this.apply(row.serverId, row.digest);
+        for (const row of rows) {
+          if (row.removed) this.removed.set(row.digest, row.serverId);
+          else this.apply(row.serverId, row.digest);
+        }
         for (const [serverId, digest] of this.changesDuringReload) this.apply(serverId, digest);
       } finally {
         this.changesDuringReload = [];

@@ -12,6 +12,8 @@ import * as platformHostTrust from './2026-11-29T00-01-platform-host-trust.js';
 import * as apiKeyScopes from './2026-11-30T04-00-api-key-scopes.js';
 import * as auditEvents from './2026-11-30T04-01-audit-events.js';
 import * as certificateIdsPerOrganization from './2026-11-30T05-04-certificate-ids-per-organization.js';
+import * as commandStreamSeqs from './2026-12-01T07-00-command-stream-seqs.js';
+import * as removedServers from './2026-12-01T07-01-removed-servers.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +30,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30T04-00-api-key-scopes': apiKeyScopes,
   '2026-11-30T04-01-audit-events': auditEvents,
   '2026-11-30T05-04-certificate-ids-per-organization': certificateIdsPerOrganization,
+  '2026-12-01T07-00-command-stream-seqs': commandStreamSeqs,
+  '2026-12-01T07-01-removed-servers': removedServers,
 };

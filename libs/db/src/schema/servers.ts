@@ -22,6 +22,13 @@ export interface ServersTable {
   hostname: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A removed server's credential digest: its agent is told the server was removed. */
+export interface RemovedServersTable {
+  credentialHash: string;
+  serverId: string;
+  removedAt: CreatedAt;
+}
+
 export interface SshKeysTable {
   id: string;
   organizationId: string;
@@ -55,6 +62,13 @@ export interface CommandsTable {
   publishedAt: Date | null;
   finishedAt: Date | null;
   resultReason: string | null;
+  /**
+   * The JetStream sequence of each copy the relay published (from its PubAck; bigints, as
+   * text); 0 when a publish failed after it may have stored a copy (its sequence unknown).
+   */
+  streamSeqs: ColumnType<string[], never, never>;
+  /** Ended by the control plane before its agent could have received it. */
+  neverReceived: Generated<boolean>;
 }
 
 export type Server = Selectable<ServersTable>;

@@ -17,6 +17,7 @@ import {
   timestampFromDate,
 } from '@skiff/proto';
 import type { Logger } from 'pino';
+import { SERVER_REMOVED_REASON } from '@skiff/domain';
 import { type AgentInfo, JoinRefused } from '../../services/servers/server-agents.js';
 import type { AgentCredentials } from '../agent-credentials.js';
 import type { NatsCredentialIssuer } from '../nats-credentials.js';
@@ -113,7 +114,11 @@ export class ReportServer {
     const credential = match?.[1] ?? fromBody;
     if (!credential) return grpcError(status.UNAUTHENTICATED, 'authorization: Bearer <server credential> is required');
     const serverId = this.o.credentials.serverOf(credential);
-    if (!serverId) return grpcError(status.UNAUTHENTICATED, 'unknown server credential');
+    if (!serverId) {
+      // A removed server's agent is told so: it stops, rather than retry an unknown credential.
+      if (this.o.credentials.removedServerOf(credential)) return grpcError(status.PERMISSION_DENIED, SERVER_REMOVED_REASON);
+      return grpcError(status.UNAUTHENTICATED, 'unknown server credential');
+    }
     this.lastSeen.set(serverId, this.o.clock());
     this.o.agents?.seen(serverId);
     return serverId;

@@ -96,6 +96,23 @@ export async function lastStopOrStart(db: Db, workloadKey: string): Promise<{ st
   return row && { stopped: row.kind === STOP_KIND, finishedAt: row.finishedAt! };
 }
 
+/**
+ * Whether a command of the workload ended after its agent had it (or may have had it): one
+ * that ended other than by the control plane before it reached the agent. Pruning keeps the
+ * newest such command of each workload, so the answer survives it.
+ */
+export async function workReachedAgent(db: Db, workloadKey: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('commands')
+    .select('id')
+    .where('workloadKey', '=', workloadKey)
+    .where('status', 'in', ENDED)
+    .where('neverReceived', '=', false)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export interface UnfinishedCommand {
   id: string;
   serverId: string;
@@ -160,7 +177,9 @@ export async function endUnrunCommand(
     .forUpdate()
     .executeTakeFirst();
   if (!c) return undefined;
-  await tx.updateTable('commands').set({ status: 'failed', finishedAt: at, resultReason: reason }).where('id', '=', id).execute();
+  // A pending one was never published: its agent never had it.
+  const neverReceived = which === 'pending';
+  await tx.updateTable('commands').set({ status: 'failed', finishedAt: at, resultReason: reason, neverReceived }).where('id', '=', id).execute();
   return { deploymentId: c.deploymentId };
 }
 
@@ -204,7 +223,8 @@ const ENDED = ['done', 'failed'] as const;
  * and laterCommandExists look at the workload's newest command (kept: the newest of its
  * kind); deploysOf and deployWasQueued at the newest deploy (kept); lastStopOrStart at the
  * latest successful stop or start (kept: the newest succeeded of each kind); the others read
- * unfinished commands only, or a command by id while its result is recorded (unfinished).
+ * unfinished commands only, or a command by id while its result is recorded (unfinished);
+ * workReachedAgent at the newest command its agent had (kept).
  * Answers how many were deleted.
  */
 export async function pruneEndedCommands(db: Db, before: Date): Promise<number> {
@@ -221,12 +241,20 @@ export async function pruneEndedCommands(db: Db, before: Date): Promise<number> 
               'id',
               sql<string>`row_number() over (partition by workload_key, kind order by position desc)`.as('newest'),
               sql<string>`row_number() over (partition by workload_key, kind, (status = 'done') order by finished_at desc nulls last, position desc)`.as('newestDone'),
+              sql<string>`row_number() over (partition by workload_key, never_received order by position desc)`.as('newestReceived'),
               'status',
+              'neverReceived',
             ])
             .as('ranked'),
         )
         .select('ranked.id')
-        .where((w) => w.or([w('ranked.newest', '=', sql<string>`1`), w.and([w('ranked.status', '=', 'done'), w('ranked.newestDone', '=', sql<string>`1`)])])),
+        .where((w) =>
+          w.or([
+            w('ranked.newest', '=', sql<string>`1`),
+            w.and([w('ranked.status', '=', 'done'), w('ranked.newestDone', '=', sql<string>`1`)]),
+            w.and([w('ranked.neverReceived', '=', false), w('ranked.newestReceived', '=', sql<string>`1`)]),
+          ]),
+        ),
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -11,6 +11,7 @@ import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { sentSpec } from '../../testing/sent-spec.js';
 import { CommandOutbox } from './outbox.js';
 import { OutboxRelay } from './outbox-relay.js';
+import { pruneEndedCommands, workReachedAgent } from './command-records.js';
 
 const DAY = 24 * 3600_000;
 let now = Date.parse('2026-11-01T00:00:00Z');
@@ -121,5 +122,28 @@ describe('ended commands', () => {
     expect(rebuilt.map((r) => r.kind)).toEqual(['COMMAND_KIND_REMOVE_WORKLOAD', 'COMMAND_KIND_DEPLOY_APPLICATION']);
     expect(deployOf(rebuilt[1]!).spec.forceUpdate).toBe(6);
     await endAll(c.cacheId);
+  });
+});
+
+describe('what a delete needs of ended commands', () => {
+  it('keeps the newest command its agent had, so the workload still counts as having reached it', async () => {
+    const key = 'application:app_retained';
+    const row = (id: string, neverReceived: boolean, daysAgo: number) => ({
+      id,
+      serverId: 'local',
+      kind: 'COMMAND_KIND_DEPLOY_APPLICATION',
+      workloadKey: key,
+      payload: 'sealed',
+      deadline: new Date(now - daysAgo * DAY),
+      status: 'failed' as const,
+      finishedAt: new Date(now - daysAgo * DAY),
+      neverReceived,
+    });
+    // A deploy the agent ran (and failed), then two it never received.
+    await t.db.insertInto('commands').values([row('cmd_had', false, 30), row('cmd_never1', true, 29), row('cmd_never2', true, 28)]).execute();
+    await pruneEndedCommands(t.db, new Date(now - 7 * DAY));
+    const left = await t.db.selectFrom('commands').select('id').where('workloadKey', '=', key).orderBy('position').execute();
+    expect(left.map((r) => r.id)).toEqual(['cmd_had', 'cmd_never2']);
+    expect(await workReachedAgent(t.db, key)).toBe(true);
   });
 });

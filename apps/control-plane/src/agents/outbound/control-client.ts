@@ -62,8 +62,15 @@ export function serverLabel(serverId: string): string {
   return serverId === LOCAL_SERVER_ID ? 'server local (the platform host)' : `server ${serverId}`;
 }
 
+/** The agent did not answer (offline, NATS away, or too slow): it did nothing the control plane knows of. */
+export class AgentUnreachable extends DomainError {
+  constructor(serverId: string, why: string) {
+    super('BAD_REQUEST', `The agent of ${serverLabel(serverId)} did not answer (${why}); nothing was changed on it`);
+  }
+}
+
 function unreachable(serverId: string, why: string): DomainError {
-  return new DomainError('BAD_REQUEST', `The agent of ${serverLabel(serverId)} did not answer (${why}); nothing was changed on it`);
+  return new AgentUnreachable(serverId, why);
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {

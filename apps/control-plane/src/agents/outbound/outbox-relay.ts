@@ -5,6 +5,7 @@ import { COMMAND_STREAM, COMMAND_STREAM_LIMITS, COMMAND_SUBJECTS, type CommandSi
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { pruneEndedCommands } from './command-records.js';
+import { recordStreamSeq } from './command-withdrawal.js';
 import type { CommandOutbox } from './outbox.js';
 
 /** JetStream drops a message whose id it saw within this window (de-duplication of re-publishes). */
@@ -228,11 +229,17 @@ export class OutboxRelay {
         const subject = commandSubject(c.serverId);
         const signature = headers();
         for (const [name, value] of Object.entries(this.o.signer.sign(subject, data, this.o.clock()))) signature.set(name, value);
+        let seq: number;
         try {
-          await js.publish(subject, data, { msgID: c.id, headers: signature, timeout: this.o.publishTimeoutMs ?? 5000 });
+          seq = (await js.publish(subject, data, { msgID: c.id, headers: signature, timeout: this.o.publishTimeoutMs ?? 5000 })).seq;
         } catch (err) {
-          return classify(err, nc, data.length, this.o.publishTimeoutMs ?? 5000);
+          const failure = await classify(err, nc, data.length, this.o.publishTimeoutMs ?? 5000);
+          // A copy may be stored though its acknowledgement was lost: its sequence unknown (0).
+          if (failure.scope !== 'command') await recordStreamSeq(tx, c.id, 0);
+          return failure;
         }
+        // Every copy's sequence (a re-publish within the duplicate window answers the first's).
+        await recordStreamSeq(tx, c.id, seq);
         await tx
           .updateTable('commands')
           .set({ status: 'published', publishedAt: this.o.clock(), attempts: sql<number>`attempts + 1` })

@@ -8,6 +8,8 @@ import { assertNoForeignNetworks } from '../shared/networks.js';
 import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/kinds/workload-lifecycle.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { queuedCommand } from '../../agents/outbound/command-status.js';
+import { type CommandStream, NO_COMMAND_STREAM } from '../../agents/outbound/command-withdrawal.js';
+import { settleNeverReceived } from '../deployments/deployment-control.js';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../../errors.js';
 import { PASSWORD_VARIABLE, cacheWorkloadSpec } from './cache-spec.js';
@@ -46,6 +48,7 @@ export class CacheLifecycle {
     private readonly access: ServiceAccess,
     private readonly outbox: CommandOutbox,
     private readonly caches: CacheService,
+    private readonly stream: CommandStream = NO_COMMAND_STREAM,
   ) {}
 
   private get db() {
@@ -106,17 +109,19 @@ export class CacheLifecycle {
    * An instance that was never deployed is removed at once. Otherwise the agent removes its
    * service and its data volume first, and the record goes when it reports them gone; until
    * then new work is refused and a repeated remove changes nothing. A failed removal leaves
-   * the record with `applicationStatus: error`; remove can be called again.
+   * the record with `applicationStatus: error`; remove can be called again. One none of whose
+   * work ever reached its agent is removed at once, its queued work withdrawn.
    */
   async remove(p: Principal, cacheId: string) {
     const { row } = await this.access.find(p, 'cache', cacheId);
     const queued = await this.db.transaction().execute(async (tx) => {
       const locked = await tx.selectFrom('cacheInstances').selectAll().where('id', '=', cacheId).forUpdate().executeTakeFirst();
-      if (!locked || (await cacheRemovalUnderWay(tx, cacheId))) return false;
-      if (!(await cacheWasDeployed(tx, cacheId))) {
+      if (!locked) return false;
+      if (!(await cacheWasDeployed(tx, cacheId)) || (await settleNeverReceived(tx, this.deps, this.stream, cacheKey(cacheId)))) {
         await tx.deleteFrom('cacheInstances').where('id', '=', cacheId).execute();
         return false;
       }
+      if (await cacheRemovalUnderWay(tx, cacheId)) return false;
       await this.outbox.queue(tx, this.lifecycleCommand('remove', locked, true));
       return true;
     });

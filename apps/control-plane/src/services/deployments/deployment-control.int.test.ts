@@ -264,13 +264,11 @@ describe('work its agent holds (NATS request/reply)', () => {
     );
   }
 
-  it('answers that the agent did not answer when none listens', async () => {
+  it('settles at once, when none listens, a command no agent received (unreceived-work.int.test.ts has the rest)', async () => {
     const a = await anApp(p, environmentId);
-    await published(a.applicationId, 1);
-    const r = await p.call('application.cancelDeployment', { applicationId: a.applicationId });
-    expect(r.status).toBe(400);
-    expect(r.body.message).toBe('The agent of server local (the platform host) did not answer (it is not connected); nothing was changed on it');
-    expect((await deploymentsOf(p, a.applicationId))[0].status).toBe('queued');
+    const [command] = await published(a.applicationId, 1);
+    expect(await okWith(() => p)('application.cancelDeployment', { applicationId: a.applicationId })).toEqual({ deploymentIds: [command.deploymentId] });
+    expect((await deploymentsOf(p, a.applicationId))[0].status).toBe('cancelled');
   });
 
   it("asks the agent to cancel the workload's running command, and answers its deployment (the agent's reports end it)", async () => {

@@ -1,7 +1,8 @@
 import type { Db } from '@skiff/db';
 import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
-import { type CommandScope, deploymentsOfCommands, endUnrunCommand, unfinishedCommands } from '../../agents/outbound/command-records.js';
-import { type AgentControl, serverLabel } from '../../agents/outbound/control-client.js';
+import { type CommandScope, deploymentsOfCommands, endUnrunCommand, unfinishedCommands, workReachedAgent } from '../../agents/outbound/command-records.js';
+import { type AgentControl, AgentUnreachable, serverLabel } from '../../agents/outbound/control-client.js';
+import { type CommandStream, NO_COMMAND_STREAM, withdrawUnreceived } from '../../agents/outbound/command-withdrawal.js';
 import { commandKindOf, workloadKey } from '../../agents/outbound/kinds/index.js';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError } from '../../errors.js';
@@ -29,6 +30,10 @@ export interface CancelResult {
  *   reports (CANCELLED event and result), so the record says what the agent really did; the
  *   commands an agent removed from its queue are ended here as well, at once (the agent
  *   journaled them as cancelled before it answered, so they never run).
+ * - An agent that does not answer (offline): a published command it never received (still
+ *   in the command stream, never delivered to its consumer) is withdrawn from the stream and
+ *   ended here (agents/outbound/command-withdrawal.ts says why it cannot run after that);
+ *   one it may hold stays, and the answer says the agent did not answer.
  * - Permissions: those of the deploy operation (a caller who may see the workload).
  */
 export class DeploymentControl {
@@ -39,6 +44,7 @@ export class DeploymentControl {
     private readonly access: ServiceAccess,
     private readonly agents: AgentControl,
     private readonly kind: DeployedKind = 'application',
+    private readonly stream: CommandStream = NO_COMMAND_STREAM,
   ) {
     this.label = DEPLOYED_KINDS[kind].label;
   }
@@ -76,16 +82,25 @@ export class DeploymentControl {
     if (held.length > 0) {
       const serverId = held[0].serverId;
       let reply;
+      // The ids let the agent refuse those still on their way to it (published, not taken in yet).
+      const commandIds = held.filter((c) => c.serverId === serverId).map((c) => c.id);
       try {
-        // The ids let the agent refuse those still on their way to it (published, not taken in yet).
-        const commandIds = held.filter((c) => c.serverId === serverId).map((c) => c.id);
         reply = await this.agents.request(serverId, { request: { $case: 'cleanQueue', value: { workloadKey: key, commandIds } } });
       } catch (err) {
-        if (here.commandIds.length === 0 || !(err instanceof DomainError)) throw err;
-        throw new DomainError(
-          'BAD_REQUEST',
-          `${err.message}. ${here.commandIds.length} job(s) of ${this.label} ${app.appName} that had not reached it were removed; those it holds stay queued`,
-        );
+        if (!(err instanceof DomainError)) throw err;
+        // Offline: what it never received is withdrawn and ended here.
+        const scope = { workloadKey: key, serverId };
+        const settled = err instanceof AgentUnreachable ? await this.endCommands(commandIds.map((id) => ({ id, ...scope })), REMOVED_REASON, 'unreceived') : { commandIds: [], deploymentIds: [] };
+        const removed = here.commandIds.length + settled.commandIds.length;
+        if (removed === 0) throw err;
+        if (settled.commandIds.length < commandIds.length) {
+          throw new DomainError(
+            'BAD_REQUEST',
+            `${err.message}. ${removed} job(s) of ${this.label} ${app.appName} that had not reached it were removed; those it holds stay queued`,
+          );
+        }
+        reply = { commandIds: [], error: '' };
+        there = settled.deploymentIds;
       }
       if (reply.commandIds.length > 0) {
         // The agent's own CANCELLED reports may have ended some already: answer them all.
@@ -123,9 +138,18 @@ export class DeploymentControl {
     }
     // Naming the head: had it ended just before the request arrives, the agent refuses
     // rather than cancel what runs next (and one it has not taken in yet never runs).
-    const reply = await this.agents.request(head.serverId, {
-      request: { $case: 'cancelWorkload', value: { workloadKey: key, deploymentId: head.deploymentId ?? '', buildOnly, commandId: head.id } },
-    });
+    let reply;
+    try {
+      reply = await this.agents.request(head.serverId, {
+        request: { $case: 'cancelWorkload', value: { workloadKey: key, deploymentId: head.deploymentId ?? '', buildOnly, commandId: head.id } },
+      });
+    } catch (err) {
+      if (!(err instanceof AgentUnreachable)) throw err;
+      // Offline: a head it never received is withdrawn and ended here; one it may hold stays.
+      const ended = await this.endCommands([{ id: head.id, workloadKey: key, serverId: head.serverId }], reason, 'unreceived');
+      if (ended.commandIds.length > 0) return { deploymentIds: ended.deploymentIds };
+      throw err;
+    }
     if (reply.error) {
       throw nothing(`Nothing was cancelled for ${this.label} ${app.appName}: the agent of ${serverLabel(head.serverId)} says ${reply.error}`);
     }
@@ -145,17 +169,19 @@ export class DeploymentControl {
   /**
    * Ends commands that will never run as the agent would report a CANCELLED result: the
    * command failed with the reason, its deployment cancelled. `pending`: only if still
-   * unpublished (the row lock orders this against the relay); `held`: the agent dropped them.
+   * unpublished (the row lock orders this against the relay); `held`: the agent dropped them;
+   * `unreceived`: published, withdrawn from the stream before its agent received it.
    * Each command is ended only if it belongs to the workload and server given with its id
    * (ids from an agent's answer are not trusted to name only its own workload's commands).
    */
-  private async endCommands(commands: Array<{ id: string } & CommandScope>, reason: string, which: 'pending' | 'held') {
+  private async endCommands(commands: Array<{ id: string } & CommandScope>, reason: string, which: 'pending' | 'held' | 'unreceived') {
     const commandIds: string[] = [];
     const deploymentIds: string[] = [];
     for (const { id, ...scope } of commands) {
       await this.db.transaction().execute(async (tx) => {
         const at = this.deps.clock();
-        const c = await endUnrunCommand(tx, id, scope, which, reason, at);
+        const c =
+          which === 'unreceived' ? await withdrawUnreceived(tx, this.stream, id, scope, reason, at) : await endUnrunCommand(tx, id, scope, which, reason, at);
         if (!c) return;
         commandIds.push(id);
         if (!c.deploymentId) return;
@@ -166,8 +192,31 @@ export class DeploymentControl {
   }
 }
 
+/**
+ * Inside the transaction that deletes a workload (its row locked, so no command of it is
+ * queued meanwhile): when no command of it ever reached its agent, ends those still
+ * unfinished that the agent never received (pending ones; published ones withdrawn from the
+ * stream), their deployments cancelled. True when all were: nothing of the workload ever
+ * reached its agent, so it has no Docker object and its record may go at once. False (and
+ * what it ended stays ended) when one may be in the agent's hands, or without NATS.
+ */
+export async function settleNeverReceived(tx: Db, deps: ServiceDeps, stream: CommandStream, key: string): Promise<boolean> {
+  if (!stream.available || (await workReachedAgent(tx, key))) return false;
+  const at = deps.clock();
+  for (const c of await unfinishedCommands(tx, key)) {
+    const scope = { workloadKey: key, serverId: c.serverId };
+    const ended =
+      c.status === 'pending'
+        ? await endUnrunCommand(tx, c.id, scope, 'pending', REMOVED_REASON, at)
+        : await withdrawUnreceived(tx, stream, c.id, scope, REMOVED_REASON, at);
+    if (!ended) return false;
+    if (ended.deploymentId) await cancelDeploymentRow(tx, ended.deploymentId, REMOVED_REASON, at, deps.keepDeployments ?? DEFAULT_KEEP_DEPLOYMENTS);
+  }
+  return true;
+}
+
 /** Moves a deployment to cancelled (when it may still move), restoring its workload's status. */
-async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string, at: Date, keep: number): Promise<boolean> {
+export async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string, at: Date, keep: number): Promise<boolean> {
   const d = await tx.selectFrom('deployments').select(['id', 'status', 'applicationId', 'composeId']).where('id', '=', deploymentId).forUpdate().executeTakeFirst();
   if (!d || !canMove(d.status, 'cancelled')) return false;
   await tx.updateTable('deployments').set({ status: 'cancelled', reason, finishedAt: at }).where('id', '=', d.id).execute();

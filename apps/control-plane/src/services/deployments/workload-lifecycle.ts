@@ -7,6 +7,8 @@ import { type WorkloadOperation, workloadCommand } from '../../agents/outbound/k
 import { workloadKey } from '../../agents/outbound/workload-key.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { type QueuedCommand, queuedCommand } from '../../agents/outbound/command-status.js';
+import { type CommandStream, NO_COMMAND_STREAM } from '../../agents/outbound/command-withdrawal.js';
+import { settleNeverReceived } from './deployment-control.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { QueuedRemoval } from '../shared/service-records.js';
 import type { ProxyConfig } from '../domains/proxy-config.js';
@@ -38,6 +40,7 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     private readonly kind: K,
     /** The record the delete answers. */
     private readonly record: (row: Located<K>['row']) => R,
+    private readonly stream: CommandStream = NO_COMMAND_STREAM,
   ) {}
 
   private get db() {
@@ -63,7 +66,8 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
    * and the record (with its domains, deployments…) is deleted when the agent reports them
    * gone; until then it is "being deleted" (new work is refused, a repeated delete changes
    * nothing). A failed removal leaves the record with `applicationStatus: error`; delete can
-   * be called again.
+   * be called again. A workload none of whose work ever reached its agent (say it is offline
+   * since) is deleted at once too, its queued work withdrawn (settleNeverReceived).
    */
   async delete(p: Principal, id: string, { removeVolumes = false }: { removeVolumes?: boolean } = {}): Promise<R> {
     const { row } = await this.access.find(p, this.kind, id);
@@ -71,11 +75,12 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     const queued = await this.db.transaction().execute(async (tx) => {
       const workload = await workloadRow(tx, owner, true);
       if (!workload) throw NotFound(`No such ${DEPLOYED_KINDS[this.kind].label}`);
-      if (await removalPending(tx, workloadKey(owner.kind, owner.id))) return false;
-      if (!(await wasDeployed(tx, owner))) {
+      const key = workloadKey(owner.kind, owner.id);
+      if (!(await wasDeployed(tx, owner)) || (await settleNeverReceived(tx, this.deps, this.stream, key))) {
         // Its domains go with it (cascade), and so do their routes.
         return (await deleteWorkloadRecord(tx, owner, this.proxy)) > 0;
       }
+      if (await removalPending(tx, key)) return false;
       await this.outbox.queue(tx, this.command('remove', workload, removeVolumes));
       return true;
     });

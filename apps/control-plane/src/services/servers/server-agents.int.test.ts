@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Metadata, type ServiceError, credentials, status } from '@grpc/grpc-js';
 import { AgentReportsClient, type RegisterResponse, timestampFromDate } from '@skiff/proto';
 import { waitFor } from '@skiff/testing';
-import { CommandVerifier } from '@skiff/domain';
+import { CommandVerifier, SERVER_REMOVED_REASON } from '@skiff/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
@@ -179,13 +179,24 @@ describe('server.create and the join token', () => {
     expect(await heartbeat(newCredential)).toBeNull();
   });
 
-  it('refuses a credential presented for another server, and forgets the credential of a removed server', async () => {
+  it('refuses a credential presented for another server, and tells the agent of a removed server it was removed', async () => {
     const a = await joined('a');
     const b = await joined('b');
     expect((await register(b.serverId, a.credential)).err?.code).toBe(status.PERMISSION_DENIED);
     expect((await t.call('server.remove', { serverId: a.serverId })).status).toBe(200);
-    expect((await heartbeat(a.credential))?.code).toBe(status.UNAUTHENTICATED);
+    // Distinct from an unknown credential: the agent stops rather than retry (apps/agent main.ts).
+    for (const err of [await heartbeat(a.credential), (await register(a.serverId, a.credential)).err]) {
+      expect(err).toMatchObject({ code: status.PERMISSION_DENIED, details: SERVER_REMOVED_REASON });
+    }
+    expect(await t.db.selectFrom('removedServers').select('serverId').where('credentialHash', '=', sha256(a.credential)).executeTakeFirst()).toEqual({ serverId: a.serverId });
+    expect((await heartbeat(`sac_${randomBytes(32).toString('base64url')}`))?.code).toBe(status.UNAUTHENTICATED);
     expect(await heartbeat(b.credential)).toBeNull();
+  });
+
+  it('knows a server another process removed (the cache reloads after a miss)', async () => {
+    const credential = `sac_${randomBytes(32).toString('base64url')}`;
+    await t.db.insertInto('removedServers').values({ credentialHash: sha256(credential), serverId: 'srv_elsewhere' }).execute();
+    await waitFor(async () => (await heartbeat(credential))?.details === SERVER_REMOVED_REASON, { timeoutMs: 15_000, intervalMs: 500, what: 'the removal to be found' });
   });
 
   it('members and other organizations cannot issue join tokens', async () => {

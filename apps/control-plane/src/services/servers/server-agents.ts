@@ -50,10 +50,17 @@ export class ServerAgents {
   }
 
   /** Every joined server's credential digest (what AgentCredentials loads). */
-  readonly credentialSource: CredentialSource = async () =>
-    (
-      await this.deps.db.selectFrom('servers').select(['id', 'credentialHash']).where('credentialHash', 'is not', null).execute()
-    ).map((r) => ({ serverId: r.id, digest: r.credentialHash! }));
+  readonly credentialSource: CredentialSource = async () => [
+    ...(await this.deps.db.selectFrom('servers').select(['id', 'credentialHash']).where('credentialHash', 'is not', null).execute()).map((r) => ({
+      serverId: r.id,
+      digest: r.credentialHash!,
+    })),
+    ...(await this.deps.db.selectFrom('removedServers').select(['serverId', 'credentialHash']).execute()).map((r) => ({
+      serverId: r.serverId,
+      digest: r.credentialHash,
+      removed: true,
+    })),
+  ];
 
   /**
    * Consumes a join token (single use, atomically: of two agents presenting it at once, one

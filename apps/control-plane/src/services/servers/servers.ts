@@ -259,7 +259,14 @@ export class ServerService {
     }
     if (on.length) throw Invalid('serverId', `${on.join(', ')} still on this server; move or delete them first`);
     try {
-      await this.db.deleteFrom('servers').where('id', '=', row.id).execute();
+      await this.db.transaction().execute(async (tx) => {
+        // Its agent, if it still runs, is told the server was removed (report-server.ts).
+        const { credentialHash } = await tx.selectFrom('servers').select('credentialHash').where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
+        if (credentialHash) {
+          await tx.insertInto('removedServers').values({ credentialHash, serverId: row.id }).onConflict((oc) => oc.doNothing()).execute();
+        }
+        await tx.deleteFrom('servers').where('id', '=', row.id).execute();
+      });
     } catch (err) {
       // A service placed on the server since the count above.
       if (isForeignKeyViolation(err)) throw Invalid('serverId', 'services are still on this server; move or delete them first');
