@@ -20,7 +20,7 @@ export type Block =
 
 export type Section = { title: string; blocks: Block[] };
 
-const SKIP = /^<!--\s*walkthrough:\s*skip\b\s*(.*?)\s*-->$/;
+const SKIP = /^<!--[ \t]*walkthrough:[ \t]*skip\b(.*)-->$/;
 const UP_LINE = /^((?:[A-Z][A-Z0-9_]*=[^\s'"]*\s+)*)tools\/up$/;
 
 /** The walkthrough sections (`##` and `###` headings) of the README, from WALKTHROUGH_START on. */
@@ -42,7 +42,7 @@ export function walkthroughSections(readme: string): Section[] {
     }
     const skip = SKIP.exec(line.trim());
     if (skip) {
-      skipReason = skip[1] || 'no reason given';
+      skipReason = skip[1]!.trim() || 'no reason given';
       continue;
     }
     if (line.startsWith('```')) {

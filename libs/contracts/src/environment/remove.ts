@@ -11,7 +11,7 @@ export const remove = defineContract({
     "networks, a compose stack's directory, an application's built images), and the uploaded " +
     "archives of its applications from the control plane's disk. Volumes (caches' data, compose " +
     "stacks' named volumes and bind-mounted `files/`) are kept unless `deleteVolumes` is true " +
-    '(beyond the spec); `kept` lists what stays, and why.',
+    '(optional); `kept` lists what stays, and why.',
   input: z.object({ environmentId: RequiredId, deleteVolumes: DeleteVolumes }),
   output: z.object({ environment: EnvironmentRecord, removed: RemovalSummary, kept: KeptAfterRemoval }),
   access: { grant: 'canDeleteEnvironments' },
