@@ -71,3 +71,13 @@ describe('missing fields and methods', () => {
     expect(res.body.message).toContain('project.create takes POST');
   });
 });
+
+describe('deep input', () => {
+  it('answers a deeply nested value in a recursive field without a server error', async () => {
+    const n = 100_000;
+    const deep = `${'{"a":'.repeat(n)}"leaf"${'}'.repeat(n)}`;
+    const res = await t.call('backup.update', {}, { rawBody: `{"backupId":"bkp_missing","metadata":${deep}}` });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([{ path: ['metadata'], message: 'nested more than 64 levels deep' }]);
+  });
+});

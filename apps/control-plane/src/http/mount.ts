@@ -10,6 +10,7 @@ import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, unknownFieldsError, validationError } from './envelope.js';
 import { MAX_JSON_BODY_BYTES, readBoundedText } from './body.js';
+import { tooDeepIssues } from './input-depth.js';
 import { inputFromQuery, inputJsonSchema } from './input-shape.js';
 import { UNKNOWN_FIELD, unknownFieldIssues } from './unknown-fields.js';
 import { unstorableTextIssues } from './storable-text.js';
@@ -75,6 +76,8 @@ export function mountApi(app: Hono, deps: MountDeps): void {
         unknown = unknownFieldIssues(schema, raw);
       }
       bodyDone = true;
+      const tooDeep = tooDeepIssues(raw);
+      if (tooDeep.length > 0) throw new DomainError('BAD_REQUEST', `Invalid input data: ${tooDeep[0]!.path.join('.')}: ${tooDeep[0]!.message}`, tooDeep);
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error, raw, schema, unknown);
       if (unknown.length > 0) throw unknownFieldsError(contract.name, unknown);

@@ -16,9 +16,12 @@ export function unknownFieldIssues(root: JsonSchema, value: unknown): Issue[] {
   return issues;
 }
 
+/** Deeper than this, nesting is not looked at (a recursive type such as JSON metadata can nest without end). */
+const MAX_DEPTH = 32;
+
 function walk(root: JsonSchema, schema: JsonSchema | undefined, value: unknown, path: Array<string | number>, issues: Issue[]): void {
   const s = deref(root, schema);
-  if (!s) return;
+  if (!s || path.length > MAX_DEPTH) return;
   if (Array.isArray(value)) {
     const items = variantsOf(root, s).map((v) => v.items).find(Boolean);
     if (items) value.forEach((item, i) => walk(root, items, item, [...path, i], issues));
