@@ -139,3 +139,16 @@ describe('request bodies over their limit', () => {
     expect(res.status, await res.clone().text().then((s) => s.slice(0, 200))).toBe(200);
   });
 });
+describe('a small body refused before it is read', () => {
+  it('is read and dropped, so a client that is still sending gets the answer (and the connection stays open)', async () => {
+    const form = new FormData();
+    form.set('applicationId', 'app_missing');
+    form.set('archive', new Blob([Buffer.alloc(32 * 1024, 1)]), 'site.zip');
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/application.dropDeployment`, { method: 'POST', headers: { 'x-api-key': 'skf_wrong' }, body: form });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('connection')).not.toBe('close');
+      expect(await res.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+  });
+});

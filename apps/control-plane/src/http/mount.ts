@@ -102,7 +102,7 @@ export function mountApi(app: Hono, deps: MountDeps): void {
     } catch (err) {
       // Authentication and the operation's checks come before the body is read, and a body
       // over its limit is left unread past it: the connection is closed rather than drained.
-      if (!bodyDone) ctx.header('connection', 'close');
+      if (!bodyDone && !(await drainedSmallBody(ctx))) ctx.header('connection', 'close');
       if (contract && err instanceof DomainError && err.code === 'FORBIDDEN') {
         await audited(deps.audit, contract, { principal, input, outcome: 'forbidden', address: remoteAddress(ctx), requestId }, log);
       }
@@ -123,6 +123,21 @@ async function uploadBody(ctx: Context, contract: Contract, upload: Upload, limi
   const type = ctx.req.header('content-type') ?? '';
   if (/^multipart\/form-data\b/i.test(type)) return readMultipart(ctx.req.raw, upload, limits);
   return { fields: (await jsonBody(ctx)) as Record<string, string>, file: null };
+}
+
+/** A refused request's body up to this size is read and dropped, so the client gets the answer (not a reset while it still sends). */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+/** Reads and drops an unread body that declares a small length; false when it is bigger, unknown or cut. */
+async function drainedSmallBody(ctx: Context): Promise<boolean> {
+  const declared = Number(ctx.req.header('content-length'));
+  if (!Number.isSafeInteger(declared) || declared < 0 || declared > DRAIN_LIMIT_BYTES || ctx.req.raw.bodyUsed) return false;
+  try {
+    await readBoundedText(ctx.req.raw, DRAIN_LIMIT_BYTES);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function errorResponse(ctx: Context, err: unknown, log: Logger, requestId: string, started: number) {
