@@ -294,8 +294,12 @@ export async function startProcessStack(options: ProcessStackOptions) {
         const mine = (await deployments(applicationId)).find((d) => d.deploymentId === deploymentId);
         return mine && ENDED.includes(mine.status) ? mine : null;
       },
-      { timeoutMs, intervalMs: 250, what: `deployment ${deploymentId} to end (agent: ${agent.tail(2000)})` },
-    );
+      { timeoutMs, intervalMs: 250, what: `deployment ${deploymentId} to end` },
+    ).catch((err: unknown) => {
+      // What both processes said by then, read at the timeout (not when the wait began).
+      const state = `control plane ${controlPlane.running ? 'running' : 'exited'}: ${controlPlane.tail(3000)}\nagent ${agent.running ? 'running' : 'exited'}: ${agent.tail(3000)}`;
+      throw new Error(`${(err as Error).message}\n${state}`, { cause: err });
+    });
 
   const environmentId: string = (await ok('project.create', { name: `ps-${options.label}-${run}` })).environments[0].environmentId;
 
