@@ -35,6 +35,12 @@ afterAll(async () => {
   await git?.stop();
   await database?.drop();
   for (const id of built) {
+    // The removed services' containers go asynchronously, and an image a running container uses cannot be removed.
+    const containersOf = async () => (await dockerCommand(['ps', '-aq', '--filter', `label=skiff.id=${id}`])).out.split('\n').filter(Boolean);
+    await waitFor(async () => (await containersOf()).length === 0, { timeoutMs: 60_000, what: `the containers of ${id} to go` }).catch(async () => {
+      const left = await containersOf();
+      if (left.length > 0) await dockerCommand(['rm', '-f', ...left]);
+    });
     const images = (await dockerCommand(['image', 'ls', '-q', '--filter', `label=skiff.id=${id}`])).out.split('\n').filter(Boolean);
     if (images.length > 0) await dockerCommand(['image', 'rm', '-f', ...new Set(images)]);
   }
