@@ -2,16 +2,10 @@ import type { Contract } from '@skiff/contracts';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
+import type { AuditRecordInput } from '../services/audit/index.js';
 
 /** One mutating operation as the audit log takes it; the input is only read for its ids. */
-export interface AuditEntry {
-  principal: Principal;
-  operation: string;
-  input: unknown;
-  outcome: 'ok' | 'forbidden';
-  address: string | null;
-  requestId: string;
-}
+export type AuditEntry = AuditRecordInput;
 
 export interface AuditRecorder {
   record(entry: AuditEntry): Promise<void>;
