@@ -50,7 +50,8 @@ const DOCKER_VERSION_MS = 5_000;
 
 async function main(): Promise<void> {
   // Every field that can hold a secret is redacted (libs/domain log-redaction.ts).
-  const bootLog = pino({ name: 'skiff-agent', ...logRedaction() });
+  // Written synchronously: lines keep their order and none is lost when the agent exits.
+  const bootLog = pino({ name: 'skiff-agent', ...logRedaction() }, pino.destination({ dest: 1, sync: true }));
   let config: AgentConfig;
   try {
     config = readConfig(process.env);
@@ -295,3 +296,4 @@ main().catch((err: unknown) => {
   pino({ name: 'skiff-agent', ...logRedaction() }).fatal({ err: err instanceof Error ? err.message : String(err) }, 'agent crashed');
   process.exit(1);
 });
+
