@@ -351,6 +351,7 @@ export async function buildPlatform(options: PlatformOptions) {
   }).catch(
     async (err) => {
       await database.close();
+      if (!options.archives?.dir) await rm(archivesDir, { recursive: true, force: true });
       throw err;
     },
   );
