@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { status } from '@grpc/grpc-js';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { Command, CommandKind, CommandStatus, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { serverRemovedDetails } from '@skiff/domain';
 import { type DedicatedNats, spawnOwned, startDedicatedNats } from '@skiff/testing';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -126,14 +127,18 @@ describe('agent main', () => {
     }
   }, 60_000);
 
-  it('told by its heartbeat that the server was removed: stops retrying, removes its proxy container and exits 0 saying why', async () => {
-    const serverId = `m-${run}-removed`;
+  // `remove` (every Skiff service and container of the engine) runs on a dedicated engine: second-server.e2e.test.ts.
+  it.each([
+    ['none', 'removing the proxy container', false],
+    ['leaveRunning', 'leaving the workloads and the proxy container running', true],
+  ] as const)('told by its heartbeat that the server was removed (workloads: %s): stops retrying, does what it was told and exits 0 saying why', async (workloads, action, proxyStays) => {
+    const serverId = `m-${run}-removed-${workloads}`;
     serverIds.push(serverId);
     const dataDir = await aDataDir();
     const controlPlane = await startReportServer();
     controlPlane.heartbeatIntervalSeconds = 1;
     // A stand-in for this agent's proxy container, under a name of this test alone.
-    const proxyName = `skiff-proxy-removed-${run}`;
+    const proxyName = `skiff-proxy-removed-${workloads}-${run}`;
     const container = await docker.createContainer({ name: proxyName, Image: 'busybox:latest', Cmd: ['sleep', '600'], Labels: { 'skiff.managed': 'true', 'skiff.test': 'main-removed' } });
     await container.start();
     const agent = startAgent({
@@ -147,20 +152,26 @@ describe('agent main', () => {
     try {
       await waitUntil('the consumer to start', hasLine(agent, 'consuming commands'), 20_000);
       await waitUntil('a heartbeat', () => controlPlane.heartbeats > 0, 10_000);
-      controlPlane.removed = true;
+      controlPlane.removed = workloads;
       expect(await agent.exited).toBe(0);
       expect(agent.lines()).toContainEqual(
         expect.objectContaining({
           level: 40,
-          msg: 'this server was removed from the control plane: removing the proxy container and stopping (join it again to use it)',
-          reason: 'this server was removed from the control plane',
+          msg: `this server was removed from the control plane: ${action} and stopping (join it again to use it)`,
+          reason: serverRemovedDetails(workloads),
         }),
       );
-      expect(agent.lines()).toContainEqual(expect.objectContaining({ msg: 'proxy container removed', container: proxyName }));
       const messages = agent.lines().map((l) => String(l.msg));
-      expect(messages.indexOf('agent stopped: the server was removed'), messages.join(' | ')).toBeGreaterThan(messages.indexOf('proxy container removed'));
       expect(agent.lines().some((l) => l.msg === 'control plane did not take the call; retrying')).toBe(false);
-      await expect(docker.getContainer(proxyName).inspect()).rejects.toMatchObject({ statusCode: 404 });
+      if (proxyStays) {
+        expect(messages).toContain('workloads and the proxy container are left running, as server.remove asked');
+        expect((await docker.getContainer(proxyName).inspect()).State.Running).toBe(true);
+      } else {
+        expect(agent.lines()).toContainEqual(expect.objectContaining({ msg: 'proxy container removed', container: proxyName }));
+        expect(messages.indexOf('agent stopped: the server was removed'), messages.join(' | ')).toBeGreaterThan(messages.indexOf('proxy container removed'));
+        await expect(docker.getContainer(proxyName).inspect()).rejects.toMatchObject({ statusCode: 404 });
+      }
+      expect(messages.at(-1)).toBe('agent stopped: the server was removed');
       expect(agent.raw()).not.toContain(CREDENTIAL);
     } finally {
       agent.child.kill('SIGKILL');

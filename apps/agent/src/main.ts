@@ -19,7 +19,7 @@
 // logged.
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { SERVER_REMOVED_REASON, logRedaction } from '@skiff/domain';
+import { type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
@@ -38,9 +38,16 @@ import { adoptWorkloads } from './reconcile/adopt.js';
 import { ArtifactClient } from './reports/artifacts.js';
 import { ReportClient } from './reports/client.js';
 import { AgentPresence } from './reports/presence.js';
+import { leaveMachine } from './removed-server.js';
 import { AGENT_VERSION } from './version.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { CommandVerifier } from '@skiff/domain';
+
+const REMOVAL_ACTIONS: Record<RemovedServerWorkloads, string> = {
+  none: 'removing the proxy container',
+  remove: 'removing the proxy container and the workloads Skiff ran here',
+  leaveRunning: 'leaving the workloads and the proxy container running',
+};
 
 const STOP_COMMANDS_MS = 20_000;
 const FLUSH_REPORTS_MS = 5_000;
@@ -79,28 +86,25 @@ async function main(): Promise<void> {
   let artifacts: ArtifactClient | null = null;
   let presence: AgentPresence | null = null;
   let proxy: ProxyManager | null = null;
-  // The server was removed from the control plane: what it routed is no longer wanted, so the
-  // proxy container goes, and the agent stops (exit 0: a restart would only be told again).
-  // Workloads are left as they are: server.remove is refused while any is recorded on it.
-  const removed = async (): Promise<void> => {
+  // The server was removed from the control plane: the agent does to the machine what the
+  // removal said (removed-server.ts) and stops (exit 0: a restart would only be told again).
+  const removed = async (workloads: RemovedServerWorkloads): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    log.warn({ reason: SERVER_REMOVED_REASON }, 'this server was removed from the control plane: removing the proxy container and stopping (join it again to use it)');
+    log.warn({ reason: serverRemovedDetails(workloads) }, `this server was removed from the control plane: ${REMOVAL_ACTIONS[workloads]} and stopping (join it again to use it)`);
     presence?.stop();
     await shutDown(log, { agent, proxy, reports: null, journal, nc });
     reports?.close();
-    try {
-      const gone = await driver.removeContainer(config.proxy.container);
-      log.info({ container: config.proxy.container, removed: gone }, gone ? 'proxy container removed' : 'no proxy container to remove');
-    } catch (err) {
-      log.error({ container: config.proxy.container, err: err instanceof Error ? err.message : String(err) }, 'could not remove the proxy container');
-    }
+    await leaveMachine(driver, log, workloads, config.proxy.container).catch((err: unknown) =>
+      log.error({ err: err instanceof Error ? err.message : String(err) }, 'could not clean the machine up'),
+    );
     log.info('agent stopped: the server was removed');
     process.exit(0);
   };
   // A refused credential ends the agent: no retry would change it, and nothing it does reaches the control plane.
   const refused = async (err: RegistrationRefusedError): Promise<void> => {
-    if (err.reason === SERVER_REMOVED_REASON) return removed();
+    const removal = removedServerWorkloads(err.reason);
+    if (removal) return removed(removal);
     if (stopping) return;
     stopping = true;
     log.fatal({ code: err.code, reason: err.reason, problem: err.message }, 'registration refused: join again with a new token from server.regenerateJoinToken');
@@ -131,7 +135,7 @@ async function main(): Promise<void> {
     serverId: config.serverId,
     info: { agentVersion: AGENT_VERSION, hostname: hostname(), dockerVersion: await dockerVersion(docker, log) },
     log,
-    onRemoved: () => void removed(),
+    onRemoved: (workloads) => void removed(workloads),
     // One write after the other, so the newest registration's credentials are the ones kept.
     onNatsCredentials: (nats) => {
       keeping = keeping

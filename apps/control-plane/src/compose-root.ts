@@ -259,6 +259,7 @@ export async function buildPlatform(options: PlatformOptions) {
     endpoints: agentEndpoints(options, () => grpcPort),
     commandKey: signer.publicKey,
     joinTokenTtlMs: options.agents?.joinTokenTtlMs,
+    removeArchiveFiles: () => removeArchiveFiles(),
   });
   const sshKeys = new SshKeyService(deps);
   const platformSettings = new PlatformSettingsService(deps, proxy, {

@@ -247,6 +247,25 @@ describe('a second server', () => {
     await waitFor(async () => (await serverOf(serverId)).status === 'offline', { timeoutMs: 15_000, intervalMs: 250, what: 'the server to be offline' });
     // The service on the second engine keeps running without its agent.
     expect((await serviceState(appName)).tasks).toHaveLength(1);
-    await second.docker(['service', 'rm', appName]);
   }, 60_000);
+
+  it('removed with its workloads: the agent, told at its next report, removes them from the machine and stops', async () => {
+    const { SKIFF_JOIN_TOKEN: _token, ...withoutToken } = env;
+    agent = startAgent(withoutToken);
+    await waitFor(async () => (await serverOf(serverId)).status === 'online', { timeoutMs: 60_000, intervalMs: 250, what: `the agent back (output: ${agent.output().slice(-2000)})` });
+    // Not Skiff's: stays.
+    const foreign = `foreign-${run}`;
+    expect((await second.docker(['service', 'create', '--name', foreign, '--endpoint-mode', 'dnsrr', 'busybox:latest', 'sleep', '600'])).ok).toBe(true);
+
+    const refused = await t.call('server.remove', { serverId });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues[0].message).toContain('1 application still on this server');
+    await ok('server.remove', { serverId, workloads: 'remove' });
+    expect(await agent.exited).toBe(0);
+    expect(agent.output()).toContain('the workloads Skiff ran here are removed (volumes and images stay)');
+    expect((await second.docker(['service', 'inspect', appName])).ok).toBe(false);
+    expect((await second.docker(['service', 'inspect', foreign])).ok).toBe(true);
+    expect((await t.call('application.one', { applicationId })).status).toBe(404);
+    await second.docker(['service', 'rm', foreign]);
+  }, 120_000);
 });

@@ -71,10 +71,29 @@ export function agentNatsPermissions(serverId: string): NatsPermissions {
 
 /**
  * What the report server answers (gRPC PERMISSION_DENIED) to the credential of a server that
- * was removed: its agent removes its proxy container and stops, where an unknown credential
- * is only refused.
+ * was removed: its agent stops, where an unknown credential is only refused. With it, what
+ * the agent does with what runs on the machine (`server.remove`'s `workloads`): `none` (no
+ * workload was recorded on it) removes its proxy container; `remove` removes every service
+ * and container Skiff labelled, proxy included (volumes stay); `leaveRunning` touches nothing.
  */
 export const SERVER_REMOVED_REASON = 'this server was removed from the control plane';
+
+export type RemovedServerWorkloads = 'none' | 'remove' | 'leaveRunning';
+
+const REMOVED_DETAILS: Record<RemovedServerWorkloads, string> = {
+  none: SERVER_REMOVED_REASON,
+  remove: `${SERVER_REMOVED_REASON} with its workloads`,
+  leaveRunning: `${SERVER_REMOVED_REASON}; its workloads are left running`,
+};
+
+/** The gRPC status details telling an agent its server was removed, and what to do with its workloads. */
+export const serverRemovedDetails = (workloads: RemovedServerWorkloads) => REMOVED_DETAILS[workloads];
+
+/** What `serverRemovedDetails` said, or null when the details are not a removal's. */
+export function removedServerWorkloads(details: string | undefined): RemovedServerWorkloads | null {
+  for (const [workloads, text] of Object.entries(REMOVED_DETAILS)) if (text === details) return workloads as RemovedServerWorkloads;
+  return null;
+}
 
 /**
  * The reasons cancelled work ends with (they become the deployments' and commands' reasons),

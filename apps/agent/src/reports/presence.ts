@@ -11,7 +11,7 @@
  */
 import { type ChannelCredentials, Metadata, credentials as grpcCredentials, status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { AgentReportsClient, type RegisterRequest, type RegisterResponse, timestampFromDate } from '@skiff/proto';
-import { SERVER_REMOVED_REASON } from '@skiff/domain';
+import { type RemovedServerWorkloads, removedServerWorkloads } from '@skiff/domain';
 import type { Logger } from 'pino';
 import { JoinRefusedError, RegistrationRefusedError, type NatsCredentials } from '../credential.js';
 
@@ -34,7 +34,7 @@ export interface PresenceOptions {
   retryInitialMs?: number;
   retryMaxMs?: number;
   /** Called once, heartbeats ended, when the control plane answers that this server was removed. */
-  onRemoved?: () => void;
+  onRemoved?: (workloads: RemovedServerWorkloads) => void;
   /** Told the NATS credentials of every registration (null: NATS needs none), to keep them. */
   onNatsCredentials?: (nats: NatsCredentials | null) => void;
 }
@@ -46,9 +46,9 @@ const REGISTRATION_REFUSED = new Set<number>([grpcStatus.UNAUTHENTICATED, grpcSt
 /** How often a running agent registers again (NATS credentials last 24 hours). */
 const REREGISTER_MS = 6 * 3_600_000;
 
-/** The control plane's answer to the credential of a server it removed. */
-export const isServerRemoved = (err: { code?: number; details?: string }) =>
-  err.code === grpcStatus.PERMISSION_DENIED && err.details === SERVER_REMOVED_REASON;
+/** What to do with the workloads, when the control plane answers to the credential of a server it removed; else null. */
+export const serverRemoval = (err: { code?: number; details?: string }): RemovedServerWorkloads | null =>
+  err.code === grpcStatus.PERMISSION_DENIED ? removedServerWorkloads(err.details) : null;
 
 export class AgentPresence {
   private readonly client: AgentReportsClient;
@@ -140,9 +140,10 @@ export class AgentPresence {
     this.timer = setTimeout(() => {
       const deadline = new Date(Date.now() + Math.min(this.callTimeoutMs, intervalMs));
       this.client.heartbeat({ sentAt: timestampFromDate(new Date()) }, metadata, { deadline }, (err) => {
-        if (err && isServerRemoved(err)) {
+        const removal = err ? serverRemoval(err) : null;
+        if (removal) {
           // No retry changes it: the heartbeats end here.
-          this.o.onRemoved?.();
+          this.o.onRemoved?.(removal);
           return;
         }
         if (err) this.failed('heartbeat', err);

@@ -3,7 +3,7 @@
  * (the real wire format), as the control plane's would receive it.
  */
 import { Metadata, Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
-import { SERVER_REMOVED_REASON } from '@skiff/domain';
+import { type RemovedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import { AgentReportsService, type AgentReportsServer, type CommandResult, type DeploymentEvent } from '@skiff/proto';
 
 export interface RecordingReportServer {
@@ -17,8 +17,8 @@ export interface RecordingReportServer {
   refuseWith: status | null;
   /** When set, Register answers with this status code instead of OK. */
   refuseRegistrationWith: status | null;
-  /** When true, Register and Heartbeat answer as to a removed server's credential (PERMISSION_DENIED, SERVER_REMOVED_REASON). */
-  removed: boolean;
+  /** When set, Register and Heartbeat answer as to a removed server's credential (PERMISSION_DENIED, what to do with its workloads). */
+  removed: RemovedServerWorkloads | null;
   /** The heartbeat interval Register asks for (15 s unless set). */
   heartbeatIntervalSeconds: number;
   /** Heartbeats received (answered or refused). */
@@ -43,7 +43,7 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     authorizations: [],
     refuseWith: null,
     refuseRegistrationWith: null,
-    removed: false,
+    removed: null,
     heartbeatIntervalSeconds: 15,
     heartbeats: 0,
     natsCredentials: null,
@@ -63,13 +63,14 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     recorder.refuseWith === null
       ? null
       : Object.assign(new Error('refused by the test'), { code: recorder.refuseWith, details: 'refused by the test', metadata: new Metadata() });
-  const removedError = (): ServiceError => Object.assign(new Error('removed'), { code: status.PERMISSION_DENIED, details: SERVER_REMOVED_REASON, metadata: new Metadata() });
+  const removedError = (workloads: RemovedServerWorkloads): ServiceError =>
+    Object.assign(new Error('removed'), { code: status.PERMISSION_DENIED, details: serverRemovedDetails(workloads), metadata: new Metadata() });
   const note = (metadata: Metadata) => recorder.authorizations.push(String(metadata.get('authorization')[0] ?? ''));
 
   const impl: AgentReportsServer = {
     register: (call, callback) => {
       const { serverId } = call.request;
-      if (recorder.removed) return callback(removedError(), null);
+      if (recorder.removed) return callback(removedError(recorder.removed), null);
       if (recorder.refuseRegistrationWith !== null) {
         const code = recorder.refuseRegistrationWith;
         return callback(Object.assign(new Error('refused by the test'), { code, details: 'unknown server credential', metadata: new Metadata() }), null);
@@ -84,7 +85,7 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     },
     heartbeat: (_call, callback) => {
       recorder.heartbeats += 1;
-      if (recorder.removed) return callback(removedError(), null);
+      if (recorder.removed) return callback(removedError(recorder.removed), null);
       callback(null, { serverTime: undefined });
     },
     reportDeploymentEvents: (call, callback) => {

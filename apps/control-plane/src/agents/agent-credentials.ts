@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
+import type { RemovedServerWorkloads } from '@skiff/domain';
 
 /** SHA-256 (hex) of an agent credential or a join token: the form both are stored in. */
 export const credentialDigest = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
-/** The joined servers' credential digests, as the database holds them. */
-/** Every joined server's digest, and (`removed`) those of removed servers. */
-export type CredentialSource = () => Promise<Array<{ serverId: string; digest: string; removed?: boolean }>>;
+/** Every joined server's digest, and (`removed`: what their agents do with their workloads) those of removed servers. */
+export type CredentialSource = () => Promise<Array<{ serverId: string; digest: string; removed?: RemovedServerWorkloads }>>;
+
+/** A removed server's entry: its agent is told what to do with its workloads. */
+export interface RemovedServer {
+  serverId: string;
+  workloads: RemovedServerWorkloads;
+}
 
 export interface AgentCredentialsOptions {
   /** Reads every joined server's digest (the database); without it only `add`ed credentials count. */
@@ -29,7 +35,7 @@ export class AgentCredentials {
   private readonly joined = new Map<string, string>();
   private readonly digestOfServer = new Map<string, string>();
   /** Digests of removed servers' credentials: their agents are told so (removedServerOf). */
-  private readonly removed = new Map<string, string>();
+  private readonly removed = new Map<string, RemovedServer>();
   private lastReload = 0;
   private reloading: Promise<void> | null = null;
   /** Changes made while a reload reads the database: applied again on top of what it read. */
@@ -58,15 +64,15 @@ export class AgentCredentials {
   }
 
   /** A removed server: its credential stops working, and is known as a removed server's. */
-  forget(serverId: string): void {
+  forget(serverId: string, workloads: RemovedServerWorkloads = 'none'): void {
     const digest = this.digestOfServer.get(serverId);
-    if (digest !== undefined) this.removed.set(digest, serverId);
+    if (digest !== undefined) this.removed.set(digest, { serverId, workloads });
     if (this.reloading) this.changesDuringReload.push([serverId, null]);
     this.apply(serverId, null);
   }
 
   /** The removed server whose credential this was, if any (only for a credential serverOf does not know). */
-  removedServerOf(credential: string): string | undefined {
+  removedServerOf(credential: string): RemovedServer | undefined {
     return this.removed.get(credentialDigest(credential));
   }
 
@@ -90,7 +96,7 @@ export class AgentCredentials {
         this.joined.clear();
         this.digestOfServer.clear();
         for (const row of rows) {
-          if (row.removed) this.removed.set(row.digest, row.serverId);
+          if (row.removed) this.removed.set(row.digest, { serverId: row.serverId, workloads: row.removed });
           else this.apply(row.serverId, row.digest);
         }
         for (const [serverId, digest] of this.changesDuringReload) this.apply(serverId, digest);

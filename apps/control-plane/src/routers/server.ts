@@ -6,6 +6,6 @@ export const serverHandlers = (servers: ServerService): RouterHandlers<'server'>
   one: (input, { principal }) => servers.one(principal, input.serverId),
   all: (_input, { principal }) => servers.all(principal),
   update: (input, { principal }) => servers.update(principal, input),
-  remove: (input, { principal }) => servers.remove(principal, input.serverId),
+  remove: (input, { principal }) => servers.remove(principal, input.serverId, input.workloads),
   regenerateJoinToken: (input, { principal }) => servers.regenerateJoinToken(principal, input.serverId),
 });

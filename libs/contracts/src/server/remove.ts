@@ -7,10 +7,21 @@ export const remove = defineContract({
   method: 'POST',
   summary: 'Remove a server',
   description:
-    'Refused (BAD_REQUEST naming `serverId`) while applications, compose stacks or cache ' +
-    'instances are on it: move or delete them first. Certificates recorded for the server ' +
-    'go with it. Answers the removed record.',
-  input: z.object({ serverId: RequiredId }),
+    'While applications, compose stacks or cache instances are recorded on it, refused ' +
+    '(BAD_REQUEST naming `serverId`, listing them) unless `workloads` says what becomes of ' +
+    'them: `remove` deletes their records (with their domains, deployments and backups) and ' +
+    'has the agent remove their services and containers from the machine (volumes are kept); ' +
+    '`leaveRunning` deletes their records and leaves the machine running them, unmanaged. ' +
+    'Without workloads on it, its agent removes its proxy container (`leaveRunning`: keeps ' +
+    'it). The agent, told when it next reports, stops. Certificates recorded for the server ' +
+    'go with it; its unfinished commands end failed. Answers the removed record.',
+  input: z.object({
+    serverId: RequiredId,
+    workloads: z
+      .enum(['remove', 'leaveRunning'])
+      .optional()
+      .describe('What becomes of the workloads recorded on the server: removed from the machine, or left running there'),
+  }),
   output: ServerRecord,
   access: { role: 'admin' },
   extension: true,

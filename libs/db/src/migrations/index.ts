@@ -14,6 +14,7 @@ import * as auditEvents from './2026-11-30T04-01-audit-events.js';
 import * as certificateIdsPerOrganization from './2026-11-30T05-04-certificate-ids-per-organization.js';
 import * as commandStreamSeqs from './2026-12-01T07-00-command-stream-seqs.js';
 import * as removedServers from './2026-12-01T07-01-removed-servers.js';
+import * as removedServerWorkloads from './2026-12-02T00-00-removed-server-workloads.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30T05-04-certificate-ids-per-organization': certificateIdsPerOrganization,
   '2026-12-01T07-00-command-stream-seqs': commandStreamSeqs,
   '2026-12-01T07-01-removed-servers': removedServers,
+  '2026-12-02T00-00-removed-server-workloads': removedServerWorkloads,
 };

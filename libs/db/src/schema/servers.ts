@@ -27,6 +27,8 @@ export interface RemovedServersTable {
   credentialHash: string;
   serverId: string;
   removedAt: CreatedAt;
+  /** What its agent does with what runs on the machine: 'none' | 'remove' | 'leaveRunning'. */
+  workloads: ColumnType<string, string | undefined, string>;
 }
 
 export interface SshKeysTable {

@@ -17,7 +17,7 @@ import {
   timestampFromDate,
 } from '@skiff/proto';
 import type { Logger } from 'pino';
-import { SERVER_REMOVED_REASON } from '@skiff/domain';
+import { serverRemovedDetails } from '@skiff/domain';
 import { type AgentInfo, JoinRefused } from '../../services/servers/server-agents.js';
 import type { AgentCredentials } from '../agent-credentials.js';
 import type { NatsCredentialIssuer } from '../nats-credentials.js';
@@ -116,7 +116,8 @@ export class ReportServer {
     const serverId = this.o.credentials.serverOf(credential);
     if (!serverId) {
       // A removed server's agent is told so: it stops, rather than retry an unknown credential.
-      if (this.o.credentials.removedServerOf(credential)) return grpcError(status.PERMISSION_DENIED, SERVER_REMOVED_REASON);
+      const removed = this.o.credentials.removedServerOf(credential);
+      if (removed) return grpcError(status.PERMISSION_DENIED, serverRemovedDetails(removed.workloads));
       return grpcError(status.UNAUTHENTICATED, 'unknown server credential');
     }
     this.lastSeen.set(serverId, this.o.clock());

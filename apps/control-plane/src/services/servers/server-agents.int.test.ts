@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Metadata, type ServiceError, credentials, status } from '@grpc/grpc-js';
 import { AgentReportsClient, type RegisterResponse, timestampFromDate } from '@skiff/proto';
 import { waitFor } from '@skiff/testing';
-import { CommandVerifier, SERVER_REMOVED_REASON } from '@skiff/domain';
+import { CommandVerifier, SERVER_REMOVED_REASON, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
@@ -191,6 +191,16 @@ describe('server.create and the join token', () => {
     expect(await t.db.selectFrom('removedServers').select('serverId').where('credentialHash', '=', sha256(a.credential)).executeTakeFirst()).toEqual({ serverId: a.serverId });
     expect((await heartbeat(`sac_${randomBytes(32).toString('base64url')}`))?.code).toBe(status.UNAUTHENTICATED);
     expect(await heartbeat(b.credential)).toBeNull();
+  });
+
+  it('tells the agent of a server removed with its workloads what to do with them', async () => {
+    for (const workloads of ['remove', 'leaveRunning'] as const) {
+      const s = await joined(`w-${workloads}`);
+      await t.call('application.create', { name: `w ${workloads}`, environmentId: (await t.call('project.create', { name: `w ${workloads}` })).body.environments[0].environmentId, serverId: s.serverId });
+      expect((await t.call('server.remove', { serverId: s.serverId, workloads })).status).toBe(200);
+      expect(await heartbeat(s.credential)).toMatchObject({ code: status.PERMISSION_DENIED, details: serverRemovedDetails(workloads) });
+      expect(removedServerWorkloads(serverRemovedDetails(workloads))).toBe(workloads);
+    }
   });
 
   it('knows a server another process removed (the cache reloads after a miss)', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { LOCAL_SERVER_ID } from '@skiff/domain';
+import { LOCAL_SERVER_ID, type RemovedServerWorkloads } from '@skiff/domain';
 import type { Logger } from 'pino';
 import { type AgentCredentials, type CredentialSource, credentialDigest } from '../../agents/agent-credentials.js';
 import type { ServiceDeps } from '../shared/deps.js';
@@ -55,10 +55,10 @@ export class ServerAgents {
       serverId: r.id,
       digest: r.credentialHash!,
     })),
-    ...(await this.deps.db.selectFrom('removedServers').select(['serverId', 'credentialHash']).execute()).map((r) => ({
+    ...(await this.deps.db.selectFrom('removedServers').select(['serverId', 'credentialHash', 'workloads']).execute()).map((r) => ({
       serverId: r.serverId,
       digest: r.credentialHash,
-      removed: true,
+      removed: r.workloads as RemovedServerWorkloads,
     })),
   ];
 
@@ -135,8 +135,8 @@ export class ServerAgents {
   }
 
   /** A removed server: forget it (its credential stops working). */
-  removed(serverId: string): void {
-    this.o.credentials.forget(serverId);
+  removed(serverId: string, workloads: RemovedServerWorkloads): void {
+    this.o.credentials.forget(serverId, workloads);
     this.lastSeen.delete(serverId);
     this.writtenAt.delete(serverId);
   }

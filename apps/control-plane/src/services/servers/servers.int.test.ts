@@ -77,6 +77,38 @@ describe('server records', () => {
     expect(removed.body.serverId).toBe(s.serverId);
     expect((await t.call('server.one', { serverId: s.serverId })).status).toBe(404);
   });
+
+  it.each(['remove', 'leaveRunning'] as const)('removes a server with its workloads when asked (workloads: %s): their records go, its unfinished commands end', async (workloads) => {
+    const s = await create({ name: `busy-${workloads}` });
+    const app = await t.call('application.create', { name: `app on ${workloads}`, environmentId: env, serverId: s.serverId });
+    const compose = await t.call('compose.create', { name: `stack on ${workloads}`, environmentId: env, serverId: s.serverId });
+    const cache = await t.call('cache.create', { name: `cache on ${workloads}`, environmentId: env, serverId: s.serverId, databasePassword: 'pw-123456' });
+    for (const r of [app, compose, cache]) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const elsewhere = await t.call('application.create', { name: `app elsewhere ${workloads}`, environmentId: env });
+    await t.call('application.saveContainerProvider', { applicationId: app.body.applicationId, containerImage: 'busybox:latest', username: null, password: null, registryUrl: null });
+    expect((await t.call('application.deploy', { applicationId: app.body.applicationId })).status).toBe(200);
+
+    const refused = await t.call('server.remove', { serverId: s.serverId });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues[0].message).toBe(
+      '1 application, 1 compose stack, 1 cache instance still on this server; move or delete them first, or send workloads: "remove" (the agent removes them from the machine, volumes kept) or "leaveRunning"',
+    );
+    const bad = await t.call('server.remove', { serverId: s.serverId, workloads: 'keep' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues[0].path).toEqual(['workloads']);
+    expect((await t.call('application.one', { applicationId: app.body.applicationId })).status).toBe(200);
+
+    const removed = await t.call('server.remove', { serverId: s.serverId, workloads });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect((await t.call('server.one', { serverId: s.serverId })).status).toBe(404);
+    expect((await t.call('application.one', { applicationId: app.body.applicationId })).status).toBe(404);
+    expect((await t.call('compose.one', { composeId: compose.body.composeId })).status).toBe(404);
+    expect((await t.call('cache.one', { cacheId: cache.body.cacheId })).status).toBe(404);
+    expect((await t.call('application.one', { applicationId: elsewhere.body.applicationId })).status).toBe(200);
+    const commands = await t.db.selectFrom('commands').select(['status', 'resultReason']).where('serverId', '=', s.serverId).execute();
+    expect(commands.length).toBeGreaterThan(0);
+    for (const c of commands) expect(c).toEqual({ status: 'failed', resultReason: 'the server was removed' });
+  });
 });
 
 describe('server permissions', () => {

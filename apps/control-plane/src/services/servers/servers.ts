@@ -3,7 +3,7 @@ import { isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Server } from '@skiff/db';
-import { isServerAddress } from '@skiff/domain';
+import { type RemovedServerWorkloads, isServerAddress } from '@skiff/domain';
 import { credentialDigest } from '../../agents/agent-credentials.js';
 import type { Principal } from '../../authz/principal.js';
 import { canSeeServer, visibleServers } from '../../authz/policy.js';
@@ -38,6 +38,8 @@ export interface ServerFleetOptions {
   /** The control plane's public command key, which the agent pins when it joins (SKIFF_COMMAND_KEY). */
   commandKey: string;
   joinTokenTtlMs?: number;
+  /** Deletes the files of archives whose rows went (the removed applications'). */
+  removeArchiveFiles?: () => Promise<void>;
 }
 
 /**
@@ -241,9 +243,57 @@ export class ServerService {
     return this.record(updated);
   }
 
-  /** Removes a server no service runs on (its certificates go with it). */
-  async remove(p: Principal, serverId: string) {
+  /**
+   * Removes a server (its certificates go with it). While workloads are recorded on it, only
+   * when the caller says what becomes of them: `remove` (their records go here, and the agent
+   * removes their services and containers from the machine, volumes kept) or `leaveRunning`
+   * (their records go, the machine keeps running them). Its unfinished commands end failed.
+   */
+  async remove(p: Principal, serverId: string, workloads?: 'remove' | 'leaveRunning') {
     const row = await this.find(p, serverId);
+    const on = await this.workloadsOn(row.id);
+    if (on.length && !workloads) {
+      throw Invalid(
+        'serverId',
+        `${on.join(', ')} still on this server; move or delete them first, or send workloads: "remove" (the agent removes them from the machine, volumes kept) or "leaveRunning"`,
+      );
+    }
+    const told: RemovedServerWorkloads = workloads ?? 'none';
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        // Its agent, if it still runs, is told the server was removed (report-server.ts).
+        const { credentialHash } = await tx.selectFrom('servers').select('credentialHash').where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
+        if (credentialHash) {
+          await tx
+            .insertInto('removedServers')
+            .values({ credentialHash, serverId: row.id, workloads: told })
+            .onConflict((oc) => oc.column('credentialHash').doUpdateSet({ workloads: told }))
+            .execute();
+        }
+        if (workloads) {
+          // Their domains, deployments, archives and backups go by foreign-key cascade.
+          for (const table of ['applications', 'composeStacks', 'cacheInstances'] as const) await tx.deleteFrom(table).where('serverId', '=', row.id).execute();
+        }
+        await tx
+          .updateTable('commands')
+          .set({ status: 'failed', finishedAt: this.deps.clock(), resultReason: SERVER_REMOVED_REASON_FOR_COMMANDS })
+          .where('serverId', '=', row.id)
+          .where('status', 'in', ['pending', 'published'])
+          .execute();
+        await tx.deleteFrom('servers').where('id', '=', row.id).execute();
+      });
+    } catch (err) {
+      // A service placed on the server since the count above.
+      if (isForeignKeyViolation(err)) throw Invalid('serverId', 'services are still on this server; move or delete them first');
+      throw err;
+    }
+    this.fleet.agents.removed(row.id, told);
+    if (workloads && on.length) await this.fleet.removeArchiveFiles?.();
+    return this.record(row);
+  }
+
+  /** "2 applications, 1 cache instance": what is recorded on the server. */
+  private async workloadsOn(serverId: string): Promise<string[]> {
     const on: string[] = [];
     for (const [table, what] of [
       ['applications', 'application'],
@@ -253,29 +303,16 @@ export class ServerService {
       const { n } = await this.db
         .selectFrom(table)
         .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('serverId', '=', row.id)
+        .where('serverId', '=', serverId)
         .executeTakeFirstOrThrow();
       if (Number(n) > 0) on.push(`${n} ${what}${Number(n) > 1 ? 's' : ''}`);
     }
-    if (on.length) throw Invalid('serverId', `${on.join(', ')} still on this server; move or delete them first`);
-    try {
-      await this.db.transaction().execute(async (tx) => {
-        // Its agent, if it still runs, is told the server was removed (report-server.ts).
-        const { credentialHash } = await tx.selectFrom('servers').select('credentialHash').where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
-        if (credentialHash) {
-          await tx.insertInto('removedServers').values({ credentialHash, serverId: row.id }).onConflict((oc) => oc.doNothing()).execute();
-        }
-        await tx.deleteFrom('servers').where('id', '=', row.id).execute();
-      });
-    } catch (err) {
-      // A service placed on the server since the count above.
-      if (isForeignKeyViolation(err)) throw Invalid('serverId', 'services are still on this server; move or delete them first');
-      throw err;
-    }
-    this.fleet.agents.removed(row.id);
-    return this.record(row);
+    return on;
   }
 }
+
+/** The reason a removed server's unfinished commands end with. */
+const SERVER_REMOVED_REASON_FOR_COMMANDS = 'the server was removed';
 
 function checkAddress(text: string): string {
   const address = text.trim();
