@@ -270,7 +270,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
   const deployments = new DeploymentService(deps, access, outbox);
-  const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream);
+  const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream, { removeFiles: removeArchiveFiles });
   const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
   const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, commandStream);
   lifecycleRefs = [lifecycle, composeLifecycle, cacheLifecycle];

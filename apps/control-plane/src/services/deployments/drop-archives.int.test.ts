@@ -199,6 +199,18 @@ describe('application.dropDeployment', () => {
     expect(existsSync(`${dir}/arc_kept`)).toBe(false);
   });
 
+  it('removes the archive files of an application deleted at once (nothing of it reached an agent)', async () => {
+    const dir = t.platform.archives.incomingDir.replace(/\/\.incoming$/, '');
+    await mkdir(dir, { recursive: true });
+    const app = await dropApp();
+    // Kept, with no deployment (say its deployments were pruned): the application is deleted at once.
+    await t.db.insertInto('applicationArchives').values({ id: 'arc_of_deleted', applicationId: app.applicationId, format: 'zip', size: 1, sha256: 'a'.repeat(64) }).execute();
+    writeFileSync(`${dir}/arc_of_deleted`, 'x');
+    expect((await t.call('application.delete', { applicationId: app.applicationId })).status).toBe(200);
+    expect((await t.call('application.one', { applicationId: app.applicationId })).status).toBe(404);
+    expect(existsSync(`${dir}/arc_of_deleted`)).toBe(false);
+  });
+
   const refusedWithArchive = async (applicationId: string, data: Buffer | null, message: RegExp) => {
     const before = archiveFiles().length;
     const res = await upload(applicationId, data);

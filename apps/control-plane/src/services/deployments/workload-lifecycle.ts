@@ -41,6 +41,8 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     /** The record the delete answers. */
     private readonly record: (row: Located<K>['row']) => R,
     private readonly stream: CommandStream = NO_COMMAND_STREAM,
+    /** Deletes the files of archives whose rows went (an application deleted at once takes its archives' rows). */
+    private readonly archives?: { removeFiles(): Promise<void> },
   ) {}
 
   private get db() {
@@ -72,19 +74,20 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
   async delete(p: Principal, id: string, { removeVolumes = false }: { removeVolumes?: boolean } = {}): Promise<R> {
     const { row } = await this.access.find(p, this.kind, id);
     const owner = this.owner(id);
-    const queued = await this.db.transaction().execute(async (tx) => {
+    const outcome = await this.db.transaction().execute(async (tx) => {
       const workload = await workloadRow(tx, owner, true);
       if (!workload) throw NotFound(`No such ${DEPLOYED_KINDS[this.kind].label}`);
       const key = workloadKey(owner.kind, owner.id);
       if (!(await wasDeployed(tx, owner)) || (await settleNeverReceived(tx, this.deps, this.stream, key))) {
         // Its domains go with it (cascade), and so do their routes.
-        return (await deleteWorkloadRecord(tx, owner, this.proxy)) > 0;
+        return { queued: (await deleteWorkloadRecord(tx, owner, this.proxy)) > 0, deleted: true };
       }
-      if (await removalPending(tx, key)) return false;
+      if (await removalPending(tx, key)) return { queued: false, deleted: false };
       await this.outbox.queue(tx, this.command('remove', workload, removeVolumes));
-      return true;
+      return { queued: true, deleted: false };
     });
-    if (queued) this.outbox.notify();
+    if (outcome.queued) this.outbox.notify();
+    if (outcome.deleted) await this.archives?.removeFiles();
     return this.record(row);
   }
 
