@@ -8,7 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from '@skiff/testing';
+import { type ToolsUp, freePort, startToolsUp, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Section, type Step, mismatch, walkthroughSections } from './lib/readme-walkthrough.js';
 
@@ -27,8 +27,7 @@ const names = [...new Set([...readme.matchAll(/"appName":"([a-z][a-z0-9-]*)"/g)]
 const files = [...new Set([...readme.matchAll(/(?<![\w.-])(\/tmp\/[\w./-]+?)(?=[\s'"),]|$)/gm)].map((m) => m[1]!.replace(/\/$/, '')))];
 
 let ports: { api: number; grpc: number; nats: number };
-let up: ChildProcess | undefined;
-let upOutput = '';
+let up: ToolsUp | undefined;
 let shell: ChildProcess | undefined;
 let shellOutput = '';
 let stuck = false;
@@ -52,34 +51,11 @@ const ours = (name: string) =>
   name === 'skiff-proxy' || name === 'skiff-proxy-data' || names.some((n) => name === n || new RegExp(`^${n}[-_.]`).test(name));
 
 async function startUp(env: Record<string, string>) {
-  upOutput = '';
-  const { DATABASE_URL: _db, ...inherited } = process.env;
-  up = spawn('bash', ['tools/up'], {
-    cwd: root,
-    env: {
-      ...inherited,
-      SKIFF_DATA_DIR: dataDir,
-      SKIFF_PORT: String(ports.api),
-      SKIFF_GRPC_PORT: String(ports.grpc),
-      SKIFF_NATS_PORT: String(ports.nats),
-      SKIFF_NATS_URL: '',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  up.stdout!.on('data', (d) => (upOutput += d));
-  up.stderr!.on('data', (d) => (upOutput += d));
-  const exited = new Promise<never>((_, reject) => up!.once('exit', (code) => reject(new Error(`tools/up exited (${code}):\n${upOutput}`))));
-  exited.catch(() => {});
-  await Promise.race([waitFor(() => upOutput.includes('Skiff is up.'), { timeoutMs: 180_000, what: 'tools/up to start' }), exited]);
+  up = await startToolsUp({ root, dataDir, ports, env });
 }
 
 async function stopUp() {
-  if (!up || up.exitCode !== null || up.signalCode !== null) return;
-  const exited = new Promise((r) => up!.once('exit', r));
-  up.kill('SIGTERM');
-  await exited;
+  await up?.stop();
 }
 
 /** The reader's terminal: one bash that evaluates each step it is sent (NUL-terminated on fd 3). */

@@ -3,12 +3,12 @@
 // them to the Docker Engine's swarm, a restart, and that stopping tools/up leaves nothing
 // running.
 import { connect as connectNats } from '@nats-io/transport-node';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from '@skiff/testing';
+import { type ToolsUp, freePort, startToolsUp, waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer } from './testing/harness.js';
 
@@ -19,8 +19,10 @@ const dockerCli = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
 const services: string[] = [];
 let ports: { api: number; grpc: number; nats: number; web: number };
 let base = '';
-let child: ChildProcess | undefined;
-let output = '';
+let up: ToolsUp | undefined;
+/** What tools/up printed, or why it did not start. */
+let startFailure = '';
+const output = () => up?.output() ?? startFailure;
 
 const running = (pid: number) => {
   try {
@@ -33,37 +35,18 @@ const running = (pid: number) => {
 
 /** The pid tools/up printed on a line such as `Local agent: server "local", pid 123, log …`. */
 const printedPid = (prefix: string) => {
-  const m = new RegExp(`${prefix}[^\\n]*?pid (\\d+)`).exec(output);
-  expect(m, output).not.toBeNull();
+  const m = new RegExp(`${prefix}[^\\n]*?pid (\\d+)`).exec(output());
+  expect(m, output()).not.toBeNull();
   return Number(m![1]);
 };
 
 /** Starts the whole single host with `tools/up`, on the embedded database. */
-function start() {
-  output = '';
-  child = spawn('bash', ['tools/up'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      SKIFF_DATA_DIR: dataDir,
-      SKIFF_PORT: String(ports.api),
-      SKIFF_GRPC_PORT: String(ports.grpc),
-      SKIFF_NATS_PORT: String(ports.nats),
-      SKIFF_NATS_URL: '',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function start() {
+  up = undefined;
+  up = await startToolsUp({ root, dataDir, ports, timeoutMs: 150_000 }).catch((err: Error) => {
+    startFailure = err.message;
+    throw err;
   });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<never>((_, reject) =>
-    child!.once('exit', (code) => reject(new Error(`tools/up exited (${code}):\n${output}`))),
-  );
-  exited.catch(() => {});
-  return Promise.race([
-    waitFor(() => output.includes('Skiff is up.'), { timeoutMs: 150_000, what: 'tools/up to start everything' }),
-    exited,
-  ]);
 }
 
 /** The processes tools/up started: NATS, the local agent, the control plane. */
@@ -75,10 +58,7 @@ const startedPids = () => [
 
 /** Stops tools/up as SIGTERM (or Ctrl-C) would; answers its exit code. */
 async function stop() {
-  if (!child || child.exitCode !== null) return child?.exitCode ?? null;
-  const exited = new Promise<number | null>((r) => child!.once('exit', r));
-  child.kill('SIGTERM');
-  return exited;
+  return up ? up.stop() : null;
 }
 
 /** Calls the API over HTTP: POST with a JSON body, or GET (the query string in `op`). */
@@ -107,12 +87,12 @@ describe('tools/up', () => {
 
   it('starts NATS, the control plane and the local agent; prints the API address and a working first API key, saved 0600', async () => {
     await start();
-    const m = /\n\s+(skf_[A-Za-z0-9_-]+)\n/.exec(output);
-    expect(m, output).not.toBeNull();
+    const m = /\n\s+(skf_[A-Za-z0-9_-]+)\n/.exec(output());
+    expect(m, output()).not.toBeNull();
     key = m![1]!;
-    expect(output).toContain(`Skiff API: ${base}/api`);
-    expect(output).toContain(`NATS (JetStream): tls://127.0.0.1:${ports.nats}`);
-    expect(output).toContain(`Agent channel TLS: CA ${join(dataDir, 'tls', 'ca.pem')}`);
+    expect(output()).toContain(`Skiff API: ${base}/api`);
+    expect(output()).toContain(`NATS (JetStream): tls://127.0.0.1:${ports.nats}`);
+    expect(output()).toContain(`Agent channel TLS: CA ${join(dataDir, 'tls', 'ca.pem')}`);
     const file = join(dataDir, 'initial-api-key');
     expect(readFileSync(file, 'utf8').trim()).toBe(key);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -171,13 +151,13 @@ describe('tools/up', () => {
     expect(pids.every(running)).toBe(true);
     expect(await stop()).toBe(0);
     expect(pids.filter(running)).toEqual([]);
-    expect(output).toContain('skiff: stopping');
+    expect(output()).toContain('skiff: stopping');
   }, 120_000);
 
   it('keeps data and the key across a restart and prints no new key', async () => {
     await start();
-    expect(output).not.toMatch(/\n\s+skf_/);
-    expect(output).toContain('The first API key is in');
+    expect(output()).not.toMatch(/\n\s+skf_/);
+    expect(output()).toContain('The first API key is in');
     const res = await fetch(`${base}/api/project.all`, { headers: { authorization: `Bearer ${key}` } });
     const projects = await res.json();
     expect(projects).toMatchObject([{ name: 'first', env: 'KEEP=me' }]);

@@ -10,3 +10,4 @@ export * from './ssh-git-server.js';
 export * from './owned-process.js';
 export * from './secret-watch.js';
 export * from './tls.js';
+export * from './tools-up.js';
