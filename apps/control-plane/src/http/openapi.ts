@@ -44,6 +44,27 @@ function strip(schema: JsonSchema, components: Components): JsonSchema {
   return withComponentRefs(rest) as JsonSchema;
 }
 
+/**
+ * An input as the API takes it: a field that an object does not list is refused
+ * (unknown-fields.ts), so each object that lists its fields is closed to others. Not the
+ * object variants of a union of several: there a field of any of them is accepted.
+ */
+function closed(schema: JsonSchema, variant = false): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  if (schema.properties) out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, closed(v)]));
+  if (schema.items) out.items = closed(schema.items);
+  const union = (variants: JsonSchema[]) => {
+    const objects = variants.filter((v) => v.properties).length;
+    return variants.map((v) => closed(v, objects > 1));
+  };
+  if (schema.anyOf) out.anyOf = union(schema.anyOf);
+  if (schema.oneOf) out.oneOf = union(schema.oneOf);
+  if (!variant && schema.properties && schema.additionalProperties === undefined && schema.patternProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
 function accessNote(c: Contract): string {
   const parts: string[] = [];
   if (c.access.auth === 'bodyToken') parts.push('Authenticated by the token in its body, not by an API key.');
@@ -53,7 +74,7 @@ function accessNote(c: Contract): string {
 }
 
 function operationOf(c: Contract, components: Components) {
-  const input = strip(inputJsonSchema(c.input), components);
+  const input = closed(strip(inputJsonSchema(c.input), components));
   const op: Record<string, unknown> = {
     operationId: c.name,
     tags: [c.router],
