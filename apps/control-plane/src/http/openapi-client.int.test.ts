@@ -41,8 +41,10 @@ export async function roundTrip(baseUrl: string, key: string) {
 }
 
 export function typeErrors(client: ReturnType<typeof createClient<paths>>) {
-  // @ts-expect-error: project.create has no field \`title\`
-  void client.POST('/api/project.create', { body: { name: 'x', title: 'y' } });
+  // @ts-expect-error: project.create's \`name\` is a string
+  void client.POST('/api/project.create', { body: { name: 42 } });
+  // @ts-expect-error: a project has no field \`title\`
+  void client.GET('/api/project.all').then((r) => r.data?.[0]?.title);
   // @ts-expect-error: project.remove requires \`projectId\`
   void client.POST('/api/project.remove', { body: {} });
   // @ts-expect-error: project.one is a GET operation
