@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { PrincipalCache } from './http/authenticate.js';
 import type { AllHandlers } from './http/context.js';
+import { mountApiDocs } from './http/api-docs.js';
 import { errorBody } from './http/envelope.js';
 import { mountApi } from './http/mount.js';
 import type { AuditRecorder } from './http/audit-trail.js';
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps): Hono {
     }
   });
   app.get('/api/openapi.json', (c) => c.json(deps.openApiDocument()));
+  mountApiDocs(app);
   mountApi(app, { ...deps, newRequestId });
   app.notFound((c) => {
     const requestId = newRequestId();

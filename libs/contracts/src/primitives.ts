@@ -3,6 +3,12 @@ import { z } from 'zod';
 /** `S>=1`: a string of at least one character. */
 export const NonEmpty = z.string().min(1);
 
+/**
+ * Any JSON value. Recursive, so it is registered by name: the OpenAPI document then describes
+ * it once, as the component `JsonValue`, rather than as a definition local to each operation.
+ */
+export const JsonValue = z.json().register(z.globalRegistry, { id: 'JsonValue' });
+
 /** An identifier field marked `S` in the spec (no length rule of its own). */
 export const Id = z.string();
 /** An identifier field marked `S>=1`. */

@@ -29,6 +29,47 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/organization.acceptInvitation']!.post.security).toEqual([]);
   });
 
+  it('refers only to what it holds: every $ref resolves in the document, no $defs are left in operations', () => {
+    const full = buildOpenApiDocument(version) as any;
+    const refs: string[] = [];
+    const defs: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${where}/${i}`));
+      else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref' && typeof value === 'string') refs.push(value);
+          else if (key === '$defs') defs.push(where);
+          walk(value, `${where}/${key}`);
+        }
+      }
+    };
+    walk(full, '#');
+    const resolves = (ref: string) =>
+      ref.startsWith('#/') && ref.slice(2).split('/').reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], full) !== undefined;
+    expect(defs).toEqual([]);
+    expect([...new Set(refs)].filter((ref) => !resolves(ref))).toEqual([]);
+    // The recursive schemas are named components, shared by the operations that use them.
+    expect(refs).toContain('#/components/schemas/JsonValue');
+    expect(refs).toContain('#/components/schemas/ProxyFileNode');
+  });
+
+  it('names its server, relative to where it is served, and a key for every operation that needs one', () => {
+    const full = buildOpenApiDocument(version) as any;
+    expect(full.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(full.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(allContracts.length);
+  });
+
+  it('closes input objects to fields they do not list, as the API refuses them', () => {
+    const create = doc.paths['/api/project.create']!.post.requestBody.content['application/json'].schema;
+    expect(create.additionalProperties).toBe(false);
+    // A record (labels: any key) keeps its value schema.
+    const update = doc.paths['/api/application.update']!.post.requestBody.content['application/json'].schema;
+    expect(update.additionalProperties).toBe(false);
+    expect(update.properties.labelsCluster.anyOf[0].additionalProperties).toEqual({ type: 'string' });
+  });
+
   it('speaks to a reader who never read a spec: no text of it names "the spec"', () => {
     const texts: Array<[string, string]> = [];
     const walk = (node: unknown, where: string) => {

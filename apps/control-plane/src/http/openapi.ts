@@ -7,9 +7,62 @@ const errorRef = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
-function strip(schema: JsonSchema): JsonSchema {
-  const { $schema: _ignored, ...rest } = schema;
-  return rest;
+/** Named schemas (`components/schemas`) gathered from the operations' own `$defs`. */
+type Components = Map<string, JsonSchema>;
+
+const DEFS_REF = /^#\/\$defs\/(.+)$/;
+
+function withComponentRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withComponentRefs);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string') {
+      const name = DEFS_REF.exec(value)?.[1];
+      if (value === '#' || name === undefined) throw new Error(`a schema refers to ${value}: register it by name (z.globalRegistry, id)`);
+      out.$ref = `#/components/schemas/${name}`;
+    } else out[key] = withComponentRefs(value);
+  }
+  return out;
+}
+
+/**
+ * An operation's schema for the document: zod writes the schemas it reuses or that recurse as
+ * `$defs` of the schema, referred to as `#/$defs/<id>`; in an OpenAPI document `#` is the
+ * document, so they move to `components/schemas` and the references follow. Only schemas
+ * registered by name are accepted (an anonymous `__schemaN` would be an unreadable component).
+ */
+function strip(schema: JsonSchema, components: Components): JsonSchema {
+  const { $schema: _ignored, $defs, ...rest } = schema;
+  for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
+    if (/^__schema\d+$/.test(name)) throw new Error(`an unnamed recursive schema (${name}): register it by name (z.globalRegistry, id)`);
+    const moved = withComponentRefs(def) as JsonSchema;
+    const known = components.get(name);
+    if (known && JSON.stringify(known) !== JSON.stringify(moved)) throw new Error(`two different schemas are named ${name}`);
+    components.set(name, moved);
+  }
+  return withComponentRefs(rest) as JsonSchema;
+}
+
+/**
+ * An input as the API takes it: a field that an object does not list is refused
+ * (unknown-fields.ts), so each object that lists its fields is closed to others. Not the
+ * object variants of a union of several: there a field of any of them is accepted.
+ */
+function closed(schema: JsonSchema, variant = false): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  if (schema.properties) out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, closed(v)]));
+  if (schema.items) out.items = closed(schema.items);
+  const union = (variants: JsonSchema[]) => {
+    const objects = variants.filter((v) => v.properties).length;
+    return variants.map((v) => closed(v, objects > 1));
+  };
+  if (schema.anyOf) out.anyOf = union(schema.anyOf);
+  if (schema.oneOf) out.oneOf = union(schema.oneOf);
+  if (!variant && schema.properties && schema.additionalProperties === undefined && schema.patternProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  return out;
 }
 
 function accessNote(c: Contract): string {
@@ -20,8 +73,8 @@ function accessNote(c: Contract): string {
   return parts.join(' ');
 }
 
-function operationOf(c: Contract) {
-  const input = strip(inputJsonSchema(c.input));
+function operationOf(c: Contract, components: Components) {
+  const input = closed(strip(inputJsonSchema(c.input), components));
   const op: Record<string, unknown> = {
     operationId: c.name,
     tags: [c.router],
@@ -57,7 +110,7 @@ function operationOf(c: Contract) {
   op.responses = {
     200: {
       description: 'Success',
-      content: { 'application/json': { schema: strip(outputJsonSchema(c.output)) } },
+      content: { 'application/json': { schema: strip(outputJsonSchema(c.output), components) } },
     },
     400: errorRef('BAD_REQUEST: the input failed the constraints; `issues` name the fields'),
     401: errorRef('UNAUTHORIZED: no or an unknown API key'),
@@ -72,7 +125,8 @@ function operationOf(c: Contract) {
 /** The OpenAPI 3.1 document of every contract. Deterministic: it is checked in. */
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const c of allContracts) paths[`/api/${c.name}`] = { [c.method.toLowerCase()]: operationOf(c) };
+  const components: Components = new Map();
+  for (const c of allContracts) paths[`/api/${c.name}`] = { [c.method.toLowerCase()]: operationOf(c, components) };
   return {
     openapi: '3.1.0',
     info: {
@@ -89,6 +143,9 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         'called with the wrong method, is NOT_FOUND (its message and the `Allow` header name the method). Present an API key as `x-api-key: <key>` ' +
         'or `Authorization: Bearer <key>`.',
     },
+    // The paths carry the `/api` prefix, as the server routes them: the base is the origin
+    // that serves the document (a relative URL), whichever host and port Skiff listens on.
+    servers: [{ url: '/', description: 'The Skiff that serves this document (its origin, e.g. http://localhost:3000)' }],
     tags: [...new Set(allContracts.map((c) => c.router as RouterName))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     paths,
     components: {
@@ -97,6 +154,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         bearer: { type: 'http', scheme: 'bearer' },
       },
       schemas: {
+        ...Object.fromEntries([...components].sort(([a], [b]) => a.localeCompare(b))),
         Error: {
           type: 'object',
           required: ['code', 'message', 'issues', 'requestId'],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { BackupDatabaseType, BackupType, Id, NonEmpty } from '../primitives.js';
+import { BackupDatabaseType, BackupType, Id, NonEmpty, JsonValue } from '../primitives.js';
 import { BackupRecord, METADATA_FIELD_DOC, METADATA_INPUT_DOC } from './record.js';
 
 export const create = defineContract({
@@ -43,7 +43,7 @@ export const create = defineContract({
     composeId: z.string().nullable().optional(),
     serviceName: z.string().nullable().optional(),
     includeEncryptionKey: z.boolean().optional(),
-    metadata: z.json().nullable().optional().describe(METADATA_FIELD_DOC),
+    metadata: JsonValue.nullable().optional().describe(METADATA_FIELD_DOC),
   }),
   output: BackupRecord,
   example: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BackupDatabaseType, BackupType, Timestamp } from '../primitives.js';
+import { BackupDatabaseType, BackupType, Timestamp, JsonValue } from '../primitives.js';
 
 const target = (what: string) => z.string().nullable().describe(what);
 
@@ -29,7 +29,7 @@ export const BackupRecord = z.object({
   serviceName: z.string().nullable().describe('the compose service running the database (backupType compose)'),
   userId: z.string().nullable().describe('the member the backup belongs to (its creator unless given)'),
   includeEncryptionKey: z.boolean().describe('web-server backups only: include the platform secret key'),
-  metadata: z.json().nullable().describe('as given; stored encrypted'),
+  metadata: JsonValue.nullable().describe('as given; stored encrypted'),
   createdAt: Timestamp,
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { BackupDatabaseType, Id, NonEmpty } from '../primitives.js';
+import { BackupDatabaseType, Id, NonEmpty, JsonValue } from '../primitives.js';
 import { BackupRecord, METADATA_FIELD_DOC, METADATA_INPUT_DOC } from './record.js';
 
 export const update = defineContract({
@@ -23,7 +23,7 @@ export const update = defineContract({
     database: NonEmpty,
     keepLatestCount: z.number().int().min(1).nullable(),
     serviceName: z.string().nullable(),
-    metadata: z.json().nullable().describe(METADATA_FIELD_DOC),
+    metadata: JsonValue.nullable().describe(METADATA_FIELD_DOC),
     databaseType: BackupDatabaseType,
     includeEncryptionKey: z.boolean().optional(),
   }),

@@ -60,7 +60,7 @@ const ProxyFileNodeSchema: z.ZodType<ProxyFileNode> = z.object({
   get children() {
     return z.array(ProxyFileNodeSchema).optional().describe("a directory's entries");
   },
-});
+}).register(z.globalRegistry, { id: 'ProxyFileNode' }); // recursive: one named OpenAPI component
 
 export const ProxyFileTree = z
   .array(ProxyFileNodeSchema)

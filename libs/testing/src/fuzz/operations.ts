@@ -42,9 +42,14 @@ interface OpenApiOperation {
   responses?: Record<string, { content?: Record<string, { schema: Schema }> }>;
 }
 
+type OpenApiDocument = { paths?: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, Schema> } };
+
 /** Every `/api/<operation>` of the document. */
-export function operationsOf(document: { paths?: Record<string, Record<string, OpenApiOperation>> }): FuzzOperation[] {
+export function operationsOf(document: OpenApiDocument): FuzzOperation[] {
   const out: FuzzOperation[] = [];
+  // Each schema carries the document's named schemas, so that `resolve` finds what it refers to.
+  const named = document.components?.schemas ?? {};
+  const rooted = (s: Schema): Schema => (Object.keys(named).length ? { ...s, $defs: { ...named, ...s.$defs } } : s);
   for (const [path, methods] of Object.entries(document.paths ?? {})) {
     if (!path.startsWith('/api/')) continue;
     for (const [method, op] of Object.entries(methods)) {
@@ -69,14 +74,14 @@ export function operationsOf(document: { paths?: Record<string, Record<string, O
       }
     }
   }
-  return out;
+  return out.map((o) => ({ ...o, input: rooted(o.input), output: rooted(o.output) }));
 }
 
-/** A `$ref` into the schema's own `$defs` (the only kind zod writes), resolved. */
+/** A `$ref` to a named schema (`#/$defs/x` as zod writes it, `#/components/schemas/x` in the document), resolved. */
 export function resolve(schema: Schema, root: Schema): Schema {
   let s = schema;
   for (let i = 0; s.$ref && i < 10; i++) {
-    const name = /^#\/\$defs\/(.+)$/.exec(s.$ref)?.[1];
+    const name = /^#\/(?:\$defs|components\/schemas)\/(.+)$/.exec(s.$ref)?.[1];
     const target = name === undefined ? undefined : root.$defs?.[name];
     if (!target) return {};
     s = target;
