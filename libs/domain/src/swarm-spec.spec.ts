@@ -166,7 +166,7 @@ describe('defaults', () => {
   });
 
   it('rolls out start-first with rollback on failure', () => {
-    expect(spec.UpdateConfig).toEqual({ Parallelism: 1, Order: 'start-first', FailureAction: 'rollback', Monitor: 5 * SECOND });
+    expect(spec.UpdateConfig).toEqual({ Parallelism: 1, Order: 'start-first', FailureAction: 'rollback', Monitor: SECOND / 2 });
     expect(spec.RollbackConfig).toEqual({ Parallelism: 1, Order: 'start-first', FailureAction: 'pause', Monitor: 5 * SECOND });
   });
 
@@ -193,7 +193,7 @@ describe('overrides', () => {
         rollbackConfigCluster: { Parallelism: 2, Monitor: SECOND },
       }),
     );
-    expect(spec.UpdateConfig).toEqual({ Parallelism: 3, Order: 'stop-first', FailureAction: 'rollback', Monitor: 5 * SECOND });
+    expect(spec.UpdateConfig).toEqual({ Parallelism: 3, Order: 'stop-first', FailureAction: 'rollback', Monitor: SECOND / 2 });
     expect(spec.RollbackConfig).toEqual({ Parallelism: 2, Order: 'start-first', FailureAction: 'pause', Monitor: SECOND });
   });
 

@@ -35,7 +35,7 @@ import type {
  *   published twice, is refused here rather than by the engine.
  * - Mode: `modeCluster` when set (a Replicated mode without Replicas takes `replicas`);
  *   otherwise Replicated with `replicas`.
- * - UpdateConfig / RollbackConfig: defaults below, overridden field by field by
+ * - UpdateConfig / RollbackConfig: defaults below (a 500 ms update monitor), overridden field by field by
  *   `updateConfigCluster` / `rollbackConfigCluster`. Order defaults to `start-first`, and to
  *   `stop-first` when two copies cannot run side by side (a volume, or a fixed host-mode
  *   port). Job modes get neither: the engine refuses an update config on a job.
@@ -103,8 +103,16 @@ export const DEFAULT_RESTART_POLICY: Readonly<RestartPolicyConfig> = { Condition
 
 type Order = 'start-first' | 'stop-first';
 
+/**
+ * How long a new task must run without failing before the engine counts its update done (and
+ * would roll back otherwise). A deployment is done when this window has passed (see the
+ * agent's deployments/rollout.ts), so it is short: a task that fails within it fails the
+ * deployment; one that fails later is restarted by the restart policy.
+ */
+export const DEFAULT_UPDATE_MONITOR = SECOND / 2;
+
 export function defaultUpdateConfig(order: Order): UpdateConfigSpec {
-  return { Parallelism: 1, Order: order, FailureAction: 'rollback', Monitor: 5 * SECOND };
+  return { Parallelism: 1, Order: order, FailureAction: 'rollback', Monitor: DEFAULT_UPDATE_MONITOR };
 }
 
 export function defaultRollbackConfig(order: Order): RollbackConfigSpec {

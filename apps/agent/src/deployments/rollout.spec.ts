@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceInfo, ServiceSpec, TaskInfo } from '../docker/driver.js';
 import { DEPLOYMENT_LABEL } from './deploy-spec.js';
-import { assessRollout, rolloutTarget, type RolloutTarget } from './rollout.js';
+import { assessRollout, monitorWindowMs, rolloutTarget, type RolloutTarget } from './rollout.js';
 
 const DEP = 'dep-new';
 
@@ -69,6 +69,32 @@ describe('assessRollout', () => {
     expect(assess(aService({ updateState: 'completed' }), tasks).phase).toBe('done');
   });
 
+  it('waits until each running task of this deployment has run for the monitor window', () => {
+    const startedAt = Date.parse('2026-01-01T00:00:00Z');
+    const at = (ms: number) => new Date(startedAt + ms);
+    const tasks = [aTask({ slot: 1 }), aTask({ slot: 2, updatedAt: '2026-01-01T00:00:00.300Z' })];
+    const look = (ms: number) => assessRollout({ deploymentId: DEP, target: two, service: aService(), tasks, monitorMs: 500, now: at(ms) });
+    expect(look(400)).toEqual({ phase: 'waiting', summary: '2/2 tasks running' });
+    expect(look(799).phase).toBe('waiting');
+    expect(look(800)).toEqual({ phase: 'done', summary: '2/2 tasks running' });
+  });
+
+  it('waits while a task of the previous version is still meant to run', () => {
+    const tasks = [aTask({ slot: 1 }), aTask({ slot: 2 })];
+    const old = aTask({ deployment: 'dep-old', slot: 1 });
+    expect(assess(aService(), [...tasks, old]).phase).toBe('waiting');
+    expect(assess(aService(), [...tasks, { ...old, desiredState: 'shutdown' }]).phase).toBe('done');
+  });
+
+  it('does not count the monitor window of a task that failed within it: the deployment fails', () => {
+    const now = new Date('2026-01-01T00:00:00.200Z');
+    const crashed = aTask({ state: 'failed', desiredState: 'shutdown', error: 'task: non-zero exit (3)', updatedAt: '2026-01-01T00:00:00.150Z' });
+    expect(assessRollout({ deploymentId: DEP, target: { mode: 'replicated', replicas: 1 }, service: aService(), tasks: [crashed, aTask({ slot: 1 })], monitorMs: 500, now })).toEqual({
+      phase: 'failed',
+      reason: 'task 1 failed: task: non-zero exit (3)',
+    });
+  });
+
   it("fails with the task's error when a task of this deployment fails or is rejected", () => {
     const rejected = aTask({ slot: 1, state: 'rejected', error: 'No such image: nope:1', message: 'preparing' });
     expect(assess(aService(), [rejected, aTask({ slot: 2 })])).toEqual({
@@ -121,6 +147,15 @@ describe('assessRollout', () => {
       phase: 'waiting',
       summary: '1/2 tasks complete',
     });
+  });
+});
+
+describe('monitorWindowMs', () => {
+  const spec = (UpdateConfig?: ServiceSpec['UpdateConfig']): ServiceSpec =>
+    ({ Name: 'web', Labels: {}, TaskTemplate: { ContainerSpec: { Image: 'busybox' } }, UpdateConfig }) as ServiceSpec;
+  it("reads the spec's update monitor, Skiff's 500 ms default when it has none", () => {
+    expect(monitorWindowMs(spec({ Parallelism: 1, Monitor: 2_000_000_000 }))).toBe(2000);
+    expect(monitorWindowMs(spec())).toBe(500);
   });
 });
 

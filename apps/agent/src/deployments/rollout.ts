@@ -8,8 +8,19 @@
  *   deployment (rolled back, or replaced by another deployment).
  * - Done: replicated mode, as many tasks of this version running as replicas wanted;
  *   global mode, every task of this version that should run is running; jobs, enough of
- *   them completed. And the engine's update (if any) completed: its monitor period passed.
+ *   them completed. No task of another version is still meant to run (the old ones are shut
+ *   down or shutting down), the engine's update (if any) completed, and each running task of
+ *   this version has run for the update monitor window (`UpdateConfig.Monitor`, 500 ms unless
+ *   the workload sets it). Swarm reports a task with a health check `running` only once it is
+ *   healthy, and starts the update's monitor window then.
+ *
+ * The rule, so that a deployment never says done and then fails: a task that fails within
+ * the window fails the deployment (the engine rolls an update back; a first deploy has no
+ * engine monitor, so the window is counted here from the task's last state change). After
+ * the window the engine no longer rolls back, and a task that fails later is restarted by
+ * the restart policy like any crash: the deployment stays done.
  */
+import { DEFAULT_UPDATE_MONITOR } from '@skiff/domain';
 import type { ServiceInfo, ServiceSpec, TaskInfo } from '../docker/driver.js';
 import { DEPLOYMENT_LABEL } from './deploy-spec.js';
 
@@ -23,6 +34,7 @@ export type RolloutAssessment =
   | { phase: 'failed'; reason: string };
 
 const FAILED_STATES = new Set(['failed', 'rejected']);
+const ENDED_STATES = new Set(['complete', 'shutdown', 'failed', 'rejected', 'remove', 'orphaned']);
 const UPDATE_FAILED = new Set(['paused', 'rollback_started', 'rollback_paused', 'rollback_completed']);
 
 export function rolloutTarget(spec: ServiceSpec): RolloutTarget {
@@ -33,11 +45,20 @@ export function rolloutTarget(spec: ServiceSpec): RolloutTarget {
   return { mode: 'job', completions: 1 };
 }
 
+/** The update monitor window of a spec, in milliseconds. */
+export function monitorWindowMs(spec: ServiceSpec): number {
+  const nanoseconds = spec.UpdateConfig?.Monitor ?? DEFAULT_UPDATE_MONITOR;
+  return Math.max(0, nanoseconds / 1_000_000);
+}
+
 export function assessRollout(input: {
   deploymentId: string;
   target: RolloutTarget;
   service: ServiceInfo;
   tasks: readonly TaskInfo[];
+  /** How long each new task must have run (ms); 0 when not given. */
+  monitorMs?: number;
+  now?: Date;
 }): RolloutAssessment {
   const { deploymentId, target, service } = input;
   const tasks = input.tasks.filter((t) => t.labels[DEPLOYMENT_LABEL] === deploymentId);
@@ -64,11 +85,21 @@ export function assessRollout(input: {
     const summary = `${complete}/${target.completions} tasks complete`;
     return { phase: complete >= target.completions && settled ? 'done' : 'waiting', summary };
   }
-  const running = tasks.filter((t) => t.state === 'running' && t.desiredState === 'running').length;
+  const runningTasks = tasks.filter((t) => t.state === 'running' && t.desiredState === 'running');
+  const running = runningTasks.length;
   const wanted = target.mode === 'replicated' ? target.replicas : tasks.filter((t) => t.desiredState === 'running').length;
   const enough = target.mode === 'replicated' ? running >= wanted : wanted > 0 && running >= wanted;
   const summary = `${running}/${target.mode === 'replicated' ? wanted : Math.max(wanted, 1)} tasks running`;
-  return { phase: enough && settled ? 'done' : 'waiting', summary };
+  const oldServing = input.tasks.some(
+    (t) => t.labels[DEPLOYMENT_LABEL] !== deploymentId && t.desiredState === 'running' && !ENDED_STATES.has(t.state),
+  );
+  const now = (input.now ?? new Date()).getTime();
+  const monitorMs = input.monitorMs ?? 0;
+  const watched = runningTasks.every((t) => {
+    const since = Date.parse(t.updatedAt);
+    return Number.isNaN(since) || now - since >= monitorMs;
+  });
+  return { phase: enough && settled && !oldServing && watched ? 'done' : 'waiting', summary };
 }
 
 export function taskFailure(task: TaskInfo): string {

@@ -18,9 +18,12 @@
  *    fails the deployment with the registry's reason (e.g. `unauthorized`);
  * 4. (phase `rollout`) createOrUpdateService (an update is a rolling `start-first` update with rollback), with
  *    the registry credentials, which the engine keeps for the service's later tasks;
- * 5. poll the service and its tasks until this deployment's tasks run (done), one of them
- *    fails or the engine rolls back (error, with the task's error), or the wait's deadline
- *    passes: the command's deadline, and never more than `rolloutTimeoutMs`.
+ * 5. poll the service and its tasks until this deployment's tasks run (healthy, when the
+ *    image or spec has a health check) and have run for the update monitor window, the old
+ *    ones are shutting down and the engine's update completed (done: deployments/rollout.ts
+ *    states the rule); one of them fails or the engine rolls back (error, with the task's
+ *    error); or the wait's deadline passes: the command's deadline, and never more than
+ *    `rolloutTimeoutMs`.
  *
  * Idempotent: running it again for the same deployment writes the same spec (the engine
  * starts no new tasks when nothing changed) and finds the tasks already running. So an
@@ -46,7 +49,7 @@ import { AbandonedError, pause } from '../abort/abandoned.js';
 import { type CommandContext, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
 import type { CommandJournal } from '../pipeline/journal.js';
 import { pullIfNeeded, registryAuthOf } from '../deployments/registry-pull.js';
-import { assessRollout, rolloutTarget } from '../deployments/rollout.js';
+import { assessRollout, monitorWindowMs, rolloutTarget } from '../deployments/rollout.js';
 import { undoRollout } from '../deployments/undo-rollout.js';
 
 export interface DeployApplicationDeps {
@@ -54,7 +57,7 @@ export interface DeployApplicationDeps {
   journal: CommandJournal;
   reports: Reports;
   now?: () => Date;
-  /** Between two looks at the tasks. Default 500 ms. */
+  /** Between two looks at the tasks. Default 100 ms (a rollout's done is seen this late at most). */
   pollIntervalMs?: number;
   /** Longest wait for the new version when the command allows more. Default 10 minutes. */
   rolloutTimeoutMs?: number;
@@ -70,7 +73,7 @@ export interface DeployApplicationDeps {
 
 export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHandler {
   const now = deps.now ?? (() => new Date());
-  const pollIntervalMs = deps.pollIntervalMs ?? 500;
+  const pollIntervalMs = deps.pollIntervalMs ?? 100;
   const rolloutTimeoutMs = deps.rolloutTimeoutMs ?? 10 * 60_000;
   if (deps.build) removeStaleWorkDirs(deps.build.dataDir);
 
@@ -234,6 +237,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     fail: (reason: string) => Promise<CommandOutcome>,
   ): Promise<CommandOutcome> {
     const seen = new Map<string, string>();
+    const monitorMs = monitorWindowMs(spec);
     let summary = 'no look at the tasks yet';
     for (;;) {
       if (context.signal.aborted) throw new AbandonedError();
@@ -243,7 +247,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
         const tasks = await deps.driver.serviceTasks(spec.Name);
         const lines = taskTransitions(tasks, deploymentId, seen);
         if (lines.length > 0) await events.log(...lines);
-        const assessment = assessRollout({ deploymentId, target, service, tasks });
+        const assessment = assessRollout({ deploymentId, target, service, tasks, monitorMs, now: now() });
         if (assessment.phase === 'failed') return fail(assessment.reason);
         summary = assessment.summary;
         if (assessment.phase === 'done') {

@@ -263,6 +263,26 @@ describe('the dashboard server', () => {
   });
 });
 
+/** What every reverse_proxy carries to ride over a redeploy's task swap (overTaskSwaps). */
+const OVER_SWAPS = { try_duration: '10s', try_interval: '250ms', retry_match: [{ method: ['GET', 'HEAD'] }] };
+
+describe('reverse proxy to a workload', () => {
+  it("retries a refused connection for up to 10 s, and a GET or HEAD the upstream dropped, so a redeploy's swap shows no error", () => {
+    const config = caddyConfig(input({ routes: [route()] }));
+    const handlers = findHandlers(config, 'reverse_proxy');
+    expect(handlers).toHaveLength(1);
+    expect(handlers[0]).toMatchObject({ upstreams: [{ dial: expect.any(String) }], load_balancing: OVER_SWAPS });
+  });
+});
+
+/** Every handler object named `name` anywhere in a config. */
+function findHandlers(value: unknown, name: string): Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.flatMap((v) => findHandlers(v, name));
+  if (typeof value !== 'object' || value === null) return [];
+  const own = (value as { handler?: unknown }).handler === name ? [value as Record<string, unknown>] : [];
+  return [...own, ...Object.values(value).flatMap((v) => findHandlers(v, name))];
+}
+
 describe('platform handlers', () => {
   const platform = { host: 'skiff.example.com', upstream: 'skiff:3000', https: false, certificateType: 'none' as const };
   type Handle = { handle: { routes: { handle: unknown[] }[] }[] };
@@ -272,12 +292,12 @@ describe('platform handlers', () => {
   it('run in order before the reverse proxy, copied', () => {
     const own = { handler: 'headers', response: { set: { A: ['1'] } } };
     const handlers = platformHandlers(caddyConfig(input({ platform: { ...platform, handlers: [own, { handler: 'encode' }] } })));
-    expect(handlers).toStrictEqual([own, { handler: 'encode' }, { handler: 'reverse_proxy', upstreams: [{ dial: 'skiff:3000' }] }]);
+    expect(handlers).toStrictEqual([own, { handler: 'encode' }, { handler: 'reverse_proxy', upstreams: [{ dial: 'skiff:3000' }], load_balancing: OVER_SWAPS }]);
     expect(handlers[0]).not.toBe(own);
   });
 
   it('none: only the reverse proxy', () => {
-    expect(platformHandlers(caddyConfig(input({ platform })))).toStrictEqual([{ handler: 'reverse_proxy', upstreams: [{ dial: 'skiff:3000' }] }]);
+    expect(platformHandlers(caddyConfig(input({ platform })))).toStrictEqual([{ handler: 'reverse_proxy', upstreams: [{ dial: 'skiff:3000' }], load_balancing: OVER_SWAPS }]);
   });
 
   it('refuses handlers that are not handler objects', () => {

@@ -11,7 +11,8 @@
  * - Routes: `match` with `host` and `path` matchers, `handle`, `terminal`. Handlers:
  *   `subroute` (`routes`), `authentication` (`providers.http_basic`: `accounts` of
  *   `username` + base64 of the bcrypt hash, as 2.6 expects, `hash.algorithm: bcrypt`,
- *   `realm`), `rewrite` (`strip_path_prefix`, `uri`), `reverse_proxy` (`upstreams[].dial`),
+ *   `realm`), `rewrite` (`strip_path_prefix`, `uri`), `reverse_proxy` (`upstreams[].dial`,
+ *   `load_balancing`: see overTaskSwaps),
  *   `static_response` (`status_code`, `headers`), `metrics`.
  * - `apps.tls.certificates.load_pem` (`certificate`, `key`, `tags`) and
  *   `apps.tls.automation.policies` (`subjects`, `issuers` of module `acme` with `email`, `ca`,
@@ -277,7 +278,21 @@ function middlewareHandlers(route: ProxyRoute, shared: Record<string, CaddyHandl
   return handlers;
 }
 
-const reverseProxy = (dial: string): CaddyHandler => ({ handler: 'reverse_proxy', upstreams: [{ dial }] });
+const reverseProxy = (dial: string): CaddyHandler => ({ handler: 'reverse_proxy', upstreams: [{ dial }], ...overTaskSwaps() });
+
+/**
+ * Rides over a redeploy's task swap. The upstream is a service's DNS name (dnsrr): each new
+ * connection resolves it again, and during a start-first update it names both tasks, then
+ * only the new one once the engine takes the old one out (2 s before stopping it). A
+ * connection refused (a new task not listening yet, a name not answering for a moment) is
+ * tried again every `try_interval` for up to `try_duration`, so clients wait rather than
+ * see a 502; `retry_match` also sends a GET or HEAD again when the upstream dropped it
+ * after connecting (an old task stopping mid-request). Caddy 2.6 JSON:
+ * `load_balancing.try_duration`, `try_interval`, `retry_match` (request matcher sets).
+ */
+function overTaskSwaps(): { load_balancing: Record<string, unknown> } {
+  return { load_balancing: { try_duration: '10s', try_interval: '250ms', retry_match: [{ method: ['GET', 'HEAD'] }] } };
+}
 
 const redirect = (httpsPort: number): CaddyHandler => ({
   handler: 'static_response',
