@@ -467,3 +467,100 @@ describe('caddyConfig refuses invalid input, naming the domain', () => {
     expect(() => caddyConfig(input({}, { adminSocket: '' }))).toThrow(CaddyConfigError);
   });
 });
+
+describe('hosts sharing a handler chain share one route', () => {
+  type Route = { match?: { host?: string[]; path?: string[] }[]; handle: { handler: string; routes?: Route[] }[]; terminal?: boolean };
+  const serverOf = (config: Record<string, unknown>, name: string) =>
+    (config.apps as { http: { servers: Record<string, { routes: Route[] }> } }).http.servers[name]!.routes;
+  const hostsOf = (routes: Route[]) => routes.map((r) => r.match?.[0]?.host ?? null);
+  const notFound = { handle: [{ handler: 'static_response', status_code: 404 }], terminal: true };
+
+  it('puts the hosts of one upstream and chain in one host matcher, whatever their order', () => {
+    const routes = ['c.example.com', 'a.example.com', 'b.example.com'].map((host) => route({ host }));
+    const http = serverOf(caddyConfig(input({ routes })), 'http');
+    expect(http).toStrictEqual([
+      {
+        match: [{ host: ['a.example.com', 'b.example.com', 'c.example.com'] }],
+        handle: [{ handler: 'subroute', routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: 'shop-web-a1b2c3:3000' }] }] }] }],
+        terminal: true,
+      },
+      notFound,
+    ]);
+  });
+
+  it('keeps different upstreams, ports, basic auth, middlewares and paths apart', () => {
+    const routes = [
+      route({ host: 'a.example.com' }),
+      route({ host: 'b.example.com', upstream: 'other-d4e5f6' }),
+      route({ host: 'c.example.com', port: 8080 }),
+      route({ host: 'd.example.com', basicAuth: [ALICE] }),
+      route({ host: 'e.example.com', middlewares: ['h'] }),
+      route({ host: 'f.example.com', path: '/api' }),
+      route({ host: 'g.example.com', internalPath: '/v2' }),
+      route({ host: 'h.example.com' }),
+      route({ host: 'i.example.com', basicAuth: [ALICE] }),
+    ];
+    const http = serverOf(caddyConfig(input({ routes, middlewares: { h: [{ handler: 'headers' }] } })), 'http');
+    expect(hostsOf(http)).toEqual([
+      ['a.example.com', 'h.example.com'],
+      ['b.example.com'],
+      ['c.example.com'],
+      ['d.example.com', 'i.example.com'],
+      ['e.example.com'],
+      ['f.example.com'],
+      ['g.example.com'],
+      null,
+    ]);
+  });
+
+  it('groups hosts with the same paths, keeping the longest path first and 404 without /', () => {
+    const paths = (host: string) => [
+      route({ host, path: '/api', upstream: 'api-222222' }),
+      route({ host, path: '/', upstream: 'front-111111' }),
+      route({ host, path: '/api/v2', upstream: 'api2-333333' }),
+    ];
+    const routes = [
+      ...paths('y.example.com'),
+      ...paths('x.example.com'),
+      route({ host: 'z.example.com', path: '/api', upstream: 'api-222222' }),
+      route({ host: 'w.example.com', path: '/api', upstream: 'api-222222' }),
+    ];
+    const http = serverOf(caddyConfig(input({ routes })), 'http');
+    expect(hostsOf(http)).toEqual([['w.example.com', 'z.example.com'], ['x.example.com', 'y.example.com'], null]);
+    const dial = (r: Route) => (r.handle[0] as unknown as { upstreams?: { dial: string }[]; status_code?: number }).upstreams?.[0]?.dial ?? 404;
+    const inner = (r: Route) => r.handle[0]!.routes!.map((p) => [p.match?.[0]?.path?.[0] ?? '/', dial(p)]);
+    expect(inner(http[0]!)).toEqual([['/api', 'api-222222:3000'], ['/', 404]]);
+    expect(inner(http[1]!)).toEqual([['/api/v2', 'api2-333333:3000'], ['/api', 'api-222222:3000'], ['/', 'front-111111:3000']]);
+  });
+
+  it('puts exact hosts before wildcards, even with the same chain', () => {
+    const routes = [route({ host: '*.apps.example.com' }), route({ host: 'zz.apps.example.com' }), route({ host: '*.example.org' }), route({ host: 'a.example.com' })];
+    expect(hostsOf(serverOf(caddyConfig(input({ routes })), 'http'))).toEqual([
+      ['a.example.com', 'zz.apps.example.com'],
+      ['*.apps.example.com', '*.example.org'],
+      null,
+    ]);
+  });
+
+  it('groups the redirects of HTTPS hosts on the HTTP server and their routes by chain on the HTTPS server', () => {
+    const routes = [
+      route({ host: 'a.example.com', ...acme }),
+      route({ host: 'b.example.com', ...acme, upstream: 'other-d4e5f6' }),
+      route({ host: 'c.example.com' }),
+    ];
+    const config = caddyConfig(input({ routes }, { issuer: { module: 'internal' } }));
+    const http = serverOf(config, 'http');
+    expect(hostsOf(http)).toEqual([['a.example.com', 'b.example.com'], ['c.example.com'], null]);
+    expect(http[0]!.handle[0]!.routes![0]!.handle[0]!.handler).toBe('static_response');
+    expect(hostsOf(serverOf(config, 'https'))).toEqual([['a.example.com'], ['b.example.com'], null]);
+  });
+
+  it('keeps 1000 domains of a few chains to a few routes', () => {
+    const routes = Array.from({ length: 1000 }, (_, i) =>
+      route({ host: `site-${i}.example.com`, path: i % 5 === 1 ? '/api' : '/', stripPath: i % 5 === 1, basicAuth: i % 10 === 3 ? [ALICE, BOB] : [] }),
+    );
+    const http = serverOf(caddyConfig(input({ routes })), 'http');
+    expect(http).toHaveLength(4);
+    expect(hostsOf(http).slice(0, 3).map((h) => h!.length).sort((a, b) => a - b)).toEqual([100, 200, 700]);
+  });
+});

@@ -22,27 +22,50 @@ export interface Entry {
 
 const notFound = (): CaddyHandler => ({ handler: 'static_response', status_code: 404 });
 
-/** Routes of one server: one terminal route per host, a subroute over its paths, then 404. */
+/**
+ * Routes of one server. A host's paths make a subroute (longest path first; 404 unless `/` is
+ * routed). Hosts whose subroutes are identical share one terminal route listing them all in
+ * its host matcher: Caddy tries routes one by one, but finds an exact host in a list of more
+ * than 100 by binary search, so domains sharing a handler chain cost one route, not one each.
+ * Exact-host routes come before wildcard ones (a request for a.example.com matches both; two
+ * exact hosts, or two `*.` wildcards, never match one request), then 404.
+ */
 export function serverRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
   const hosts = new Map<string, Entry[]>();
   for (const e of entries) hosts.set(e.host, [...(hosts.get(e.host) ?? []), e]);
-  const routes: Json[] = [...hosts.keys()].sort(hostOrder).map((host) => {
-    const paths = hosts.get(host)!.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
-    const inner: Json[] = paths.map((e) => {
-      const route: Json = {};
-      if (e.path !== '/') route.match = [{ path: [e.path, `${e.path}/*`] }];
-      route.handle = handle(e);
-      return route;
-    });
-    if (paths[paths.length - 1]!.path !== '/') inner.push({ handle: [notFound()] });
-    return { match: [{ host: [host] }], handle: [{ handler: 'subroute', routes: inner }], terminal: true };
-  });
+  const groups = new Map<string, { hosts: string[]; routes: Json[] }>();
+  for (const host of [...hosts.keys()].sort(hostOrder)) {
+    const routes = pathRoutes(hosts.get(host)!, handle);
+    const key = `${isWildcard(host)} ${JSON.stringify(routes)}`;
+    const group = groups.get(key);
+    if (group) group.hosts.push(host);
+    else groups.set(key, { hosts: [host], routes });
+  }
+  const routes: Json[] = [...groups.values()].map((g) => ({
+    match: [{ host: g.hosts }],
+    handle: [{ handler: 'subroute', routes: g.routes }],
+    terminal: true,
+  }));
   routes.push({ handle: [notFound()], terminal: true });
   return routes;
 }
 
+function pathRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
+  const paths = entries.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
+  const routes: Json[] = paths.map((e) => {
+    const route: Json = {};
+    if (e.path !== '/') route.match = [{ path: [e.path, `${e.path}/*`] }];
+    route.handle = handle(e);
+    return route;
+  });
+  if (paths[paths.length - 1]!.path !== '/') routes.push({ handle: [notFound()] });
+  return routes;
+}
+
+const isWildcard = (host: string) => host.startsWith('*.');
+
 /** Exact hosts before wildcards (a request for a.example.com matches both), then by name. */
-const hostOrder = (a: string, b: string) => Number(a.startsWith('*.')) - Number(b.startsWith('*.')) || compare(a, b);
+const hostOrder = (a: string, b: string) => Number(isWildcard(a)) - Number(isWildcard(b)) || compare(a, b);
 
 export function tlsServer(listenPort: number, entries: Entry[]): Json {
   const custom = new Map<string, Set<string>>();
