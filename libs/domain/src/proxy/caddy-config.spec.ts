@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CaddyConfigError, caddyConfig, mergeGlobalOptions } from './caddy-config.js';
 import type { ProxyRoute, ServerProxyInput } from './caddy-input.js';
+import { FANOUT } from './caddy-servers.js';
 import { ALICE, BOB, TEST_CERTIFICATE } from './test-fixtures.js';
 
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden', 'caddy-config');
@@ -196,6 +197,12 @@ describe('caddyConfig golden files', () => {
       ],
     });
     expect(JSON.stringify(routes.at(-1))).not.toContain('X-Used');
+  });
+
+  it('more handler chains than fit one level, nested', () => {
+    const routes = Array.from({ length: FANOUT + 4 }, (_, i) => route({ host: `app-${i}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    routes.push(route({ host: '*.apps.example.com', upstream: 'tenant-555555' }));
+    expectGolden('nested-hosts', caddyConfig(input({ routes })));
   });
 
   it('no domains at all', () => {
@@ -562,5 +569,67 @@ describe('hosts sharing a handler chain share one route', () => {
     const http = serverOf(caddyConfig(input({ routes })), 'http');
     expect(http).toHaveLength(4);
     expect(hostsOf(http).slice(0, 3).map((h) => h!.length).sort((a, b) => a - b)).toEqual([100, 200, 700]);
+  });
+});
+
+describe('many handler chains are nested', () => {
+  type Route = { match?: { host?: string[]; path?: string[] }[]; handle: { handler: string; routes?: Route[]; upstreams?: { dial: string }[]; status_code?: number }[] };
+  const httpRoutes = (config: Record<string, unknown>) => (config.apps as { http: { servers: { http: { routes: Route[] } } } }).http.servers.http.routes;
+  const hostMatches = (pattern: string, host: string) =>
+    pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1)) && !host.slice(0, -pattern.length + 1).includes('.'));
+
+  /** What Caddy does with a request for `/` on `host`: the first route that matches, down through subroutes; and how many routes it tried. */
+  function serve(routes: Route[], host: string): { answer: string | number; tried: number } {
+    let tried = 0;
+    for (const r of routes) {
+      tried += 1;
+      const m = r.match?.[0];
+      if (m?.path || (m?.host && !m.host.some((p) => hostMatches(p, host)))) continue;
+      const h = r.handle[0]!;
+      if (h.handler !== 'subroute') return { answer: h.upstreams?.[0]?.dial ?? h.status_code!, tried };
+      const inner = serve(h.routes!, host);
+      return { answer: inner.answer, tried: tried + inner.tried };
+    }
+    return { answer: 'nothing', tried };
+  }
+
+  it('routes every host of 1000 to its own upstream, trying a few dozen routes instead of 1000', () => {
+    const routes = Array.from({ length: 1000 }, (_, i) => route({ host: `app-${i}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    routes.push(route({ host: '*.example.org', upstream: 'tenant-555555' }), route({ host: 'www.example.org', upstream: 'www-666666' }));
+    const http = httpRoutes(caddyConfig(input({ routes })));
+    expect(http.length).toBeLessThanOrEqual(FANOUT + 2);
+    expect(http.slice(0, -2).every((r) => r.match![0]!.host!.length > 100)).toBe(true);
+    let most = 0;
+    for (let i = 0; i < 1000; i++) {
+      const { answer, tried } = serve(http, `app-${i}.example.com`);
+      expect(answer).toBe(`app-${i}-a1b2c3:3000`);
+      most = Math.max(most, tried);
+    }
+    expect(most).toBeLessThanOrEqual(4 * FANOUT);
+    expect(serve(http, 'www.example.org').answer).toBe('www-666666:3000');
+    expect(serve(http, 'other.example.org').answer).toBe('tenant-555555:3000');
+    expect(serve(http, 'app-1.example.com.evil.test').answer).toBe(404);
+    expect(serve(http, 'unknown.example.com').answer).toBe(404);
+  });
+
+  it('lists each host once per level, sorted, with no host in two routes of a level', () => {
+    const routes = Array.from({ length: 100 }, (_, i) => route({ host: `app-${String(i).padStart(3, '0')}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    const check = (level: Route[]) => {
+      const hosts = level.flatMap((r) => r.match?.[0]?.host ?? []);
+      expect(new Set(hosts).size).toBe(hosts.length);
+      for (const r of level) {
+        const own = r.match?.[0]?.host;
+        if (!own) continue;
+        expect(own).toEqual([...own].sort());
+        const inner = r.handle[0]!.routes!;
+        if (inner[0]?.match?.[0]?.host) {
+          expect(inner.flatMap((x) => x.match![0]!.host!).sort()).toEqual(own);
+          check(inner);
+        }
+      }
+    };
+    const http = httpRoutes(caddyConfig(input({ routes })));
+    expect(http.flatMap((r) => r.match?.[0]?.host ?? [])).toHaveLength(100);
+    check(http);
   });
 });

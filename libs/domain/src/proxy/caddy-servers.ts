@@ -24,9 +24,11 @@ const notFound = (): CaddyHandler => ({ handler: 'static_response', status_code:
 
 /**
  * Routes of one server. A host's paths make a subroute (longest path first; 404 unless `/` is
- * routed). Hosts whose subroutes are identical share one terminal route listing them all in
- * its host matcher: Caddy tries routes one by one, but finds an exact host in a list of more
- * than 100 by binary search, so domains sharing a handler chain cost one route, not one each.
+ * routed). Caddy tries routes one by one, so hosts whose subroutes are identical share one
+ * terminal route listing them all in its host matcher (an exact host in a list of more than
+ * 100 is found by binary search). When more than FANOUT such routes remain, they are nested:
+ * FANOUT routes each matching the hosts of a slice of them, with that slice as a subroute,
+ * and so on, so a request tries about FANOUT routes per level instead of one per domain.
  * Exact-host routes come before wildcard ones (a request for a.example.com matches both; two
  * exact hosts, or two `*.` wildcards, never match one request), then 404.
  */
@@ -41,14 +43,32 @@ export function serverRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandle
     if (group) group.hosts.push(host);
     else groups.set(key, { hosts: [host], routes });
   }
-  const routes: Json[] = [...groups.values()].map((g) => ({
-    match: [{ host: g.hosts }],
-    handle: [{ handler: 'subroute', routes: g.routes }],
-    terminal: true,
-  }));
+  const all = [...groups.values()];
+  const exact = all.filter((g) => !isWildcard(g.hosts[0]!));
+  const wildcard = all.filter((g) => isWildcard(g.hosts[0]!));
+  const routes = [...nested(exact), ...wildcard].map((g) => hostRoute(g.hosts, g.routes));
   routes.push({ handle: [notFound()], terminal: true });
   return routes;
 }
+
+/** Routes per level of the nesting: a request tries at most this many before going down one. */
+export const FANOUT = 8;
+
+type HostRoutes = { hosts: string[]; routes: Json[] };
+
+function nested(groups: HostRoutes[]): HostRoutes[] {
+  if (groups.length <= FANOUT) return groups;
+  const size = Math.ceil(groups.length / FANOUT);
+  const slices: HostRoutes[] = [];
+  for (let i = 0; i < groups.length; i += size) {
+    const slice = groups.slice(i, i + size);
+    if (slice.length === 1) slices.push(slice[0]!);
+    else slices.push({ hosts: slice.flatMap((g) => g.hosts).sort(compare), routes: nested(slice).map((g) => hostRoute(g.hosts, g.routes)) });
+  }
+  return slices;
+}
+
+const hostRoute = (hosts: string[], routes: Json[]): Json => ({ match: [{ host: hosts }], handle: [{ handler: 'subroute', routes }], terminal: true });
 
 function pathRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
   const paths = entries.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
