@@ -62,13 +62,21 @@ function nested(groups: HostRoutes[]): HostRoutes[] {
   const slices: HostRoutes[] = [];
   for (let i = 0; i < groups.length; i += size) {
     const slice = groups.slice(i, i + size);
-    if (slice.length === 1) slices.push(slice[0]!);
-    else slices.push({ hosts: slice.flatMap((g) => g.hosts).sort(compare), routes: nested(slice).map((g) => hostRoute(g.hosts, g.routes)) });
+    if (slice.length === 1) {
+      slices.push(slice[0]!);
+      continue;
+    }
+    const hosts = slice.flatMap((g) => g.hosts).sort(compare);
+    slices.push({ hosts, routes: nested(slice).map((g) => hostRoute(g.hosts, g.routes)) });
   }
   return slices;
 }
 
-const hostRoute = (hosts: string[], routes: Json[]): Json => ({ match: [{ host: hosts }], handle: [{ handler: 'subroute', routes }], terminal: true });
+const hostRoute = (hosts: string[], routes: Json[]): Json => ({
+  match: [{ host: hosts }],
+  handle: [{ handler: 'subroute', routes }],
+  terminal: true,
+});
 
 function pathRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
   const paths = entries.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
