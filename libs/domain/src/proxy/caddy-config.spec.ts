@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CaddyConfigError, caddyConfig, mergeGlobalOptions } from './caddy-config.js';
 import type { ProxyRoute, ServerProxyInput } from './caddy-input.js';
+import { FANOUT } from './caddy-servers.js';
 import { ALICE, BOB, TEST_CERTIFICATE } from './test-fixtures.js';
 
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden', 'caddy-config');
@@ -196,6 +197,12 @@ describe('caddyConfig golden files', () => {
       ],
     });
     expect(JSON.stringify(routes.at(-1))).not.toContain('X-Used');
+  });
+
+  it('more handler chains than fit one level, nested', () => {
+    const routes = Array.from({ length: FANOUT + 4 }, (_, i) => route({ host: `app-${i}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    routes.push(route({ host: '*.apps.example.com', upstream: 'tenant-555555' }));
+    expectGolden('nested-hosts', caddyConfig(input({ routes })));
   });
 
   it('no domains at all', () => {
@@ -485,5 +492,164 @@ describe('caddyConfig refuses invalid input, naming the domain', () => {
 
   it('throws CaddyConfigError', () => {
     expect(() => caddyConfig(input({}, { adminSocket: '' }))).toThrow(CaddyConfigError);
+  });
+});
+
+describe('hosts sharing a handler chain share one route', () => {
+  type Route = { match?: { host?: string[]; path?: string[] }[]; handle: { handler: string; routes?: Route[] }[]; terminal?: boolean };
+  const serverOf = (config: Record<string, unknown>, name: string) =>
+    (config.apps as { http: { servers: Record<string, { routes: Route[] }> } }).http.servers[name]!.routes;
+  const hostsOf = (routes: Route[]) => routes.map((r) => r.match?.[0]?.host ?? null);
+  const notFound = { handle: [{ handler: 'static_response', status_code: 404 }], terminal: true };
+
+  it('puts the hosts of one upstream and chain in one host matcher, whatever their order', () => {
+    const routes = ['c.example.com', 'a.example.com', 'b.example.com'].map((host) => route({ host }));
+    const http = serverOf(caddyConfig(input({ routes })), 'http');
+    expect(http).toStrictEqual([
+      {
+        match: [{ host: ['a.example.com', 'b.example.com', 'c.example.com'] }],
+        handle: [{ handler: 'subroute', routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: 'shop-web-a1b2c3:3000' }] }] }] }],
+        terminal: true,
+      },
+      notFound,
+    ]);
+  });
+
+  it('keeps different upstreams, ports, basic auth, middlewares and paths apart', () => {
+    const routes = [
+      route({ host: 'a.example.com' }),
+      route({ host: 'b.example.com', upstream: 'other-d4e5f6' }),
+      route({ host: 'c.example.com', port: 8080 }),
+      route({ host: 'd.example.com', basicAuth: [ALICE] }),
+      route({ host: 'e.example.com', middlewares: ['h'] }),
+      route({ host: 'f.example.com', path: '/api' }),
+      route({ host: 'g.example.com', internalPath: '/v2' }),
+      route({ host: 'h.example.com' }),
+      route({ host: 'i.example.com', basicAuth: [ALICE] }),
+    ];
+    const http = serverOf(caddyConfig(input({ routes, middlewares: { h: [{ handler: 'headers' }] } })), 'http');
+    expect(hostsOf(http)).toEqual([
+      ['a.example.com', 'h.example.com'],
+      ['b.example.com'],
+      ['c.example.com'],
+      ['d.example.com', 'i.example.com'],
+      ['e.example.com'],
+      ['f.example.com'],
+      ['g.example.com'],
+      null,
+    ]);
+  });
+
+  it('groups hosts with the same paths, keeping the longest path first and 404 without /', () => {
+    const paths = (host: string) => [
+      route({ host, path: '/api', upstream: 'api-222222' }),
+      route({ host, path: '/', upstream: 'front-111111' }),
+      route({ host, path: '/api/v2', upstream: 'api2-333333' }),
+    ];
+    const routes = [
+      ...paths('y.example.com'),
+      ...paths('x.example.com'),
+      route({ host: 'z.example.com', path: '/api', upstream: 'api-222222' }),
+      route({ host: 'w.example.com', path: '/api', upstream: 'api-222222' }),
+    ];
+    const http = serverOf(caddyConfig(input({ routes })), 'http');
+    expect(hostsOf(http)).toEqual([['w.example.com', 'z.example.com'], ['x.example.com', 'y.example.com'], null]);
+    const dial = (r: Route) => (r.handle[0] as unknown as { upstreams?: { dial: string }[]; status_code?: number }).upstreams?.[0]?.dial ?? 404;
+    const inner = (r: Route) => r.handle[0]!.routes!.map((p) => [p.match?.[0]?.path?.[0] ?? '/', dial(p)]);
+    expect(inner(http[0]!)).toEqual([['/api', 'api-222222:3000'], ['/', 404]]);
+    expect(inner(http[1]!)).toEqual([['/api/v2', 'api2-333333:3000'], ['/api', 'api-222222:3000'], ['/', 'front-111111:3000']]);
+  });
+
+  it('puts exact hosts before wildcards, even with the same chain', () => {
+    const routes = [route({ host: '*.apps.example.com' }), route({ host: 'zz.apps.example.com' }), route({ host: '*.example.org' }), route({ host: 'a.example.com' })];
+    expect(hostsOf(serverOf(caddyConfig(input({ routes })), 'http'))).toEqual([
+      ['a.example.com', 'zz.apps.example.com'],
+      ['*.apps.example.com', '*.example.org'],
+      null,
+    ]);
+  });
+
+  it('groups the redirects of HTTPS hosts on the HTTP server and their routes by chain on the HTTPS server', () => {
+    const routes = [
+      route({ host: 'a.example.com', ...acme }),
+      route({ host: 'b.example.com', ...acme, upstream: 'other-d4e5f6' }),
+      route({ host: 'c.example.com' }),
+    ];
+    const config = caddyConfig(input({ routes }, { issuer: { module: 'internal' } }));
+    const http = serverOf(config, 'http');
+    expect(hostsOf(http)).toEqual([['a.example.com', 'b.example.com'], ['c.example.com'], null]);
+    expect(http[0]!.handle[0]!.routes![0]!.handle[0]!.handler).toBe('static_response');
+    expect(hostsOf(serverOf(config, 'https'))).toEqual([['a.example.com'], ['b.example.com'], null]);
+  });
+
+  it('keeps 1000 domains of a few chains to a few routes', () => {
+    const routes = Array.from({ length: 1000 }, (_, i) =>
+      route({ host: `site-${i}.example.com`, path: i % 5 === 1 ? '/api' : '/', stripPath: i % 5 === 1, basicAuth: i % 10 === 3 ? [ALICE, BOB] : [] }),
+    );
+    const http = serverOf(caddyConfig(input({ routes })), 'http');
+    expect(http).toHaveLength(4);
+    expect(hostsOf(http).slice(0, 3).map((h) => h!.length).sort((a, b) => a - b)).toEqual([100, 200, 700]);
+  });
+});
+
+describe('many handler chains are nested', () => {
+  type Route = { match?: { host?: string[]; path?: string[] }[]; handle: { handler: string; routes?: Route[]; upstreams?: { dial: string }[]; status_code?: number }[] };
+  const httpRoutes = (config: Record<string, unknown>) => (config.apps as { http: { servers: { http: { routes: Route[] } } } }).http.servers.http.routes;
+  const hostMatches = (pattern: string, host: string) =>
+    pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1)) && !host.slice(0, -pattern.length + 1).includes('.'));
+
+  /** What Caddy does with a request for `/` on `host`: the first route that matches, down through subroutes; and how many routes it tried. */
+  function serve(routes: Route[], host: string): { answer: string | number; tried: number } {
+    let tried = 0;
+    for (const r of routes) {
+      tried += 1;
+      const m = r.match?.[0];
+      if (m?.path || (m?.host && !m.host.some((p) => hostMatches(p, host)))) continue;
+      const h = r.handle[0]!;
+      if (h.handler !== 'subroute') return { answer: h.upstreams?.[0]?.dial ?? h.status_code!, tried };
+      const inner = serve(h.routes!, host);
+      return { answer: inner.answer, tried: tried + inner.tried };
+    }
+    return { answer: 'nothing', tried };
+  }
+
+  it('routes every host of 1000 to its own upstream, trying a few dozen routes instead of 1000', () => {
+    const routes = Array.from({ length: 1000 }, (_, i) => route({ host: `app-${i}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    routes.push(route({ host: '*.example.org', upstream: 'tenant-555555' }), route({ host: 'www.example.org', upstream: 'www-666666' }));
+    const http = httpRoutes(caddyConfig(input({ routes })));
+    expect(http.length).toBeLessThanOrEqual(FANOUT + 2);
+    expect(http.slice(0, -2).every((r) => r.match![0]!.host!.length > 100)).toBe(true);
+    let most = 0;
+    for (let i = 0; i < 1000; i++) {
+      const { answer, tried } = serve(http, `app-${i}.example.com`);
+      expect(answer).toBe(`app-${i}-a1b2c3:3000`);
+      most = Math.max(most, tried);
+    }
+    expect(most).toBeLessThanOrEqual(4 * FANOUT);
+    expect(serve(http, 'www.example.org').answer).toBe('www-666666:3000');
+    expect(serve(http, 'other.example.org').answer).toBe('tenant-555555:3000');
+    expect(serve(http, 'app-1.example.com.evil.test').answer).toBe(404);
+    expect(serve(http, 'unknown.example.com').answer).toBe(404);
+  });
+
+  it('lists each host once per level, sorted, with no host in two routes of a level', () => {
+    const routes = Array.from({ length: 100 }, (_, i) => route({ host: `app-${String(i).padStart(3, '0')}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    const check = (level: Route[]) => {
+      const hosts = level.flatMap((r) => r.match?.[0]?.host ?? []);
+      expect(new Set(hosts).size).toBe(hosts.length);
+      for (const r of level) {
+        const own = r.match?.[0]?.host;
+        if (!own) continue;
+        expect(own).toEqual([...own].sort());
+        const inner = r.handle[0]!.routes!;
+        if (inner[0]?.match?.[0]?.host) {
+          expect(inner.flatMap((x) => x.match![0]!.host!).sort()).toEqual(own);
+          check(inner);
+        }
+      }
+    };
+    const http = httpRoutes(caddyConfig(input({ routes })));
+    expect(http.flatMap((r) => r.match?.[0]?.host ?? [])).toHaveLength(100);
+    check(http);
   });
 });

@@ -18,7 +18,8 @@
  *   `apps.tls.automation.policies` (`subjects`, `issuers` of module `acme` with `email`, `ca`,
  *   or `internal`).
  *
- * Layout: server `http` listens on the HTTP port and serves plain-HTTP routes and the
+ * Layout (the routes of each server: caddy-servers.ts, hosts sharing a handler chain share a
+ * route): server `http` listens on the HTTP port and serves plain-HTTP routes and the
  * explicit 308 redirects of HTTPS routes (its automatic HTTPS is off; Caddy still answers
  * ACME HTTP challenges there before any route). Server `https` holds the HTTPS routes; its
  * automatic HTTPS manages the `acme` hosts (by the automation policies) and adds no redirects

@@ -22,27 +22,78 @@ export interface Entry {
 
 const notFound = (): CaddyHandler => ({ handler: 'static_response', status_code: 404 });
 
-/** Routes of one server: one terminal route per host, a subroute over its paths, then 404. */
+/**
+ * Routes of one server. A host's paths make a subroute (longest path first; 404 unless `/` is
+ * routed). Caddy tries routes one by one, so hosts whose subroutes are identical share one
+ * terminal route listing them all in its host matcher (an exact host in a list of more than
+ * 100 is found by binary search). When more than FANOUT such routes remain, they are nested:
+ * FANOUT routes each matching the hosts of a slice of them, with that slice as a subroute,
+ * and so on, so a request tries about FANOUT routes per level instead of one per domain.
+ * Exact-host routes come before wildcard ones (a request for a.example.com matches both; two
+ * exact hosts, or two `*.` wildcards, never match one request), then 404.
+ */
 export function serverRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
   const hosts = new Map<string, Entry[]>();
   for (const e of entries) hosts.set(e.host, [...(hosts.get(e.host) ?? []), e]);
-  const routes: Json[] = [...hosts.keys()].sort(hostOrder).map((host) => {
-    const paths = hosts.get(host)!.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
-    const inner: Json[] = paths.map((e) => {
-      const route: Json = {};
-      if (e.path !== '/') route.match = [{ path: [e.path, `${e.path}/*`] }];
-      route.handle = handle(e);
-      return route;
-    });
-    if (paths[paths.length - 1]!.path !== '/') inner.push({ handle: [notFound()] });
-    return { match: [{ host: [host] }], handle: [{ handler: 'subroute', routes: inner }], terminal: true };
-  });
+  const groups = new Map<string, { hosts: string[]; routes: Json[] }>();
+  for (const host of [...hosts.keys()].sort(hostOrder)) {
+    const routes = pathRoutes(hosts.get(host)!, handle);
+    const key = `${isWildcard(host)} ${JSON.stringify(routes)}`;
+    const group = groups.get(key);
+    if (group) group.hosts.push(host);
+    else groups.set(key, { hosts: [host], routes });
+  }
+  const all = [...groups.values()];
+  const exact = all.filter((g) => !isWildcard(g.hosts[0]!));
+  const wildcard = all.filter((g) => isWildcard(g.hosts[0]!));
+  const routes = [...nested(exact), ...wildcard].map((g) => hostRoute(g.hosts, g.routes));
   routes.push({ handle: [notFound()], terminal: true });
   return routes;
 }
 
+/** Routes per level of the nesting: a request tries at most this many before going down one. */
+export const FANOUT = 8;
+
+type HostRoutes = { hosts: string[]; routes: Json[] };
+
+function nested(groups: HostRoutes[]): HostRoutes[] {
+  if (groups.length <= FANOUT) return groups;
+  const size = Math.ceil(groups.length / FANOUT);
+  const slices: HostRoutes[] = [];
+  for (let i = 0; i < groups.length; i += size) {
+    const slice = groups.slice(i, i + size);
+    if (slice.length === 1) {
+      slices.push(slice[0]!);
+      continue;
+    }
+    const hosts = slice.flatMap((g) => g.hosts).sort(compare);
+    slices.push({ hosts, routes: nested(slice).map((g) => hostRoute(g.hosts, g.routes)) });
+  }
+  return slices;
+}
+
+const hostRoute = (hosts: string[], routes: Json[]): Json => ({
+  match: [{ host: hosts }],
+  handle: [{ handler: 'subroute', routes }],
+  terminal: true,
+});
+
+function pathRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
+  const paths = entries.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
+  const routes: Json[] = paths.map((e) => {
+    const route: Json = {};
+    if (e.path !== '/') route.match = [{ path: [e.path, `${e.path}/*`] }];
+    route.handle = handle(e);
+    return route;
+  });
+  if (paths[paths.length - 1]!.path !== '/') routes.push({ handle: [notFound()] });
+  return routes;
+}
+
+const isWildcard = (host: string) => host.startsWith('*.');
+
 /** Exact hosts before wildcards (a request for a.example.com matches both), then by name. */
-const hostOrder = (a: string, b: string) => Number(a.startsWith('*.')) - Number(b.startsWith('*.')) || compare(a, b);
+const hostOrder = (a: string, b: string) => Number(isWildcard(a)) - Number(isWildcard(b)) || compare(a, b);
 
 export function tlsServer(listenPort: number, entries: Entry[]): Json {
   const custom = new Map<string, Set<string>>();
