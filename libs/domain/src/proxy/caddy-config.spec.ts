@@ -496,6 +496,7 @@ describe('caddyConfig refuses invalid input, naming the domain', () => {
 });
 
 describe('hosts sharing a handler chain share one route', () => {
+  const overTaskSwapsOptions = { load_balancing: { try_duration: '10s', try_interval: '250ms', retry_match: [{ method: ['GET', 'HEAD'] }] } };
   type Route = { match?: { host?: string[]; path?: string[] }[]; handle: { handler: string; routes?: Route[] }[]; terminal?: boolean };
   const serverOf = (config: Record<string, unknown>, name: string) =>
     (config.apps as { http: { servers: Record<string, { routes: Route[] }> } }).http.servers[name]!.routes;
@@ -508,7 +509,7 @@ describe('hosts sharing a handler chain share one route', () => {
     expect(http).toStrictEqual([
       {
         match: [{ host: ['a.example.com', 'b.example.com', 'c.example.com'] }],
-        handle: [{ handler: 'subroute', routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: 'shop-web-a1b2c3:3000' }] }] }] }],
+        handle: [{ handler: 'subroute', routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: 'shop-web-a1b2c3:3000' }], ...overTaskSwapsOptions }] }] }],
         terminal: true,
       },
       notFound,
