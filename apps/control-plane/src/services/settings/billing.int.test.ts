@@ -307,10 +307,55 @@ describe('billing with a payment provider (Stripe API shape)', () => {
     expect((await allowance()).maxServers).toBe(4);
   });
 
+  it("never moves a customer to another organization; events about no organization here change nothing", async () => {
+    const other = await t.call('organization.create', { name: 'Billing thief' });
+    const otherKey = t.watch.secret((await t.call('user.createApiKey', { name: 'x', metadata: { organizationId: other.body.organizationId } })).body.key);
+    const before = (await stored()).accounts;
+    const moved = await deliver(
+      event('checkout.session.completed', { id: 'cs_x', object: 'checkout.session', client_reference_id: other.body.organizationId, customer: 'cus_skiff_1' }),
+    );
+    expect(moved.body.applied).toMatch(/another organization/);
+    const nowhere = await deliver(event('customer.subscription.created', subscription(7, 'active', 'org_nowhere', 'cus_nowhere')));
+    expect(nowhere.status).toBe(200);
+    expect(nowhere.body.applied).toMatch(/no organization/);
+    expect((await stored()).accounts).toEqual(before);
+    expect((await t.as(otherKey)('billing.createCustomerPortalSession')).body.message).toMatch(/no customer/i);
+  });
+
   it('puts the allowance back to the default when the subscription ends', async () => {
     expect((await deliver(event('customer.subscription.deleted', subscription(4, 'canceled')))).body.applied).toBe('allowance back to the default');
     expect(await allowance()).toEqual({ canCreate: false, servers: 3, maxServers: 1 });
     expect((await t.call('server.create', { name: 'e', address: '203.0.113.5' })).status).toBe(400);
+  });
+});
+
+describe('billing without SKIFF_BILLING_RETURN_URL', () => {
+  let t: TestPlatform;
+  let sink: Awaited<ReturnType<typeof startStripeSink>>;
+  beforeAll(async () => {
+    sink = await startStripeSink();
+    const billing = readBillingConfig({ SKIFF_BILLING_PRODUCTS: JSON.stringify(PRODUCTS), SKIFF_BILLING_API_KEY: API_KEY, SKIFF_BILLING_API_URL: sink.url });
+    t = await startTestPlatform({ billing });
+    t.watch.secret(API_KEY);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sink?.close();
+  });
+
+  it("sends users back to the platform's own domain, and says what to set when there is none", async () => {
+    const none = await t.call('billing.createCheckoutSession', checkout);
+    expect(none.status).toBe(400);
+    expect(none.body.message).toMatch(/SKIFF_BILLING_RETURN_URL/);
+    expect(sink.requests).toHaveLength(0);
+    await t.db.updateTable('platformSettings').set({ host: 'skiff.example.org', https: true }).execute();
+    sink.answer(200, { id: 'cs_test_d1', object: 'checkout.session', url: 'https://checkout.stripe.com/c/pay/cs_test_d1' });
+    expect((await t.call('billing.createCheckoutSession', checkout)).status).toBe(200);
+    const form = new URLSearchParams(sink.requests[0]!.body);
+    expect([form.get('success_url'), form.get('cancel_url')]).toEqual([
+      'https://skiff.example.org/?billing=success',
+      'https://skiff.example.org/?billing=cancelled',
+    ]);
   });
 });
 
