@@ -5,6 +5,7 @@ import type { AllHandlers } from './http/context.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { errorBody } from './http/envelope.js';
 import { mountApi } from './http/mount.js';
+import { mountWebhooks, type WebhookReceivers } from './http/webhooks.js';
 import type { AuditRecorder } from './http/audit-trail.js';
 import type { UploadLimits } from './http/uploads.js';
 import { randomIds } from './ids.js';
@@ -21,6 +22,8 @@ export interface AppDeps {
   uploads?: UploadLimits;
   /** Where mutating operations are recorded. */
   audit?: AuditRecorder;
+  /** Public routes the payment provider calls (`POST /webhooks/billing`); none: not served. */
+  webhooks?: WebhookReceivers;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -39,6 +42,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/api/openapi.json', (c) => c.json(deps.openApiDocument()));
   mountApiDocs(app);
   mountApi(app, { ...deps, newRequestId });
+  if (deps.webhooks) mountWebhooks(app, deps.webhooks, { log: deps.log, newRequestId });
   app.notFound((c) => {
     const requestId = newRequestId();
     return c.json(errorBody('NOT_FOUND', requestId, `No route ${c.req.method} ${c.req.path}`), 404);

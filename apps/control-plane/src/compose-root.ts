@@ -51,7 +51,7 @@ import { AuditLog } from './services/audit/index.js';
 import { AiService } from './services/settings/index.js';
 import { ApplicationService } from './services/applications/index.js';
 import { BackupService } from './services/backups/index.js';
-import { BillingService } from './services/settings/index.js';
+import { BillingAllowances, BillingService } from './services/settings/index.js';
 import { CacheLifecycle } from './services/caches/index.js';
 import { CacheService } from './services/caches/index.js';
 import { CertificateService } from './services/domains/index.js';
@@ -94,7 +94,7 @@ export interface PlatformOptions {
   ids?: IdGenerator;
   clock?: () => Date;
   validateOutput?: boolean;
-  /** Products, server limit and payment provider key (`readBillingConfig`); none and unlimited by default. */
+  /** Products, default server limit, payment provider and its webhook secret (`readBillingConfig`); none and unlimited by default. */
   billing?: BillingConfig;
   /** The platform host's public IP address (`SKIFF_PUBLIC_IP`), for generated and validated domains. */
   publicIp?: string;
@@ -254,7 +254,8 @@ export async function buildPlatform(options: PlatformOptions) {
   });
   // The gRPC port is known once the report server listens (port 0 in tests): read when a token is issued.
   let grpcPort: number | undefined;
-  const servers = new ServerService(deps, options.billing?.maxServers ?? null, {
+  const billingConfig = options.billing ?? { products: [], maxServers: null };
+  const servers = new ServerService(deps, new BillingAllowances(billingConfig.maxServers), {
     agents: serverAgents,
     endpoints: agentEndpoints(options, () => grpcPort),
     commandKey: signer.publicKey,
@@ -268,7 +269,7 @@ export async function buildPlatform(options: PlatformOptions) {
     platformUpstream: options.platformUpstream,
   });
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
-  const billing = new BillingService(options.billing ?? { products: [], maxServers: null }, servers);
+  const billing = new BillingService(deps, billingConfig, servers);
   const deployments = new DeploymentService(deps, access, outbox);
   const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream, { removeFiles: removeArchiveFiles });
   const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
@@ -337,6 +338,7 @@ export async function buildPlatform(options: PlatformOptions) {
       await sql`select 1`.execute(database.db);
     },
     validateOutput: options.validateOutput,
+    webhooks: { billing: (rawBody, signature) => billing.receiveWebhook(rawBody, signature) },
     uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
   });
 

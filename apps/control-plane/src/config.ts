@@ -133,15 +133,29 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   return n;
 }
 
-/** What billing answers from: the operator's products, the server limit, the payment provider key. */
+/** What billing answers from: the operator's products, the server limit, the payment provider. */
 export interface BillingConfig {
   /** `SKIFF_BILLING_PRODUCTS`: a JSON list of products (see `BillingProduct`); none by default. */
   products: z.output<typeof BillingProductConfig>[];
-  /** `SKIFF_MAX_SERVERS`: how many servers an organization may register; unlimited (null) by default. */
+  /**
+   * `SKIFF_MAX_SERVERS`: how many servers an organization may register unless its subscription
+   * says otherwise (the free default); unlimited (null) by default.
+   */
   maxServers: number | null;
-  /** `SKIFF_BILLING_API_KEY`: the payment provider's secret key; none by default. */
+  /** `SKIFF_BILLING_API_KEY`: the payment provider's secret key (`sk_…`); none by default. */
   apiKey?: string;
+  /** `SKIFF_BILLING_API_URL`: the provider's API (Stripe's shape); `https://api.stripe.com` by default. */
+  apiUrl?: string;
+  /** `SKIFF_BILLING_WEBHOOK_SECRET`: the signing secret (`whsec_…`) of `POST /webhooks/billing`; without it the route answers NOT_FOUND. */
+  webhookSecret?: string;
+  /**
+   * `SKIFF_BILLING_RETURN_URL`: where the provider sends the user back after a checkout or from
+   * the portal; default `https://<the platform's domain>/` (settings.assignDomainServer).
+   */
+  returnUrl?: string;
 }
+
+export const DEFAULT_BILLING_API_URL = 'https://api.stripe.com';
 
 export function readBillingConfig(env: NodeJS.ProcessEnv): BillingConfig {
   let products: BillingConfig['products'] = [];
@@ -159,11 +173,38 @@ export function readBillingConfig(env: NodeJS.ProcessEnv): BillingConfig {
       throw new Error(`SKIFF_BILLING_PRODUCTS: ${issue.path.join('.') || 'value'}: ${issue.message}`);
     }
     products = parsed.data;
+    const priceIds = products.flatMap((p) => p.prices.map((price) => price.priceId));
+    const repeated = priceIds.find((id, i) => priceIds.indexOf(id) !== i);
+    if (repeated) throw new Error(`SKIFF_BILLING_PRODUCTS: the price ${repeated} appears twice`);
+    for (const [i, product] of products.entries()) {
+      for (const interval of ['month', 'year'] as const) {
+        if (product.prices.filter((price) => price.interval === interval).length > 1) {
+          throw new Error(`SKIFF_BILLING_PRODUCTS: ${i}.prices: more than one ${interval}ly price`);
+        }
+      }
+    }
   }
   const maxText = env.SKIFF_MAX_SERVERS?.trim();
   const maxServers = maxText ? Number(maxText) : null;
   if (maxServers !== null && (!Number.isInteger(maxServers) || maxServers < 0)) {
     throw new Error(`SKIFF_MAX_SERVERS is not a whole number: ${env.SKIFF_MAX_SERVERS}`);
   }
-  return { products, maxServers, apiKey: env.SKIFF_BILLING_API_KEY || undefined };
+  const apiKey = env.SKIFF_BILLING_API_KEY?.trim() || undefined;
+  if (apiKey && /[^\x21-\x7e]/.test(apiKey)) throw new Error('SKIFF_BILLING_API_KEY must be printable ASCII without spaces');
+  const apiUrl = env.SKIFF_BILLING_API_URL?.trim() || undefined;
+  const apiUrlProblem = apiUrl === undefined ? null : outboundUrlProblem(apiUrl);
+  if (apiUrlProblem) throw new Error(`SKIFF_BILLING_API_URL ${apiUrlProblem}: ${apiUrl}`);
+  const returnUrl = env.SKIFF_BILLING_RETURN_URL?.trim() || undefined;
+  if (returnUrl !== undefined && !/^https?:$/.test(URL.parse(returnUrl)?.protocol ?? '')) {
+    throw new Error(`SKIFF_BILLING_RETURN_URL is not an http(s) URL: ${returnUrl}`);
+  }
+  const webhookSecret = env.SKIFF_BILLING_WEBHOOK_SECRET?.trim() || undefined;
+  return {
+    products,
+    maxServers,
+    apiKey,
+    ...(apiUrl ? { apiUrl } : {}),
+    ...(webhookSecret ? { webhookSecret } : {}),
+    ...(returnUrl ? { returnUrl } : {}),
+  };
 }

@@ -4,6 +4,6 @@ import type { BillingService } from '../services/settings/index.js';
 export const billingHandlers = (billing: BillingService): RouterHandlers<'billing'> => ({
   getProducts: () => billing.getProducts(),
   canCreateMoreServers: (_input, { principal }) => billing.canCreateMoreServers(principal),
-  createCheckoutSession: (input) => billing.createCheckoutSession(input),
-  createCustomerPortalSession: () => billing.createCustomerPortalSession(),
+  createCheckoutSession: (input, { principal }) => billing.createCheckoutSession(principal, input),
+  createCustomerPortalSession: (_input, { principal }) => billing.createCustomerPortalSession(principal),
 });

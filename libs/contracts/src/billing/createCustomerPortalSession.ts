@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { Unspecified } from '../primitives.js';
+import { BillingSession } from './record.js';
 
 export const createCustomerPortalSession = defineContract({
   method: 'POST',
   summary: "Open the payment provider's customer portal for the organization",
   description:
-    'Answers BAD_REQUEST ("no payment provider is configured") when no provider key is set ' +
-    '(`SKIFF_BILLING_API_KEY`). With a key set it answers NOT_IMPLEMENTED for now: talking to ' +
-    'the payment provider is not built yet (the session, with its URL to redirect to, will ' +
-    'be the answer).',
+    "Opens the provider's customer portal (Stripe's API shape) for the organization's " +
+    'customer, kept from its completed checkout, and answers its id and the URL to send the ' +
+    'user to. BAD_REQUEST ("no payment provider is configured") when no provider key is set ' +
+    '(`SKIFF_BILLING_API_KEY`); BAD_REQUEST when the organization has no customer yet ' +
+    "(no checkout completed) or the provider refuses (with the provider's message).",
   input: z.object({}),
-  output: Unspecified,
+  output: BillingSession,
   access: { role: 'admin' },
   example: {},
 });

@@ -35,5 +35,14 @@ export const BillingProducts = z.object({
 export const ServerAllowance = z.object({
   canCreate: z.boolean(),
   servers: z.number().describe('servers the organization has'),
-  maxServers: z.number().nullable().describe('the most it may have; null when unlimited'),
+  maxServers: z
+    .number()
+    .nullable()
+    .describe("the most it may have: its subscription's server quantity, else the platform's default; null when unlimited"),
+});
+
+/** A session of the payment provider: redirect the user to `url`. */
+export const BillingSession = z.object({
+  sessionId: z.string().describe("the provider's session id (cs_… for checkout, bps_… for the portal)"),
+  url: z.string().describe('where to send the user'),
 });

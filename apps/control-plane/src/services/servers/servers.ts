@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { hostname } from 'node:os';
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Server } from '@skiff/db';
+import type { Db, Server } from '@skiff/db';
 import { type RemovedServerWorkloads, isServerAddress } from '@skiff/domain';
 import { credentialDigest } from '../../agents/agent-credentials.js';
 import type { Principal } from '../../authz/principal.js';
@@ -14,6 +14,11 @@ import type { ServerAgents } from './server-agents.js';
 
 type ServerRecord = OutputOf<Contracts['server']['one']>;
 type ServerJoin = OutputOf<Contracts['server']['create']>['join'];
+
+/** How many servers an organization may have (null: unlimited), read inside the caller's transaction. */
+export interface ServerLimits {
+  limitOf(db: Db, organizationId: string): Promise<number | null>;
+}
 
 /** Foreign-key violation (Postgres and PGlite). */
 const isForeignKeyViolation = (err: unknown) => (err as { code?: string })?.code === '23503';
@@ -98,7 +103,7 @@ const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 export class ServerService {
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly maxServers: number | null,
+    private readonly limits: ServerLimits,
     private readonly fleet: ServerFleetOptions,
   ) {}
 
@@ -164,10 +169,11 @@ export class ServerService {
     return Number(n);
   }
 
-  /** `billing.canCreateMoreServers`: the organization's count against the platform's limit. */
+  /** `billing.canCreateMoreServers`: the organization's count against its limit. */
   async allowance(p: Principal) {
     const servers = await this.count(p.organizationId);
-    return { canCreate: this.maxServers === null || servers < this.maxServers, servers, maxServers: this.maxServers };
+    const maxServers = await this.limits.limitOf(this.db, p.organizationId);
+    return { canCreate: maxServers === null || servers < maxServers, servers, maxServers };
   }
 
   async create(p: Principal, input: { name: string; address: string; description?: string | null }) {
@@ -175,14 +181,15 @@ export class ServerService {
     // One creation at a time per organization, so two at once cannot both pass the limit.
     const row = await this.db.transaction().execute(async (tx) => {
       await tx.selectFrom('organizations').select('id').where('id', '=', p.organizationId).forUpdate().executeTakeFirst();
-      if (this.maxServers !== null) {
+      const maxServers = await this.limits.limitOf(tx, p.organizationId);
+      if (maxServers !== null) {
         const { n } = await tx
           .selectFrom('servers')
           .select((eb) => eb.fn.countAll<string>().as('n'))
           .where('organizationId', '=', p.organizationId)
           .executeTakeFirstOrThrow();
-        if (Number(n) >= this.maxServers) {
-          throw new DomainError('BAD_REQUEST', `The organization has reached its limit of ${this.maxServers} servers`);
+        if (Number(n) >= maxServers) {
+          throw new DomainError('BAD_REQUEST', `The organization has reached its limit of ${maxServers} servers`);
         }
       }
       const id = this.deps.ids('srv');
