@@ -244,15 +244,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
-  const aiAssistant = new AiAssistant(
-    deps,
-    access,
-    projects,
-    ai,
-    composeTemplates,
-    new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai }),
-    options.log.child({ component: 'ai' }),
-  );
+  const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });
+  const aiAssistant = new AiAssistant(deps, access, projects, ai, composeTemplates, aiClient, options.log.child({ component: 'ai' }));
   const gitProviders = new GitProviderService(deps, identity);
   const agentCredentials: AgentCredentials = new AgentCredentials({
     onLoadError: (err) => options.log.error({ err }, 'could not reload the agents\' credentials'),
