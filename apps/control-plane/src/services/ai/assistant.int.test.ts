@@ -50,6 +50,8 @@ async function openAiSink() {
         });
       }
       if (req.method === 'POST' && req.url === '/v1/chat/completions') return send(state.chat());
+      if (req.url === '/slow/v1/models') return; // never answers
+      if (req.url === '/big/v1/models') return send({ status: 200, body: { object: 'list', data: Array.from({ length: 500 }, (_, i) => ({ id: `model-${i}`, object: 'model' })) } });
       send({ status: 404, body: { error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: 'invalid_request_error' } } });
     });
   });
@@ -59,7 +61,11 @@ async function openAiSink() {
     seen,
     state,
     apiUrl: `http://127.0.0.1:${port}/v1`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -193,6 +199,23 @@ describe('ai.getModels where the operator allows no private addresses', () => {
       expect(sink.seen).toEqual([]);
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe('ai.getModels within its deadline and size limit', () => {
+  it('gives up on an endpoint that does not answer in time, and on an answer too large', async () => {
+    const limited = await startTestPlatform({ ai: { modelsTimeoutMs: 300, maxBytes: 4096 } });
+    try {
+      const base = sink.apiUrl.replace(/\/v1$/, '');
+      const slow = await limited.call('ai.getModels', { apiUrl: `${base}/slow/v1`, apiKey: KEY });
+      expect(slow.status).toBe(400);
+      expect(slow.body.issues[0]).toMatchObject({ path: ['apiUrl'], message: 'GET /models failed: no complete answer within 300 ms' });
+      const big = await limited.call('ai.getModels', { apiUrl: `${base}/big/v1`, apiKey: KEY });
+      expect(big.status).toBe(400);
+      expect(big.body.issues[0]).toMatchObject({ path: ['apiUrl'], message: 'GET /models failed: the answer is larger than 4096 bytes' });
+    } finally {
+      await limited.close();
     }
   });
 });
