@@ -49,6 +49,7 @@ import { userHandlers } from './routers/user.js';
 import { auditHandlers } from './routers/audit.js';
 import { AuditLog } from './services/audit/index.js';
 import { AiService } from './services/settings/index.js';
+import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient, type OpenAiClientOptions } from './services/ai/index.js';
 import { ApplicationService } from './services/applications/index.js';
 import { BackupService } from './services/backups/index.js';
 import { BillingAllowances, BillingService } from './services/settings/index.js';
@@ -157,6 +158,8 @@ export interface PlatformOptions {
    * caller-named template catalogs): `SKIFF_OUTBOUND_ALLOW_PRIVATE`; default public only.
    */
   outbound?: OutboundPolicy;
+  /** Deadlines and size limit of the calls to AI providers (tests shorten them); defaults DEFAULT_AI_LIMITS. */
+  ai?: Partial<Omit<OpenAiClientOptions, 'policy'>>;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -241,6 +244,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
+  const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });
+  const aiAssistant = new AiAssistant(deps, access, projects, ai, composeTemplates, aiClient, options.log.child({ component: 'ai' }));
   const gitProviders = new GitProviderService(deps, identity);
   const agentCredentials: AgentCredentials = new AgentCredentials({
     onLoadError: (err) => options.log.error({ err }, 'could not reload the agents\' credentials'),
@@ -316,7 +321,7 @@ export async function buildPlatform(options: PlatformOptions) {
       ...composeTemplateHandlers(composeTemplates),
     },
     cache: cacheHandlers(caches, cacheLifecycle),
-    ai: aiHandlers(ai),
+    ai: aiHandlers(ai, aiAssistant),
     forgeA: forgeAHandlers(gitProviders),
     forgeB: forgeBHandlers(gitProviders),
     forgeC: forgeCHandlers(gitProviders),

@@ -18,6 +18,9 @@ function specOperations(): { method: string; name: string }[] {
     });
 }
 
+/** GET operations that look nothing up: they call the URL they are given (tested with their service). */
+const READS_NO_RECORD = new Set(['ai.getModels']);
+
 let t: TestPlatform;
 beforeAll(async () => {
   t = await startTestPlatform();
@@ -66,7 +69,7 @@ describe.each(allContracts.map((c) => [c.name, c] as const))('%s', (name, c) => 
     });
   }
 
-  if (c.method === 'GET' && Object.values(c.example as object).some((v) => typeof v === 'string')) {
+  if (c.method === 'GET' && !READS_NO_RECORD.has(name) && Object.values(c.example as object).some((v) => typeof v === 'string')) {
     it('answers NOT_FOUND (or NOT_IMPLEMENTED until built) for unknown ids', async () => {
       const res = await t.call(name, c.example as Record<string, unknown>);
       expect([404, 501], JSON.stringify(res.body)).toContain(res.status);

@@ -61,6 +61,14 @@ const MAX_NAMED_CATALOGS = 16;
 
 type Stack = { id: string; serverId: string | null };
 
+/** Where a stored file's problems point: the input field, and how its domains are named in messages. */
+export interface StorePlace {
+  field: string;
+  domainsAt: string;
+  /** The field a domain's problem names; default `field`. */
+  domainsField?: string;
+}
+
 /** Template catalogs, and templates turned into compose stacks (REFERENCE.md, "Templates"). */
 export class ComposeTemplateService {
   private readonly configured: RemoteCatalog | null;
@@ -101,7 +109,7 @@ export class ComposeTemplateService {
   async import(p: Principal, input: { base64: string; composeId: string }) {
     const { row, project } = await this.access.find(p, 'compose', input.composeId);
     const processed = await this.resolve(p, decoded(input.base64), row.appName, row.serverId, 'base64');
-    return this.store(row, project.organizationId, processed, 'base64');
+    return this.store(row, project.organizationId, processed, { field: 'base64', domainsAt: 'config.domains' });
   }
 
   /** `compose.deployTemplate`: a new stack from a catalog template, then its deploy queued. */
@@ -120,24 +128,40 @@ export class ComposeTemplateService {
     }
     const warnings: string[] = [];
     const processed = await this.resolve(p, template, appName, serverId, 'id', { host, warnings });
-    refuseMounts(processed, 'id');
-    await assertNoHostPrivileges(this.deps.db, p.organizationId, serverId, processed.compose, 'id');
+    const created = await this.createStack(p, { environmentId: input.environmentId, serverId, name: entry.name, appName }, processed, { field: 'id', domainsAt: 'config.domains' });
+    return { ...created, warnings };
+  }
+
+  /**
+   * A new raw stack holding a processed compose file, its env and domains, then its deploy
+   * queued: `compose.deployTemplate`, and `ai.deploy` with a suggestion. The caller has
+   * checked the environment and the server. Problems name `place.field`, domains by
+   * `place.domainsAt[index]`. Nothing stays behind when a step fails.
+   */
+  async createStack(
+    p: Principal,
+    stack: { environmentId: string; serverId: string | null; name: string; appName: string; description?: string },
+    processed: ProcessedTemplate,
+    place: StorePlace,
+  ) {
+    refuseMounts(processed, place.field);
+    await assertNoHostPrivileges(this.deps.db, p.organizationId, stack.serverId, processed.compose, place.field);
     const created = await this.stacks.create(p, {
-      name: entry.name,
-      environmentId: input.environmentId,
-      serverId,
-      appName,
+      name: stack.name,
+      environmentId: stack.environmentId,
+      serverId: stack.serverId,
+      appName: stack.appName,
+      description: stack.description,
       sourceType: 'raw',
       composeFile: processed.compose,
     });
-    // Nothing stays behind when a later step fails.
     const undo = async (error: unknown): Promise<never> => {
-      await this.stacks.delete(p, created.composeId).catch((err: unknown) => this.options.log.error({ err }, 'could not remove the stack of a failed deployTemplate'));
+      await this.stacks.delete(p, created.composeId).catch((err: unknown) => this.options.log.error({ err }, 'could not remove the stack of a failed deploy'));
       throw error;
     };
-    const stored = await this.store({ id: created.composeId, serverId }, p.organizationId, processed, 'id').catch(undo);
+    const stored = await this.store({ id: created.composeId, serverId: stack.serverId }, p.organizationId, processed, place).catch(undo);
     const deployment = this.options.deployer ? await this.options.deployer.deploy(p, created.composeId).catch(undo) : null;
-    return { ...stored, deployment, warnings };
+    return { ...stored, deployment };
   }
 
   /** The entries of the catalog a call names: `baseUrl`, or the bundled one merged with the operator's. */
@@ -242,21 +266,23 @@ export class ComposeTemplateService {
    * In one transaction with the proxy configuration of the stack's server: the compose file
    * (the stack becomes `raw`), the env, and the template's domains added.
    */
-  private async store(stack: Stack, organizationId: string, processed: ProcessedTemplate, field: string) {
+  private async store(stack: Stack, organizationId: string, processed: ProcessedTemplate, place: StorePlace) {
+    const { field, domainsAt } = place;
+    const domainsField = place.domainsField ?? field;
     refuseMounts(processed, field);
     await assertNoHostPrivileges(this.deps.db, organizationId, stack.serverId, processed.compose, field);
-    const routes = processed.domains.map((domain, index) => this.route(stack, organizationId, domain, field, `config.domains[${index}]`));
+    const routes = processed.domains.map((domain, index) => this.route(stack, organizationId, domain, domainsField, `${domainsAt}[${index}]`));
     const seen = new Set<string>();
     routes.forEach((r, index) => {
       const key = `${r.host}${r.path}`;
-      if (seen.has(key)) throw Invalid(field, `config.domains[${index}]: ${key} is routed twice by the template`);
+      if (seen.has(key)) throw Invalid(domainsField, `${domainsAt}[${index}]: ${key} is routed twice`);
       seen.add(key);
     });
     const { row, inserted } = await this.proxy.change(this.deps.db, [stack.serverId], async (tx) => {
       if (routes.length) await lockServerHosts(tx, [stack.serverId]);
       for (const [index, r] of routes.entries()) {
-        await assertRouteFree(tx, stack.serverId, r.host, r.path, field, index);
-        await assertHostOwner(tx, stack.serverId, organizationId, r.host, field, `config.domains[${index}]: `);
+        await assertRouteFree(tx, stack.serverId, r.host, r.path, domainsField, `${domainsAt}[${index}]`);
+        await assertHostOwner(tx, stack.serverId, organizationId, r.host, domainsField, `${domainsAt}[${index}]: `);
       }
       const row = await tx
         .updateTable('composeStacks')
@@ -265,7 +291,7 @@ export class ComposeTemplateService {
         .returningAll()
         .executeTakeFirstOrThrow();
       const inserted = routes.length
-        ? await uniqueAs(field, 'a domain of the template is already routed on this server', () => tx.insertInto('domains').values(routes).returningAll().execute())
+        ? await uniqueAs(domainsField, 'a domain is already routed on this server', () => tx.insertInto('domains').values(routes).returningAll().execute())
         : [];
       return { row, inserted };
     }, { organizationId });
@@ -305,11 +331,11 @@ export class ComposeTemplateService {
 }
 
 /** One host + path per server, as domain.create keeps it. */
-async function assertRouteFree(tx: Db, serverId: string | null, host: string, path: string, field: string, index: number) {
+async function assertRouteFree(tx: Db, serverId: string | null, host: string, path: string, field: string, where: string) {
   let q = tx.selectFrom('domains').select('id').where('host', '=', host).where('path', '=', path);
   q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
   if (await q.executeTakeFirst()) {
-    throw Invalid(field, `config.domains[${index}]: ${host}${path === '/' ? '' : path} is already routed on this server`);
+    throw Invalid(field, `${where}: ${host}${path === '/' ? '' : path} is already routed on this server`);
   }
 }
 

@@ -55,6 +55,12 @@ export class AiService {
     return findOfOrganization(this.db, 'aiConfigs', p, aiId, 'AI configuration');
   }
 
+  /** What calling the configuration's endpoint takes: its URL, model and opened key (never answered to a caller). */
+  async endpoint(p: Principal, aiId: string): Promise<{ apiUrl: string; apiKey: string; model: string; isEnabled: boolean }> {
+    const row = await this.find(p, aiId);
+    return { apiUrl: row.apiUrl, apiKey: row.apiKey ? this.deps.secrets.open(row.apiKey) : '', model: row.model, isEnabled: row.isEnabled };
+  }
+
   async one(p: Principal, aiId: string) {
     return this.record(await this.find(p, aiId));
   }
