@@ -71,7 +71,8 @@ import { DomainService } from './services/domains/index.js';
 import { GitProviderService } from './services/forges/index.js';
 import { ApiKeyService, IdentityService, KeyUsage } from './services/identity/index.js';
 import { MetricsTokenService } from './services/identity/index.js';
-import { NotificationService } from './services/notifications/index.js';
+import { ChannelTests, type ChannelOptions, channelSenders, NotificationService, smtpLimits } from './services/notifications/index.js';
+import { InvitationMailer, type PlatformSmtp } from './services/identity/index.js';
 import { OrganizationService } from './services/identity/index.js';
 import { PlatformSettingsService } from './services/settings/index.js';
 import { PreviewService } from './services/applications/index.js';
@@ -157,6 +158,12 @@ export interface PlatformOptions {
    * caller-named template catalogs): `SKIFF_OUTBOUND_ALLOW_PRIVATE`; default public only.
    */
   outbound?: OutboundPolicy;
+  /**
+   * Notification channels: the Telegram Bot API's base (`SKIFF_TELEGRAM_API_URL`), extra SMTP
+   * CAs (`SKIFF_SMTP_CA_FILE`), the operator's SMTP for invitations (`SKIFF_SMTP_URL`,
+   * `SKIFF_SMTP_FROM`), and timeouts (tests).
+   */
+  notifications?: Omit<ChannelOptions, 'policy'> & { platformSmtp?: PlatformSmtp };
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -238,6 +245,10 @@ export async function buildPlatform(options: PlatformOptions) {
   });
   const caches = new CacheService(deps, access, projects, identity);
   const notifications = new NotificationService(deps);
+  const channelOptions: ChannelOptions = { ...options.notifications, policy: deps.outbound ?? PUBLIC_ONLY };
+  const senders = channelSenders(channelOptions);
+  const channelTests = new ChannelTests(senders, deps.clock);
+  const invitationMail = new InvitationMailer(deps, { channels: smtpLimits(channelOptions), platform: options.notifications?.platformSmtp });
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
@@ -298,9 +309,9 @@ export async function buildPlatform(options: PlatformOptions) {
     project: projectHandlers(projects),
     environment: environmentHandlers(projects),
     organization: organizationHandlers(organizations),
-    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys), ...userBackupHandlers(backups) },
+    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups) },
     audit: auditHandlers(audit),
-    notification: notificationHandlers(metricsTokens, notifications),
+    notification: notificationHandlers(metricsTokens, notifications, channelTests),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),

@@ -81,6 +81,8 @@ export async function startTestPlatform(
     outbound?: PlatformOptions['outbound'];
     /** How long audit events are kept (default 90 days). */
     auditRetentionMs?: number;
+    /** Notification channels: Telegram API base, SMTP CA, the operator's SMTP, timeouts. */
+    notifications?: PlatformOptions['notifications'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -121,6 +123,7 @@ export async function startTestPlatform(
     keepDeployments: options.keepDeployments,
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
+    notifications: options.notifications,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');
