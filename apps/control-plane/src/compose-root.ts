@@ -48,44 +48,20 @@ import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
 import { auditHandlers } from './routers/audit.js';
 import { AuditLog } from './services/audit/index.js';
-import { AiService } from './services/settings/index.js';
+import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
 import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient, type OpenAiClientOptions } from './services/ai/index.js';
-import { ApplicationService } from './services/applications/index.js';
-import { BackupService } from './services/backups/index.js';
-import { BillingAllowances, BillingService } from './services/settings/index.js';
-import { CacheLifecycle } from './services/caches/index.js';
-import { CacheService } from './services/caches/index.js';
-import { CertificateService } from './services/domains/index.js';
-import { ComposeService } from './services/compose/index.js';
-import { ComposeDeployments } from './services/compose/index.js';
-import { ComposeFiles } from './services/compose/index.js';
-import { bundledCatalogDir, loadBundledCatalog } from './services/compose/index.js';
-import { ComposeTemplateService } from './services/compose/index.js';
-import type { RemoteCatalogLimits } from './services/compose/index.js';
-import { CommandService, DeploymentControl } from './services/deployments/index.js';
-import { DeploymentService } from './services/deployments/index.js';
-import { DropArchiveService } from './services/deployments/index.js';
-import type { ServiceDeps } from './services/shared/index.js';
-import type { WorkloadRemovals } from './services/shared/index.js';
-import { DestinationService } from './services/backups/index.js';
-import { DomainService } from './services/domains/index.js';
+import { ApplicationService, PreviewService } from './services/applications/index.js';
+import { BackupService, DestinationService } from './services/backups/index.js';
+import { CacheLifecycle, CacheService } from './services/caches/index.js';
+import { CertificateService, DomainService, PROXY_REQUEST_TIMEOUT_MS, ProxyConfig, ProxyRequests, ProxySettingsService, SecurityService } from './services/domains/index.js';
+import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, loadBundledCatalog, type RemoteCatalogLimits } from './services/compose/index.js';
+import { CommandService, DeploymentControl, DeploymentService, DropArchiveService, WorkloadLifecycle } from './services/deployments/index.js';
+import { ServiceAccess, type ServiceDeps, type WorkloadRemovals } from './services/shared/index.js';
 import { GitProviderService } from './services/forges/index.js';
-import { ApiKeyService, IdentityService, KeyUsage } from './services/identity/index.js';
-import { MetricsTokenService } from './services/identity/index.js';
-import { NotificationService } from './services/notifications/index.js';
-import { OrganizationService } from './services/identity/index.js';
-import { PlatformSettingsService } from './services/settings/index.js';
-import { PreviewService } from './services/applications/index.js';
+import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService, type PlatformSmtp } from './services/identity/index.js';
+import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
 import { ProjectService } from './services/projects/index.js';
-import { ProxyConfig } from './services/domains/index.js';
-import { PROXY_REQUEST_TIMEOUT_MS, ProxyRequests } from './services/domains/index.js';
-import { ProxySettingsService } from './services/domains/index.js';
-import { SecurityService } from './services/domains/index.js';
-import { ServerAgents } from './services/servers/index.js';
-import { ServerService, agentEndpoints } from './services/servers/index.js';
-import { ServiceAccess } from './services/shared/index.js';
-import { SshKeyService } from './services/servers/index.js';
-import { WorkloadLifecycle } from './services/deployments/index.js';
+import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
 export interface PlatformOptions {
   database: { url?: string; pgliteDir?: string };
@@ -160,6 +136,12 @@ export interface PlatformOptions {
   outbound?: OutboundPolicy;
   /** Deadlines and size limit of the calls to AI providers (tests shorten them); defaults DEFAULT_AI_LIMITS. */
   ai?: Partial<Omit<OpenAiClientOptions, 'policy'>>;
+  /**
+   * Notification channels: the Telegram Bot API's base (`SKIFF_TELEGRAM_API_URL`), extra SMTP
+   * CAs (`SKIFF_SMTP_CA_FILE`), the operator's SMTP for invitations (`SKIFF_SMTP_URL`,
+   * `SKIFF_SMTP_FROM`), and timeouts (tests).
+   */
+  notifications?: Omit<ChannelOptions, 'policy'> & { platformSmtp?: PlatformSmtp };
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -241,6 +223,10 @@ export async function buildPlatform(options: PlatformOptions) {
   });
   const caches = new CacheService(deps, access, projects, identity);
   const notifications = new NotificationService(deps);
+  const channelOptions: ChannelOptions = { ...options.notifications, policy: deps.outbound ?? PUBLIC_ONLY };
+  const senders = channelSenders(channelOptions);
+  const channelTests = new ChannelTests(senders, deps.clock);
+  const invitationMail = new InvitationMailer(deps, { channels: smtpLimits(channelOptions), platform: options.notifications?.platformSmtp });
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
@@ -304,9 +290,9 @@ export async function buildPlatform(options: PlatformOptions) {
     project: projectHandlers(projects),
     environment: environmentHandlers(projects),
     organization: organizationHandlers(organizations),
-    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys), ...userBackupHandlers(backups) },
+    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups) },
     audit: auditHandlers(audit),
-    notification: notificationHandlers(metricsTokens, notifications),
+    notification: notificationHandlers(metricsTokens, notifications, channelTests),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),

@@ -66,6 +66,8 @@ export interface Config {
    * private addresses. Link-local and metadata addresses are refused whatever it says.
    */
   outbound: OutboundPolicy;
+  /** Notification channels and invitation emails (see readNotificationConfig). */
+  notifications: NotificationConfig;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -122,6 +124,53 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     templatesUrl,
     retention,
     outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
+    notifications: readNotificationConfig(env),
+  };
+}
+
+export interface NotificationConfig {
+  /** `SKIFF_TELEGRAM_API_URL`: the Telegram Bot API's base URL (default https://api.telegram.org). */
+  telegramApiUrl?: string;
+  /** `SKIFF_SMTP_CA_FILE`: PEM certificates trusted beside the system's by SMTP connections. */
+  smtpCaFile?: string;
+  /**
+   * `SKIFF_SMTP_URL` (`smtp://user:password@host:587`, STARTTLS required; `smtps://…:465`, TLS)
+   * and `SKIFF_SMTP_FROM`: the operator's SMTP, which `user.sendInvitation` uses with
+   * `notificationId: "platform"`.
+   */
+  platformSmtp?: { server: { host: string; port: number; secure: boolean; username?: string; password?: string }; from: string };
+}
+
+export function readNotificationConfig(env: NodeJS.ProcessEnv): NotificationConfig {
+  const telegramApiUrl = env.SKIFF_TELEGRAM_API_URL?.trim() || undefined;
+  const telegramProblem = telegramApiUrl === undefined ? null : outboundUrlProblem(telegramApiUrl);
+  if (telegramProblem) throw new Error(`SKIFF_TELEGRAM_API_URL ${telegramProblem}: ${telegramApiUrl}`);
+  const smtpCaFile = env.SKIFF_SMTP_CA_FILE?.trim() || undefined;
+  const smtpUrl = env.SKIFF_SMTP_URL?.trim() || undefined;
+  if (!smtpUrl) return { telegramApiUrl, smtpCaFile };
+  // Never echoed: it holds the SMTP password.
+  const url = URL.parse(smtpUrl);
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) {
+    throw new Error('SKIFF_SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…');
+  }
+  const from = env.SKIFF_SMTP_FROM?.trim();
+  if (!from || !/^[^\s@<>]+@[^\s@<>]+$/.test(from)) throw new Error('SKIFF_SMTP_FROM must be the sender address when SKIFF_SMTP_URL is set');
+  const secure = url.protocol === 'smtps:';
+  const port = url.port ? Number(url.port) : secure ? 465 : 587;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return {
+    telegramApiUrl,
+    smtpCaFile,
+    platformSmtp: {
+      server: {
+        host,
+        port,
+        secure,
+        username: url.username ? decodeURIComponent(url.username) : undefined,
+        password: url.password ? decodeURIComponent(url.password) : undefined,
+      },
+      from,
+    },
   };
 }
 

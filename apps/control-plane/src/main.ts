@@ -43,6 +43,11 @@ const platform = await buildPlatform({
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
   outbound: config.outbound,
+  notifications: {
+    telegramApiUrl: config.notifications.telegramApiUrl,
+    smtpCa: config.notifications.smtpCaFile ? readFileSync(config.notifications.smtpCaFile, 'utf8') : undefined,
+    platformSmtp: config.notifications.platformSmtp,
+  },
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
 });

@@ -15,6 +15,13 @@ import { OutboundRefused, type PinnedHost, type Resolver, resolveUrl } from './r
 /** A request that did not bring a complete answer (refused destination, redirect, limit, deadline, network). */
 export class OutboundFetchError extends Error {
   override name = 'OutboundFetchError';
+  constructor(
+    message: string,
+    /** true: trying again cannot help (a refused destination, a malformed URL, a redirect). */
+    readonly permanent = false,
+  ) {
+    super(message);
+  }
 }
 
 export interface OutboundRequest {
@@ -28,6 +35,8 @@ export interface OutboundRequest {
   body?: string | Buffer;
   /** Default: the system resolver. */
   resolver?: Resolver;
+  /** Ends the request early (an answer in progress is dropped). */
+  signal?: AbortSignal;
 }
 
 export interface OutboundAnswer {
@@ -38,10 +47,13 @@ export interface OutboundAnswer {
 
 export async function outboundFetch(url: string, request: OutboundRequest): Promise<OutboundAnswer> {
   const problem = outboundUrlProblem(url);
-  if (problem) throw new OutboundFetchError(problem);
+  if (problem) throw new OutboundFetchError(problem, true);
   const target = new URL(url);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+  const cancel = () => controller.abort();
+  if (request.signal?.aborted) controller.abort();
+  request.signal?.addEventListener('abort', cancel);
   try {
     const pinned = await Promise.race([
       resolveUrl(target, request.policy, request.resolver),
@@ -49,12 +61,14 @@ export async function outboundFetch(url: string, request: OutboundRequest): Prom
     ]);
     return await send(target, pinned, request, controller.signal);
   } catch (error) {
+    if (request.signal?.aborted) throw new OutboundFetchError('the request was cancelled');
     if (controller.signal.aborted) throw new OutboundFetchError(`no complete answer within ${request.timeoutMs} ms`);
     if (error instanceof OutboundFetchError) throw error;
-    if (error instanceof OutboundRefused) throw new OutboundFetchError(error.message);
+    if (error instanceof OutboundRefused) throw new OutboundFetchError(error.message, true);
     throw new OutboundFetchError(describeNetworkError(error));
   } finally {
     clearTimeout(timer);
+    request.signal?.removeEventListener('abort', cancel);
   }
 }
 
@@ -88,7 +102,7 @@ function send(target: URL, pinned: PinnedHost, request: OutboundRequest, signal:
         if (status >= 300 && status < 400 && location !== undefined) {
           res.resume();
           const where = URL.parse(location, target.href)?.toString() ?? JSON.stringify(location);
-          reject(new OutboundFetchError(`redirected to ${where} (HTTP ${status}); redirects are not followed`));
+          reject(new OutboundFetchError(`redirected to ${where} (HTTP ${status}); redirects are not followed`, true));
           return;
         }
         readBody(res, request.maxBytes).then((body) => resolve({ status, headers: res.headers, body }), reject);

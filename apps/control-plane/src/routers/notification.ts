@@ -1,8 +1,8 @@
 import type { RouterHandlers } from '../http/context.js';
 import type { MetricsTokenService } from '../services/identity/index.js';
-import type { NotificationService } from '../services/notifications/index.js';
+import type { ChannelTests, NotificationService } from '../services/notifications/index.js';
 
-export const notificationHandlers = (metrics: MetricsTokenService, notifications: NotificationService): RouterHandlers<'notification'> => ({
+export const notificationHandlers = (metrics: MetricsTokenService, notifications: NotificationService, tests: ChannelTests): RouterHandlers<'notification'> => ({
   receiveNotification: (input) => metrics.receive(input.Token),
   createHook: (input, { principal }) => notifications.create(principal, 'hook', input),
   createMessenger: (input, { principal }) => notifications.create(principal, 'messenger', input),
@@ -17,4 +17,8 @@ export const notificationHandlers = (metrics: MetricsTokenService, notifications
   one: (input, { principal }) => notifications.one(principal, input.notificationId),
   all: (_input, { principal }) => notifications.all(principal),
   remove: (input, { principal }) => notifications.remove(principal, input.notificationId),
+  testHookConnection: (input) => tests.test('hook', input),
+  testMessengerConnection: (input) => tests.test('messenger', input),
+  testCommunityConnection: (input) => tests.test('community', input),
+  testEmailConnection: (input) => tests.test('email', input),
 });

@@ -1,13 +1,14 @@
 import type { RouterHandlers } from '../http/context.js';
 import type { ApiKeyService, IdentityService } from '../services/identity/index.js';
 import type { MetricsTokenService } from '../services/identity/index.js';
-import type { OrganizationService } from '../services/identity/index.js';
+import type { InvitationMailer, OrganizationService } from '../services/identity/index.js';
 
 export const userHandlers = (
   identity: IdentityService,
   orgs: OrganizationService,
   metrics: MetricsTokenService,
   keys: ApiKeyService,
+  invitations: InvitationMailer,
 ): RouterHandlers<'user'> => ({
   get: async (_input, { principal }) => identity.get(principal),
   one: (input, { principal }) => identity.one(principal, input.userId),
@@ -25,4 +26,5 @@ export const userHandlers = (
   getUserByToken: (input) => orgs.byToken(input.token),
   getInvitations: (_input, { principal }) => orgs.invitationsFor(principal),
   getMetricsToken: (_input, { principal }) => metrics.tokenOf(principal),
+  sendInvitation: (input, { principal }) => invitations.send(principal, input.invitationId, input.notificationId),
 });

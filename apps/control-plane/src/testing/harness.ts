@@ -83,6 +83,8 @@ export async function startTestPlatform(
     auditRetentionMs?: number;
     /** Deadlines and size limit of calls to AI providers. */
     ai?: PlatformOptions['ai'];
+    /** Notification channels: Telegram API base, SMTP CA, the operator's SMTP, timeouts. */
+    notifications?: PlatformOptions['notifications'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -124,6 +126,7 @@ export async function startTestPlatform(
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,
+    notifications: options.notifications,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

@@ -15,6 +15,6 @@ export const inviteMember = defineContract({
   description:
     'The role defaults to the organization\'s `defaultRole`, else member. ' +
     'The answer carries the one-time invitation token, valid seven days; hand it to the ' +
-    'invitee (or send it with user.sendInvitation).',
+    'invitee, or have user.sendInvitation email the invitee a new one (which replaces it).',
   example: { email: 'dev@example.com', role: 'member' },
 });

@@ -4,3 +4,4 @@ export { IdentityService } from './identity.js';
 export { MetricsTokenService } from './metrics-tokens.js';
 export { OrganizationService } from './organizations.js';
 export { ApiKeyService, KeyUsage } from './api-keys.js';
+export { InvitationMailer, PLATFORM_SMTP, type PlatformSmtp } from './invitation-mail.js';

@@ -131,7 +131,8 @@ describe.each(KINDS)('$kind notifications', (k) => {
     expect(JSON.stringify(row)).not.toContain(k.secret.value);
     expect(JSON.parse(t.platform.secrets.open(row.secrets))[k.secret.field]).toBe(k.input[k.secret.field]);
 
-    const fresh = k.secret.field.endsWith('Url') ? 'https://hooks.example.com/rotated-secret' : 'rotated-secret';
+    // A Telegram token keeps Telegram's form (<bot id>:<secret>).
+    const fresh = k.secret.field.endsWith('Url') ? 'https://hooks.example.com/rotated-secret' : k.kind === 'messenger' ? '123:rotated-secret' : 'rotated-secret';
     const updated = await t.call(`notification.update${k.op}`, {
       notificationId: created.notificationId,
       [k.idField]: created[k.idField],
@@ -225,10 +226,16 @@ describe('notification validation', () => {
     await create(KINDS[4]!, { serverUrl: 'http://10.0.0.5' });
   });
 
-  it('leaves the test*Connection operations unimplemented (they send real messages)', async () => {
-    const res = await t.call('notification.testHookConnection', { webhookUrl: 'https://hooks.example.com/x', channel: '#x' });
-    expect(res.status).toBe(501);
-    expect(res.body.code).toBe('NOT_IMPLEMENTED');
+  it('refuses Telegram settings it could never send with (the token goes into a URL path)', async () => {
+    const k = KINDS[1]!;
+    for (const [field, bad] of [['botToken', '1:../../x'], ['chatId', 'ops room'], ['messageThreadId', 'general']] as const) {
+      const res = await t.call('notification.createMessenger', { ...flags, name: 'bad', ...k.input, [field]: bad });
+      expect(res.status).toBe(400);
+      expect(res.body.issues[0].path).toEqual([field]);
+    }
+    const good = await create(k);
+    const res = await t.call('notification.updateMessenger', { notificationId: good.notificationId, messengerId: good.messengerId, chatId: '#x' });
+    expect(res.body.issues[0].path).toEqual(['chatId']);
   });
 });
 

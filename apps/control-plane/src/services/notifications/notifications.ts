@@ -5,6 +5,8 @@ import { Invalid } from '../../errors.js';
 import { iso, type ServiceDeps } from '../shared/deps.js';
 import { flagOf } from '../shared/record-codec.js';
 import { refuseMetadataTarget } from '../shared/target-url.js';
+import { outboundHostProblem } from '@skiff/domain';
+import { messengerSettingsProblem } from './channels/messenger.js';
 import { allOfOrganization, findOfOrganization } from '../shared/organization-records.js';
 
 export const FLAGS = [
@@ -79,9 +81,7 @@ export class NotificationService {
   }
 
   private checkUrls(kind: NotificationKind, input: Values) {
-    for (const field of CHANNELS[kind].urls) {
-      if (typeof input[field] === 'string') refuseMetadataTarget(field, input[field]);
-    }
+    checkChannelSettings(kind, input);
   }
 
   async create<K extends NotificationKind>(p: Principal, kind: K, input: Values): Promise<RecordOf<K>> {
@@ -124,9 +124,10 @@ export class NotificationService {
     if (row.kind !== kind || row.channelId !== input[spec.idField]) {
       throw Invalid(spec.idField, `is not the ${kind} channel of this notification`);
     }
-    this.checkUrls(kind, input);
     const given = (fields: readonly string[]) => Object.fromEntries(fields.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]));
     const secrets = { ...(JSON.parse(this.deps.secrets.open(row.secrets)) as Values), ...given(spec.secrets) };
+    // The settings as they will be, so that a change of one is judged with the others.
+    this.checkUrls(kind, { ...row.config, ...secrets, ...given(spec.config) });
     const updated = await this.db
       .updateTable('notifications')
       .set({
@@ -153,5 +154,24 @@ export class NotificationService {
     const row = await this.find(p, notificationId);
     await this.db.deleteFrom('notifications').where('id', '=', row.id).execute();
     return this.record(row);
+  }
+}
+
+/**
+ * Refuses, naming the field, settings a channel could never send with: a URL or SMTP host at a
+ * link-local or metadata address (checked again after resolving, when sending), a Telegram
+ * token, chat or topic id not of Telegram's form (the token goes into the API's URL path).
+ */
+export function checkChannelSettings(kind: NotificationKind, settings: Values): void {
+  for (const field of CHANNELS[kind].urls) {
+    if (typeof settings[field] === 'string') refuseMetadataTarget(field, settings[field]);
+  }
+  if (kind === 'email' && typeof settings.smtpServer === 'string') {
+    const problem = outboundHostProblem(settings.smtpServer.trim());
+    if (problem) throw Invalid('smtpServer', problem);
+  }
+  if (kind === 'messenger') {
+    const problem = messengerSettingsProblem(settings);
+    if (problem) throw Invalid(problem.field, problem.message);
   }
 }

@@ -38,6 +38,12 @@ export class DeliveryError extends Error {
     message: string,
     /** false: no retry changes it (refused credentials, a malformed address). */
     readonly retryable: boolean,
+    readonly details: {
+      /** The channel setting at fault (`botToken`, `webhookUrl`…), when the service says which. */
+      field?: string;
+      /** How long the service asked to wait before the next attempt (a 429's retry-after). */
+      retryAfterMs?: number;
+    } = {},
   ) {
     super(message);
   }
