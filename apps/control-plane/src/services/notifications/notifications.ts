@@ -8,17 +8,9 @@ import { refuseMetadataTarget } from '../shared/target-url.js';
 import { outboundHostProblem } from '@skiff/domain';
 import { messengerSettingsProblem } from './channels/messenger.js';
 import { allOfOrganization, findOfOrganization } from '../shared/organization-records.js';
+import { FLAGS } from './flags.js';
 
-export const FLAGS = [
-  'appBuildError',
-  'databaseBackup',
-  'platformBackup',
-  'volumeBackup',
-  'platformRestart',
-  'appDeploy',
-  'containerCleanup',
-  'serverThreshold',
-] as const;
+export { FLAGS };
 
 interface ChannelSpec {
   /** The API name of the channel id (`hookId`, …) and the prefix of generated ids. */

@@ -1,5 +1,5 @@
 import type { NotificationKind } from '@skiff/db';
-import type { FLAGS } from '../notifications.js';
+import type { FLAGS } from '../flags.js';
 
 /** The event kinds channels subscribe to: a notification's flags. */
 export type EventKind = (typeof FLAGS)[number];
