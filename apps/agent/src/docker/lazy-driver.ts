@@ -52,6 +52,10 @@ export class LazyDockerDriver implements DockerDriver {
   private full(): Promise<DockerDriver> {
     this.driver ??= import('./dockerode-driver.js').then(
       ({ DockerodeDriver }) => new DockerodeDriver({ socketPath: this.options.socketPath, requestTimeoutMs: this.options.requestTimeoutMs }),
+      (err: unknown) => {
+        this.driver = null;
+        throw err;
+      },
     );
     return this.driver;
   }
