@@ -19,12 +19,13 @@ import { execFile } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PLATFORM_NETWORK } from '@skiff/domain';
 import { type TestGitServer, freePort, startGitServer, waitFor } from '@skiff/testing';
 import { type Deployment, type ProcessStack, dockerCommand, startProcessStack } from '../apps/control-plane/src/testing/process-stack.js';
+import { settledRss } from './lib/process-memory.js';
 
 const RUNS = positive(process.env.BENCH_RUNS ?? '7', 'BENCH_RUNS');
 const BUILD = (process.env.BENCH_BUILD ?? 'auto') !== 'off';
@@ -75,27 +76,6 @@ function run(program: string, args: string[], env?: NodeJS.ProcessEnv): Promise<
       err ? reject(new Error(`${program} ${args[0]} failed: ${String(stderr).trim() || err.message}`)) : resolve(String(stdout)),
     ),
   );
-}
-
-/** VmRSS of a process, in MB. */
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
-  if (!Number.isFinite(kb)) throw new Error(`no VmRSS for pid ${pid}`);
-  return kb / 1024;
-}
-
-/** The RSS once three samples a second apart agree within 0.5 MB (or the last one after 30 s). */
-async function settledRss(pid: number): Promise<number> {
-  const samples: number[] = [];
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    samples.push(await rssMb(pid));
-    const last = samples.slice(-3);
-    if (last.length === 3 && Math.max(...last) - Math.min(...last) <= 0.5) return last[2]!;
-    if (Date.now() > deadline) return samples.at(-1)!;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
 }
 
 interface Case {

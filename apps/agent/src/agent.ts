@@ -5,6 +5,7 @@
  * tests build the same thing against real NATS, Docker and an in-test gRPC server.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
+import { CommandKind } from '@skiff/proto';
 import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
@@ -12,16 +13,12 @@ import { CommandControl } from './control/command-control.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
 import type { DockerDriver } from './docker/driver.js';
-import { applyProxyConfigHandler } from './handlers/apply-proxy-config.js';
-import { deployApplicationHandler, type DeployApplicationDeps } from './handlers/deploy-application.js';
-import { deployComposeHandler, type DeployComposeDeps } from './handlers/deploy-compose.js';
-import { reloadWorkloadHandler } from './handlers/reload-workload.js';
-import { removeWorkloadHandler } from './handlers/remove-workload.js';
-import { startWorkloadHandler } from './handlers/start-workload.js';
-import { stopWorkloadHandler } from './handlers/stop-workload.js';
+import type { DeployApplicationDeps } from './handlers/deploy-application.js';
+import type { DeployComposeDeps } from './handlers/deploy-compose.js';
 import type { WorkloadCommandDeps } from './handlers/workload-handler.js';
 import { CommandConsumer, type CommandConsumerOptions } from './pipeline/consumer.js';
 import { CommandIntake } from './pipeline/intake.js';
+import { lazyHandler } from './pipeline/lazy-handler.js';
 import type { CommandJournal } from './pipeline/journal.js';
 import type { Reports } from './pipeline/reports.js';
 import { handlerRegistry, runCommand, type HandlerRegistry } from './pipeline/runner.js';
@@ -74,22 +71,42 @@ export class Agent {
   constructor(private readonly deps: AgentDeps) {
     const { journal, reports, log, now } = deps;
     const workload: WorkloadCommandDeps = { driver: deps.driver, now, ...deps.workload, compose: deps.compose };
+    // Each handler's module is imported with the first command of its kind (lazy-handler.ts).
+    const proxy = deps.proxy;
     this.handlers = handlerRegistry([
-      deployApplicationHandler({ driver: deps.driver, journal, reports, now, ...deps.deploy }),
-      deployComposeHandler({
-        driver: deps.driver,
-        journal,
-        reports,
-        now,
-        compose: deps.compose,
-        pollIntervalMs: deps.compose?.pollIntervalMs,
-        settleMs: deps.compose?.settleMs,
-      }),
-      stopWorkloadHandler(workload),
-      startWorkloadHandler(workload),
-      reloadWorkloadHandler(workload),
-      removeWorkloadHandler(workload),
-      ...(deps.proxy ? [applyProxyConfigHandler({ serverId: deps.serverId, now, loader: deps.proxy.loader, timeoutMs: deps.proxy.timeoutMs })] : []),
+      lazyHandler({ kind: CommandKind.COMMAND_KIND_DEPLOY_APPLICATION, payloadCase: 'deployApplication', takesSlot: true }, async () =>
+        (await import('./handlers/deploy-application.js')).deployApplicationHandler({ driver: deps.driver, journal, reports, now, ...deps.deploy }),
+      ),
+      lazyHandler({ kind: CommandKind.COMMAND_KIND_DEPLOY_COMPOSE, payloadCase: 'deployCompose', takesSlot: true }, async () =>
+        (await import('./handlers/deploy-compose.js')).deployComposeHandler({
+          driver: deps.driver,
+          journal,
+          reports,
+          now,
+          compose: deps.compose,
+          pollIntervalMs: deps.compose?.pollIntervalMs,
+          settleMs: deps.compose?.settleMs,
+        }),
+      ),
+      lazyHandler({ kind: CommandKind.COMMAND_KIND_STOP_WORKLOAD, payloadCase: 'stopWorkload', takesSlot: false }, async () =>
+        (await import('./handlers/stop-workload.js')).stopWorkloadHandler(workload),
+      ),
+      lazyHandler({ kind: CommandKind.COMMAND_KIND_START_WORKLOAD, payloadCase: 'startWorkload', takesSlot: false }, async () =>
+        (await import('./handlers/start-workload.js')).startWorkloadHandler(workload),
+      ),
+      lazyHandler({ kind: CommandKind.COMMAND_KIND_RELOAD_WORKLOAD, payloadCase: 'reloadWorkload', takesSlot: false }, async () =>
+        (await import('./handlers/reload-workload.js')).reloadWorkloadHandler(workload),
+      ),
+      lazyHandler({ kind: CommandKind.COMMAND_KIND_REMOVE_WORKLOAD, payloadCase: 'removeWorkload', takesSlot: false }, async () =>
+        (await import('./handlers/remove-workload.js')).removeWorkloadHandler(workload),
+      ),
+      ...(proxy
+        ? [
+            lazyHandler({ kind: CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG, payloadCase: 'applyProxyConfig', takesSlot: false }, async () =>
+              (await import('./handlers/apply-proxy-config.js')).applyProxyConfigHandler({ serverId: deps.serverId, now, loader: proxy.loader, timeoutMs: proxy.timeoutMs }),
+            ),
+          ]
+        : []),
     ]);
     this.scheduler = new CommandScheduler({
       maxSlots: deps.maxConcurrentDeploys,

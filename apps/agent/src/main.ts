@@ -20,7 +20,6 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
-import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
 import { type ChannelSecurity, channelCa, channelSecurity } from './channel-ca.js';
@@ -30,7 +29,7 @@ import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
-import { DockerodeDriver } from './docker/dockerode-driver.js';
+import { LazyDockerDriver } from './docker/lazy-driver.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
@@ -126,14 +125,14 @@ async function main(): Promise<void> {
   process.once('SIGTERM', (s) => void stop(s));
   process.once('SIGINT', (s) => void stop(s));
 
-  const docker = new Dockerode({ socketPath: config.dockerSocket, timeout: 60_000 });
-  const driver = new DockerodeDriver({ docker });
+  // dockerode is loaded by the first command that needs it (lazy-driver.ts).
+  const driver = new LazyDockerDriver({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 });
   let keeping = Promise.resolve();
   presence = new AgentPresence({
     target: config.controlPlaneGrpc,
     channelCredentials: security.grpc,
     serverId: config.serverId,
-    info: { agentVersion: AGENT_VERSION, hostname: hostname(), dockerVersion: await dockerVersion(docker, log) },
+    info: { agentVersion: AGENT_VERSION, hostname: hostname(), dockerVersion: await dockerVersion(driver, log) },
     log,
     onRemoved: (workloads) => void removed(workloads),
     // One write after the other, so the newest registration's credentials are the ones kept.
@@ -256,11 +255,11 @@ async function main(): Promise<void> {
 }
 
 /** The Docker Engine's version, or empty when it does not answer in time. */
-async function dockerVersion(docker: Dockerode, log: Logger): Promise<string> {
+async function dockerVersion(driver: LazyDockerDriver, log: Logger): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), DOCKER_VERSION_MS)));
-    const version = (await Promise.race([docker.version(), timeout])) as { Version?: string };
+    const version = await Promise.race([driver.version(), timeout]);
     return version.Version ?? '';
   } catch (err) {
     log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not read the Docker Engine version');

@@ -319,11 +319,18 @@ export async function serviceTasks(docker: Dockerode, name: string): Promise<Tas
     });
 }
 
-export async function servicesByLabel(docker: Dockerode, labels: Record<string, string>): Promise<ServiceInfo[]> {
+/** What listing needs of a client: dockerode's, or the agent's light EngineSocket (lazy-driver.ts). */
+export interface ServiceLister {
+  listServices(options: { filters?: { label: string[] } }): Promise<unknown>;
+}
+
+export async function servicesByLabel(docker: ServiceLister, labels: Record<string, string>): Promise<ServiceInfo[]> {
   const operation = 'servicesByLabel';
   const label = labelFilters(labels, operation);
   const services = (await engineCall(operation, () =>
     docker.listServices(label.length ? { filters: { label } } : {}),
   )) as unknown as EngineServiceObject[];
-  return services.map(toServiceInfo).sort((a, b) => a.name.localeCompare(b.name));
+  // By code unit, not localeCompare: service names are ASCII, and collation would load ICU's
+  // data (~3 MB resident) into an agent that lists its services at every start.
+  return services.map(toServiceInfo).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -47,7 +47,7 @@ export interface CommandHandler {
   /** Whether it takes one of the server's deploy slots (SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS). */
   readonly takesSlot: boolean;
   /** Why the command cannot be run at all (it is then REJECTED), or null. */
-  validate(command: Command): string | null;
+  validate(command: Command): string | null | Promise<string | null>;
   run(context: CommandContext): Promise<CommandOutcome>;
   /**
    * Called when the command ends without `run` saying how, so the handler can close what it

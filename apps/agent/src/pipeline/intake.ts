@@ -53,7 +53,7 @@ export class CommandIntake {
     const known = this.deps.journal.get(id);
     if (known) return this.again(known);
 
-    problem ??= this.check(command!);
+    problem ??= await this.check(command!);
     const head = {
       id,
       workloadKey: command?.workloadKey ?? '',
@@ -109,7 +109,7 @@ export class CommandIntake {
     }
   }
 
-  private check(command: Command): string | null {
+  private async check(command: Command): Promise<string | null> {
     if (command.serverId !== this.deps.serverId) {
       return `the command is for server "${command.serverId}", not this server ("${this.deps.serverId}")`;
     }

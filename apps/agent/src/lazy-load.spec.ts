@@ -1,0 +1,79 @@
+// What an idle agent has loaded: the modules its entry point reaches through static imports
+// (and require calls), as esbuild bundles them for tools/up. The Docker client (dockerode),
+// archives and the command handlers are imported with the first command that needs them
+// (docker/lazy-driver.ts, pipeline/lazy-handler.ts): a static import of one of them would
+// load it into every idle agent again, ~1-9 MB each (`tools/bench agent` measures it).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const ENTRY = 'apps/agent/src/main.ts';
+
+/** Loaded only when a command needs them. */
+const LAZY: Array<[string, RegExp]> = [
+  ['dockerode', /^node_modules\/dockerode\//],
+  ['docker-modem', /^node_modules\/docker-modem\//],
+  ['the dockerode driver', /^apps\/agent\/src\/docker\/dockerode-driver\.ts$/],
+  ['archive readers', /^node_modules\/(tar-fs|tar-stream|yauzl)\/|^libs\/archives\//],
+  ['command handlers', /^apps\/agent\/src\/handlers\//],
+  ['builds', /^apps\/agent\/src\/build\/(build-image|archive-source|archive-extract|git-source|docker-build|static-site|workdir)\.ts$/],
+  ['compose stacks', /^apps\/agent\/src\/compose\/(lifecycle|readiness|stack-source|stack-dir|kept-files|deployed-file)\.ts$/],
+];
+
+interface Metafile {
+  inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
+}
+
+let meta: Metafile;
+const dir = mkdtempSync(join(tmpdir(), 'skiff-agent-graph-'));
+
+beforeAll(async () => {
+  // The bundle as build_agent (tools/lib/setup.sh) makes it, with its metafile.
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      join(root, 'node_modules/.bin/esbuild'),
+      [ENTRY, '--bundle', '--platform=node', '--format=esm', '--target=node20', `--outfile=${join(dir, 'main.mjs')}`,
+        '--log-level=error', '--alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs', `--metafile=${join(dir, 'meta.json')}`],
+      { cwd: root },
+      (err, _out, stderr) => (err ? reject(new Error(`esbuild failed: ${stderr}`)) : resolve()),
+    ),
+  );
+  meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as Metafile;
+}, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Every input reached from the entry without a dynamic import, with the chain that reaches it. */
+function staticallyReached(): Map<string, string[]> {
+  const reached = new Map<string, string[]>([[ENTRY, [ENTRY]]]);
+  const queue = [ENTRY];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    for (const imp of meta.inputs[file]?.imports ?? []) {
+      if (imp.external || (imp.kind !== 'import-statement' && imp.kind !== 'require-call')) continue;
+      if (reached.has(imp.path)) continue;
+      reached.set(imp.path, [...reached.get(file)!, imp.path]);
+      queue.push(imp.path);
+    }
+  }
+  return reached;
+}
+
+describe('the idle agent', () => {
+  it('does not load what only commands need', () => {
+    const reached = staticallyReached();
+    const eager = LAZY.flatMap(([what, pattern]) =>
+      [...reached.keys()].filter((f) => pattern.test(f)).map((f) => `${what}: ${reached.get(f)!.join(' -> ')}`),
+    );
+    expect(eager).toEqual([]);
+  });
+
+  it('still bundles them, for the commands that import them', () => {
+    const inputs = Object.keys(meta.inputs);
+    for (const [what, pattern] of LAZY) expect(inputs.some((f) => pattern.test(f)), what).toBe(true);
+  });
+});
