@@ -5,6 +5,7 @@ import type { AllHandlers } from './http/context.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { errorBody } from './http/envelope.js';
 import { mountApi } from './http/mount.js';
+import { type EventStreamDeps, mountEventStream } from './http/event-stream.js';
 import type { AuditRecorder } from './http/audit-trail.js';
 import type { UploadLimits } from './http/uploads.js';
 import { randomIds } from './ids.js';
@@ -21,6 +22,8 @@ export interface AppDeps {
   uploads?: UploadLimits;
   /** Where mutating operations are recorded. */
   audit?: AuditRecorder;
+  /** The event stream (`GET /api/events`); none: not served. */
+  eventStream?: Omit<EventStreamDeps, 'principals' | 'log' | 'newRequestId'>;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -38,6 +41,7 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.get('/api/openapi.json', (c) => c.json(deps.openApiDocument()));
   mountApiDocs(app);
+  if (deps.eventStream) mountEventStream(app, { ...deps.eventStream, principals: deps.principals, log: deps.log, newRequestId });
   mountApi(app, { ...deps, newRequestId });
   app.notFound((c) => {
     const requestId = newRequestId();

@@ -19,6 +19,7 @@ import type { GitProvidersTable } from './schema/forges.js';
 import type { AiConfigsTable } from './schema/ai.js';
 import type { PlatformSettingsTable } from './schema/settings.js';
 import type { AuditEventsTable } from './schema/audit.js';
+import type { EventDeliveriesTable, EventsTable } from './schema/events.js';
 
 export type { ServiceColumns } from './schema/columns.js';
 export type * from './schema/identity.js';
@@ -34,6 +35,7 @@ export type * from './schema/forges.js';
 export type * from './schema/ai.js';
 export type * from './schema/settings.js';
 export type * from './schema/audit.js';
+export type * from './schema/events.js';
 
 export interface Database {
   users: UsersTable;
@@ -62,6 +64,8 @@ export interface Database {
   deployments: DeploymentsTable;
   commands: CommandsTable;
   auditEvents: AuditEventsTable;
+  events: EventsTable;
+  eventDeliveries: EventDeliveriesTable;
   applicationArchives: ApplicationArchivesTable;
   proxyRevisions: ProxyRevisionsTable;
 }
