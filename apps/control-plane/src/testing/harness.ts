@@ -81,6 +81,8 @@ export async function startTestPlatform(
     outbound?: PlatformOptions['outbound'];
     /** How long audit events are kept (default 90 days). */
     auditRetentionMs?: number;
+    /** Event delivery (senders per channel kind, worker timings) and the event stream's timings. */
+    events?: PlatformOptions['events'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -121,6 +123,7 @@ export async function startTestPlatform(
     keepDeployments: options.keepDeployments,
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
+    events: options.events,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

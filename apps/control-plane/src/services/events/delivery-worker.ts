@@ -284,8 +284,8 @@ async function withTimeout(ms: number, stop: AbortSignal, send: (signal: AbortSi
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
       reject(new DeliveryError(`no answer within ${ms} ms`, true));
+      controller.abort();
     }, ms);
     controller.signal.addEventListener('abort', () => reject(new DeliveryError('aborted', true)));
   });
