@@ -21,6 +21,7 @@ export class EventSink {
   readonly requests: Received[] = [];
   private readonly statuses = new Map<string, number[]>();
   private readonly hanging = new Set<string>();
+  private readonly delays = new Map<string, number>();
   private readonly dedupe = new Set<string>();
   private server!: Server;
   url = '';
@@ -41,6 +42,11 @@ export class EventSink {
     this.hanging.add(path);
   }
 
+  /** Answers requests to `path` after `ms`. */
+  slow(path: string, ms: number): void {
+    this.delays.set(path, ms);
+  }
+
   dedupeOn(path: string): void {
     this.dedupe.add(path);
   }
@@ -56,6 +62,8 @@ export class EventSink {
     const entry: Received = { path, idempotencyKey: String(req.headers['idempotency-key'] ?? ''), body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now() };
     this.requests.push(entry);
     if (this.hanging.has(path)) return;
+    const delay = this.delays.get(path);
+    if (delay) await new Promise((r) => setTimeout(r, delay));
     const status = this.statuses.get(path)?.shift() ?? 200;
     if (status === 200 && !(this.dedupe.has(path) && this.received.some((r) => r.path === path && r.idempotencyKey === entry.idempotencyKey))) {
       this.received.push(entry);

@@ -83,6 +83,8 @@ export async function startTestPlatform(
     auditRetentionMs?: number;
     /** Event delivery (senders per channel kind, worker timings) and the event stream's timings. */
     events?: PlatformOptions['events'];
+    /** The platform's secret key (another process opening the same records needs it); random by default. */
+    secretKey?: Buffer;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -103,7 +105,7 @@ export async function startTestPlatform(
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
   const platform = await buildPlatform({
     database: fresh ? { url: fresh.url } : { pgliteDir: 'memory://' },
-    secretKey: randomBytes(32),
+    secretKey: options.secretKey ?? randomBytes(32),
     log,
     version: '0.0.0-test',
     validateOutput: true,
@@ -134,6 +136,8 @@ export async function startTestPlatform(
   return {
     platform,
     db: platform.database.db,
+    /** The Postgres database's URL (none on PGlite), for other processes the test starts. */
+    databaseUrl: fresh?.url,
     ownerKey: boot.key,
     organizationId: boot.organizationId,
     call,
