@@ -72,9 +72,7 @@ import { GitProviderService } from './services/forges/index.js';
 import { ApiKeyService, IdentityService, KeyUsage } from './services/identity/index.js';
 import { MetricsTokenService } from './services/identity/index.js';
 import { NotificationService } from './services/notifications/index.js';
-import type { ChannelSender } from './services/notifications/channels/channel-sender.js';
-import { DeliveryWorker, type DeliveryWorkerOptions, EventService, EventSignal } from './services/events/index.js';
-import type { NotificationKind } from '@skiff/db';
+import { type EventOptions, buildEvents } from './services/events/index.js';
 import { OrganizationService } from './services/identity/index.js';
 import { PlatformSettingsService } from './services/settings/index.js';
 import { PreviewService } from './services/applications/index.js';
@@ -160,18 +158,7 @@ export interface PlatformOptions {
    * caller-named template catalogs): `SKIFF_OUTBOUND_ALLOW_PRIVATE`; default public only.
    */
   outbound?: OutboundPolicy;
-  /**
-   * Event delivery to notification channels: the sender of each channel kind (a kind without
-   * one keeps its deliveries pending), and the worker's timings (tests shorten them).
-   * `start: false` runs no worker in this process.
-   */
-  events?: {
-    senders?: Partial<Record<NotificationKind, ChannelSender>>;
-    start?: boolean;
-    worker?: Partial<Omit<DeliveryWorkerOptions, 'db' | 'secrets' | 'senders' | 'log' | 'signal'>>;
-    /** The event stream's heartbeat and poll (ms). */
-    stream?: { heartbeatMs?: number; pollMs?: number; maxStreamsPerKey?: number };
-  };
+  events?: EventOptions;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -253,17 +240,7 @@ export async function buildPlatform(options: PlatformOptions) {
   });
   const caches = new CacheService(deps, access, projects, identity);
   const notifications = new NotificationService(deps);
-  const eventSignal = new EventSignal();
-  const events = new EventService(deps, metricsTokens, eventSignal);
-  const deliveryWorker = new DeliveryWorker({
-    ...options.events?.worker,
-    db: deps.db,
-    secrets: deps.secrets,
-    senders: options.events?.senders ?? {},
-    log: options.log.child({ component: 'event-delivery' }),
-    signal: eventSignal,
-    clock: options.events?.worker?.clock ?? deps.clock,
-  });
+  const events = buildEvents(deps, metricsTokens, options.log, options.events);
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
@@ -304,7 +281,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox);
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
-  const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: eventSignal });
+  const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
   sweepArchives = () => drops.sweep();
@@ -326,7 +303,7 @@ export async function buildPlatform(options: PlatformOptions) {
     organization: organizationHandlers(organizations),
     user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys), ...userBackupHandlers(backups) },
     audit: auditHandlers(audit),
-    notification: notificationHandlers(events, notifications),
+    notification: notificationHandlers(events.service, notifications),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),
@@ -364,7 +341,7 @@ export async function buildPlatform(options: PlatformOptions) {
     },
     validateOutput: options.validateOutput,
     uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
-    eventStream: { events, signal: eventSignal, ...options.events?.stream },
+    eventStream: events.stream,
   });
 
   const agents = await startAgentChannel(options, {
@@ -385,10 +362,10 @@ export async function buildPlatform(options: PlatformOptions) {
   );
   relay = agents.relay;
   grpcPort = agents.grpcPort;
-  if (options.events?.start !== false) deliveryWorker.start();
+  if (options.events?.start !== false) events.worker.start();
 
   const close = async () => {
-    await deliveryWorker.stop();
+    await events.worker.stop();
     await agents.close();
     await audit.settled();
     await database.close();
@@ -412,11 +389,7 @@ export async function buildPlatform(options: PlatformOptions) {
     reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
-    /** Events: the restart event, threshold reports, delivery records. */
     events,
-    /** Wakes the delivery worker and event streams (after events were committed elsewhere). */
-    eventSignal,
-    deliveryWorker,
     close,
   };
 }

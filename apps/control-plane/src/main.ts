@@ -62,7 +62,7 @@ if (first) {
 } else {
   if (existsSync(keyFile)) process.stdout.write(`The first API key is in ${keyFile}\n`);
   // Not the first boot: the platform restarted (one platformRestart event per organization).
-  await platform.events.platformRestarted(VERSION).catch((err: unknown) => log.error({ err }, 'could not record the platformRestart event'));
+  await platform.events.service.platformRestarted(VERSION).catch((err: unknown) => log.error({ err }, 'could not record the platformRestart event'));
 }
 
 const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {

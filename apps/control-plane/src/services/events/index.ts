@@ -4,3 +4,4 @@ export { recordDeploymentEnd } from './deployment-events.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.js';
 export { EventService, eventJson, RESUME_WINDOW_MS } from './event-service.js';
 export { renderEvent } from './event-message.js';
+export { buildEvents, type EventOptions } from './wiring.js';
