@@ -29,6 +29,6 @@ export const deliveries = defineContract({
   }),
   output: z.object({ items: z.array(Delivery) }),
   access: { role: 'admin' },
-  example: { status: 'failed', limit: 20 },
+  example: { limit: 20 },
   extension: true,
 });
