@@ -1,7 +1,7 @@
 // Events (issue 16, section 1): recorded in the transaction of their change, delivered once to
 // each subscribed channel through the durable queue (retries, independent channels), listed by
 // notification.deliveries, streamed at /api/events; receiveNotification records threshold events.
-import { DeploymentStatus, timestampFromDate } from '@skiff/proto';
+import { CommandStatus, DeploymentStatus, timestampFromDate } from '@skiff/proto';
 import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventSink, jsonSender } from '../../testing/event-sink.js';
@@ -109,6 +109,26 @@ describe('a deployment that fails its build', () => {
     await deployAndEnd(app.applicationId, 'done');
     await waitFor(() => sink.at('/deploys').length === 1, { what: 'the deploy message' });
     expect(sink.at('/deploys')[0]!.body).toMatchObject({ kind: 'appDeploy', title: 'Deployed: shop-api', outcome: 'success' });
+  });
+});
+
+describe('other sources', () => {
+  it('a compose stack whose deploy fails is an appBuildError of the stack, through the command result path', async () => {
+    await channel('/compose-errors', { appBuildError: true });
+    const stack = await ok('compose.create', { name: 'shop-stack', environmentId: env, composeFile: 'services:\n  web:\n    image: busybox:latest\n' });
+    const { deploymentId } = await ok('compose.deploy', { composeId: stack.composeId });
+    const command = await t.db.selectFrom('commands').select('id').where('deploymentId', '=', deploymentId).executeTakeFirstOrThrow();
+    await t.platform.reports.applyCommandResult('local', { commandId: command.id, status: CommandStatus.COMMAND_STATUS_FAILED, reason: 'pull access denied', finishedAt: timestampFromDate(new Date()) });
+    await waitFor(() => sink.at('/compose-errors').length === 1, { what: 'the compose error message' });
+    expect(sink.at('/compose-errors')[0]!.body).toMatchObject({ kind: 'appBuildError', title: 'Deploy failed: shop-stack' });
+    expect(sink.at('/compose-errors')[0]!.body.text).toContain('Compose stack shop-stack failed to deploy.\nReason: pull access denied');
+  });
+
+  it('the restart event reaches the channels subscribed to platformRestart', async () => {
+    await channel('/restarts', { platformRestart: true });
+    expect(await t.platform.events.service.platformRestarted('9.9.9')).toBeGreaterThanOrEqual(1);
+    await waitFor(() => sink.at('/restarts').length === 1, { what: 'the restart message' });
+    expect(sink.at('/restarts')[0]!.body).toMatchObject({ kind: 'platformRestart', outcome: 'info', title: 'Skiff restarted: control plane' });
   });
 });
 
