@@ -6,6 +6,7 @@ import { mountApiDocs } from './http/api-docs.js';
 import { errorBody } from './http/envelope.js';
 import { mountApi } from './http/mount.js';
 import { mountWebhooks, type WebhookReceivers } from './http/webhooks.js';
+import { type EventStreamDeps, mountEventStream } from './http/event-stream.js';
 import type { AuditRecorder } from './http/audit-trail.js';
 import type { UploadLimits } from './http/uploads.js';
 import { randomIds } from './ids.js';
@@ -24,6 +25,8 @@ export interface AppDeps {
   audit?: AuditRecorder;
   /** Public routes the payment provider calls (`POST /webhooks/billing`); none: not served. */
   webhooks?: WebhookReceivers;
+  /** The event stream (`GET /api/events`); none: not served. */
+  eventStream?: Omit<EventStreamDeps, 'principals' | 'log' | 'newRequestId'>;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -41,6 +44,7 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.get('/api/openapi.json', (c) => c.json(deps.openApiDocument()));
   mountApiDocs(app);
+  if (deps.eventStream) mountEventStream(app, { ...deps.eventStream, principals: deps.principals, log: deps.log, newRequestId });
   mountApi(app, { ...deps, newRequestId });
   if (deps.webhooks) mountWebhooks(app, deps.webhooks, { log: deps.log, newRequestId });
   app.notFound((c) => {

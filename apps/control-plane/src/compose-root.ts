@@ -60,6 +60,7 @@ import { ServiceAccess, type ServiceDeps, type WorkloadRemovals } from './servic
 import { GitProviderService } from './services/forges/index.js';
 import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService, type PlatformSmtp } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
+import { type EventOptions, buildEvents } from './services/events/index.js';
 import { ProjectService } from './services/projects/index.js';
 import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
@@ -142,6 +143,7 @@ export interface PlatformOptions {
    * `SKIFF_SMTP_FROM`), and timeouts (tests).
    */
   notifications?: Omit<ChannelOptions, 'policy'> & { platformSmtp?: PlatformSmtp };
+  events?: EventOptions;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -227,6 +229,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const senders = channelSenders(channelOptions);
   const channelTests = new ChannelTests(senders, deps.clock);
   const invitationMail = new InvitationMailer(deps, { channels: smtpLimits(channelOptions), platform: options.notifications?.platformSmtp });
+  const events = buildEvents(deps, metricsTokens, options.log, { ...options.events, senders: options.events?.senders ?? senders });
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
@@ -270,7 +273,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox);
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
-  const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles } });
+  const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
   sweepArchives = () => drops.sweep();
@@ -292,7 +295,7 @@ export async function buildPlatform(options: PlatformOptions) {
     organization: organizationHandlers(organizations),
     user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups) },
     audit: auditHandlers(audit),
-    notification: notificationHandlers(metricsTokens, notifications, channelTests),
+    notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations),
     backup: backupHandlers(backups),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),
@@ -331,6 +334,7 @@ export async function buildPlatform(options: PlatformOptions) {
     validateOutput: options.validateOutput,
     webhooks: { billing: (rawBody, signature) => billing.receiveWebhook(rawBody, signature) },
     uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
+    eventStream: events.stream,
   });
 
   const agents = await startAgentChannel(options, {
@@ -351,8 +355,10 @@ export async function buildPlatform(options: PlatformOptions) {
   );
   relay = agents.relay;
   grpcPort = agents.grpcPort;
+  if (options.events?.start !== false) events.worker.start();
 
   const close = async () => {
+    await events.worker.stop();
     await agents.close();
     await audit.settled();
     await database.close();
@@ -376,6 +382,7 @@ export async function buildPlatform(options: PlatformOptions) {
     reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
+    events,
     close,
   };
 }

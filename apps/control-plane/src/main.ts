@@ -64,8 +64,10 @@ if (first) {
     `\nFirst boot: created the owner ${config.ownerEmail} and the organization "Default".\n` +
       `API key (shown once; also in ${keyFile}, mode 0600):\n\n  ${first.key}\n\n`,
   );
-} else if (existsSync(keyFile)) {
-  process.stdout.write(`The first API key is in ${keyFile}\n`);
+} else {
+  if (existsSync(keyFile)) process.stdout.write(`The first API key is in ${keyFile}\n`);
+  // Not the first boot: the platform restarted (one platformRestart event per organization).
+  await platform.events.service.platformRestarted(VERSION).catch((err: unknown) => log.error({ err }, 'could not record the platformRestart event'));
 }
 
 const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {

@@ -20,6 +20,7 @@ import type { AiConfigsTable } from './schema/ai.js';
 import type { PlatformSettingsTable } from './schema/settings.js';
 import type { AuditEventsTable } from './schema/audit.js';
 import type { BillingAccountsTable, BillingEventsTable } from './schema/billing.js';
+import type { EventDeliveriesTable, EventsTable } from './schema/events.js';
 
 export type { ServiceColumns } from './schema/columns.js';
 export type * from './schema/identity.js';
@@ -36,6 +37,7 @@ export type * from './schema/ai.js';
 export type * from './schema/settings.js';
 export type * from './schema/audit.js';
 export type * from './schema/billing.js';
+export type * from './schema/events.js';
 
 export interface Database {
   users: UsersTable;
@@ -66,6 +68,8 @@ export interface Database {
   deployments: DeploymentsTable;
   commands: CommandsTable;
   auditEvents: AuditEventsTable;
+  events: EventsTable;
+  eventDeliveries: EventDeliveriesTable;
   applicationArchives: ApplicationArchivesTable;
   proxyRevisions: ProxyRevisionsTable;
 }

@@ -108,3 +108,12 @@ export function assertEnvironment(
     throw Forbidden('No access to this environment');
   }
 }
+
+/**
+ * An event (services/events): one of a workload as its service is seen (canSeeService); one
+ * of the whole organization (a restart, a threshold alert, no workload) by admins and owners
+ * through a key not limited to named records.
+ */
+export const canSeeEvent = (p: Principal, e: { organizationId: string; workloadId: string | null; projectId: string | null; serverId: string | null }) =>
+  e.organizationId === p.organizationId &&
+  (e.workloadId !== null && e.projectId !== null ? canSeeService(p, { id: e.workloadId, serverId: e.serverId }, e.projectId) : isAdmin(p));

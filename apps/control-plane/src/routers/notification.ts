@@ -1,9 +1,10 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { MetricsTokenService } from '../services/identity/index.js';
+import type { EventService } from '../services/events/index.js';
 import type { ChannelTests, NotificationService } from '../services/notifications/index.js';
 
-export const notificationHandlers = (metrics: MetricsTokenService, notifications: NotificationService, tests: ChannelTests): RouterHandlers<'notification'> => ({
-  receiveNotification: (input) => metrics.receive(input.Token),
+export const notificationHandlers = (events: EventService, notifications: NotificationService, tests: ChannelTests): RouterHandlers<'notification'> => ({
+  receiveNotification: (input) => events.receiveThreshold(input),
+  deliveries: (input, { principal }) => events.deliveries(principal, input),
   createHook: (input, { principal }) => notifications.create(principal, 'hook', input),
   createMessenger: (input, { principal }) => notifications.create(principal, 'messenger', input),
   createCommunity: (input, { principal }) => notifications.create(principal, 'community', input),

@@ -85,6 +85,10 @@ export async function startTestPlatform(
     ai?: PlatformOptions['ai'];
     /** Notification channels: Telegram API base, SMTP CA, the operator's SMTP, timeouts. */
     notifications?: PlatformOptions['notifications'];
+    /** Event delivery (senders per channel kind, worker timings) and the event stream's timings. */
+    events?: PlatformOptions['events'];
+    /** The platform's secret key (another process opening the same records needs it); random by default. */
+    secretKey?: Buffer;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -105,7 +109,7 @@ export async function startTestPlatform(
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
   const platform = await buildPlatform({
     database: fresh ? { url: fresh.url } : { pgliteDir: 'memory://' },
-    secretKey: randomBytes(32),
+    secretKey: options.secretKey ?? randomBytes(32),
     log,
     version: '0.0.0-test',
     validateOutput: true,
@@ -127,6 +131,7 @@ export async function startTestPlatform(
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,
     notifications: options.notifications,
+    events: options.events,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');
@@ -137,6 +142,8 @@ export async function startTestPlatform(
   return {
     platform,
     db: platform.database.db,
+    /** The Postgres database's URL (none on PGlite), for other processes the test starts. */
+    databaseUrl: fresh?.url,
     ownerKey: boot.key,
     organizationId: boot.organizationId,
     call,

@@ -5,6 +5,7 @@ import { createEmail } from './createEmail.js';
 import { createHook } from './createHook.js';
 import { createMessenger } from './createMessenger.js';
 import { createPush } from './createPush.js';
+import { deliveries } from './deliveries.js';
 import { one } from './one.js';
 import { receiveNotification } from './receiveNotification.js';
 import { remove } from './remove.js';
@@ -37,4 +38,5 @@ export const notification = defineRouter('notification', {
   receiveNotification,
   createPush,
   updatePush,
+  deliveries,
 });

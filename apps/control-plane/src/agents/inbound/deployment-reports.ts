@@ -16,6 +16,7 @@ import { commandOf, lockCommand, overdueCommands, recordCommandEnd } from '../ou
 import { DEFAULT_KEEP_DEPLOYMENTS, pruneAfterEnd, pruneDeployments } from '../../services/deployments/deployment-retention.js';
 import { commandKindOf } from '../outbound/kinds/index.js';
 import { parseWorkloadKey } from '../outbound/workload-key.js';
+import { recordDeploymentEnd } from '../../services/events/deployment-events.js';
 
 /** A report the control plane will not apply; `code` says why (the report server maps it to a gRPC status). */
 export class ReportRefused extends Error {
@@ -58,7 +59,15 @@ export class DeploymentReports {
    * to delete the files of a removed application's archives (their rows go by cascade).
    */
   constructor(
-    private readonly deps: { db: Db; clock: () => Date; proxy?: ProxyConfig; keepDeployments?: number; archives?: { removeFiles(): Promise<void> } },
+    private readonly deps: {
+      db: Db;
+      clock: () => Date;
+      proxy?: ProxyConfig;
+      keepDeployments?: number;
+      archives?: { removeFiles(): Promise<void> };
+      /** Woken after a report recorded events (a deployment ended): delivery and event streams. */
+      events?: { notify(): void };
+    },
   ) {}
 
   private get keep() {
@@ -76,7 +85,8 @@ export class DeploymentReports {
       throw new ReportRefused('INVALID_ARGUMENT', `sequence must be a whole number from 1, got ${event.sequence}`);
     }
     const at = event.occurredAt ? timestampToDate(event.occurredAt) : this.deps.clock();
-    return this.deps.db.transaction().execute(async (tx) => {
+    let ended = false;
+    const applied = await this.deps.db.transaction().execute(async (tx): Promise<Applied> => {
       const d = await tx.selectFrom('deployments').selectAll().where('id', '=', event.deploymentId).forUpdate().executeTakeFirst();
       // A cache instance keeps no deployment records: the events of its deploys are set aside.
       if (!d && (await this.setsEventsAside(tx, serverId, event.commandId))) return 'applied';
@@ -103,9 +113,15 @@ export class DeploymentReports {
       const appStatus =
         next === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : next && applicationStatusFor(next);
       if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
+      if (next === 'done' || next === 'error') {
+        await recordDeploymentEnd(tx, d, next, at, event.reason || null);
+        ended = true;
+      }
       if (next && isFinished(next)) await pruneDeployments(tx, owner, this.keep);
       return 'applied';
     });
+    if (ended) this.deps.events?.notify();
+    return applied;
   }
 
   /** Whether the command is one of this server whose kind sets aside events naming no deployment record. */
@@ -136,8 +152,11 @@ export class DeploymentReports {
       if (c.deploymentId) await pruneAfterEnd(tx, c.deploymentId, this.keep);
       return { applied: 'applied' as const, removedApplication: succeeded && c.kind === REMOVE_WORKLOAD && parseWorkloadKey(c.workloadKey)?.type === 'application' };
     });
-    // A removal may have queued proxy configurations: no need to wait for the relay's poll.
-    if (applied === 'applied') this.deps.proxy?.notify();
+    // A removal may have queued proxy configurations, a deploy's end an event: no need to wait for the polls.
+    if (applied === 'applied') {
+      this.deps.proxy?.notify();
+      this.deps.events?.notify();
+    }
     if (removedApplication) await this.deps.archives?.removeFiles();
     return applied;
   }

@@ -1,7 +1,7 @@
 import type { Principal } from '../../authz/principal.js';
 import { hashToken } from '../../crypto/tokens.js';
 import { randomBytes } from 'node:crypto';
-import { NotImplemented, Unauthorized } from '../../errors.js';
+import { Unauthorized } from '../../errors.js';
 import type { ServiceDeps } from '../shared/deps.js';
 
 /**
@@ -36,11 +36,5 @@ export class MetricsTokenService {
       .executeTakeFirst();
     if (!org) throw Unauthorized('Invalid metrics token');
     return org.id;
-  }
-
-  /** A threshold alert from a monitoring sender: authenticated here, delivered by the notification work. */
-  async receive(token: string): Promise<never> {
-    await this.organizationOf(token);
-    throw NotImplemented('notification.receiveNotification (delivery to channels)');
   }
 }

@@ -2,6 +2,7 @@ import type { DeploymentStatus as StoredStatus } from '@skiff/db';
 import { CommandStatus } from '@skiff/proto';
 import { applicationStatusAfterCancel, applicationStatusFor, canMove } from '../../../services/deployments/deployment-status.js';
 import { ownerOfDeployment, setWorkloadStatus } from '../../../services/deployments/workloads.js';
+import { recordDeploymentEnd } from '../../../services/events/deployment-events.js';
 import type { CommandResultContext } from './kind.js';
 
 /** Command results that end an unfinished deployment, and how. */
@@ -27,4 +28,5 @@ export async function endDeployment({ tx, command, status, reason, at }: Command
   const owner = ownerOfDeployment(d);
   const appStatus = end === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : applicationStatusFor(end);
   if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
+  if (end === 'error') await recordDeploymentEnd(tx, d, end, at, reason);
 }

@@ -1,0 +1,127 @@
+import type { Contracts, InputOf, OutputOf } from '@skiff/contracts';
+import type { EventRecord } from '@skiff/db';
+import { canSeeEvent } from '../../authz/policy.js';
+import type { Principal } from '../../authz/principal.js';
+import type { MetricsTokenService } from '../identity/metrics-tokens.js';
+import { iso, type ServiceDeps } from '../shared/deps.js';
+import { type EventSignal, recordEvent } from './events.js';
+
+/** How far back a stream resumed with Last-Event-ID goes: events of the last day. */
+export const RESUME_WINDOW_MS = 24 * 3600_000;
+const MESSAGE_CAP = 500;
+
+/** Events as API callers meet them: threshold reports, the restart event, delivery records, the stream's reads. */
+export class EventService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly metrics: MetricsTokenService,
+    private readonly signal: EventSignal,
+  ) {}
+
+  /**
+   * `notification.receiveNotification`: a monitoring sender's threshold alert, authenticated by
+   * the organization's metrics token in the body (any other token: UNAUTHORIZED, nothing
+   * stored), recorded as a serverThreshold event of that organization. The token is not kept.
+   */
+  async receiveThreshold(input: InputOf<Contracts['notification']['receiveNotification']>): Promise<Record<string, never>> {
+    const organizationId = await this.metrics.organizationOf(input.Token);
+    await this.deps.db.transaction().execute((tx) =>
+      recordEvent(tx, {
+        organizationId,
+        kind: 'serverThreshold',
+        outcome: 'failure',
+        summary: {
+          subject: `${input.Type} on the ${input.ServerType === 'Remote' ? 'remote server' : 'platform host'}`,
+          serverType: input.ServerType,
+          type: input.Type,
+          value: input.Value,
+          threshold: input.Threshold,
+          message: input.Message.slice(0, MESSAGE_CAP),
+          reportedAt: input.Timestamp.slice(0, 64),
+        },
+      }),
+    );
+    this.signal.notify();
+    return {};
+  }
+
+  /**
+   * The control plane started again (not its first boot): one platformRestart event per
+   * organization, so each organization's subscribed channels and admins' streams hear of it.
+   */
+  async platformRestarted(version: string): Promise<number> {
+    const orgs = await this.deps.db.selectFrom('organizations').select('id').execute();
+    await this.deps.db.transaction().execute(async (tx) => {
+      for (const org of orgs) {
+        await recordEvent(tx, { organizationId: org.id, kind: 'platformRestart', outcome: 'info', summary: { subject: 'control plane', version } });
+      }
+    });
+    this.signal.notify();
+    return orgs.length;
+  }
+
+  async deliveries(p: Principal, input: InputOf<Contracts['notification']['deliveries']>): Promise<OutputOf<Contracts['notification']['deliveries']>> {
+    let q = this.deps.db
+      .selectFrom('eventDeliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.eventId')
+      .select(['d.id', 'd.notificationId', 'd.eventId', 'e.kind', 'd.status', 'd.attempts', 'd.nextAttemptAt', 'd.lastError', 'd.createdAt', 'd.deliveredAt'])
+      .where('d.organizationId', '=', p.organizationId);
+    if (input.notificationId) q = q.where('d.notificationId', '=', input.notificationId);
+    if (input.status) q = q.where('d.status', '=', input.status);
+    const rows = await q.orderBy('d.createdAt', 'desc').orderBy('d.eventId', 'desc').limit(input.limit ?? 50).execute();
+    return {
+      items: rows.map((r) => ({
+        deliveryId: r.id,
+        notificationId: r.notificationId,
+        eventId: String(r.eventId),
+        eventKind: r.kind,
+        status: r.status,
+        attempts: r.attempts,
+        nextAttemptAt: r.status === 'pending' ? iso(r.nextAttemptAt) : null,
+        lastError: r.lastError,
+        createdAt: iso(r.createdAt),
+        deliveredAt: r.deliveredAt ? iso(r.deliveredAt) : null,
+      })),
+    };
+  }
+
+  /** The newest event id of the organization (a stream without Last-Event-ID starts after it). */
+  async latestId(organizationId: string): Promise<string> {
+    const row = await this.deps.db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).where('organizationId', '=', organizationId).executeTakeFirst();
+    return row?.id == null ? '0' : String(row.id);
+  }
+
+  /**
+   * Events of the caller's organization after `afterId`, oldest first, at most `limit` read
+   * (the caller pages on with the last id read, `next`), within the resume window; only
+   * those the caller may see are in `events`.
+   */
+  async after(p: Principal, afterId: string, limit = 200): Promise<{ events: EventRecord[]; next: string; read: number }> {
+    const since = new Date(this.deps.clock().getTime() - RESUME_WINDOW_MS);
+    const rows = await this.deps.db
+      .selectFrom('events')
+      .selectAll()
+      .where('organizationId', '=', p.organizationId)
+      .where('id', '>', afterId as never)
+      .where('occurredAt', '>=', since)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    const next = rows.length > 0 ? String(rows[rows.length - 1]!.id) : afterId;
+    return { events: rows.map((r) => ({ ...r, id: String(r.id) })).filter((e) => canSeeEvent(p, e)), next, read: rows.length };
+  }
+}
+
+/** The event as the stream's `data:` carries it. */
+export const eventJson = (e: EventRecord) => ({
+  eventId: e.id,
+  organizationId: e.organizationId,
+  kind: e.kind,
+  outcome: e.outcome,
+  workload: e.workloadId ? { kind: e.workloadKind, id: e.workloadId, name: e.workloadName } : null,
+  projectId: e.projectId,
+  environmentId: e.environmentId,
+  serverId: e.serverId,
+  summary: e.summary,
+  occurredAt: iso(e.occurredAt),
+});
