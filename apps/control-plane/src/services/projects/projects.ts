@@ -12,7 +12,9 @@ import { Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, givenColumns, iso, uniqueAs } from '../shared/deps.js';
 import type { IdentityService } from '../identity/identity.js';
 import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
-import { type ServiceKind, type WorkloadRemovals, copyServices, countServices, servicesOf } from '../shared/service-records.js';
+import { type ServiceKind, type ServiceSummary, type WorkloadRemovals, copyServices, countServices, servicesOf, servicesQuery, summaries } from '../shared/service-records.js';
+import { sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 
 const DEFAULT_ENVIRONMENT = 'production';
 const ENVIRONMENT_NAME_TAKEN = 'an environment with this name exists in the project';
@@ -89,7 +91,7 @@ export class ProjectService {
     }));
   }
 
-  private withServices(p: Principal, e: Environment, services: Awaited<ReturnType<typeof servicesOf>>) {
+  private withServices(p: Principal, e: Environment, services: ServiceSummary[]) {
     return {
       ...this.environmentRecord(e),
       services: services
@@ -113,27 +115,49 @@ export class ProjectService {
     return { environment, project };
   }
 
+  /** One statement makes both rows (the answer is built from them: a new project has no services). */
   async create(p: Principal, input: { name: string; description?: string | null; env?: string }) {
-    const projectId = this.deps.ids('prj');
-    const environmentId = this.deps.ids('env');
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('projects')
-        .values({ id: projectId, organizationId: p.organizationId, name: input.name, description: input.description ?? null, env: this.seal(input.env) })
-        .execute();
-      await trx
-        .insertInto('environments')
-        .values({ id: environmentId, projectId, name: DEFAULT_ENVIRONMENT, description: null, env: this.seal('') })
-        .execute();
-    });
-    await this.identity.grantCreated(p, { projects: [projectId], environments: [environmentId] });
-    return this.one(p, projectId);
+    const values = { id: this.deps.ids('prj'), organizationId: p.organizationId, name: input.name, description: input.description ?? null, env: this.seal(input.env) };
+    const environment = await this.db
+      .with('p', (db) => db.insertInto('projects').values(values).returning('id'))
+      .insertInto('environments')
+      .columns(['id', 'projectId', 'name', 'description', 'env'])
+      .expression((eb) =>
+        eb.selectFrom('p').select([eb.val(this.deps.ids('env')).as('id'), 'p.id', eb.val(DEFAULT_ENVIRONMENT).as('name'), sql<null>`null`.as('description'), eb.val(this.seal('')).as('env')]),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await this.identity.grantCreated(p, { projects: [values.id], environments: [environment.id] });
+    // Both rows were made by one statement: the same transaction time.
+    return this.withRows(p, { ...values, createdAt: environment.createdAt }, [environment], []);
   }
 
+  /** The project, its environments and their services in one query. */
   async one(p: Principal, projectId: string) {
-    const project = await this.findProject(p, projectId);
-    const [result] = await this.withEnvironments(p, [project]);
-    return result!;
+    const row = await this.db
+      .selectFrom('projects as p')
+      .selectAll('p')
+      .select((eb) => [
+        jsonArrayFrom(eb.selectFrom('environments as e').selectAll('e').whereRef('e.projectId', '=', 'p.id').orderBy('e.createdAt')).as('environments'),
+        jsonArrayFrom(
+          servicesQuery(this.db, eb.selectFrom('environments as e').select('e.id').whereRef('e.projectId', '=', 'p.id') as never),
+        ).as('services'),
+      ])
+      .where('p.id', '=', projectId)
+      .executeTakeFirst();
+    if (!row) throw NotFound('No such project');
+    const { environments, services, ...project } = row;
+    assertProject(p, project);
+    // JSON carries timestamps as text.
+    const rows = environments.map((e) => ({ ...e, createdAt: new Date(e.createdAt) }));
+    return this.withRows(p, project, rows, summaries(services));
+  }
+
+  private withRows(p: Principal, project: Project, environments: Environment[], services: ServiceSummary[]) {
+    return {
+      ...this.projectRecord(project),
+      environments: environments.filter((e) => canSeeEnvironment(p, e.projectId, e.id)).map((e) => this.withServices(p, e, services)),
+    };
   }
 
   async all(p: Principal) {
