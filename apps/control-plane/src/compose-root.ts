@@ -87,7 +87,7 @@ import { SshKeyService } from './services/servers/index.js';
 import { WorkloadLifecycle } from './services/deployments/index.js';
 
 export interface PlatformOptions {
-  database: { url?: string; pgliteDir?: string };
+  database: { url?: string; pgliteDir?: string; onQuery?: (sql: string) => void };
   secretKey: Buffer;
   log: Logger;
   version: string;

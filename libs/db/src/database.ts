@@ -19,6 +19,8 @@ export interface DatabaseConfig {
   poolSize?: number;
   /** Told when an idle Postgres connection breaks (the pool replaces it; nothing fails). */
   onIdleConnectionError?: (err: Error) => void;
+  /** Told the text of every statement run (tests count them). */
+  onQuery?: (sql: string) => void;
 }
 
 export interface DatabaseHandle {
@@ -53,7 +55,12 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS];
     dialect = new PGliteDialect(await PGlite.create(dir, { startParams }));
   }
-  const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })] });
+  const onQuery = config.onQuery;
+  const db = new Kysely<Database>({
+    dialect,
+    plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })],
+    ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
+  });
   return { db, kind, close: () => db.destroy() };
 }
 

@@ -81,6 +81,8 @@ export async function startTestPlatform(
     outbound?: PlatformOptions['outbound'];
     /** How long audit events are kept (default 90 days). */
     auditRetentionMs?: number;
+    /** Told the text of every statement the platform runs. */
+    onQuery?: (sql: string) => void;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -100,7 +102,7 @@ export async function startTestPlatform(
     .source('deployment logs read by the test', () => deploymentLogs.text);
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
   const platform = await buildPlatform({
-    database: fresh ? { url: fresh.url } : { pgliteDir: 'memory://' },
+    database: { ...(fresh ? { url: fresh.url } : { pgliteDir: 'memory://' }), onQuery: options.onQuery },
     secretKey: randomBytes(32),
     log,
     version: '0.0.0-test',
