@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { PgliteThread, PgliteThreadDialect } from './pglite-thread.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -50,10 +51,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     kind = 'pglite';
     const dir = config.pgliteDir ?? 'memory://';
     if (!dir.startsWith('memory://')) await createPgliteDir(dir);
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { PGliteDialect } = await import('kysely-pglite-dialect');
-    const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS];
-    dialect = new PGliteDialect(await PGlite.create(dir, { startParams }));
+    dialect = new PgliteThreadDialect(await PgliteThread.start(dir, PGLITE_SETTINGS));
   }
   const onQuery = config.onQuery;
   const db = new Kysely<Database>({
