@@ -14,7 +14,6 @@ import type { IdentityService } from '../identity/identity.js';
 import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
 import { type ServiceKind, type ServiceSummary, type WorkloadRemovals, copyServices, countServices, servicesOf, servicesQuery, summaries } from '../shared/service-records.js';
 import { sql } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
 
 const DEFAULT_ENVIRONMENT = 'production';
 const ENVIRONMENT_NAME_TAKEN = 'an environment with this name exists in the project';
@@ -132,25 +131,30 @@ export class ProjectService {
     return this.withRows(p, { ...values, createdAt: environment.createdAt }, [environment], []);
   }
 
-  /** The project, its environments and their services in one query. */
+  /**
+   * The project with its environments (one statement), then their services (one more). One
+   * statement aggregating both as JSON costs PGlite twice as much: its planning and JSON.
+   */
   async one(p: Principal, projectId: string) {
-    const row = await this.db
+    const rows = await this.db
       .selectFrom('projects as p')
+      .leftJoin('environments as e', 'e.projectId', 'p.id')
       .selectAll('p')
-      .select((eb) => [
-        jsonArrayFrom(eb.selectFrom('environments as e').selectAll('e').whereRef('e.projectId', '=', 'p.id').orderBy('e.createdAt')).as('environments'),
-        jsonArrayFrom(
-          servicesQuery(this.db, eb.selectFrom('environments as e').select('e.id').whereRef('e.projectId', '=', 'p.id') as never),
-        ).as('services'),
-      ])
+      .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
       .where('p.id', '=', projectId)
-      .executeTakeFirst();
-    if (!row) throw NotFound('No such project');
-    const { environments, services, ...project } = row;
+      .orderBy('e.createdAt')
+      .execute();
+    const [first] = rows;
+    if (!first) throw NotFound('No such project');
+    const project: Project = { id: first.id, organizationId: first.organizationId, name: first.name, description: first.description, env: first.env, createdAt: first.createdAt };
     assertProject(p, project);
-    // JSON carries timestamps as text.
-    const rows = environments.map((e) => ({ ...e, createdAt: new Date(e.createdAt) }));
-    return this.withRows(p, project, rows, summaries(services));
+    const environments = rows.flatMap((r): Environment[] =>
+      r.environmentId === null
+        ? []
+        : [{ id: r.environmentId, projectId, name: r.environmentName!, description: r.environmentDescription ?? null, env: r.environmentEnv!, createdAt: r.environmentCreatedAt! }],
+    );
+    const inProject = this.db.selectFrom('environments').select('id').where('projectId', '=', projectId);
+    return this.withRows(p, project, environments, summaries(await servicesQuery(this.db, inProject).execute()));
   }
 
   private withRows(p: Principal, project: Project, environments: Environment[], services: ServiceSummary[]) {

@@ -28,10 +28,7 @@ export interface ServiceSummary {
 
 const summaryColumns = ['id', 'name', 'appName', 'description', 'applicationStatus', 'serverId', 'createdAt', 'environmentId'] as const;
 
-/**
- * The query of the services (of every kind) of some environments: their ids, or a subquery
- * selecting them (a service summary's `createdAt` is then text when it comes back as JSON).
- */
+/** The query of the services (of every kind) of some environments: their ids, or a subquery selecting them. */
 export function servicesQuery(db: Db, environmentIds: string[] | SelectQueryBuilder<Database, 'environments', { id: string }>) {
   const [first, ...rest] = kinds.map((type) =>
     db
@@ -43,7 +40,7 @@ export function servicesQuery(db: Db, environmentIds: string[] | SelectQueryBuil
 }
 
 /** Service rows as summaries, oldest first. */
-export const summaries = (rows: (Omit<ServiceSummary, 'createdAt'> & { createdAt: Date | string })[]): ServiceSummary[] =>
+export const summaries = (rows: (Omit<ServiceSummary, 'createdAt'> & { createdAt: Date })[]): ServiceSummary[] =>
   rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 
 /** The services (of every kind) of some environments, oldest first, in one query. */
