@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -84,8 +85,8 @@ export class PgliteThread {
     worker.on('exit', () => fail(new Error('the database thread has stopped')));
   }
 
-  /** Opens the database in `dir` (`memory://` for a throw-away one) with these Postgres settings. */
-  static async start(dir: string, settings: string[]): Promise<PgliteThread> {
+  /** Opens the database in `dir` (`memory://` for a throw-away one) with these Postgres settings (after PGlite's own). */
+  static async start(dir: string, settings: NonNullable<PGliteOptions['startParams']>): Promise<PgliteThread> {
     const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
     const worker = new Worker(WORKER, { eval: true, workerData: { pglite, dir, settings } });
     const thread = new PgliteThread(worker);
