@@ -39,6 +39,7 @@ const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   let dialect: Dialect;
   let kind: DatabaseHandle['kind'];
+  let endThread = async () => {};
   if (config.url) {
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
@@ -51,7 +52,10 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     kind = 'pglite';
     const dir = config.pgliteDir ?? 'memory://';
     if (!dir.startsWith('memory://')) await createPgliteDir(dir);
-    dialect = new PgliteThreadDialect(await PgliteThread.start(dir, PGLITE_SETTINGS));
+    const thread = await PgliteThread.start(dir, PGLITE_SETTINGS);
+    dialect = new PgliteThreadDialect(thread);
+    // Kysely ends the driver only if it ran a query: the thread is ended here in any case.
+    endThread = () => thread.close();
   }
   const onQuery = config.onQuery;
   const db = new Kysely<Database>({
@@ -59,7 +63,14 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })],
     ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
-  return { db, kind, close: () => db.destroy() };
+  return {
+    db,
+    kind,
+    close: async () => {
+      await db.destroy();
+      await endThread();
+    },
+  };
 }
 
 /**

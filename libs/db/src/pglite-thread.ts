@@ -69,6 +69,7 @@ export class PgliteThread {
   private readonly waiting = new Map<number, { resolve: (a: Answer) => void; reject: (err: Error) => void }>();
   private next = 0;
   private exited: Error | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (a: Answer) => {
@@ -104,10 +105,12 @@ export class PgliteThread {
     return { rows: a.rows, ...(a.affectedRows ? { numAffectedRows: BigInt(a.affectedRows) } : {}) };
   }
 
-  async close(): Promise<void> {
-    if (this.exited) return;
-    await this.send({ close: true });
-    await new Promise((resolve) => this.worker.once('exit', resolve));
+  /** Closes the database and ends the thread; again: waits for the same end. */
+  close(): Promise<void> {
+    this.closing ??= this.exited
+      ? Promise.resolve()
+      : Promise.all([new Promise((resolve) => this.worker.once('exit', resolve)), this.send({ close: true })]).then(() => {});
+    return this.closing;
   }
 
   /** Sends a message; the first, empty one answers once the database is open. */
