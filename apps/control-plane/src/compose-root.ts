@@ -65,7 +65,7 @@ import { ProjectService } from './services/projects/index.js';
 import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
 export interface PlatformOptions {
-  database: { url?: string; pgliteDir?: string };
+  database: { url?: string; pgliteDir?: string; onQuery?: (sql: string) => void };
   secretKey: Buffer;
   log: Logger;
   version: string;

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { PgliteThread, PgliteThreadDialect } from './pglite-thread.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -19,6 +20,8 @@ export interface DatabaseConfig {
   poolSize?: number;
   /** Told when an idle Postgres connection breaks (the pool replaces it; nothing fails). */
   onIdleConnectionError?: (err: Error) => void;
+  /** Told the text of every statement run (tests count them). */
+  onQuery?: (sql: string) => void;
 }
 
 export interface DatabaseHandle {
@@ -36,6 +39,7 @@ const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   let dialect: Dialect;
   let kind: DatabaseHandle['kind'];
+  let endThread = async () => {};
   if (config.url) {
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
@@ -48,13 +52,25 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     kind = 'pglite';
     const dir = config.pgliteDir ?? 'memory://';
     if (!dir.startsWith('memory://')) await createPgliteDir(dir);
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { PGliteDialect } = await import('kysely-pglite-dialect');
-    const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS];
-    dialect = new PGliteDialect(await PGlite.create(dir, { startParams }));
+    const thread = await PgliteThread.start(dir, PGLITE_SETTINGS);
+    dialect = new PgliteThreadDialect(thread);
+    // Kysely ends the driver only if it ran a query: the thread is ended here in any case.
+    endThread = () => thread.close();
   }
-  const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })] });
-  return { db, kind, close: () => db.destroy() };
+  const onQuery = config.onQuery;
+  const db = new Kysely<Database>({
+    dialect,
+    plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })],
+    ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
+  });
+  return {
+    db,
+    kind,
+    close: async () => {
+      await db.destroy();
+      await endThread();
+    },
+  };
 }
 
 /**

@@ -89,6 +89,8 @@ export async function startTestPlatform(
     events?: PlatformOptions['events'];
     /** The platform's secret key (another process opening the same records needs it); random by default. */
     secretKey?: Buffer;
+    /** Told the text of every statement the platform runs. */
+    onQuery?: (sql: string) => void;
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -108,7 +110,7 @@ export async function startTestPlatform(
     .source('deployment logs read by the test', () => deploymentLogs.text);
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
   const platform = await buildPlatform({
-    database: fresh ? { url: fresh.url } : { pgliteDir: 'memory://' },
+    database: { ...(fresh ? { url: fresh.url } : { pgliteDir: 'memory://' }), onQuery: options.onQuery },
     secretKey: options.secretKey ?? randomBytes(32),
     log,
     version: '0.0.0-test',

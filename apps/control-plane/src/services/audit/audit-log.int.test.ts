@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../authz/principal.js';
 import { addMember, startTestPlatform, type Answer, type TestPlatform } from '../../testing/harness.js';
 
 let t: TestPlatform;
@@ -8,6 +9,7 @@ let projectId: string;
 let appId: string;
 let ownerKeyId: string;
 let ownerId: string;
+const statements: string[] = [];
 
 const ok = (res: Answer) => {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -16,7 +18,7 @@ const ok = (res: Answer) => {
 const audit = async (filters: Record<string, unknown> = {}, as = t.call) => ok(await as('audit.list', filters));
 
 beforeAll(async () => {
-  t = await startTestPlatform({ clock: () => new Date(now) });
+  t = await startTestPlatform({ clock: () => new Date(now), onQuery: (sql) => statements.push(sql) });
   ownerId = ok(await t.call('user.get')).userId;
   ownerKeyId = ok(await t.call('user.apiKeys')).find((k: { name: string }) => k.name === 'initial').apiKeyId;
   const project = ok(await t.call('project.create', { name: 'audited' }));
@@ -91,6 +93,20 @@ describe('the audit log', () => {
     expect(theirs.some((e: { targets: Record<string, string> }) => e.targets.projectId === projectId)).toBe(false);
     const member = await addMember(t, 'plain-member@example.com');
     expect((await t.as(member.key)('audit.list')).status).toBe(403);
+  });
+
+  it('writes the events recorded while a write is under way together, each stored before its record() resolves', async () => {
+    // The recorder reads only who and which key.
+    const principal = { userId: ownerId, organizationId: t.organizationId, apiKeyId: ownerKeyId } as Principal;
+    statements.length = 0;
+    const entry = (i: number) => ({ principal, operation: 'project.update', input: { projectId: `prj_batch${i}` }, outcome: 'ok' as const, address: null, requestId: `req_batch${i}` });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => t.platform.audit.record(entry(i))));
+    expect(statements.filter((s) => /^insert into "audit_events"/.test(s))).toHaveLength(1);
+    const stored = await t.db.selectFrom('auditEvents').select('requestId').where('requestId', 'like', 'req_batch%').execute();
+    expect(stored).toHaveLength(20);
+    // One more while nothing is under way: written at once, alone.
+    await t.platform.audit.record(entry(20));
+    expect(statements.filter((s) => /^insert into "audit_events"/.test(s))).toHaveLength(2);
   });
 
   it('prunes events past the retention period (90 days by default)', async () => {

@@ -1,6 +1,6 @@
-import type { AuditEvent } from '@skiff/db';
+import type { AuditEvent, AuditEventsTable } from '@skiff/db';
 import type { Logger } from 'pino';
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Principal } from '../../authz/principal.js';
 import { Invalid } from '../../errors.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
@@ -8,6 +8,8 @@ import { type ServiceDeps, iso } from '../shared/deps.js';
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
 const DAY_MS = 86_400_000;
 const MAX_TARGETS = 8;
+/** Events in one insert at most. */
+const MAX_BATCH = 200;
 
 /** The ids an input names: its top-level `id` and `…Id` fields holding text. Never any other value. */
 export function targetsOf(input: unknown): Record<string, string> {
@@ -76,30 +78,50 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
 export class AuditLog {
   private prunedAt: number | undefined;
   private pruning: Promise<void> | undefined;
+  private readonly pending: { row: Insertable<AuditEventsTable>; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private writing: Promise<void> | undefined;
 
   constructor(
     private readonly deps: Pick<ServiceDeps, 'db' | 'ids' | 'clock'>,
     private readonly o: { retentionMs?: number; pruneEveryMs?: number; log: Logger },
   ) {}
 
-  async record(e: AuditRecordInput): Promise<void> {
+  /**
+   * Writes the event; resolves once it is stored. Events recorded while a write is under way
+   * go together in the next one (one statement for many requests under load); a failed write
+   * fails every event in it.
+   */
+  record(e: AuditRecordInput): Promise<void> {
     const targets = targetsOf(e.input);
-    await this.deps.db
-      .insertInto('auditEvents')
-      .values({
-        id: this.deps.ids('aud'),
-        organizationId: e.principal.organizationId,
-        userId: e.principal.userId,
-        apiKeyId: e.principal.apiKeyId,
-        operation: e.operation,
-        targets: JSON.stringify(targets),
-        targetIds: JSON.stringify(Object.values(targets)),
-        outcome: e.outcome,
-        address: e.address,
-        requestId: e.requestId,
-        at: this.deps.clock(),
-      })
-      .execute();
+    const row: Insertable<AuditEventsTable> = {
+      id: this.deps.ids('aud'),
+      organizationId: e.principal.organizationId,
+      userId: e.principal.userId,
+      apiKeyId: e.principal.apiKeyId,
+      operation: e.operation,
+      targets: JSON.stringify(targets),
+      targetIds: JSON.stringify(Object.values(targets)),
+      outcome: e.outcome,
+      address: e.address,
+      requestId: e.requestId,
+      at: this.deps.clock(),
+    };
+    const stored = new Promise<void>((resolve, reject) => this.pending.push({ row, resolve, reject }));
+    this.writing ??= this.write().finally(() => (this.writing = undefined));
+    return stored;
+  }
+
+  private async write(): Promise<void> {
+    await Promise.resolve(); // the events recorded in the same tick go in the first write
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, MAX_BATCH);
+      try {
+        await this.deps.db.insertInto('auditEvents').values(batch.map((b) => b.row)).execute();
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
     this.pruneIfDue();
   }
 
@@ -140,8 +162,9 @@ export class AuditLog {
       .finally(() => (this.pruning = undefined));
   }
 
-  /** Waits for a prune under way (before the database closes). */
+  /** Waits for the writes and a prune under way (before the database closes). */
   async settled(): Promise<void> {
+    await this.writing;
     await this.pruning;
   }
 }

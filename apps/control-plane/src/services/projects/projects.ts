@@ -12,7 +12,8 @@ import { Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, givenColumns, iso, uniqueAs } from '../shared/deps.js';
 import type { IdentityService } from '../identity/identity.js';
 import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
-import { type ServiceKind, type WorkloadRemovals, copyServices, countServices, servicesOf } from '../shared/service-records.js';
+import { type ServiceKind, type ServiceSummary, type WorkloadRemovals, copyServices, countServices, servicesOf, servicesQuery, summaries } from '../shared/service-records.js';
+import { sql } from 'kysely';
 
 const DEFAULT_ENVIRONMENT = 'production';
 const ENVIRONMENT_NAME_TAKEN = 'an environment with this name exists in the project';
@@ -89,7 +90,7 @@ export class ProjectService {
     }));
   }
 
-  private withServices(p: Principal, e: Environment, services: Awaited<ReturnType<typeof servicesOf>>) {
+  private withServices(p: Principal, e: Environment, services: ServiceSummary[]) {
     return {
       ...this.environmentRecord(e),
       services: services
@@ -113,27 +114,54 @@ export class ProjectService {
     return { environment, project };
   }
 
+  /** One statement makes both rows (the answer is built from them: a new project has no services). */
   async create(p: Principal, input: { name: string; description?: string | null; env?: string }) {
-    const projectId = this.deps.ids('prj');
-    const environmentId = this.deps.ids('env');
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('projects')
-        .values({ id: projectId, organizationId: p.organizationId, name: input.name, description: input.description ?? null, env: this.seal(input.env) })
-        .execute();
-      await trx
-        .insertInto('environments')
-        .values({ id: environmentId, projectId, name: DEFAULT_ENVIRONMENT, description: null, env: this.seal('') })
-        .execute();
-    });
-    await this.identity.grantCreated(p, { projects: [projectId], environments: [environmentId] });
-    return this.one(p, projectId);
+    const values = { id: this.deps.ids('prj'), organizationId: p.organizationId, name: input.name, description: input.description ?? null, env: this.seal(input.env) };
+    const environment = await this.db
+      .with('p', (db) => db.insertInto('projects').values(values).returning('id'))
+      .insertInto('environments')
+      .columns(['id', 'projectId', 'name', 'description', 'env'])
+      .expression((eb) =>
+        eb.selectFrom('p').select([eb.val(this.deps.ids('env')).as('id'), 'p.id', eb.val(DEFAULT_ENVIRONMENT).as('name'), sql<null>`null`.as('description'), eb.val(this.seal('')).as('env')]),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await this.identity.grantCreated(p, { projects: [values.id], environments: [environment.id] });
+    // Both rows were made by one statement: the same transaction time.
+    return this.withRows(p, { ...values, createdAt: environment.createdAt }, [environment], []);
   }
 
+  /**
+   * The project with its environments (one statement), then their services (one more). One
+   * statement aggregating both as JSON costs PGlite twice as much: its planning and JSON.
+   */
   async one(p: Principal, projectId: string) {
-    const project = await this.findProject(p, projectId);
-    const [result] = await this.withEnvironments(p, [project]);
-    return result!;
+    const rows = await this.db
+      .selectFrom('projects as p')
+      .leftJoin('environments as e', 'e.projectId', 'p.id')
+      .selectAll('p')
+      .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
+      .where('p.id', '=', projectId)
+      .orderBy('e.createdAt')
+      .execute();
+    const [first] = rows;
+    if (!first) throw NotFound('No such project');
+    const project: Project = { id: first.id, organizationId: first.organizationId, name: first.name, description: first.description, env: first.env, createdAt: first.createdAt };
+    assertProject(p, project);
+    const environments = rows.flatMap((r): Environment[] =>
+      r.environmentId === null
+        ? []
+        : [{ id: r.environmentId, projectId, name: r.environmentName!, description: r.environmentDescription ?? null, env: r.environmentEnv!, createdAt: r.environmentCreatedAt! }],
+    );
+    const inProject = this.db.selectFrom('environments').select('id').where('projectId', '=', projectId);
+    return this.withRows(p, project, environments, summaries(await servicesQuery(this.db, inProject).execute()));
+  }
+
+  private withRows(p: Principal, project: Project, environments: Environment[], services: ServiceSummary[]) {
+    return {
+      ...this.projectRecord(project),
+      environments: environments.filter((e) => canSeeEnvironment(p, e.projectId, e.id)).map((e) => this.withServices(p, e, services)),
+    };
   }
 
   async all(p: Principal) {

@@ -1,5 +1,5 @@
-import type { Db, ServiceTable } from '@skiff/db';
-import { sql } from 'kysely';
+import type { Database, Db, ServiceTable } from '@skiff/db';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import { copyAppName } from '@skiff/domain';
 import type { IdGenerator } from '../../ids.js';
 import { iso } from './deps.js';
@@ -28,19 +28,25 @@ export interface ServiceSummary {
 
 const summaryColumns = ['id', 'name', 'appName', 'description', 'applicationStatus', 'serverId', 'createdAt', 'environmentId'] as const;
 
-/** The services (of every kind) of some environments, oldest first, in one query. */
-export async function servicesOf(db: Db, environmentIds: string[]): Promise<ServiceSummary[]> {
-  if (environmentIds.length === 0) return [];
+/** The query of the services (of every kind) of some environments: their ids, or a subquery selecting them. */
+export function servicesQuery(db: Db, environmentIds: string[] | SelectQueryBuilder<Database, 'environments', { id: string }>) {
   const [first, ...rest] = kinds.map((type) =>
     db
       .selectFrom(serviceTables[type].table)
       .select([...summaryColumns, sql<ServiceKind>`${type}::text`.as('type')])
       .where('environmentId', 'in', environmentIds),
   );
-  const rows = await rest.reduce((q, next) => q.unionAll(next), first!).execute();
-  return rows
-    .map((r) => ({ ...r, createdAt: iso(r.createdAt) }))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return rest.reduce((q, next) => q.unionAll(next), first!);
+}
+
+/** Service rows as summaries, oldest first. */
+export const summaries = (rows: (Omit<ServiceSummary, 'createdAt'> & { createdAt: Date })[]): ServiceSummary[] =>
+  rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+
+/** The services (of every kind) of some environments, oldest first, in one query. */
+export async function servicesOf(db: Db, environmentIds: string[]): Promise<ServiceSummary[]> {
+  if (environmentIds.length === 0) return [];
+  return summaries(await servicesQuery(db, environmentIds).execute());
 }
 
 /** A workload whose removal from its server was queued with its environment's. */

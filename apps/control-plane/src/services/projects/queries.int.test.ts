@@ -1,0 +1,34 @@
+// Statements per request of the benchmarked operations (tools/bench): every round trip to the
+// database is most of a request's cost.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+
+describe.each(['postgres', 'pglite'] as const)('statements per request on %s', (database) => {
+  let t: TestPlatform;
+  const statements: string[] = [];
+  beforeAll(async () => {
+    t = await startTestPlatform({ database, onQuery: (sql) => statements.push(sql) });
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  /** The statements a call runs once its key is known (the key's lookup is cached). */
+  async function counted(call: () => Promise<{ status: number }>) {
+    await t.call('project.all');
+    statements.length = 0;
+    const res = await call();
+    expect(res.status).toBe(200);
+    return statements.filter((s) => !/^update "api_keys" set "last_used_at"/.test(s));
+  }
+
+  it('project.one reads the project with its environments in one statement, their services in one more', async () => {
+    const { body } = await t.call('project.create', { name: 'one-statement' });
+    await t.call('environment.create', { projectId: body.projectId, name: 'staging' });
+    expect(await counted(() => t.call('project.one', { projectId: body.projectId }))).toHaveLength(2);
+  });
+
+  it('project.create makes its rows in one statement, and its audit row in one more', async () => {
+    const run = await counted(() => t.call('project.create', { name: 'two-statements' }));
+    expect(run.filter((s) => !/^insert into "audit_events"/.test(s))).toHaveLength(1);
+    expect(run).toHaveLength(2);
+  });
+});

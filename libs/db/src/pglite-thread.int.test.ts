@@ -1,0 +1,64 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from './database.js';
+
+describe('PGlite in its worker thread', () => {
+  let h: DatabaseHandle;
+  beforeAll(async () => {
+    h = await openDatabase({});
+    await sql`create table items (id int primary key, name text not null)`.execute(h.db);
+  }, 120_000);
+  afterAll(() => h?.close());
+
+  it('leaves the event loop free while a query runs', async () => {
+    const started = performance.now();
+    const query = sql<{ n: number }>`select count(*)::int as n from generate_series(1, 5000000)`.execute(h.db);
+    const timerAfter = await new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - started), 5));
+    const { rows } = await query;
+    const queryTook = performance.now() - started;
+    expect(rows).toEqual([{ n: 5_000_000 }]);
+    expect(queryTook).toBeGreaterThan(100);
+    expect(timerAfter).toBeLessThan(queryTook / 2);
+  });
+
+  it('keeps a transaction on its connection: other queries wait for its end', async () => {
+    const seen: string[] = [];
+    await h.db.transaction().execute(async (tx) => {
+      await sql`insert into items values (1, 'one')`.execute(tx);
+      void sql<{ n: number }>`select count(*)::int as n from items`.execute(h.db).then((r) => seen.push(`outside: ${r.rows[0]!.n}`));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen.push('committing');
+    });
+    await sql`select 1`.execute(h.db);
+    expect(seen).toEqual(['committing', 'outside: 1']);
+  });
+
+  it('rolls a failed transaction back, and answers errors with their Postgres fields', async () => {
+    const failed = await h.db
+      .transaction()
+      .execute(async (tx) => {
+        await sql`insert into items values (2, 'two')`.execute(tx);
+        await sql`insert into items values (1, 'again')`.execute(tx);
+      })
+      .catch((err: unknown) => err as { code?: string; constraint?: string; message: string });
+    expect(failed).toMatchObject({ code: '23505', constraint: 'items_pkey' });
+    const { rows } = await sql<{ id: number }>`select id from items order by id`.execute(h.db);
+    expect(rows).toEqual([{ id: 1 }]);
+  });
+
+  it('carries dates, JSON, bytes and nulls both ways', async () => {
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    const { rows } = await sql<{ at: Date; doc: unknown; bytes: Uint8Array; nothing: null }>`
+      select ${at}::timestamptz as at, ${JSON.stringify({ a: [1] })}::jsonb as doc, ${Buffer.from('hi')}::bytea as bytes, null as nothing`.execute(h.db);
+    expect(rows[0]!.at).toEqual(at);
+    expect(rows[0]!.doc).toEqual({ a: [1] });
+    expect(Buffer.from(rows[0]!.bytes).toString()).toBe('hi');
+    expect(rows[0]!.nothing).toBeNull();
+  });
+
+  it('stops its thread on close; a query after it fails', async () => {
+    const other = await openDatabase({});
+    await other.close();
+    await expect(sql`select 1`.execute(other.db)).rejects.toThrow();
+  }, 120_000);
+});
