@@ -96,7 +96,7 @@ export function regexesOf(fileName: string, text: string): Omit<Found, 'file'>[]
 /** Why `found` breaks the rule (see the header), or null when it does not. */
 function verdict({ file, pattern, flags }: Found): string | null {
   const test = isTestCode(file);
-  const result = checkSync(pattern, flags, test ? { timeout: 300, checker: 'automaton' } : { timeout: 3_000 });
+  const result = checkSync(pattern, flags, test ? { timeout: 300, checker: 'automaton' } : { timeout: 10_000 });
   if (result.status === 'safe') return null;
   if (result.status === 'unknown') return test ? null : `undecided (${result.error.kind}): write it so that it can be checked`;
   const growth = result.complexity.type === 'polynomial' ? `polynomial (degree ${result.complexity.degree})` : result.complexity.type;

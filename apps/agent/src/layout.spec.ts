@@ -12,6 +12,7 @@ const LAYERS = [
   'main.ts',
   'testing/',
   'agent.ts',
+  'removed-server.ts',
   'control/',
   'handlers/',
   'compose/',

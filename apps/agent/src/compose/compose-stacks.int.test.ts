@@ -519,7 +519,8 @@ describe('refusals and cancellation', { timeout: 240_000 }, () => {
     expect(await cancel(app, true)).toEqual({ commandIds: [deploy.commandId], error: '' });
     const result = await waitUntil('the cancel', () => resultOf(deploy.commandId), 10_000, 100);
     expect(result).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: KILL_BUILD_REASON });
-    expect(reportServer.eventsOf(deploymentOf(deploy)).at(-1)?.status).toBe(DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED);
+    // The deployment's events are reports of their own: the last may arrive after the command's result.
+    await waitUntil('the cancelled event', () => reportServer.eventsOf(deploymentOf(deploy)).at(-1)?.status === DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED, 10_000, 100);
     expect(await composeProcesses()).toEqual([]);
     await expectSucceeded(workloadCommand('removeWorkload', app, true));
   });
