@@ -63,7 +63,7 @@ import { bundledCatalogDir, loadBundledCatalog } from './services/compose/index.
 import { ComposeTemplateService } from './services/compose/index.js';
 import type { RemoteCatalogLimits } from './services/compose/index.js';
 import { CommandService, DeploymentControl } from './services/deployments/index.js';
-import { DeploymentService } from './services/deployments/index.js';
+import { CrashLoops, DeploymentService, type OnCrashLoop } from './services/deployments/index.js';
 import { DropArchiveService } from './services/deployments/index.js';
 import type { ServiceDeps } from './services/shared/index.js';
 import type { WorkloadRemovals } from './services/shared/index.js';
@@ -110,16 +110,15 @@ export interface PlatformOptions {
   tls?: AgentChannelOptions['tls'];
   /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`, default 20): deployment-retention.ts. */
   keepDeployments?: number;
+  /** Rollback images kept (`SKIFF_ROLLBACK_KEEP_IMAGES`, default 3) and the crash loop callback (its event comes later). */
+  rollback?: { keepImages?: number; onCrashLoop?: OnCrashLoop };
   /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */
   commandRetentionMs?: AgentChannelOptions['commandRetentionMs'];
   /** How long audit events are kept (`SKIFF_AUDIT_RETENTION_DAYS`, default 90 days); pruned hourly in the background of writes. */
   auditRetentionMs?: number;
   /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
   localAgentCredential?: string;
-  /**
-   * The key that signs commands and control requests (`<dataDir>/command-signing.key`,
-   * agents/command-signing-key.ts); without it a new one for this run (tests).
-   */
+  /** The key that signs commands (`<dataDir>/command-signing.key`); without it a new one for this run (tests). */
   commandSigner?: CommandSigner;
   /**
    * Uploaded archives of `drop` applications: kept in `dir` (`<dataDir>/archives`), at most
@@ -180,6 +179,7 @@ export async function buildPlatform(options: PlatformOptions) {
     secrets: new SecretBox(options.secretKey),
     onAccessChange: () => principals?.clear(),
     keepDeployments: options.keepDeployments,
+    rollbackImages: options.rollback?.keepImages,
     outbound: options.outbound ?? PUBLIC_ONLY,
   };
   const identity = new IdentityService(deps);
@@ -356,13 +356,12 @@ export async function buildPlatform(options: PlatformOptions) {
     serverAgents,
     archives: drops,
     signer,
-  }).catch(
-    async (err) => {
-      await database.close();
-      if (!options.archives?.dir) await rm(archivesDir, { recursive: true, force: true });
-      throw err;
-    },
-  );
+    crashLoops: new CrashLoops(deps, outbox, { onCrashLoop: options.rollback?.onCrashLoop, log: options.log.child({ component: 'crash-loops' }) }),
+  }).catch(async (err) => {
+    await database.close();
+    if (!options.archives?.dir) await rm(archivesDir, { recursive: true, force: true });
+    throw err;
+  });
   relay = agents.relay;
   grpcPort = agents.grpcPort;
 

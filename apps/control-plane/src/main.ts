@@ -42,6 +42,8 @@ const platform = await buildPlatform({
   listenHost: config.host,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
+  // The crash loop's event (the onCrashLoop callback) is wired with the events issue.
+  rollback: { keepImages: config.retention.rollbackImages },
   outbound: config.outbound,
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,

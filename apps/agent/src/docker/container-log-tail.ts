@@ -15,12 +15,12 @@ export async function containerLogTail(docker: Dockerode, containerId: string, l
   const container = docker.getContainer(containerId);
   let info: { Config?: { Labels?: Record<string, string> | null; Tty?: boolean } };
   try {
-    info = await engineCall(operation, () => container.inspect());
+    info = (await engineCall(operation, () => container.inspect({}))) as typeof info;
   } catch (err) {
     if (isNotFound(err)) return [];
     throw err;
   }
-  if (!isManaged(info.Config?.Labels ?? undefined)) throw new DockerConflictError(`${operation}: the container is not managed by Skiff`);
+  if (!isManaged(info.Config?.Labels ?? undefined)) throw new DockerConflictError(operation, 'the container is not managed by Skiff');
   const raw = (await engineCall(operation, () =>
     container.logs({ stdout: true, stderr: true, follow: false, tail: lines }),
   )) as unknown as Buffer;

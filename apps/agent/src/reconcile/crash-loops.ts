@@ -63,6 +63,7 @@ export class CrashLoopWatcher {
     this.stopped = false;
     const tick = () => {
       this.running = this.look()
+        .then(() => undefined)
         .catch((err: unknown) => this.deps.log.warn({ err: (err as Error).message }, 'could not look for crash loops'))
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.deps.intervalMs ?? 5_000);

@@ -21,6 +21,7 @@ import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './archive-records.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import { plainGitSource } from './git-sources.js';
+import { Rollbacks, rollbackImages } from './rollback.js';
 import { applicationRegistryAuth } from './registry-auth.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import {
@@ -66,7 +67,7 @@ export const FORGE_SOURCES = new Set(['forgeA', 'forgeB', 'forgeC', 'forgeD']);
 export function insertDeployment(
   tx: Db,
   owner: WorkloadOwner & { serverId: string | null },
-  input: { deploymentId: string; title?: string; description?: string; how: 'deploy' | 'redeploy' },
+  input: { deploymentId: string; title?: string; description?: string; how: 'deploy' | 'redeploy' | 'rollback'; image?: string },
 ) {
   return tx
     .insertInto('deployments')
@@ -75,7 +76,8 @@ export function insertDeployment(
       ...deploymentOwnerColumns(owner),
       serverId: wireServerId(owner.serverId),
       status: 'queued',
-      title: input.title ?? (input.how === 'redeploy' ? 'Redeploy' : 'Deploy'),
+      title: input.title ?? { deploy: 'Deploy', redeploy: 'Redeploy', rollback: 'Rollback' }[input.how],
+      image: input.image ?? null,
       description: input.description ?? null,
       reason: null,
       startedAt: null,
@@ -153,8 +155,9 @@ export class DeploymentService {
       const deployment = await insertDeployment(
         tx,
         { kind: 'application', id: app.id, serverId: app.serverId },
-        { deploymentId, title: input.title, description: input.description, how },
+        { deploymentId, title: input.title, description: input.description, how, image: spec.image },
       );
+      const keepImages = app.rollbackActive ? await rollbackImages(tx, app.id, this.deps.rollbackImages) : [];
       const command = deployApplicationCommand({
         commandId,
         deploymentId,
@@ -163,6 +166,7 @@ export class DeploymentService {
         env,
         registryAuth,
         build: plan.kind === 'build' ? { source: plan.source, recipe: plan.recipe } : undefined,
+        keepImages,
         createdAt: now,
         deadline: new Date(now.getTime() + deadlineMs),
       });
@@ -232,6 +236,11 @@ export class DeploymentService {
     }
   }
 
+  /** `deployment.rollback` (rollback.ts). */
+  rollback(p: Principal, deploymentId: string) {
+    return new Rollbacks(this.deps, this.access, this.outbox).rollback(p, deploymentId);
+  }
+
   /** `deployment.all` (an application's) and `deployment.allByCompose`: newest first, without logs. */
   async all(p: Principal, kind: DeployedKind, id: string) {
     await this.access.find(p, kind, id);
@@ -242,7 +251,7 @@ export class DeploymentService {
       .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .execute();
-    return rows.map((r) => deploymentRecord({ ...r, log: '' }));
+    return rows.map((r) => deploymentRecord({ ...r, log: '', image: null }));
   }
 
   /** `deployment.readLogs`: the deployment's status and kept log lines. */

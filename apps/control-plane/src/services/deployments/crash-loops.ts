@@ -1,0 +1,81 @@
+/**
+ * What the control plane does with an agent's CrashLoop report (the agent's
+ * reconcile/crash-loops.ts): the application's status becomes `error`, `onCrashLoop` is
+ * called with what its event needs (the notification comes with the events issue), and with
+ * the application's `rollbackActive` on, the newest earlier done deployment is put back
+ * (rollback.ts). A report naming a workload that is not an application on the reporting
+ * server changes nothing. The agent sends one report per deployment; a report repeated
+ * for the same deployment (an agent restarted) does not roll back twice: the crashed
+ * deployment must still be the application's newest done one.
+ */
+import { wireServerId } from '@skiff/domain';
+import type { CrashLoop } from '@skiff/proto';
+import type { Logger } from 'pino';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import type { ServiceDeps } from '../shared/deps.js';
+import { ServiceAccess } from '../shared/service-access.js';
+import { Rollbacks } from './rollback.js';
+
+export interface CrashLoopEvent {
+  applicationId: string;
+  appName: string;
+  /** Null for the platform host. */
+  serverId: string | null;
+  deploymentId: string;
+  exits: number;
+  windowSeconds: number;
+  reason: string;
+  /** The last lines of the failing task's log, oldest first (the application's output: show, never log). */
+  logLines: string[];
+  /** The rollback deployment queued, or why there was none (`rollbackActive` off: null). */
+  rollback: { deploymentId: string } | { none: string } | null;
+}
+
+export type OnCrashLoop = (event: CrashLoopEvent) => Promise<void>;
+
+export class CrashLoops {
+  private readonly rollbacks: Rollbacks;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    outbox: CommandOutbox,
+    private readonly options: { onCrashLoop?: OnCrashLoop; log: Logger },
+  ) {
+    this.rollbacks = new Rollbacks(deps, new ServiceAccess(deps.db), outbox);
+  }
+
+  /** Applies one report of server `serverId`; answers the event, or null when it named nothing of that server's. */
+  async apply(serverId: string, report: CrashLoop): Promise<CrashLoopEvent | null> {
+    const db = this.deps.db;
+    const app = await db.selectFrom('applications').select(['id', 'appName', 'serverId', 'rollbackActive']).where('id', '=', report.workloadId).executeTakeFirst();
+    if (!app || wireServerId(app.serverId) !== serverId) {
+      this.options.log.warn({ serverId, workloadId: report.workloadId }, 'crash loop report for no application of this server: ignored');
+      return null;
+    }
+    const newestDone = await db
+      .selectFrom('deployments')
+      .select('id')
+      .where('applicationId', '=', app.id)
+      .where('status', '=', 'done')
+      .orderBy('finishedAt', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    await db.updateTable('applications').set({ applicationStatus: 'error' }).where('id', '=', app.id).execute();
+    const current = newestDone?.id === report.deploymentId;
+    const rollback = app.rollbackActive && current ? await this.rollbacks.afterCrashLoop(app.id, report.deploymentId) : null;
+    const event: CrashLoopEvent = {
+      applicationId: app.id,
+      appName: app.appName,
+      serverId: app.serverId,
+      deploymentId: report.deploymentId,
+      exits: report.exits,
+      windowSeconds: report.windowSeconds,
+      reason: report.reason,
+      logLines: report.logLines.slice(-50),
+      rollback,
+    };
+    this.options.log.warn({ applicationId: app.id, deploymentId: report.deploymentId, exits: report.exits, rollback }, 'application in a crash loop');
+    await this.options.onCrashLoop?.(event);
+    return event;
+  }
+}
