@@ -6,7 +6,8 @@
  * (rollback.ts). A report naming a workload that is not an application on the reporting
  * server changes nothing. The agent sends one report per deployment; a report repeated
  * for the same deployment (an agent restarted) does not roll back twice: the crashed
- * deployment must still be the application's newest done one.
+ * deployment must still be the application's newest done one; a rollback deployment that
+ * crashes too is not rolled back again.
  */
 import { wireServerId } from '@skiff/domain';
 import type { CrashLoop } from '@skiff/proto';
@@ -62,7 +63,12 @@ export class CrashLoops {
       .executeTakeFirst();
     await db.updateTable('applications').set({ applicationStatus: 'error' }).where('id', '=', app.id).execute();
     const current = newestDone?.id === report.deploymentId;
-    const rollback = app.rollbackActive && current ? await this.rollbacks.afterCrashLoop(app.id, report.deploymentId) : null;
+    const crashed = await db.selectFrom('deployments').select('title').where('id', '=', report.deploymentId).executeTakeFirst();
+    let rollback: CrashLoopEvent['rollback'] = null;
+    if (app.rollbackActive && current) {
+      // A rollback that crashes too is not rolled back again (two versions would take turns).
+      rollback = crashed?.title === 'Rollback' ? { none: 'the crashing deployment is a rollback itself' } : await this.rollbacks.afterCrashLoop(app.id, report.deploymentId);
+    }
     const event: CrashLoopEvent = {
       applicationId: app.id,
       appName: app.appName,
