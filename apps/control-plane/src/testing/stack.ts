@@ -117,6 +117,9 @@ export async function startTestStack(label: string, options: TestStackOptions = 
       SKIFF_PROXY_ISSUER: 'internal',
       // Debug lines too: the secret watch scans all of the agent's output.
       SKIFF_LOG_LEVEL: 'debug',
+      // Test stacks share this machine's engine: no build cap on its BuildKit cgroup (build/build-cap.ts).
+      SKIFF_BUILD_CPUS: '0',
+      SKIFF_BUILD_MEMORY: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,8 +6,8 @@
  * (rollback.ts). A report naming a workload that is not an application on the reporting
  * server changes nothing. The agent sends one report per deployment; a report repeated
  * for the same deployment (an agent restarted) does not roll back twice: the crashed
- * deployment must still be the application's newest done one; a rollback deployment that
- * crashes too is not rolled back again.
+ * deployment must still be the application's newest one (and done), else the status is left
+ * to the newer one; a rollback deployment that crashes too is not rolled back again.
  */
 import { wireServerId } from '@skiff/domain';
 import type { CrashLoop } from '@skiff/proto';
@@ -53,21 +53,23 @@ export class CrashLoops {
       this.options.log.warn({ serverId, workloadId: report.workloadId }, 'crash loop report for no application of this server: ignored');
       return null;
     }
-    const newestDone = await db
+    // Only while the crashed deployment is the application's newest (and done) is it rolled
+    // back: a repeated report, or one after a newer deploy was queued, changes nothing more.
+    const newest = await db
       .selectFrom('deployments')
-      .select('id')
+      .select(['id', 'status', 'title'])
       .where('applicationId', '=', app.id)
-      .where('status', '=', 'done')
-      .orderBy('finishedAt', 'desc')
+      .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .executeTakeFirst();
-    await db.updateTable('applications').set({ applicationStatus: 'error' }).where('id', '=', app.id).execute();
-    const current = newestDone?.id === report.deploymentId;
-    const crashed = await db.selectFrom('deployments').select('title').where('id', '=', report.deploymentId).executeTakeFirst();
+    const current = newest?.id === report.deploymentId && newest.status === 'done';
+    if (current) await db.updateTable('applications').set({ applicationStatus: 'error' }).where('id', '=', app.id).execute();
     let rollback: CrashLoopEvent['rollback'] = null;
-    if (app.rollbackActive && current) {
+    if (app.rollbackActive) {
       // A rollback that crashes too is not rolled back again (two versions would take turns).
-      rollback = crashed?.title === 'Rollback' ? { none: 'the crashing deployment is a rollback itself' } : await this.rollbacks.afterCrashLoop(app.id, report.deploymentId);
+      if (!current) rollback = { none: 'a newer deployment was queued since' };
+      else if (newest.title === 'Rollback') rollback = { none: 'the crashing deployment is a rollback itself' };
+      else rollback = await this.rollbacks.afterCrashLoop(app.id, report.deploymentId);
     }
     const event: CrashLoopEvent = {
       applicationId: app.id,
