@@ -28,7 +28,7 @@ import { handlerRegistry, runCommand, type HandlerRegistry } from './pipeline/ru
 import { RunningCommands } from './pipeline/running-commands.js';
 import { CommandScheduler } from './pipeline/scheduler.js';
 import type { ProxyConfigLoader } from './proxy/config-loader.js';
-import { CrashLoopWatcher, type CrashLoopWatcherDeps } from './reconcile/crash-loops.js';
+import { CrashLoopWatcher, type CrashLoopWatcherDeps } from './deployments/crash-loops.js';
 
 export interface AgentDeps {
   serverId: string;

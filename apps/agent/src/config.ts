@@ -1,7 +1,6 @@
 /** The agent's configuration, read from its environment at the composition root. */
 import { isIP } from 'node:net';
 import { parseCommandKey } from '@skiff/domain';
-import { DEFAULT_BUILD_CGROUP, parseMemory } from './build/build-cap.js';
 
 export interface AgentConfig {
   /** This server's id; also a NATS subject token (`agent.<serverId>.cmd`). SKIFF_SERVER_ID. */
@@ -226,6 +225,18 @@ export function readConfig(env: Env): AgentConfig {
     composeProgram,
     proxy,
   };
+}
+
+/** The engine's BuildKit cgroup with the cgroupfs driver (SKIFF_BUILD_CGROUP's default). */
+export const DEFAULT_BUILD_CGROUP = 'docker/buildkit';
+
+/** SKIFF_BUILD_MEMORY: bytes, or a number with k, m, g (binary units, as docker takes them); null: invalid. */
+export function parseMemory(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?$/i.exec(text.trim());
+  if (!match) return null;
+  const unit = (match[2] ?? 'b').toLowerCase()[0]!;
+  const factor = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g'];
+  return Math.round(Number(match[1]) * factor);
 }
 
 function readBuildCap(env: Env, issues: string[]): AgentConfig['buildCap'] {

@@ -25,7 +25,6 @@ export interface BuildCapSettings {
 }
 
 export const DEFAULT_BUILD_MEMORY = 2 * 1024 ** 3;
-export const DEFAULT_BUILD_CGROUP = 'docker/buildkit';
 const CFS_PERIOD = 100_000;
 
 export class BuildCap {
@@ -120,13 +119,4 @@ export function formatBytes(bytes: number): string {
     if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
   }
   return `${bytes} bytes`;
-}
-
-/** SKIFF_BUILD_MEMORY: bytes, or a number with k, m, g (binary units, as docker takes them); null: invalid. */
-export function parseMemory(text: string): number | null {
-  const match = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?$/i.exec(text.trim());
-  if (!match) return null;
-  const unit = (match[2] ?? 'b').toLowerCase()[0]!;
-  const factor = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g'];
-  return Math.round(Number(match[1]) * factor);
 }

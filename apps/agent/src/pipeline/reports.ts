@@ -4,6 +4,6 @@ import type { CommandResult, CrashLoop, DeploymentEvent } from '@skiff/proto';
 export interface Reports {
   reportEvent(event: DeploymentEvent): void;
   reportResult(result: CommandResult): void;
-  /** A workload in a crash loop (reconcile/crash-loops.ts); absent: crash loops are not reported. */
+  /** A workload in a crash loop (deployments/crash-loops.ts); absent: crash loops are not reported. */
   reportCrashLoop?(crashLoop: CrashLoop): void;
 }

@@ -1,6 +1,6 @@
 /**
  * What the control plane does with an agent's CrashLoop report (the agent's
- * reconcile/crash-loops.ts): the application's status becomes `error`, `onCrashLoop` is
+ * deployments/crash-loops.ts): the application's status becomes `error`, `onCrashLoop` is
  * called with what its event needs (the notification comes with the events issue), and with
  * the application's `rollbackActive` on, the newest earlier done deployment is put back
  * (rollback.ts). A report naming a workload that is not an application on the reporting

@@ -18,7 +18,7 @@ import { applicationWorkloadSpec, builtImageName, deployApplicationCommand, depl
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
-import { deploymentRecord, envSourcesOf, insertDeployment } from './deployments.js';
+import { deploymentRecord, envSourcesOf, insertDeployment } from './deployment-records.js';
 import { applicationRegistryAuth } from './registry-auth.js';
 import { lockWorkloadForWork } from './workloads.js';
 import { EnvError, resolveServiceVariables } from '@skiff/domain';

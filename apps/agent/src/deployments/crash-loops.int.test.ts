@@ -2,7 +2,7 @@
 // (restarted 1 s later), and one that keeps running. Services are named for this run.
 import type { CrashLoop } from '@skiff/proto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEPLOYMENT_LABEL } from '../deployments/deploy-spec.js';
+import { DEPLOYMENT_LABEL } from './deploy-spec.js';
 import type { ServiceSpec } from '../docker/driver.js';
 import { TestServices } from '../testing/swarm-services.js';
 import { waitUntil } from '../testing/wait.js';

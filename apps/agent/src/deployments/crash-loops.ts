@@ -14,8 +14,8 @@ import { timestampFromDate, type CrashLoop } from '@skiff/proto';
 import type { Logger } from 'pino';
 import { MANAGED_LABEL, type DockerDriver, type ServiceInfo, type TaskInfo } from '../docker/driver.js';
 import { DockerError } from '../docker/errors.js';
-import { DEPLOYMENT_LABEL } from '../deployments/deploy-spec.js';
-import { taskFailure } from '../deployments/rollout.js';
+import { DEPLOYMENT_LABEL } from './deploy-spec.js';
+import { taskFailure } from './rollout.js';
 
 export interface CrashLoopRule {
   exits: number;
