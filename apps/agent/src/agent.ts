@@ -25,6 +25,7 @@ import { handlerRegistry, runCommand, type HandlerRegistry } from './pipeline/ru
 import { RunningCommands } from './pipeline/running-commands.js';
 import { CommandScheduler } from './pipeline/scheduler.js';
 import type { ProxyConfigLoader } from './proxy/config-loader.js';
+import { CrashLoopWatcher, type CrashLoopWatcherDeps } from './deployments/crash-loops.js';
 
 export interface AgentDeps {
   serverId: string;
@@ -52,6 +53,8 @@ export interface AgentDeps {
    * an ApplyProxyConfig; `controlTimeoutMs`: of a proxy request (proxy-control.ts).
    */
   proxy?: { loader: ProxyConfigLoader; containerName: string; timeoutMs?: number; controlTimeoutMs?: number };
+  /** Tuning of the crash loop watcher (rule, interval); `false`: no watcher. Default: on when `reports` takes crash loops. */
+  crashLoops?: Pick<CrashLoopWatcherDeps, 'rule' | 'intervalMs' | 'logLines'> | false;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -67,6 +70,7 @@ export class Agent {
   private readonly control: ControlResponder;
   private controlStarted: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
+  private readonly crashLoops: CrashLoopWatcher | null;
 
   constructor(private readonly deps: AgentDeps) {
     const { journal, reports, log, now } = deps;
@@ -151,6 +155,11 @@ export class Agent {
       onMessage: (data, msgId) => this.intake.receive(data, msgId),
       ...deps.consumer,
     });
+    const reportCrashLoop = reports.reportCrashLoop?.bind(reports);
+    this.crashLoops =
+      deps.crashLoops === false || !reportCrashLoop
+        ? null
+        : new CrashLoopWatcher({ driver: deps.driver, report: reportCrashLoop, log: log.child({ part: 'crash-loops' }), now, ...deps.crashLoops });
   }
 
   /** Queues what an earlier process left unfinished (in the order it came), then consumes. */
@@ -159,6 +168,7 @@ export class Agent {
     if (pending.length > 0) this.deps.log.info({ count: pending.length }, 'resuming commands left unfinished by the last run');
     for (const entry of pending) this.schedule(entry.id);
     this.consumer.start();
+    this.crashLoops?.start();
     this.controlStarted ??= this.control.start().catch((err: unknown) => {
       this.deps.log.error({ err }, 'could not subscribe to control requests');
     });
@@ -182,6 +192,7 @@ export class Agent {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.consumer.stop();
+      await this.crashLoops?.stop();
       await this.control.stop();
       this.abort.abort();
       await this.scheduler.stop();

@@ -39,6 +39,7 @@ describe('readConfig', () => {
       dockerSocket: '/var/run/docker.sock',
       dockerCli: null,
       buildTimeoutMs: 1_800_000,
+      buildCap: { cpus: null, memoryBytes: 2 * 1024 ** 3, cgroup: 'docker/buildkit' },
       journalCompactMs: 1000,
       composeProgram: null,
       proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
@@ -59,6 +60,9 @@ describe('readConfig', () => {
         SKIFF_DOCKER_SOCKET: '/tmp/d2/docker.sock',
         SKIFF_DOCKER_CLI: ' /opt/docker/bin/docker ',
         SKIFF_BUILD_TIMEOUT_SECONDS: '600',
+        SKIFF_BUILD_CPUS: ' 1.5 ',
+        SKIFF_BUILD_MEMORY: '512m',
+        SKIFF_BUILD_CGROUP: 'skiff/buildkit',
         SKIFF_COMPOSE_PROGRAM: ' docker compose ',
         SKIFF_PROXY_HTTP_PORT: ' 8080 ',
         SKIFF_PROXY_HTTPS_PORT: '8443',
@@ -82,6 +86,7 @@ describe('readConfig', () => {
       dockerSocket: '/tmp/d2/docker.sock',
       dockerCli: '/opt/docker/bin/docker',
       buildTimeoutMs: 600_000,
+      buildCap: { cpus: 1.5, memoryBytes: 512 * 1024 ** 2, cgroup: 'skiff/buildkit' },
       journalCompactMs: 1000,
       composeProgram: 'docker compose',
       proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
@@ -141,6 +146,25 @@ describe('readConfig', () => {
     for (const value of ['0', '-5', '1.5', 'ten', '86401']) {
       expect(issuesOf(anEnv({ SKIFF_BUILD_TIMEOUT_SECONDS: value }))).toEqual([
         'SKIFF_BUILD_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400',
+      ]);
+    }
+  });
+
+  it('reads the build cap: CPUs, memory with binary units, 0 for none; refuses the rest naming the variable', () => {
+    expect(readConfig(anEnv({ SKIFF_BUILD_CPUS: '0', SKIFF_BUILD_MEMORY: '0' })).buildCap).toEqual({ cpus: 0, memoryBytes: 0, cgroup: 'docker/buildkit' });
+    expect(readConfig(anEnv({ SKIFF_BUILD_MEMORY: '1.5G' })).buildCap.memoryBytes).toBe(1.5 * 1024 ** 3);
+    expect(readConfig(anEnv({ SKIFF_BUILD_MEMORY: '33554432' })).buildCap.memoryBytes).toBe(32 * 1024 ** 2);
+    for (const value of ['-1', 'two', '1,5', '2000']) {
+      expect(issuesOf(anEnv({ SKIFF_BUILD_CPUS: value }))).toEqual(['SKIFF_BUILD_CPUS must be a number of CPUs from 0 (no cap) to 1024, e.g. 1.5']);
+    }
+    for (const value of ['lots', '2t', '1k', '-2g']) {
+      expect(issuesOf(anEnv({ SKIFF_BUILD_MEMORY: value }))).toEqual([
+        'SKIFF_BUILD_MEMORY must be 0 (no cap) or at least 6m, in bytes or with k, m or g (e.g. 2g)',
+      ]);
+    }
+    for (const value of ['../memory', '/docker/buildkit', 'docker/../x', 'a b']) {
+      expect(issuesOf(anEnv({ SKIFF_BUILD_CGROUP: value }))).toEqual([
+        'SKIFF_BUILD_CGROUP must be a cgroup path relative to the cgroup mount, e.g. docker/buildkit',
       ]);
     }
   });

@@ -49,6 +49,12 @@ export interface AgentConfig {
   /** Longest build of one deployment, SKIFF_BUILD_TIMEOUT_SECONDS, default 1800 (the command's deadline may end it sooner). */
   buildTimeoutMs: number;
   /**
+   * The cap all builds of this server share (build/build-cap.ts): SKIFF_BUILD_CPUS (default
+   * null: half the machine's cores, at least 1), SKIFF_BUILD_MEMORY (default 2g; `0`: no
+   * memory cap), SKIFF_BUILD_CGROUP (the engine's BuildKit cgroup, default `docker/buildkit`).
+   */
+  buildCap: { cpus: number | null; memoryBytes: number; cgroup: string };
+  /**
    * SKIFF_AGENT_JOURNAL_COMPACT_SECONDS, default 1: how soon after commands finish the journal
    * is rewritten without their payloads (pipeline/journal.ts).
    */
@@ -190,6 +196,8 @@ export function readConfig(env: Env): AgentConfig {
     issues.push('SKIFF_BUILD_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400');
   }
 
+  const buildCap = readBuildCap(env, issues);
+
   const composeProgram = env.SKIFF_COMPOSE_PROGRAM?.trim() || null;
   if (composeProgram !== null && !/^\S+( compose)?$/.test(composeProgram)) {
     issues.push('SKIFF_COMPOSE_PROGRAM must be `docker compose`, `<docker cli> compose` or a docker-compose program');
@@ -212,10 +220,40 @@ export function readConfig(env: Env): AgentConfig {
     dockerSocket,
     dockerCli,
     buildTimeoutMs,
+    buildCap,
     journalCompactMs,
     composeProgram,
     proxy,
   };
+}
+
+/** The engine's BuildKit cgroup with the cgroupfs driver (SKIFF_BUILD_CGROUP's default). */
+export const DEFAULT_BUILD_CGROUP = 'docker/buildkit';
+
+/** SKIFF_BUILD_MEMORY: bytes, or a number with k, m, g (binary units, as docker takes them); null: invalid. */
+export function parseMemory(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?$/i.exec(text.trim());
+  if (!match) return null;
+  const unit = (match[2] ?? 'b').toLowerCase()[0]!;
+  const factor = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g'];
+  return Math.round(Number(match[1]) * factor);
+}
+
+function readBuildCap(env: Env, issues: string[]): AgentConfig['buildCap'] {
+  const cpusText = env.SKIFF_BUILD_CPUS?.trim() ?? '';
+  const cpus = cpusText === '' ? null : Number(cpusText);
+  if (cpus !== null && (!/^\d+(\.\d+)?$/.test(cpusText) || cpus > 1024)) {
+    issues.push('SKIFF_BUILD_CPUS must be a number of CPUs from 0 (no cap) to 1024, e.g. 1.5');
+  }
+  const memoryBytes = parseMemory(env.SKIFF_BUILD_MEMORY?.trim() || '2g');
+  if (memoryBytes === null || (memoryBytes > 0 && memoryBytes < 6 * 1024 ** 2)) {
+    issues.push('SKIFF_BUILD_MEMORY must be 0 (no cap) or at least 6m, in bytes or with k, m or g (e.g. 2g)');
+  }
+  const cgroup = env.SKIFF_BUILD_CGROUP?.trim() || DEFAULT_BUILD_CGROUP;
+  if (!/^[A-Za-z0-9_.:@-]+(\/[A-Za-z0-9_.:@-]+)*$/.test(cgroup) || cgroup.split('/').some((part) => part === '..' || part === '.')) {
+    issues.push('SKIFF_BUILD_CGROUP must be a cgroup path relative to the cgroup mount, e.g. docker/buildkit');
+  }
+  return { cpus, memoryBytes: memoryBytes ?? 0, cgroup };
 }
 
 function readCa(env: Env, issues: string[]): AgentConfig['ca'] {
@@ -281,6 +319,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     dockerSocket: config.dockerSocket,
     dockerCli: config.dockerCli ?? 'default',
     buildTimeoutMs: config.buildTimeoutMs,
+    buildCap: config.buildCap,
     composeProgram: config.composeProgram ?? 'detected',
     proxy: config.proxy,
   };

@@ -215,6 +215,8 @@ describe('agent main', () => {
             env: { SECRET_VALUE: `never-logged-${run}` },
             replicas: 1,
             forcePull: false,
+            keepImages: [],
+            localImage: false,
             specJson: JSON.stringify({
               command: 'sleep 600',
               detachPlatformNetwork: true,

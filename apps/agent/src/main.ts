@@ -18,12 +18,13 @@
 // few seconds, and exits 0. Secrets (the credential, NATS passwords, env values) are never
 // logged.
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
 import { type ChannelSecurity, channelCa, channelSecurity } from './channel-ca.js';
 import { dockerCliOf } from './build/settings.js';
+import { BuildCap } from './build/build-cap.js';
 import { pinCommandKey } from './command-key.js';
 import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
@@ -223,6 +224,12 @@ async function main(): Promise<void> {
   });
   if (composeProgram.program) log.info({ program: composeProgram.program.name, version: composeProgram.program.version }, 'compose stacks run with this Compose program');
   else log.warn({ problem: composeProgram.missing }, 'no Compose program: container-compose stacks cannot be deployed (Swarm stacks can)');
+  const buildCap = new BuildCap({
+    cpus: config.buildCap.cpus ?? Math.max(1, Math.floor(availableParallelism() / 2)),
+    memoryBytes: config.buildCap.memoryBytes,
+    cgroup: config.buildCap.cgroup,
+  });
+  log.info({ cap: buildCap.describe(), cgroup: config.buildCap.cgroup }, 'builds run under this cap');
   agent = new Agent({
     serverId: config.serverId,
     nc,
@@ -240,6 +247,7 @@ async function main(): Promise<void> {
         dockerSocket: config.dockerSocket,
         timeoutMs: config.buildTimeoutMs,
         artifacts: artifacts ?? undefined,
+        cap: buildCap,
       },
     },
     compose: {

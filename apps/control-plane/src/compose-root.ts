@@ -55,12 +55,12 @@ import { BackupService, DestinationService } from './services/backups/index.js';
 import { CacheLifecycle, CacheService } from './services/caches/index.js';
 import { CertificateService, DomainService, PROXY_REQUEST_TIMEOUT_MS, ProxyConfig, ProxyRequests, ProxySettingsService, SecurityService } from './services/domains/index.js';
 import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, loadBundledCatalog, type RemoteCatalogLimits } from './services/compose/index.js';
-import { CommandService, DeploymentControl, DeploymentService, DropArchiveService, WorkloadLifecycle } from './services/deployments/index.js';
+import { CommandService, CrashLoops, DeploymentControl, DeploymentService, DropArchiveService, type OnCrashLoop, WorkloadLifecycle } from './services/deployments/index.js';
 import { ServiceAccess, type ServiceDeps, type WorkloadRemovals } from './services/shared/index.js';
 import { GitProviderService } from './services/forges/index.js';
 import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService, type PlatformSmtp } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
-import { type EventOptions, buildEvents } from './services/events/index.js';
+import { type EventOptions, buildEvents, recordCrashLoop } from './services/events/index.js';
 import { ProjectService } from './services/projects/index.js';
 import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
@@ -87,6 +87,8 @@ export interface PlatformOptions {
   tls?: AgentChannelOptions['tls'];
   /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`, default 20): deployment-retention.ts. */
   keepDeployments?: number;
+  /** Rollback images kept (`SKIFF_ROLLBACK_KEEP_IMAGES`, default 3) and the crash loop callback. */
+  rollback?: { keepImages?: number; onCrashLoop?: OnCrashLoop };
   /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */
   commandRetentionMs?: AgentChannelOptions['commandRetentionMs'];
   /** How long audit events are kept (`SKIFF_AUDIT_RETENTION_DAYS`, default 90 days); pruned hourly in the background of writes. */
@@ -164,6 +166,7 @@ export async function buildPlatform(options: PlatformOptions) {
     secrets: new SecretBox(options.secretKey),
     onAccessChange: () => principals?.clear(),
     keepDeployments: options.keepDeployments,
+    rollbackImages: options.rollback?.keepImages,
     outbound: options.outbound ?? PUBLIC_ONLY,
   };
   const identity = new IdentityService(deps);
@@ -346,6 +349,10 @@ export async function buildPlatform(options: PlatformOptions) {
     serverAgents,
     archives: drops,
     signer,
+    crashLoops: new CrashLoops(deps, outbox, {
+      onCrashLoop: options.rollback?.onCrashLoop ?? ((e) => recordCrashLoop(deps.db, e).then(() => events.signal.notify())),
+      log: options.log.child({ component: 'crash-loops' }),
+    }),
   }).catch(
     async (err) => {
       await database.close();

@@ -59,7 +59,7 @@ export interface Config {
    * kept (default 7, at least 1); `SKIFF_AUDIT_RETENTION_DAYS`, the days audit events are kept
    * (default 90, at least 1).
    */
-  retention: { keepDeployments: number; commandRetentionDays: number; auditRetentionDays: number };
+  retention: { keepDeployments: number; commandRetentionDays: number; auditRetentionDays: number; rollbackImages: number };
   /**
    * `SKIFF_OUTBOUND_ALLOW_PRIVATE` (`1`/`0`, default 0): whether git clones (here and on every
    * agent, carried in the commands) and caller-named template catalogs may reach loopback and
@@ -100,6 +100,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     keepDeployments: wholeNumber(env, 'SKIFF_KEEP_DEPLOYMENTS', 20, 1, 100_000),
     commandRetentionDays: wholeNumber(env, 'SKIFF_COMMAND_RETENTION_DAYS', 7, 1, 36_500),
     auditRetentionDays: wholeNumber(env, 'SKIFF_AUDIT_RETENTION_DAYS', 90, 1, 36_500),
+    rollbackImages: wholeNumber(env, 'SKIFF_ROLLBACK_KEEP_IMAGES', 3, 1, 100),
   };
   return {
     port,

@@ -42,6 +42,8 @@ const platform = await buildPlatform({
   listenHost: config.host,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
+  // The crash loop's event (the onCrashLoop callback) is wired with the events issue.
+  rollback: { keepImages: config.retention.rollbackImages },
   outbound: config.outbound,
   notifications: {
     telegramApiUrl: config.notifications.telegramApiUrl,

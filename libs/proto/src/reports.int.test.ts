@@ -31,6 +31,7 @@ describe('AgentReports over grpc-js', () => {
       call.request.status === CommandStatus.COMMAND_STATUS_UNSPECIFIED
         ? callback(invalidArgument('status is required'), null)
         : callback(null, {}),
+    reportCrashLoop: (_call, callback) => callback(null, {}),
   };
 
   beforeAll(async () => {

@@ -14,6 +14,9 @@
  * - The image carries the workload's `skiff.*` labels.
  * - Killing the CLI (deadline, cancel, agent stop) ends the BuildKit session, which stops
  *   the build on the engine.
+ * - The server's build cap (build-cap.ts) is written before the build; a build that failed
+ *   while the cap's memory limit was hit, or whose step was killed (exit code 137), ends
+ *   with the cap as its reason.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -107,7 +110,27 @@ export async function runDockerBuild(run: DockerBuildRun): Promise<void> {
 
   const args = dockerBuildArgs({ ...run, secretFiles });
   const env = { ...baseEnv(run.settings), ...run.buildArgs, DOCKER_BUILDKIT: '1' };
-  await runLoggedProgram({
+  const cap = run.settings.cap;
+  if (cap) {
+    const problem = await cap.apply();
+    await run.log(problem ? `Build cap not applied: ${problem}` : `Build cap of this server (all its builds together): ${cap.describe()}`);
+  }
+  const hitsBefore = cap ? await cap.memoryHits() : null;
+  try {
+    await runBuildProgram(run, args, env);
+  } catch (err) {
+    if (!(err instanceof BuildError) || !cap || cap.settings.memoryBytes <= 0) throw err;
+    const hitsAfter = await cap.memoryHits();
+    // A step the kernel's OOM killer ended exits 137 (SIGKILL); the counters of the parent
+    // cgroup do not always see a limit hit in one of its children.
+    const killed = /exit code: 137\b/.test(err.message);
+    if (killed || (hitsAfter !== null && hitsBefore !== null && hitsAfter > hitsBefore)) throw new BuildError(cap.memoryReason());
+    throw err;
+  }
+}
+
+function runBuildProgram(run: DockerBuildRun, args: string[], env: Record<string, string>): Promise<void> {
+  return runLoggedProgram({
     name: 'the build',
     file: run.settings.dockerCli,
     args,

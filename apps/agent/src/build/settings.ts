@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { ArchiveFetcher } from '../reports/artifacts.js';
+import type { BuildCap } from './build-cap.js';
 
 export interface BuildSettings {
   /** The agent's data directory: work directories (`builds/`) and `known_hosts` live there. */
@@ -20,6 +21,8 @@ export interface BuildSettings {
   home?: string;
   /** Downloads uploaded archives (drop sources) from the control plane; without it they fail. */
   artifacts?: ArchiveFetcher;
+  /** The CPU and memory cap of the server's BuildKit steps; absent: builds run uncapped. */
+  cap?: BuildCap;
 }
 
 export const DEFAULT_BUILD_TIMEOUT_MS = 30 * 60_000;

@@ -63,6 +63,8 @@ function aDeploy(id: string, deploymentId = `dep-${id}`, workloadKey = KEY): Com
         env: {},
         replicas: 1,
         forcePull: false,
+        keepImages: [],
+        localImage: false,
         specJson: '{}',
       },
     },

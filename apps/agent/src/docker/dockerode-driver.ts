@@ -10,6 +10,7 @@
  * containers (dockerode-containers.ts); registry credentials: registry-auth.ts.
  */
 import Dockerode from 'dockerode';
+import { containerLogTail } from './container-log-tail.js';
 import * as containers from './dockerode-containers.js';
 import * as images from './dockerode-images.js';
 import * as networksVolumes from './dockerode-networks-volumes.js';
@@ -139,5 +140,9 @@ export class DockerodeDriver implements DockerDriver {
 
   containersByLabel(labels: Record<string, string>): Promise<Array<{ id: string; state: ContainerState }>> {
     return containers.containersByLabel(this.docker, labels);
+  }
+
+  containerLogTail(containerId: string, lines: number): Promise<string[]> {
+    return containerLogTail(this.docker, containerId, lines);
   }
 }

@@ -307,6 +307,8 @@ export interface DockerDriver {
   startContainer(name: string): Promise<void>;
   /** Removes a Skiff container, running or not; false when there was none. */
   removeContainer(name: string): Promise<boolean>;
+  /** The last `lines` lines of a Skiff container's output (oldest first); [] when it is gone. */
+  containerLogTail(containerId: string, lines: number): Promise<string[]>;
   /** A local volume labelled `skiff.managed=true` (and `labels`); an existing one of that name is kept. */
   ensureVolume(name: string, labels?: Record<string, string>): Promise<VolumeInfo>;
   /** The local containers (running or not) carrying every given label. */

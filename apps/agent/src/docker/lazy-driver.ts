@@ -76,6 +76,10 @@ export class LazyDockerDriver implements DockerDriver {
     return this.full().then((d) => d.rollbackService(name));
   }
 
+  containerLogTail(containerId: string, lines: number): Promise<string[]> {
+    return this.full().then((d) => d.containerLogTail(containerId, lines));
+  }
+
   removeService(name: string): Promise<boolean> {
     return this.full().then((d) => d.removeService(name));
   }

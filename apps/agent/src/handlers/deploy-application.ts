@@ -13,6 +13,8 @@
  *    directory. It runs in phase `build` (a killBuild cancels it), within the build timeout
  *    and the command's deadline; an abort kills the builder at once. A failed build fails
  *    the deployment with the builder's reason. The image is local: no pull follows;
+ * 3''. with `local_image` (a rollback), the image must be here: the deployment fails at once
+ *    naming it when it is gone; it is never pulled;
  * 3'. without a source, the image is pulled first when the command carries registry credentials and the
  *    image is not here, or when it asks for `force_pull` (deployments/registry-pull.ts); a failed pull
  *    fails the deployment with the registry's reason (e.g. `unauthorized`);
@@ -24,6 +26,9 @@
  *    states the rule); one of them fails or the engine rolls back (error, with the task's
  *    error); or the wait's deadline passes: the command's deadline, and never more than
  *    `rolloutTimeoutMs`.
+ *
+ * After a built deploy, the workload's other built images are pruned but those the service
+ * runs and returns to, and the command's `keep_images` (rollback targets).
  *
  * Idempotent: running it again for the same deployment writes the same spec (the engine
  * starts no new tasks when nothing changed) and finds the tasks already running. So an
@@ -168,6 +173,12 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     const registryAuth = registryAuthOf(deploy);
     if (deploy.source) {
       await build(context, deploy, events);
+    } else if (deploy.localImage) {
+      // A rollback to an earlier deployment's built image: there is nothing to pull it from.
+      if (!(await deps.driver.imageExists(deploy.image))) {
+        return fail(`the image ${deploy.image} is no longer on this server (removed by a cleanup or prune): it cannot be rolled back to`);
+      }
+      await events.log(`Image ${deploy.image} is on this server: no build, no pull`);
     } else {
       const pulled = await pullIfNeeded({
         driver: deps.driver,
@@ -197,7 +208,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     const outcome = await watchRollout(context, deploy.deploymentId, spec, target, waitUntil, events, fail);
     if (deploy.source && outcome.status === CommandStatus.COMMAND_STATUS_SUCCEEDED) {
       const service = await findService(spec).catch(() => null);
-      await pruneBuiltImages(deps.driver, deploy.workload!.id, [deploy.image, service?.image, service?.previousImage], context.log);
+      await pruneBuiltImages(deps.driver, deploy.workload!.id, [deploy.image, service?.image, service?.previousImage, ...deploy.keepImages], context.log);
     }
     return outcome;
   }

@@ -56,6 +56,8 @@ function aCommand(n: number): Command {
         env: { TOKEN: ENV_SECRET },
         replicas: 1,
         forcePull: false,
+        keepImages: [],
+        localImage: false,
         specJson: JSON.stringify({ memoryLimit: '1000' }),
       },
     },

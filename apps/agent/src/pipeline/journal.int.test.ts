@@ -49,6 +49,8 @@ function aCommand(id: string, overrides: Partial<Command> = {}): Command {
         env: { TOKEN: 'very-secret' },
         replicas: 1,
         forcePull: false,
+        keepImages: [],
+        localImage: false,
         specJson: '{}',
       },
     },

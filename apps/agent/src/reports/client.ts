@@ -18,6 +18,7 @@ import {
   DeploymentStatus,
   commandStatusToJSON,
   type CommandResult,
+  type CrashLoop,
   type DeploymentEvent,
 } from '@skiff/proto';
 import { WakeableSleep } from '@skiff/domain';
@@ -41,7 +42,10 @@ export interface ReportClientOptions {
   maxBatch?: number;
 }
 
-type Report = { kind: 'event'; event: DeploymentEvent } | { kind: 'result'; result: CommandResult };
+type Report =
+  | { kind: 'event'; event: DeploymentEvent }
+  | { kind: 'result'; result: CommandResult }
+  | { kind: 'crashLoop'; crashLoop: CrashLoop };
 
 /** Codes that mean "not now": the same report is tried again later. */
 const TRANSIENT = new Set<number>([
@@ -100,6 +104,10 @@ export class ReportClient {
 
   reportResult(result: CommandResult): void {
     this.enqueue({ kind: 'result', result });
+  }
+
+  reportCrashLoop(crashLoop: CrashLoop): void {
+    this.enqueue({ kind: 'crashLoop', crashLoop });
   }
 
   /** Reports waiting to be delivered. */
@@ -193,7 +201,7 @@ export class ReportClient {
   /** The leading run of events (one when isolating), or the leading result. */
   private nextBatch(): Report[] {
     const first = this.queue[0];
-    if (first.kind === 'result') return [first];
+    if (first.kind !== 'event') return [first];
     const limit = this.singles > 0 ? 1 : this.maxBatch;
     const batch: Report[] = [];
     for (const r of this.queue) {
@@ -212,6 +220,10 @@ export class ReportClient {
         this.client.reportCommandResult(first.result, this.metadata, { deadline }, done);
         return;
       }
+      if (first.kind === 'crashLoop') {
+        this.client.reportCrashLoop(first.crashLoop, this.metadata, { deadline }, done);
+        return;
+      }
       const stream = this.client.reportDeploymentEvents(this.metadata, { deadline }, done);
       // A failed stream reports through the callback; this only keeps 'error' from throwing.
       stream.on('error', () => {});
@@ -227,5 +239,6 @@ function describe(report: Report | undefined): Record<string, unknown> | undefin
   if (report.kind === 'result') {
     return { commandId: report.result.commandId, status: commandStatusToJSON(report.result.status ?? CommandStatus.COMMAND_STATUS_UNSPECIFIED) };
   }
+  if (report.kind === 'crashLoop') return { crashLoop: report.crashLoop.workloadId, deploymentId: report.crashLoop.deploymentId };
   return { deploymentId: report.event.deploymentId, sequence: report.event.sequence };
 }

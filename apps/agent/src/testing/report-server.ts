@@ -4,13 +4,14 @@
  */
 import { Metadata, Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
 import { type RemovedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
-import { AgentReportsService, type AgentReportsServer, type CommandResult, type DeploymentEvent } from '@skiff/proto';
+import { AgentReportsService, type AgentReportsServer, type CommandResult, type CrashLoop, type DeploymentEvent } from '@skiff/proto';
 
 export interface RecordingReportServer {
   port: number;
   target: string;
   events: DeploymentEvent[];
   results: CommandResult[];
+  crashLoops: CrashLoop[];
   /** The `authorization` header of every call. */
   authorizations: string[];
   /** When set, every report call answers with this status code instead of OK. */
@@ -40,6 +41,7 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     target: '',
     events: [],
     results: [],
+    crashLoops: [],
     authorizations: [],
     refuseWith: null,
     refuseRegistrationWith: null,
@@ -104,6 +106,11 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
       const err = refusal();
       if (err) return callback(err, null);
       recorder.results.push(call.request);
+      callback(null, {});
+    },
+    reportCrashLoop: (call, callback) => {
+      note(call.metadata);
+      recorder.crashLoops.push(call.request);
       callback(null, {});
     },
   };

@@ -5,4 +5,5 @@ export const deploymentHandlers = (deployments: DeploymentService): RouterHandle
   all: (input, { principal }) => deployments.all(principal, 'application', input.applicationId),
   allByCompose: (input, { principal }) => deployments.all(principal, 'compose', input.composeId),
   readLogs: (input, { principal }) => deployments.readLogs(principal, input.deploymentId),
+  rollback: (input, { principal }) => deployments.rollback(principal, input.deploymentId),
 });

@@ -83,6 +83,8 @@ export async function startTestPlatform(
     auditRetentionMs?: number;
     /** Deadlines and size limit of calls to AI providers. */
     ai?: PlatformOptions['ai'];
+    /** Rollback images kept, and the crash loop callback. */
+    rollback?: PlatformOptions['rollback'];
     /** Notification channels: Telegram API base, SMTP CA, the operator's SMTP, timeouts. */
     notifications?: PlatformOptions['notifications'];
     /** Event delivery (senders per channel kind, worker timings) and the event stream's timings. */
@@ -132,6 +134,7 @@ export async function startTestPlatform(
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,
+    rollback: options.rollback,
     notifications: options.notifications,
     events: options.events,
   });

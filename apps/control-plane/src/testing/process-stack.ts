@@ -230,6 +230,9 @@ export async function startProcessStack(options: ProcessStackOptions) {
       // The tests read the journal's start and finish lines: compacted only long after.
       SKIFF_AGENT_JOURNAL_COMPACT_SECONDS: '3600',
       SKIFF_LOG_LEVEL: 'info',
+      // Test stacks share this machine's engine: no build cap on its BuildKit cgroup (build/build-cap.ts).
+      SKIFF_BUILD_CPUS: '0',
+      SKIFF_BUILD_MEMORY: '0',
       SKIFF_PROXY_CONTAINER: proxyContainer,
       SKIFF_PROXY_HTTP_PORT: String(ports.proxyHttp),
       SKIFF_PROXY_HTTPS_PORT: String(ports.proxyHttps),

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { freePort, spawnOwned, startDedicatedNats, waitFor } from '@skiff/testing';
 import { expect } from 'vitest';
+import type { PlatformOptions } from '../compose-root.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -63,6 +64,8 @@ export interface TestStackOptions {
    * bridge's gateway, i.e. host.docker.internal), and make it the platform domain's upstream.
    */
   servePlatformDomain?: boolean;
+  /** Rollback images kept, and the crash loop callback of the control plane. */
+  rollback?: PlatformOptions['rollback'];
 }
 
 /**
@@ -80,6 +83,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
     nats: { url: nats.url, pollMs: 200 },
     grpc: { host: '127.0.0.1', port: 0 },
     localAgentCredential: credential,
+    rollback: options.rollback,
     ...(api ? { platformUpstream: `host.docker.internal:${api.port}` } : {}),
   }).catch(async (err: unknown) => {
     await nats.stop();
@@ -113,6 +117,9 @@ export async function startTestStack(label: string, options: TestStackOptions = 
       SKIFF_PROXY_ISSUER: 'internal',
       // Debug lines too: the secret watch scans all of the agent's output.
       SKIFF_LOG_LEVEL: 'debug',
+      // Test stacks share this machine's engine: no build cap on its BuildKit cgroup (build/build-cap.ts).
+      SKIFF_BUILD_CPUS: '0',
+      SKIFF_BUILD_MEMORY: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

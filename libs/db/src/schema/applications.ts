@@ -110,6 +110,8 @@ export interface DeploymentsTable {
   reason: string | null;
   /** The highest event sequence applied (events at or below it are duplicates). */
   lastSequence: Generated<number>;
+  /** The image an application's deployment runs (what a rollback puts back); null for compose stacks. */
+  image: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: CreatedAt;
   startedAt: Date | null;
   finishedAt: Date | null;

@@ -12,6 +12,7 @@ import {
 import {
   type Ack,
   AgentReportsService,
+  type CrashLoop,
   type AgentReportsServer,
   type DeploymentEvent,
   timestampFromDate,
@@ -46,6 +47,8 @@ export interface ReportServerOptions {
   heartbeatIntervalSeconds?: number;
   /** Gives each registering agent its NATS credentials; without it (open NATS) agents get none. */
   natsCredentials?: NatsCredentialIssuer;
+  /** Applies crash loop reports (services/deployments/crash-loops.ts); without it they are acknowledged and logged. */
+  crashLoops?: { apply(serverId: string, report: CrashLoop): Promise<unknown> };
 }
 
 export type GrpcError = Partial<ServerErrorResponse> & { code: status; details: string };
@@ -196,6 +199,19 @@ export class ReportServer {
         this.o.reports.applyCommandResult(serverId, call.request).then(
           () => callback(null, {}),
           (err) => callback(this.failure(err, 'command result'), null),
+        );
+      },
+
+      reportCrashLoop: (call, callback) => {
+        const serverId = this.authenticate(call.metadata);
+        if (typeof serverId !== 'string') return callback(serverId, null);
+        if (!this.o.crashLoops) {
+          this.o.log.warn({ serverId, workloadId: call.request.workloadId }, 'crash loop reported; nothing here applies it');
+          return callback(null, {});
+        }
+        this.o.crashLoops.apply(serverId, call.request).then(
+          () => callback(null, {}),
+          (err) => callback(this.failure(err, 'crash loop'), null),
         );
       },
     };

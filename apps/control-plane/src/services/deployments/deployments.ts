@@ -1,17 +1,7 @@
 import { sql } from 'kysely';
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Application, Db, Deployment, Environment, Project } from '@skiff/db';
-import {
-  EnvError,
-  LOCAL_SERVER_ID,
-  type ServiceEnvSources,
-  SwarmSpecError,
-  envList,
-  parseDotenv,
-  resolveServiceVariables,
-  swarmServiceSpec,
-  wireServerId,
-} from '@skiff/domain';
+import type { Application } from '@skiff/db';
+import { EnvError, SwarmSpecError, envList, parseDotenv, resolveServiceVariables, swarmServiceSpec } from '@skiff/domain';
 import type { BuildRecipe, BuildSource, RegistryAuth } from '@skiff/proto';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../../errors.js';
@@ -19,35 +9,17 @@ import { applicationWorkloadSpec, buildRecipe, builtImageName, deployApplication
 import { assertNoForeignNetworks } from '../shared/networks.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './archive-records.js';
-import { type ServiceDeps, iso } from '../shared/deps.js';
+import type { ServiceDeps } from '../shared/deps.js';
 import { plainGitSource } from './git-sources.js';
+import { deploymentRecord, envSourcesOf, insertDeployment } from './deployment-records.js';
+import { Rollbacks, rollbackImages } from './rollback.js';
 import { applicationRegistryAuth } from './registry-auth.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
-import {
-  DEPLOYED_KINDS,
-  type DeployedKind,
-  type WorkloadOwner,
-  deploymentOwnerColumns,
-  lockWorkloadForWork,
-  ownerOfDeployment,
-} from './workloads.js';
+import { DEPLOYED_KINDS, type DeployedKind, lockWorkloadForWork, ownerOfDeployment } from './workloads.js';
 
-type DeploymentRecord = OutputOf<Contracts['deployment']['all']>[number];
+export { deploymentRecord, envSourcesOf, insertDeployment };
+
 type DeploymentLog = OutputOf<Contracts['deployment']['readLogs']>;
-
-export const deploymentRecord = (d: Deployment): DeploymentRecord => ({
-  deploymentId: d.id,
-  applicationId: d.applicationId,
-  composeId: d.composeId,
-  serverId: d.serverId === LOCAL_SERVER_ID ? null : d.serverId,
-  status: d.status,
-  title: d.title,
-  description: d.description,
-  reason: d.reason,
-  createdAt: iso(d.createdAt),
-  startedAt: d.startedAt ? iso(d.startedAt) : null,
-  finishedAt: d.finishedAt ? iso(d.finishedAt) : null,
-});
 
 export interface DeployInput {
   applicationId: string;
@@ -57,42 +29,6 @@ export interface DeployInput {
 
 /** Forge sources: building from them comes with the forge integrations. */
 export const FORGE_SOURCES = new Set(['forgeA', 'forgeB', 'forgeC', 'forgeD']);
-
-/**
- * Inside the transaction that queues a deploy's command: the `queued` deployment record of the
- * workload (whose row the caller locked with lockWorkloadForWork). Its title defaults to
- * "Deploy" or "Redeploy".
- */
-export function insertDeployment(
-  tx: Db,
-  owner: WorkloadOwner & { serverId: string | null },
-  input: { deploymentId: string; title?: string; description?: string; how: 'deploy' | 'redeploy' },
-) {
-  return tx
-    .insertInto('deployments')
-    .values({
-      id: input.deploymentId,
-      ...deploymentOwnerColumns(owner),
-      serverId: wireServerId(owner.serverId),
-      status: 'queued',
-      title: input.title ?? (input.how === 'redeploy' ? 'Redeploy' : 'Deploy'),
-      description: input.description ?? null,
-      reason: null,
-      startedAt: null,
-      finishedAt: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** The dotenv texts (opened) a service's variables are resolved from: its own, its environment's, its project's. */
-export function envSourcesOf(
-  secrets: ServiceDeps['secrets'],
-  { row, environment, project }: { row: { env: string | null }; environment: Environment; project: Project },
-): ServiceEnvSources {
-  const open = (sealed: string | null) => (sealed ? secrets.open(sealed) : '');
-  return { service: open(row.env), environment: open(environment.env), project: open(project.env) };
-}
 
 /** What a deploy runs: a registry image, or a source to build and the tag of its result. */
 type DeployPlan =
@@ -153,8 +89,9 @@ export class DeploymentService {
       const deployment = await insertDeployment(
         tx,
         { kind: 'application', id: app.id, serverId: app.serverId },
-        { deploymentId, title: input.title, description: input.description, how },
+        { deploymentId, title: input.title, description: input.description, how, image: spec.image },
       );
+      const keepImages = app.rollbackActive ? await rollbackImages(tx, app.id, this.deps.rollbackImages) : [];
       const command = deployApplicationCommand({
         commandId,
         deploymentId,
@@ -163,6 +100,7 @@ export class DeploymentService {
         env,
         registryAuth,
         build: plan.kind === 'build' ? { source: plan.source, recipe: plan.recipe } : undefined,
+        keepImages,
         createdAt: now,
         deadline: new Date(now.getTime() + deadlineMs),
       });
@@ -232,6 +170,11 @@ export class DeploymentService {
     }
   }
 
+  /** `deployment.rollback` (rollback.ts). */
+  rollback(p: Principal, deploymentId: string) {
+    return new Rollbacks(this.deps, this.access, this.outbox).rollback(p, deploymentId);
+  }
+
   /** `deployment.all` (an application's) and `deployment.allByCompose`: newest first, without logs. */
   async all(p: Principal, kind: DeployedKind, id: string) {
     await this.access.find(p, kind, id);
@@ -242,7 +185,7 @@ export class DeploymentService {
       .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .execute();
-    return rows.map((r) => deploymentRecord({ ...r, log: '' }));
+    return rows.map((r) => deploymentRecord({ ...r, log: '', image: null }));
   }
 
   /** `deployment.readLogs`: the deployment's status and kept log lines. */

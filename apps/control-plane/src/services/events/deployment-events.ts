@@ -1,4 +1,5 @@
 import type { Db, Deployment } from '@skiff/db';
+import type { CrashLoopEvent } from '../deployments/crash-loop-event.js';
 import { DEPLOYED_KINDS, ownerOfDeployment } from '../deployments/workloads.js';
 import { recordEvent } from './events.js';
 
@@ -39,5 +40,43 @@ export async function recordDeploymentEnd(tx: Db, d: Deployment, status: 'done' 
       environment: w.environmentName,
     },
     occurredAt: at,
+  });
+}
+
+/** Lines of the failing task's output an event carries (the newest). */
+const CRASH_LOG_LINES = 10;
+
+/**
+ * An application whose containers keep exiting after they started (the agent's crash loop
+ * report, services/deployments/crash-loops.ts): `appBuildError`, with the reason, the last
+ * lines of the failing task's output and the rollback queued, if any.
+ */
+export async function recordCrashLoop(db: Db, e: CrashLoopEvent): Promise<void> {
+  const w = await db
+    .selectFrom('applications as w')
+    .innerJoin('environments as e', 'e.id', 'w.environmentId')
+    .innerJoin('projects as p', 'p.id', 'e.projectId')
+    .select(['w.name', 'e.id as environmentId', 'e.name as environmentName', 'p.id as projectId', 'p.name as projectName', 'p.organizationId'])
+    .where('w.id', '=', e.applicationId)
+    .executeTakeFirst();
+  if (!w) return;
+  const lines = e.logLines.slice(-CRASH_LOG_LINES).join('\n');
+  await recordEvent(db, {
+    organizationId: w.organizationId,
+    kind: 'appBuildError',
+    outcome: 'failure',
+    workload: { kind: 'application', id: e.applicationId, name: w.name },
+    projectId: w.projectId,
+    environmentId: w.environmentId,
+    serverId: e.serverId,
+    summary: {
+      deploymentId: e.deploymentId,
+      status: 'crash loop',
+      reason: `${e.reason}${lines ? `; last lines:\n${lines}` : ''}`.slice(0, REASON_CAP),
+      appName: e.appName,
+      project: w.projectName,
+      environment: w.environmentName,
+      rollbackDeploymentId: e.rollback && 'deploymentId' in e.rollback ? e.rollback.deploymentId : null,
+    },
   });
 }

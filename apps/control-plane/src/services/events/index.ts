@@ -1,6 +1,6 @@
 // Events: recorded in the transaction of their change, delivered to channels, streamed to API clients.
 export { EventSignal, recordEvent, type NewEvent } from './events.js';
-export { recordDeploymentEnd } from './deployment-events.js';
+export { recordCrashLoop, recordDeploymentEnd } from './deployment-events.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.js';
 export { EventService, eventJson, RESUME_WINDOW_MS } from './event-service.js';
 export { renderEvent } from './event-message.js';

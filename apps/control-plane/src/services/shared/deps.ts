@@ -14,6 +14,8 @@ export interface ServiceDeps {
   onAccessChange: () => void;
   /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`; default DEFAULT_KEEP_DEPLOYMENTS, 20). */
   keepDeployments?: number;
+  /** Done deployments whose built images are kept for rollback while rollbackActive is on (`SKIFF_ROLLBACK_KEEP_IMAGES`; default 3). */
+  rollbackImages?: number;
   /** Which destinations users' git sources and catalogs may be fetched from (`SKIFF_OUTBOUND_ALLOW_PRIVATE`); default public only. */
   outbound?: OutboundPolicy;
 }

@@ -117,6 +117,10 @@ export interface DeployCommandInput {
   registryAuth?: RegistryAuth;
   /** What to build, for git and drop sources (the spec's image is then the build's tag, builtImageName). */
   build?: { source: BuildSource; recipe: BuildRecipe };
+  /** Built images of earlier deployments the agent keeps (rollback targets). */
+  keepImages?: string[];
+  /** The image must be on the server already (a rollback to a built image). */
+  localImage?: boolean;
   createdAt: Date;
   deadline: Date;
 }
@@ -141,6 +145,8 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
         registryAuth: input.registryAuth,
         source: input.build?.source,
         build: input.build?.recipe,
+        keepImages: input.keepImages ?? [],
+        localImage: input.localImage ?? false,
       },
     },
   };
@@ -160,6 +166,8 @@ export function deployPayload(deploymentId: string, workload: WorkloadRef, spec:
     forcePull: false,
     specJson: LEGACY_SPEC_REFUSAL,
     spec: workloadSpecToWire(spec),
+    keepImages: [],
+    localImage: false,
   };
 }
 

@@ -408,7 +408,20 @@ export interface DeployApplication {
    * The service's settings. The workload's name, kind and id travel in `workload`, the
    * image in `image` and the environment in `env`, each once.
    */
-  spec?: WorkloadSpec | undefined;
+  spec?:
+    | WorkloadSpec
+    | undefined;
+  /**
+   * Built images of earlier deployments the agent keeps when it prunes the workload's
+   * built images after this deploy (the rollback targets: the newest done deployments'
+   * images while the application's rollbackActive is on).
+   */
+  keepImages: string[];
+  /**
+   * The image must already be on this server (a rollback to an earlier deployment's built
+   * image): the deployment fails at once, naming it, when it is not; it is never pulled.
+   */
+  localImage: boolean;
 }
 
 export interface DeployApplication_EnvEntry {
@@ -1354,6 +1367,8 @@ function createBaseDeployApplication(): DeployApplication {
     source: undefined,
     build: undefined,
     spec: undefined,
+    keepImages: [],
+    localImage: false,
   };
 }
 
@@ -1391,6 +1406,12 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     }
     if (message.spec !== undefined) {
       WorkloadSpec.encode(message.spec, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.keepImages) {
+      writer.uint32(98).string(v!);
+    }
+    if (message.localImage !== false) {
+      writer.uint32(104).bool(message.localImage);
     }
     return writer;
   },
@@ -1499,6 +1520,22 @@ export const DeployApplication: MessageFns<DeployApplication> = {
             message.spec = WorkloadSpec.decode(reader, reader.uint32());
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.keepImages.push(reader.string());
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.localImage = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1553,6 +1590,16 @@ export const DeployApplication: MessageFns<DeployApplication> = {
       source: isSet(object.source) ? BuildSource.fromJSON(object.source) : undefined,
       build: isSet(object.build) ? BuildRecipe.fromJSON(object.build) : undefined,
       spec: isSet(object.spec) ? WorkloadSpec.fromJSON(object.spec) : undefined,
+      keepImages: globalThis.Array.isArray(object?.keepImages)
+        ? object.keepImages.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.keep_images)
+        ? object.keep_images.map((e: any) => globalThis.String(e))
+        : [],
+      localImage: isSet(object.localImage)
+        ? globalThis.Boolean(object.localImage)
+        : isSet(object.local_image)
+        ? globalThis.Boolean(object.local_image)
+        : false,
     };
   },
 
@@ -1597,6 +1644,12 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     if (message.spec !== undefined) {
       obj.spec = WorkloadSpec.toJSON(message.spec);
     }
+    if (message.keepImages?.length) {
+      obj.keepImages = message.keepImages;
+    }
+    if (message.localImage !== false) {
+      obj.localImage = message.localImage;
+    }
     return obj;
   },
 
@@ -1634,6 +1687,8 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     message.spec = (object.spec !== undefined && object.spec !== null)
       ? WorkloadSpec.fromPartial(object.spec)
       : undefined;
+    message.keepImages = object.keepImages?.map((e) => e) || [];
+    message.localImage = object.localImage ?? false;
     return message;
   },
 };

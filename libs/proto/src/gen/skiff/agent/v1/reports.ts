@@ -228,6 +228,20 @@ export interface CommandResult {
   finishedAt?: Timestamp | undefined;
 }
 
+export interface CrashLoop {
+  /** The workload (`skiff.id` label) and the deployment its service runs (`skiff.deployment`). */
+  workloadId: string;
+  deploymentId: string;
+  /** Tasks that exited after they had started, within `window_seconds`. */
+  exits: number;
+  windowSeconds: number;
+  /** The last task's end, e.g. `task 1 failed: non-zero exit (1)`. */
+  reason: string;
+  /** The last lines of the failing task's log (its container's output), oldest first. */
+  logLines: string[];
+  detectedAt?: Timestamp | undefined;
+}
+
 /** Ack acknowledges a report. It is empty today; fields may be added. */
 export interface Ack {
 }
@@ -1251,6 +1265,201 @@ export const CommandResult: MessageFns<CommandResult> = {
   },
 };
 
+function createBaseCrashLoop(): CrashLoop {
+  return {
+    workloadId: "",
+    deploymentId: "",
+    exits: 0,
+    windowSeconds: 0,
+    reason: "",
+    logLines: [],
+    detectedAt: undefined,
+  };
+}
+
+export const CrashLoop: MessageFns<CrashLoop> = {
+  encode(message: CrashLoop, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadId !== "") {
+      writer.uint32(10).string(message.workloadId);
+    }
+    if (message.deploymentId !== "") {
+      writer.uint32(18).string(message.deploymentId);
+    }
+    if (message.exits !== 0) {
+      writer.uint32(24).uint32(message.exits);
+    }
+    if (message.windowSeconds !== 0) {
+      writer.uint32(32).uint32(message.windowSeconds);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    for (const v of message.logLines) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.detectedAt !== undefined) {
+      Timestamp.encode(message.detectedAt, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CrashLoop {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCrashLoop();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deploymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.exits = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.windowSeconds = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.logLines.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.detectedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CrashLoop {
+    return {
+      workloadId: isSet(object.workloadId)
+        ? globalThis.String(object.workloadId)
+        : isSet(object.workload_id)
+        ? globalThis.String(object.workload_id)
+        : "",
+      deploymentId: isSet(object.deploymentId)
+        ? globalThis.String(object.deploymentId)
+        : isSet(object.deployment_id)
+        ? globalThis.String(object.deployment_id)
+        : "",
+      exits: isSet(object.exits) ? globalThis.Number(object.exits) : 0,
+      windowSeconds: isSet(object.windowSeconds)
+        ? globalThis.Number(object.windowSeconds)
+        : isSet(object.window_seconds)
+        ? globalThis.Number(object.window_seconds)
+        : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      logLines: globalThis.Array.isArray(object?.logLines)
+        ? object.logLines.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.log_lines)
+        ? object.log_lines.map((e: any) => globalThis.String(e))
+        : [],
+      detectedAt: isSet(object.detectedAt)
+        ? fromJsonTimestamp(object.detectedAt)
+        : isSet(object.detected_at)
+        ? fromJsonTimestamp(object.detected_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CrashLoop): unknown {
+    const obj: any = {};
+    if (message.workloadId !== "") {
+      obj.workloadId = message.workloadId;
+    }
+    if (message.deploymentId !== "") {
+      obj.deploymentId = message.deploymentId;
+    }
+    if (message.exits !== 0) {
+      obj.exits = Math.round(message.exits);
+    }
+    if (message.windowSeconds !== 0) {
+      obj.windowSeconds = Math.round(message.windowSeconds);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.logLines?.length) {
+      obj.logLines = message.logLines;
+    }
+    if (message.detectedAt !== undefined) {
+      obj.detectedAt = fromTimestamp(message.detectedAt).toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CrashLoop>): CrashLoop {
+    return CrashLoop.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CrashLoop>): CrashLoop {
+    const message = createBaseCrashLoop();
+    message.workloadId = object.workloadId ?? "";
+    message.deploymentId = object.deploymentId ?? "";
+    message.exits = object.exits ?? 0;
+    message.windowSeconds = object.windowSeconds ?? 0;
+    message.reason = object.reason ?? "";
+    message.logLines = object.logLines?.map((e) => e) || [];
+    message.detectedAt = (object.detectedAt !== undefined && object.detectedAt !== null)
+      ? Timestamp.fromPartial(object.detectedAt)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseAck(): Ack {
   return {};
 }
@@ -1367,6 +1576,20 @@ export const AgentReportsService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /**
+   * ReportCrashLoop says that a workload's tasks keep exiting after they started (a crash
+   * loop). Sent once per deployment that falls into one; the control plane ignores a
+   * workload that is not on the calling server.
+   */
+  reportCrashLoop: {
+    path: "/skiff.agent.v1.AgentReports/ReportCrashLoop" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CrashLoop): Buffer => Buffer.from(CrashLoop.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CrashLoop => CrashLoop.decode(value),
+    responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
+  },
 } as const;
 
 export interface AgentReportsServer extends UntypedServiceImplementation {
@@ -1392,6 +1615,12 @@ export interface AgentReportsServer extends UntypedServiceImplementation {
    * content) when a command arrives again whose id is already in the agent's journal.
    */
   reportCommandResult: handleUnaryCall<CommandResult, Ack>;
+  /**
+   * ReportCrashLoop says that a workload's tasks keep exiting after they started (a crash
+   * loop). Sent once per deployment that falls into one; the control plane ignores a
+   * workload that is not on the calling server.
+   */
+  reportCrashLoop: handleUnaryCall<CrashLoop, Ack>;
 }
 
 export interface AgentReportsClient extends Client {
@@ -1470,6 +1699,23 @@ export interface AgentReportsClient extends Client {
   ): ClientUnaryCall;
   reportCommandResult(
     request: CommandResult,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /**
+   * ReportCrashLoop says that a workload's tasks keep exiting after they started (a crash
+   * loop). Sent once per deployment that falls into one; the control plane ignores a
+   * workload that is not on the calling server.
+   */
+  reportCrashLoop(request: CrashLoop, callback: (error: ServiceError | null, response: Ack) => void): ClientUnaryCall;
+  reportCrashLoop(
+    request: CrashLoop,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  reportCrashLoop(
+    request: CrashLoop,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,
