@@ -9,6 +9,7 @@ import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
 import { CommandControl } from './control/command-control.js';
+import { HostCleanupControl } from './control/host-cleanup.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
 import type { DockerDriver } from './docker/driver.js';
@@ -28,6 +29,7 @@ import { handlerRegistry, runCommand, type HandlerRegistry } from './pipeline/ru
 import { RunningCommands } from './pipeline/running-commands.js';
 import { CommandScheduler } from './pipeline/scheduler.js';
 import type { ProxyConfigLoader } from './proxy/config-loader.js';
+import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 
 export interface AgentDeps {
   serverId: string;
@@ -55,6 +57,8 @@ export interface AgentDeps {
    * an ApplyProxyConfig; `controlTimeoutMs`: of a proxy request (proxy-control.ts).
    */
   proxy?: { loader: ProxyConfigLoader; containerName: string; timeoutMs?: number; controlTimeoutMs?: number };
+  /** The engine host cleanups (settings.clean*) read and remove through; absent: they are refused. */
+  cleanup?: CleanupEngine;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -124,6 +128,7 @@ export class Agent {
         proxy: deps.proxy
           ? new ProxyControl({ loader: deps.proxy.loader, driver: deps.driver, containerName: deps.proxy.containerName, log, timeoutMs: deps.proxy.controlTimeoutMs })
           : undefined,
+        hostCleanup: deps.cleanup ? new HostCleanupControl({ engine: deps.cleanup, slots: this.scheduler, log }) : undefined,
       }),
     });
     this.consumer = new CommandConsumer({

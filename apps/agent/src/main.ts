@@ -31,6 +31,7 @@ import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
+import { DockerodeCleanupEngine } from './docker/dockerode-cleanup.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
@@ -234,6 +235,7 @@ async function main(): Promise<void> {
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
+    cleanup: new DockerodeCleanupEngine(docker),
     deploy: {
       build: {
         dataDir: config.dataDir,

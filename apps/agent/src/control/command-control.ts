@@ -25,6 +25,8 @@
  *
  * - Proxy (a ProxyRequest): answered by the ProxyControl (proxy-control.ts); refused when
  *   this agent runs no proxy.
+ * - HostCleanup: answered by the HostCleanupControl (host-cleanup.ts); refused when this
+ *   agent was started without one.
  *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
@@ -36,6 +38,7 @@ import { JournalError, type CommandJournal } from '../pipeline/journal.js';
 import { endWithoutRun, type HandlerRegistry } from '../pipeline/runner.js';
 import type { RunningCommands } from '../pipeline/running-commands.js';
 import type { CommandScheduler } from '../pipeline/scheduler.js';
+import type { HostCleanupControl } from './host-cleanup.js';
 import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {
@@ -48,6 +51,8 @@ export interface CommandControlDeps {
   now?: () => Date;
   /** Answers proxy requests; absent: they are refused. */
   proxy?: Pick<ProxyControl, 'handle'>;
+  /** Answers host cleanups; absent: they are refused. */
+  hostCleanup?: Pick<HostCleanupControl, 'handle'>;
 }
 
 export class CommandControl {
@@ -61,6 +66,8 @@ export class CommandControl {
         return this.cleanQueue(request.request.value);
       case 'proxy':
         return this.deps.proxy ? this.deps.proxy.handle(request.request.value) : refused('this agent runs no reverse proxy');
+      case 'hostCleanup':
+        return this.deps.hostCleanup ? this.deps.hostCleanup.handle(request.request.value) : refused('this agent cannot clean its host');
       default:
         return refused('the control request asks for nothing this agent knows');
     }
