@@ -8,7 +8,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
-import { CommandControl } from './control/command-control.js';
+import { type AgentRestarter, CommandControl } from './control/command-control.js';
 import { HostCleanupControl } from './control/host-cleanup.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
@@ -57,6 +57,8 @@ export interface AgentDeps {
    * an ApplyProxyConfig; `controlTimeoutMs`: of a proxy request (proxy-control.ts).
    */
   proxy?: { loader: ProxyConfigLoader; containerName: string; timeoutMs?: number; controlTimeoutMs?: number };
+  /** This agent's version and how it restarts for settings.updateServer (main.ts); absent: refused. */
+  restart?: AgentRestarter;
   /** The engine host cleanups (settings.clean*) read and remove through; absent: they are refused. */
   cleanup?: CleanupEngine;
   /** Tuning of the NATS consumer (backoff, ack wait). */
@@ -128,6 +130,7 @@ export class Agent {
         proxy: deps.proxy
           ? new ProxyControl({ loader: deps.proxy.loader, driver: deps.driver, containerName: deps.proxy.containerName, log, timeoutMs: deps.proxy.controlTimeoutMs })
           : undefined,
+        restart: deps.restart,
         hostCleanup: deps.cleanup ? new HostCleanupControl({ engine: deps.cleanup, slots: this.scheduler, log }) : undefined,
       }),
     });

@@ -19,7 +19,7 @@
 // logged.
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
+import { RESTART_EXIT_CODE, type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import Dockerode from 'dockerode';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
@@ -114,14 +114,15 @@ async function main(): Promise<void> {
     reports?.close();
     process.exit(1);
   };
-  const stop = async (signal: NodeJS.Signals): Promise<void> => {
+  // `update` (settings.updateServer): the same orderly stop, then RESTART_EXIT_CODE for the supervisor.
+  const stop = async (signal: NodeJS.Signals | 'update'): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'agent stopping');
     presence?.stop();
     await shutDown(log, { agent, proxy, reports, journal, nc });
     log.info({ signal }, 'agent stopped');
-    process.exit(0);
+    process.exit(signal === 'update' ? RESTART_EXIT_CODE : 0);
   };
   // Handlers go in before anything that waits, so a signal at any moment stops cleanly.
   process.once('SIGTERM', (s) => void stop(s));
@@ -236,6 +237,7 @@ async function main(): Promise<void> {
     maxConcurrentDeploys: config.maxConcurrentDeploys,
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     cleanup: new DockerodeCleanupEngine(docker),
+    restart: { version: AGENT_VERSION, begin: () => void stop('update') },
     deploy: {
       build: {
         dataDir: config.dataDir,

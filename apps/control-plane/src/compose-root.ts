@@ -44,27 +44,19 @@ import { projectHandlers } from './routers/project.js';
 import { securityHandlers } from './routers/security.js';
 import { serverHandlers } from './routers/server.js';
 import { settingsHandlers } from './routers/settings.js';
+import { type HostOperationsOptions, buildHostOperations } from './host-operations.js';
 import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
 import { auditHandlers } from './routers/audit.js';
 import { AuditLog } from './services/audit/index.js';
-import { AiService } from './services/settings/index.js';
 import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient, type OpenAiClientOptions } from './services/ai/index.js';
 import { ApplicationService } from './services/applications/index.js';
 import { BackupService } from './services/backups/index.js';
-import { BillingAllowances, BillingService } from './services/settings/index.js';
 import { CacheLifecycle } from './services/caches/index.js';
 import { CacheService } from './services/caches/index.js';
 import { CertificateService } from './services/domains/index.js';
-import { ComposeService } from './services/compose/index.js';
-import { ComposeDeployments } from './services/compose/index.js';
-import { ComposeFiles } from './services/compose/index.js';
-import { bundledCatalogDir, loadBundledCatalog } from './services/compose/index.js';
-import { ComposeTemplateService } from './services/compose/index.js';
-import type { RemoteCatalogLimits } from './services/compose/index.js';
-import { CommandService, DeploymentControl } from './services/deployments/index.js';
-import { DeploymentService } from './services/deployments/index.js';
-import { DropArchiveService } from './services/deployments/index.js';
+import { ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, bundledCatalogDir, loadBundledCatalog, type RemoteCatalogLimits } from './services/compose/index.js';
+import { CommandService, DeploymentControl, DeploymentService, DropArchiveService } from './services/deployments/index.js';
 import type { ServiceDeps } from './services/shared/index.js';
 import type { WorkloadRemovals } from './services/shared/index.js';
 import { DestinationService } from './services/backups/index.js';
@@ -74,7 +66,7 @@ import { ApiKeyService, IdentityService, KeyUsage } from './services/identity/in
 import { MetricsTokenService } from './services/identity/index.js';
 import { NotificationService } from './services/notifications/index.js';
 import { OrganizationService } from './services/identity/index.js';
-import { PlatformSettingsService } from './services/settings/index.js';
+import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
 import { PreviewService } from './services/applications/index.js';
 import { ProjectService } from './services/projects/index.js';
 import { ProxyConfig } from './services/domains/index.js';
@@ -160,6 +152,8 @@ export interface PlatformOptions {
   outbound?: OutboundPolicy;
   /** Deadlines and size limit of the calls to AI providers (tests shorten them); defaults DEFAULT_AI_LIMITS. */
   ai?: Partial<Omit<OpenAiClientOptions, 'policy'>>;
+  /** Cleanups, their daily schedule, restart and updates (host-operations.ts). */
+  host?: HostOperationsOptions;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -273,6 +267,7 @@ export async function buildPlatform(options: PlatformOptions) {
     listenHost: options.listenHost,
     platformUpstream: options.platformUpstream,
   });
+  const hostOps = buildHostOperations(deps, { version: options.version, log: options.log, controlClient, hostSettings: platformSettings, agentChannel: Boolean(options.nats) }, options.host);
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(deps, billingConfig, servers);
   const deployments = new DeploymentService(deps, access, outbox);
@@ -330,7 +325,7 @@ export async function buildPlatform(options: PlatformOptions) {
     server: serverHandlers(servers),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
-    settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings),
+    settings: { ...settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings), ...hostOps.handlers },
   };
 
   const app = createApp({
@@ -365,8 +360,10 @@ export async function buildPlatform(options: PlatformOptions) {
   );
   relay = agents.relay;
   grpcPort = agents.grpcPort;
+  hostOps.start();
 
   const close = async () => {
+    await hostOps.close();
     await agents.close();
     await audit.settled();
     await database.close();
@@ -390,6 +387,8 @@ export async function buildPlatform(options: PlatformOptions) {
     reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
+    /** Cleanups and their daily schedule (tests drive the job's tick). */
+    hostOps,
     close,
   };
 }

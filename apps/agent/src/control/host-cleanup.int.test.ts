@@ -84,11 +84,11 @@ beforeAll(async () => {
     Name: service,
     Labels: { 'skiff.managed': 'true', 'skiff.kind': 'application', 'skiff.id': run },
     TaskTemplate: {
-      ContainerSpec: { Image: image, Command: ['sleep', '3600'], Mounts: [{ Type: 'volume', Source: names.mountedVolume, Target: '/data' }] },
+      ContainerSpec: { Image: image, Command: ['sleep', '3600'], Mounts: [{ Type: 'volume' as const, Source: names.mountedVolume, Target: '/data' }] },
     },
     Mode: { Replicated: { Replicas: 0 } },
   });
-  const created = engineApi.getService((await engineApi.createService(spec(names.previousImage))).id);
+  const created = engineApi.getService(((await engineApi.createService(spec(names.previousImage))) as unknown as { id: string }).id);
   const { Version } = await created.inspect();
   await created.update({ version: Version.Index, ...spec(names.currentImage) });
 }, 120_000);
@@ -117,7 +117,7 @@ describe('host cleanup on the real engine', () => {
     expect(exists('container', names.workloadContainer)).toBe(true);
     expect(exists('image', names.unusedImage)).toBe(false);
     expect(result.removedImages).toHaveLength(1);
-    expect(result.spaceFreed).toBeGreaterThanOrEqual(0);
+    expect(Number(result.spaceFreed)).toBeGreaterThan(0);
     // Named by the service's current and previous spec: a rollback still finds its image.
     expect(exists('image', names.currentImage)).toBe(true);
     expect(exists('image', names.previousImage)).toBe(true);

@@ -47,13 +47,13 @@ export class HostCleanupControl {
     const waitMs = request.waitTimeoutMs || DEFAULT_WAIT_MS;
     try {
       const { waitedMs, result } = await this.deps.slots.withSlotsHeld(() => this.clean(request, matches), waitMs);
-      const reply: HostCleanupReply = { ...result, waitedMs };
+      const reply: HostCleanupReply = { ...result, spaceFreed: String(result.spaceFreed), waitedMs };
       this.log.info(
         {
           containers: reply.removedContainers.length,
           images: reply.removedImages.length,
           volumes: reply.removedVolumes.length,
-          spaceFreed: reply.spaceFreed,
+          spaceFreed: result.spaceFreed,
           waitedMs,
         },
         'host cleanup done',
@@ -66,7 +66,7 @@ export class HostCleanupControl {
     }
   }
 
-  private async clean(request: HostCleanup, matches: Matcher): Promise<Omit<HostCleanupReply, 'waitedMs'>> {
+  private async clean(request: HostCleanup, matches: Matcher): Promise<Omit<HostCleanupReply, 'waitedMs' | 'spaceFreed'> & { spaceFreed: number }> {
     const { engine } = this.deps;
     const out = { removedContainers: [] as string[], removedImages: [] as string[], removedVolumes: [] as string[], spaceFreed: 0 };
     let usage: ServiceUsage | null = null;

@@ -72,7 +72,7 @@ export class DockerodeCleanupEngine implements CleanupEngine {
       state: c.State,
       imageId: c.ImageID,
       labels: c.Labels ?? {},
-      size: c.SizeRw ?? 0,
+      size: (c as { SizeRw?: number }).SizeRw ?? 0,
     }));
   }
 

@@ -803,12 +803,15 @@ export interface ApplyProxyConfig {
  * deadline is unreachable, and the caller says so.
  */
 export interface ControlRequest {
-  request?: { $case: "cancelWorkload"; value: CancelWorkload } | { $case: "cleanQueue"; value: CleanQueue } | {
-    $case: "proxy";
-    value: ProxyRequest;
-  } | //
-  /** Field numbers from 20 on: host operations (settings.clean*, updateServer). */
-  { $case: "hostCleanup"; value: HostCleanup } | undefined;
+  request?:
+    | { $case: "cancelWorkload"; value: CancelWorkload }
+    | { $case: "cleanQueue"; value: CleanQueue }
+    | { $case: "proxy"; value: ProxyRequest }
+    | //
+    /** Field numbers from 20 on: host operations (settings.clean*, updateServer). */
+    { $case: "hostCleanup"; value: HostCleanup }
+    | { $case: "agentRestart"; value: AgentRestart }
+    | undefined;
 }
 
 /**
@@ -867,7 +870,11 @@ export interface ControlReply {
     | ProxyReply
     | undefined;
   /** The answer to a HostCleanup. */
-  hostCleanup?: HostCleanupReply | undefined;
+  hostCleanup?:
+    | HostCleanupReply
+    | undefined;
+  /** The answer to an AgentRestart. */
+  agentRestart?: AgentRestartReply | undefined;
 }
 
 /**
@@ -935,6 +942,24 @@ export interface HostCleanupReply {
   spaceFreed: string;
   /** How long the run waited for builds and deploys to end, in milliseconds. */
   waitedMs: number;
+}
+
+/**
+ * AgentRestart (settings.updateServer): an agent whose version is not `version` answers
+ * `restarting`, then stops as on SIGTERM (running commands are left to its next start, the
+ * journal stays) and exits with status 75, which its supervisor (tools/up for the platform
+ * host) takes as "start me again" on the program installed now. With `check_only`, or when
+ * the versions match, it only answers its version.
+ */
+export interface AgentRestart {
+  version: string;
+  checkOnly: boolean;
+}
+
+export interface AgentRestartReply {
+  /** The version this agent runs. */
+  version: string;
+  restarting: boolean;
 }
 
 function createBaseCommand(): Command {
@@ -5956,6 +5981,9 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "hostCleanup":
         HostCleanup.encode(message.request.value, writer.uint32(162).fork()).join();
         break;
+      case "agentRestart":
+        AgentRestart.encode(message.request.value, writer.uint32(170).fork()).join();
+        break;
     }
     return writer;
   },
@@ -6005,6 +6033,14 @@ export const ControlRequest: MessageFns<ControlRequest> = {
             message.request = { $case: "hostCleanup", value: HostCleanup.decode(reader, reader.uint32()) };
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.request = { $case: "agentRestart", value: AgentRestart.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6033,6 +6069,10 @@ export const ControlRequest: MessageFns<ControlRequest> = {
         ? { $case: "hostCleanup", value: HostCleanup.fromJSON(object.hostCleanup) }
         : isSet(object.host_cleanup)
         ? { $case: "hostCleanup", value: HostCleanup.fromJSON(object.host_cleanup) }
+        : isSet(object.agentRestart)
+        ? { $case: "agentRestart", value: AgentRestart.fromJSON(object.agentRestart) }
+        : isSet(object.agent_restart)
+        ? { $case: "agentRestart", value: AgentRestart.fromJSON(object.agent_restart) }
         : undefined,
     };
   },
@@ -6047,6 +6087,8 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       obj.proxy = ProxyRequest.toJSON(message.request.value);
     } else if (message.request?.$case === "hostCleanup") {
       obj.hostCleanup = HostCleanup.toJSON(message.request.value);
+    } else if (message.request?.$case === "agentRestart") {
+      obj.agentRestart = AgentRestart.toJSON(message.request.value);
     }
     return obj;
   },
@@ -6078,6 +6120,12 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "hostCleanup": {
         if (object.request?.value !== undefined && object.request?.value !== null) {
           message.request = { $case: "hostCleanup", value: HostCleanup.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "agentRestart": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "agentRestart", value: AgentRestart.fromPartial(object.request.value) };
         }
         break;
       }
@@ -6313,7 +6361,7 @@ export const CleanQueue: MessageFns<CleanQueue> = {
 };
 
 function createBaseControlReply(): ControlReply {
-  return { commandIds: [], error: "", proxy: undefined, hostCleanup: undefined };
+  return { commandIds: [], error: "", proxy: undefined, hostCleanup: undefined, agentRestart: undefined };
 }
 
 export const ControlReply: MessageFns<ControlReply> = {
@@ -6329,6 +6377,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     }
     if (message.hostCleanup !== undefined) {
       HostCleanupReply.encode(message.hostCleanup, writer.uint32(162).fork()).join();
+    }
+    if (message.agentRestart !== undefined) {
+      AgentRestartReply.encode(message.agentRestart, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -6378,6 +6429,14 @@ export const ControlReply: MessageFns<ControlReply> = {
             message.hostCleanup = HostCleanupReply.decode(reader, reader.uint32());
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.agentRestart = AgentRestartReply.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6404,6 +6463,11 @@ export const ControlReply: MessageFns<ControlReply> = {
         : isSet(object.host_cleanup)
         ? HostCleanupReply.fromJSON(object.host_cleanup)
         : undefined,
+      agentRestart: isSet(object.agentRestart)
+        ? AgentRestartReply.fromJSON(object.agentRestart)
+        : isSet(object.agent_restart)
+        ? AgentRestartReply.fromJSON(object.agent_restart)
+        : undefined,
     };
   },
 
@@ -6421,6 +6485,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     if (message.hostCleanup !== undefined) {
       obj.hostCleanup = HostCleanupReply.toJSON(message.hostCleanup);
     }
+    if (message.agentRestart !== undefined) {
+      obj.agentRestart = AgentRestartReply.toJSON(message.agentRestart);
+    }
     return obj;
   },
 
@@ -6436,6 +6503,9 @@ export const ControlReply: MessageFns<ControlReply> = {
       : undefined;
     message.hostCleanup = (object.hostCleanup !== undefined && object.hostCleanup !== null)
       ? HostCleanupReply.fromPartial(object.hostCleanup)
+      : undefined;
+    message.agentRestart = (object.agentRestart !== undefined && object.agentRestart !== null)
+      ? AgentRestartReply.fromPartial(object.agentRestart)
       : undefined;
     return message;
   },
@@ -7060,6 +7130,180 @@ export const HostCleanupReply: MessageFns<HostCleanupReply> = {
     message.removedVolumes = object.removedVolumes?.map((e) => e) || [];
     message.spaceFreed = object.spaceFreed ?? "0";
     message.waitedMs = object.waitedMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseAgentRestart(): AgentRestart {
+  return { version: "", checkOnly: false };
+}
+
+export const AgentRestart: MessageFns<AgentRestart> = {
+  encode(message: AgentRestart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.checkOnly !== false) {
+      writer.uint32(16).bool(message.checkOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentRestart {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentRestart();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.checkOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentRestart {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      checkOnly: isSet(object.checkOnly)
+        ? globalThis.Boolean(object.checkOnly)
+        : isSet(object.check_only)
+        ? globalThis.Boolean(object.check_only)
+        : false,
+    };
+  },
+
+  toJSON(message: AgentRestart): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.checkOnly !== false) {
+      obj.checkOnly = message.checkOnly;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AgentRestart>): AgentRestart {
+    return AgentRestart.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AgentRestart>): AgentRestart {
+    const message = createBaseAgentRestart();
+    message.version = object.version ?? "";
+    message.checkOnly = object.checkOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseAgentRestartReply(): AgentRestartReply {
+  return { version: "", restarting: false };
+}
+
+export const AgentRestartReply: MessageFns<AgentRestartReply> = {
+  encode(message: AgentRestartReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.restarting !== false) {
+      writer.uint32(16).bool(message.restarting);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentRestartReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentRestartReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.restarting = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentRestartReply {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      restarting: isSet(object.restarting) ? globalThis.Boolean(object.restarting) : false,
+    };
+  },
+
+  toJSON(message: AgentRestartReply): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.restarting !== false) {
+      obj.restarting = message.restarting;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AgentRestartReply>): AgentRestartReply {
+    return AgentRestartReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AgentRestartReply>): AgentRestartReply {
+    const message = createBaseAgentRestartReply();
+    message.version = object.version ?? "";
+    message.restarting = object.restarting ?? false;
     return message;
   },
 };
