@@ -83,6 +83,8 @@ export async function startTestPlatform(
     auditRetentionMs?: number;
     /** Deadlines and size limit of calls to AI providers. */
     ai?: PlatformOptions['ai'];
+    /** Cleanups, schedules, restart and updates (host-operations.ts); the daily job does not run unless asked. */
+    host?: PlatformOptions['host'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -124,6 +126,7 @@ export async function startTestPlatform(
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,
+    host: { dailyCleanupTickMs: false, ...options.host },
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');
