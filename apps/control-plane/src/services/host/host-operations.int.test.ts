@@ -10,8 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freshDatabase } from '@skiff/testing';
-import type { ControlReply, ControlRequest } from '@skiff/proto';
+import { connect } from '@nats-io/transport-node';
+import { CONTROL_REQUEST_MAX_AGE_MS, CommandVerifier, controlSubject } from '@skiff/domain';
+import { freshDatabase, startDedicatedNats } from '@skiff/testing';
+import { ControlReply, ControlRequest } from '@skiff/proto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentControl } from '../../agents/outbound/control-client.js';
@@ -284,4 +286,60 @@ describe('reloadServer', () => {
       await bare.close();
     }
   });
+});
+
+describe('through the agent channel (NATS), answered in the agent\'s wire format', () => {
+  it('cleanAll reaches the agent signed, answers its result and emits the containerCleanup data; updateServer waits for the agent to come back', async () => {
+    const nats = await startDedicatedNats();
+    const events: Array<[string, CleanupResult, string]> = [];
+    const p = await startTestPlatform({
+      nats: { url: nats.url, pollMs: 100 },
+      host: { onCleanup: async (id, result, trigger) => void events.push([id, result, trigger]), agentUpdates: { agentPollMs: 50, agentReturnTimeoutMs: 5_000 } },
+    });
+    const nc = await connect({ servers: nats.url });
+    try {
+      const verifier = CommandVerifier.fromText(p.platform.commandKey);
+      const seen: ControlRequest[] = [];
+      let version = '0.0.0-old';
+      nc.subscribe(controlSubject('local'), {
+        callback: (_err, msg) => {
+          const refused = verifier.check(controlSubject('local'), msg.data, (name) => msg.headers?.get(name), { maxAgeMs: CONTROL_REQUEST_MAX_AGE_MS });
+          if (refused !== null) {
+            msg.respond(ControlReply.encode({ commandIds: [], error: `the agent refused the request: ${refused}` }).finish());
+            return;
+          }
+          const request = ControlRequest.decode(msg.data);
+          seen.push(request);
+          let reply: ControlReply = { commandIds: [], error: 'unexpected' };
+          if (request.request?.$case === 'hostCleanup') {
+            reply = { commandIds: [], error: '', hostCleanup: { removedContainers: ['stray'], removedImages: [], removedVolumes: [], spaceFreed: '123', waitedMs: 0 } };
+          } else if (request.request?.$case === 'agentRestart') {
+            const { checkOnly, version: wanted } = request.request.value;
+            const restarting = !checkOnly && wanted !== version;
+            reply = { commandIds: [], error: '', agentRestart: { version, restarting } };
+            // The restarted agent runs the new program.
+            if (restarting) version = wanted;
+          }
+          msg.respond(ControlReply.encode(reply).finish());
+        },
+      });
+      await nc.flush();
+      const res = await p.call('settings.cleanAll', {});
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const expected = { serverId: 'local', removedContainers: ['stray'], removedImages: [], removedVolumes: [], spaceFreed: 123, waitedMs: 0 };
+      expect(res.body).toEqual(expected);
+      expect(events).toEqual([['local', expected, 'cleanAll']]);
+      expect(seen[0]?.request).toMatchObject({ $case: 'hostCleanup', value: { images: true, stoppedContainers: true, buildCache: true, volumes: false } });
+
+      const updated = await p.call('settings.updateServer', {});
+      expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+      expect(updated.body.agents).toEqual([{ serverId: 'local', status: 'updated', detail: 'runs 0.0.0-test' }]);
+      const again = await p.call('settings.updateServer', {});
+      expect(again.body.agents).toEqual([{ serverId: 'local', status: 'current', detail: 'runs 0.0.0-test' }]);
+    } finally {
+      await nc.close();
+      await p.close();
+      await nats.stop();
+    }
+  }, 60_000);
 });
