@@ -24,6 +24,8 @@ export interface HostOperationsOptions {
   restart?: () => void;
   /** Called after every cleanup with what it removed: where the containerCleanup event is recorded. */
   onCleanup?: HostCleanupOptions['onCleanup'];
+  /** Called at every start after the first (main.ts): where the platformRestart event is recorded. */
+  onPlatformRestart?: (info: { version: string }) => Promise<void>;
   /** Confines every cleanup to objects with this label (`key=value`): tests on a shared engine only. */
   cleanupOnlyLabel?: string;
   /** How often the daily cleanup job looks for due servers (default 60 s); false: no job (tests drive it). */
@@ -73,6 +75,11 @@ export function buildHostOperations(
     /** Starts the daily cleanup job (when an agent channel runs and the option allows). */
     start() {
       if (context.agentChannel && options.dailyCleanupTickMs !== false) job.start(options.dailyCleanupTickMs);
+    },
+    /** Says the platform started (main.ts, after first-boot setup): every start but the first is a platformRestart. */
+    async started(firstBoot: boolean): Promise<void> {
+      if (firstBoot) return;
+      await options.onPlatformRestart?.({ version: context.version }).catch((err: unknown) => log.error({ err }, 'could not record the platformRestart event'));
     },
     close: () => job.stop(),
   };

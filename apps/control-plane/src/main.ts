@@ -64,6 +64,7 @@ if (first) {
 } else if (existsSync(keyFile)) {
   process.stdout.write(`The first API key is in ${keyFile}\n`);
 }
+await platform.hostOps.started(first !== null);
 
 const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {
   log.info({ url: `http://${config.host}:${port}` }, 'control plane listening');

@@ -239,6 +239,21 @@ describe('updates', () => {
   });
 });
 
+describe('platformRestart', () => {
+  it('is reported at every start but the first', async () => {
+    const starts: Array<{ version: string }> = [];
+    const p = await startTestPlatform({ host: { onPlatformRestart: async (info) => void starts.push(info) } });
+    try {
+      await p.platform.hostOps.started(true);
+      expect(starts).toEqual([]);
+      await p.platform.hostOps.started(false);
+      expect(starts).toEqual([{ version: '0.0.0-test' }]);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('reloadServer', () => {
   it('answers, then restarts; commands queued before stay queued for the next start', async () => {
     const fresh = await freshDatabase(inject('postgresUrl'));
