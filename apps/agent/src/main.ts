@@ -37,6 +37,7 @@ import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
 import { ArtifactClient } from './reports/artifacts.js';
+import { installAgentBundle } from './reports/bundle-install.js';
 import { ReportClient } from './reports/client.js';
 import { AgentPresence } from './reports/presence.js';
 import { leaveMachine } from './removed-server.js';
@@ -237,7 +238,12 @@ async function main(): Promise<void> {
     maxConcurrentDeploys: config.maxConcurrentDeploys,
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     cleanup: new DockerodeCleanupEngine(docker),
-    restart: { version: AGENT_VERSION, begin: () => void stop('update') },
+    restart: {
+      version: AGENT_VERSION,
+      begin: () => void stop('update'),
+      // The program file this process runs (`node … skiff-agent.mjs`): replaced by the control plane's.
+      install: artifacts && process.argv[1] ? (bundle) => installAgentBundle(artifacts!, process.argv[1]!, bundle) : undefined,
+    },
     deploy: {
       build: {
         dataDir: config.dataDir,

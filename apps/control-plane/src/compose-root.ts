@@ -351,6 +351,7 @@ export async function buildPlatform(options: PlatformOptions) {
     serverAgents,
     archives: drops,
     signer,
+    agentBundle: hostOps.agentBundle,
   }).catch(
     async (err) => {
       await database.close();

@@ -58,6 +58,8 @@ export interface Config {
    * default feed (services/host/release-feed.ts, DEFAULT_RELEASE_FEED_URL).
    */
   releaseFeedUrl?: string;
+  /** `SKIFF_AGENT_BUNDLE`: the agent program offered to agents by settings.updateServer; default `dist/agent/main.mjs`. */
+  agentBundlePath: string;
   /**
    * Retention (issue 13): `SKIFF_KEEP_DEPLOYMENTS`, the ended deployments kept per workload
    * (default 20, at least 1); `SKIFF_COMMAND_RETENTION_DAYS`, the days ended commands are
@@ -129,6 +131,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     platformUpstream,
     templatesUrl,
     releaseFeedUrl,
+    agentBundlePath: resolve(env.SKIFF_AGENT_BUNDLE?.trim() || 'dist/agent/main.mjs'),
     retention,
     outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
   };

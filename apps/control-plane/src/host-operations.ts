@@ -1,5 +1,6 @@
 import { PUBLIC_ONLY } from '@skiff/outbound';
 import type { Logger } from 'pino';
+import { AgentBundle } from './agents/agent-bundle.js';
 import type { AgentControl } from './agents/outbound/control-client.js';
 import { DailyCleanupJob } from './jobs/daily-cleanup.js';
 import { type MonitoringStore, hostSettingsHandlers } from './routers/settings-host.js';
@@ -33,6 +34,8 @@ export interface HostOperationsOptions {
   /** The metrics store settings.cleanMonitoring empties, once one exists. */
   monitoring?: MonitoringStore;
   agentUpdates?: Pick<PlatformUpdatesOptions, 'agentReturnTimeoutMs' | 'agentPollMs'>;
+  /** The agent program offered to agents for updates (`SKIFF_AGENT_BUNDLE`); absent: agents restart on their own. */
+  agentBundlePath?: string;
 }
 
 /** Builds the host operations: their settings handlers, the daily cleanup job, and their close. */
@@ -56,13 +59,16 @@ export function buildHostOperations(
     log,
   });
   const schedules = new CleanupSchedules(deps, context.hostSettings);
+  const agentBundle = new AgentBundle(options.agentBundlePath);
   const updates = new PlatformUpdates(deps, {
+    bundle: agentBundle,
     version: context.version,
     feedUrl: options.releaseFeedUrl ?? DEFAULT_RELEASE_FEED_URL,
     policy: deps.outbound ?? PUBLIC_ONLY,
     feedTimeoutMs: options.feedTimeoutMs,
     restart: options.restart,
-    agents: context.controlClient(),
+    // An agent may first download the new program before it answers.
+    agents: context.controlClient(60_000),
     log,
     ...options.agentUpdates,
   });
@@ -72,6 +78,8 @@ export function buildHostOperations(
     cleanup,
     schedules,
     dailyCleanup: job,
+    /** Served to agents by AgentArtifacts.FetchAgentBundle. */
+    agentBundle,
     /** Starts the daily cleanup job (when an agent channel runs and the option allows). */
     start() {
       if (context.agentChannel && options.dailyCleanupTickMs !== false) job.start(options.dailyCleanupTickMs);

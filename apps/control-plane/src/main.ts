@@ -46,7 +46,7 @@ const platform = await buildPlatform({
   outbound: config.outbound,
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
-  host: { releaseFeedUrl: config.releaseFeedUrl, restart: () => shutdown(RESTART_EXIT_CODE) },
+  host: { releaseFeedUrl: config.releaseFeedUrl, agentBundlePath: config.agentBundlePath, restart: () => shutdown(RESTART_EXIT_CODE) },
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}`, tls: true }, 'agent reports (gRPC) listening');

@@ -65,6 +65,8 @@ export interface AgentRestarter {
   version: string;
   /** Stops the agent in order and exits with RESTART_EXIT_CODE. */
   begin: () => void;
+  /** Puts the offered program (AgentRestart.bundle_sha256) in place of its own; absent: restarts on the installed one. */
+  install?: (bundle: { sha256: string; size: number }) => Promise<void>;
 }
 
 /** Lets the reply of an AgentRestart leave before the stop unsubscribes. */
@@ -92,13 +94,22 @@ export class CommandControl {
     }
   }
 
-  private agentRestart(request: AgentRestart): ControlReply {
+  private async agentRestart(request: AgentRestart): Promise<ControlReply> {
     const own = this.deps.restart;
     if (!own) return refused('this agent cannot be restarted remotely');
     const answer = (restarting: boolean): ControlReply => ({ commandIds: [], error: '', agentRestart: { version: own.version, restarting } });
     if (this.restarting) return answer(true);
     if (request.checkOnly || request.version === own.version) return answer(false);
     this.restarting = true;
+    if (request.bundleSha256 !== '' && own.install) {
+      try {
+        await own.install({ sha256: request.bundleSha256, size: Number(request.bundleSize) });
+      } catch (err) {
+        this.restarting = false;
+        this.deps.log.warn({ err: (err as Error).message }, 'could not install the agent program offered for an update');
+        return refused(`could not install the agent program ${request.bundleSha256}: ${(err as Error).message}`);
+      }
+    }
     this.deps.log.info({ from: own.version, to: request.version }, 'restarting for an update (settings.updateServer)');
     setTimeout(() => own.begin(), RESTART_DELAY_MS).unref();
     return answer(true);

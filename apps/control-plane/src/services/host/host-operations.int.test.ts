@@ -7,13 +7,17 @@
  * schedule claimed once by two control planes; the release feed served by a test HTTP server;
  * reloadServer leaving queued commands queued across the restart.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Metadata, type ServiceError, credentials as grpcCredentials, status } from '@grpc/grpc-js';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { CONTROL_REQUEST_MAX_AGE_MS, CommandVerifier, controlSubject } from '@skiff/domain';
 import { freshDatabase, startDedicatedNats } from '@skiff/testing';
-import { ControlReply, ControlRequest } from '@skiff/proto';
+import { AgentArtifactsClient, ControlReply, ControlRequest } from '@skiff/proto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentControl } from '../../agents/outbound/control-client.js';
@@ -307,9 +311,15 @@ describe('through the agent channel (NATS), answered in the agent\'s wire format
   it('cleanAll reaches the agent signed, answers its result and emits the containerCleanup data; updateServer waits for the agent to come back', async () => {
     const nats = await startDedicatedNats();
     const events: Array<[string, CleanupResult, string]> = [];
+    const bundle = join(mkdtempSync(join(tmpdir(), 'skiff-bundle-')), 'main.mjs');
+    writeFileSync(bundle, 'console.log("agent 0.0.0-test")\n');
     const p = await startTestPlatform({
       nats: { url: nats.url, pollMs: 100 },
-      host: { onCleanup: async (id, result, trigger) => void events.push([id, result, trigger]), agentUpdates: { agentPollMs: 50, agentReturnTimeoutMs: 5_000 } },
+      host: {
+        onCleanup: async (id, result, trigger) => void events.push([id, result, trigger]),
+        agentUpdates: { agentPollMs: 50, agentReturnTimeoutMs: 5_000 },
+        agentBundlePath: bundle,
+      },
     });
     const nc = await connect({ servers: nats.url });
     try {
@@ -349,6 +359,9 @@ describe('through the agent channel (NATS), answered in the agent\'s wire format
       const updated = await p.call('settings.updateServer', {});
       expect(updated.status, JSON.stringify(updated.body)).toBe(200);
       expect(updated.body.agents).toEqual([{ serverId: 'local', status: 'updated', detail: 'runs 0.0.0-test' }]);
+      const restart = seen.find((r) => r.request?.$case === 'agentRestart' && !r.request.value.checkOnly)?.request;
+      const digest = createHash('sha256').update('console.log("agent 0.0.0-test")\n').digest('hex');
+      expect(restart).toEqual({ $case: 'agentRestart', value: { version: '0.0.0-test', checkOnly: false, bundleSha256: digest, bundleSize: '32' } });
       const again = await p.call('settings.updateServer', {});
       expect(again.body.agents).toEqual([{ serverId: 'local', status: 'current', detail: 'runs 0.0.0-test' }]);
     } finally {
@@ -357,4 +370,39 @@ describe('through the agent channel (NATS), answered in the agent\'s wire format
       await nats.stop();
     }
   }, 60_000);
+});
+
+describe('AgentArtifacts.FetchAgentBundle', () => {
+  it('streams the offered agent program to a joined agent, only by its current SHA-256', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-bundle-'));
+    const bundle = join(dir, 'main.mjs');
+    const program = randomBytes(150 * 1024);
+    writeFileSync(bundle, program);
+    const credential = randomBytes(24).toString('base64url');
+    const p = await startTestPlatform({ grpc: { host: '127.0.0.1', port: 0 }, localAgentCredential: credential, host: { agentBundlePath: bundle } });
+    const client = new AgentArtifactsClient(`127.0.0.1:${p.platform.grpcPort}`, grpcCredentials.createInsecure());
+    const fetch = (sha256: string, cred: string) =>
+      new Promise<Buffer>((resolve, reject) => {
+        const metadata = new Metadata();
+        metadata.set('authorization', `Bearer ${cred}`);
+        const call = client.fetchAgentBundle({ sha256 }, metadata, { deadline: new Date(Date.now() + 10_000) });
+        const chunks: Buffer[] = [];
+        call.on('data', (c: { data: Buffer }) => chunks.push(Buffer.from(c.data)));
+        call.on('error', reject);
+        call.on('end', () => resolve(Buffer.concat(chunks)));
+      });
+    const codeOf = (promise: Promise<unknown>) => promise.then(() => 'OK', (e: ServiceError) => status[e.code]);
+    try {
+      const digest = createHash('sha256').update(program).digest('hex');
+      expect((await fetch(digest, credential)).equals(program)).toBe(true);
+      expect(await codeOf(fetch('0'.repeat(64), credential))).toBe('NOT_FOUND');
+      expect(await codeOf(fetch(digest, 'not-a-credential'))).toBe('UNAUTHENTICATED');
+      // A program built since is the one offered: the old digest is gone.
+      writeFileSync(bundle, Buffer.concat([program, Buffer.from('x')]));
+      expect(await codeOf(fetch(digest, credential))).toBe('NOT_FOUND');
+    } finally {
+      client.close();
+      await p.close();
+    }
+  });
 });

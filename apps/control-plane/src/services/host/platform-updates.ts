@@ -2,6 +2,7 @@ import type { Contracts, OutputOf } from '@skiff/contracts';
 import { LOCAL_SERVER_ID } from '@skiff/domain';
 import type { OutboundPolicy } from '@skiff/outbound';
 import type { Logger } from 'pino';
+import type { AgentBundle, BundleFile } from '../../agents/agent-bundle.js';
 import { type AgentControl, AgentUnreachable } from '../../agents/outbound/control-client.js';
 import type { Principal } from '../../authz/principal.js';
 import { requirePlatformAdmin } from '../../authz/policy.js';
@@ -27,6 +28,8 @@ export interface PlatformUpdatesOptions {
   /** Starts a graceful restart of this process (main.ts); absent: reloadServer is refused. */
   restart?: () => void;
   agents: AgentControl;
+  /** The agent program offered to agents; absent or none installed: they restart on their own. */
+  bundle?: Pick<AgentBundle, 'current'>;
   /** How long a restarted agent has to answer again with the new version (default 90 s). */
   agentReturnTimeoutMs?: number;
   /** Between two checks of a restarting agent (default 2 s). */
@@ -68,16 +71,17 @@ export class PlatformUpdates {
   async updateServer(p: Principal) {
     requirePlatformAdmin(p, "Only a platform administrator may update every server's agent");
     const joined = await this.deps.db.selectFrom('servers').select('id').where('credentialHash', 'is not', null).orderBy('createdAt').execute();
+    const bundle = (await this.options.bundle?.current()) ?? null;
     const agents: AgentUpdate[] = [];
-    for (const serverId of [LOCAL_SERVER_ID, ...joined.map((s) => s.id)]) agents.push(await this.updateAgent(serverId));
+    for (const serverId of [LOCAL_SERVER_ID, ...joined.map((s) => s.id)]) agents.push(await this.updateAgent(serverId, bundle));
     return { version: this.options.version, agents, controlPlane: CONTROL_PLANE_UPDATE };
   }
 
-  private async updateAgent(serverId: string): Promise<AgentUpdate> {
+  private async updateAgent(serverId: string, bundle: BundleFile | null): Promise<AgentUpdate> {
     const version = this.options.version;
     let first;
     try {
-      first = await this.ask(serverId, false);
+      first = await this.ask(serverId, false, bundle);
     } catch (err) {
       return { serverId, status: 'unreachable', detail: (err as Error).message };
     }
@@ -88,7 +92,7 @@ export class PlatformUpdates {
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, this.options.agentPollMs ?? 2_000));
       try {
-        const again = await this.ask(serverId, true);
+        const again = await this.ask(serverId, true, null);
         if (again.version === version) return { serverId, status: 'updated', detail: `runs ${version}` };
         return { serverId, status: 'stillOld', detail: `restarted, still on ${again.version}: install the ${version} agent program there` };
       } catch (err) {
@@ -99,8 +103,9 @@ export class PlatformUpdates {
     return { serverId, status: 'unreachable', detail: last };
   }
 
-  private async ask(serverId: string, checkOnly: boolean) {
-    const reply = await this.options.agents.request(serverId, { request: { $case: 'agentRestart', value: { version: this.options.version, checkOnly } } });
+  private async ask(serverId: string, checkOnly: boolean, bundle: BundleFile | null) {
+    const value = { version: this.options.version, checkOnly, bundleSha256: bundle?.sha256 ?? '', bundleSize: String(bundle?.size ?? 0) };
+    const reply = await this.options.agents.request(serverId, { request: { $case: 'agentRestart', value } });
     if (reply.error || !reply.agentRestart) throw new AgentUnreachable(serverId, reply.error || 'it does not know agent restarts');
     return reply.agentRestart;
   }

@@ -950,10 +950,17 @@ export interface HostCleanupReply {
  * journal stays) and exits with status 75, which its supervisor (tools/up for the platform
  * host) takes as "start me again" on the program installed now. With `check_only`, or when
  * the versions match, it only answers its version.
+ *
+ * With `bundle_sha256`, the agent first fetches that program from the control plane
+ * (AgentArtifacts.FetchAgentBundle), checks its SHA-256 and size, and puts it in place of
+ * its own program file; it restarts only once that worked, and answers the error otherwise.
  */
 export interface AgentRestart {
   version: string;
   checkOnly: boolean;
+  /** The program to restart on (lowercase hex); empty: the one installed beside the agent. */
+  bundleSha256: string;
+  bundleSize: string;
 }
 
 export interface AgentRestartReply {
@@ -7135,7 +7142,7 @@ export const HostCleanupReply: MessageFns<HostCleanupReply> = {
 };
 
 function createBaseAgentRestart(): AgentRestart {
-  return { version: "", checkOnly: false };
+  return { version: "", checkOnly: false, bundleSha256: "", bundleSize: "0" };
 }
 
 export const AgentRestart: MessageFns<AgentRestart> = {
@@ -7145,6 +7152,12 @@ export const AgentRestart: MessageFns<AgentRestart> = {
     }
     if (message.checkOnly !== false) {
       writer.uint32(16).bool(message.checkOnly);
+    }
+    if (message.bundleSha256 !== "") {
+      writer.uint32(26).string(message.bundleSha256);
+    }
+    if (message.bundleSize !== "0") {
+      writer.uint32(32).uint64(message.bundleSize);
     }
     return writer;
   },
@@ -7178,6 +7191,22 @@ export const AgentRestart: MessageFns<AgentRestart> = {
             message.checkOnly = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.bundleSha256 = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.bundleSize = reader.uint64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7198,6 +7227,16 @@ export const AgentRestart: MessageFns<AgentRestart> = {
         : isSet(object.check_only)
         ? globalThis.Boolean(object.check_only)
         : false,
+      bundleSha256: isSet(object.bundleSha256)
+        ? globalThis.String(object.bundleSha256)
+        : isSet(object.bundle_sha256)
+        ? globalThis.String(object.bundle_sha256)
+        : "",
+      bundleSize: isSet(object.bundleSize)
+        ? globalThis.String(object.bundleSize)
+        : isSet(object.bundle_size)
+        ? globalThis.String(object.bundle_size)
+        : "0",
     };
   },
 
@@ -7209,6 +7248,12 @@ export const AgentRestart: MessageFns<AgentRestart> = {
     if (message.checkOnly !== false) {
       obj.checkOnly = message.checkOnly;
     }
+    if (message.bundleSha256 !== "") {
+      obj.bundleSha256 = message.bundleSha256;
+    }
+    if (message.bundleSize !== "0") {
+      obj.bundleSize = message.bundleSize;
+    }
     return obj;
   },
 
@@ -7219,6 +7264,8 @@ export const AgentRestart: MessageFns<AgentRestart> = {
     const message = createBaseAgentRestart();
     message.version = object.version ?? "";
     message.checkOnly = object.checkOnly ?? false;
+    message.bundleSha256 = object.bundleSha256 ?? "";
+    message.bundleSize = object.bundleSize ?? "0";
     return message;
   },
 };
