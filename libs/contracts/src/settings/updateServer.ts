@@ -6,9 +6,11 @@ export const updateServer = defineContract({
   summary: 'Update the agents of every server to the platform version',
   description:
     "Tells the agents of all servers, one after another, to restart on the control plane's " +
-    'version: an agent already on it is left alone; one that is not ends its running commands ' +
-    'cleanly, keeps its journal, and exits with the restart status for its supervisor (tools/up ' +
-    'for the platform host) to start it again on the installed bundle. The control plane itself ' +
+    'version: an agent already on it is left alone; one that is not downloads the agent program ' +
+    'the control plane offers (checked by its SHA-256), puts it in place of its own, ends its ' +
+    'running commands cleanly, keeps its journal, and exits with the restart status for its ' +
+    'supervisor (tools/up for the platform host) to start it again. The next server is asked once ' +
+    'the previous agent answers again. The control plane itself ' +
     'is updated by installing the new version and calling settings.reloadServer (see `controlPlane` ' +
     'in the answer and the README). Platform administrators only.',
   input: z.object({}),

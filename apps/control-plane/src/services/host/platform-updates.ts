@@ -17,7 +17,8 @@ export const CONTROL_PLANE_UPDATE =
   'Install the new version where the control plane runs (a new checkout or `git pull` of the release), then call ' +
   'settings.reloadServer: the control plane finishes the requests in flight and exits with status 75, and tools/up ' +
   'builds the installed version and starts it again (queued commands wait in the outbox meanwhile). Then call ' +
-  'settings.updateServer to bring the agents to that version.';
+  'settings.updateServer to bring the agents to that version: each downloads the agent program the control plane offers ' +
+  '(SKIFF_AGENT_BUNDLE) and restarts on it.';
 
 export interface PlatformUpdatesOptions {
   version: string;
