@@ -9,7 +9,8 @@ import { CommandKind } from '@skiff/proto';
 import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
-import { CommandControl } from './control/command-control.js';
+import { type AgentRestarter, CommandControl } from './control/command-control.js';
+import { HostCleanupControl } from './control/host-cleanup.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
 import type { DockerDriver } from './docker/driver.js';
@@ -26,6 +27,7 @@ import { RunningCommands } from './pipeline/running-commands.js';
 import { CommandScheduler } from './pipeline/scheduler.js';
 import type { ProxyConfigLoader } from './proxy/config-loader.js';
 import { CrashLoopWatcher, type CrashLoopWatcherDeps } from './deployments/crash-loops.js';
+import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 
 export interface AgentDeps {
   serverId: string;
@@ -55,6 +57,10 @@ export interface AgentDeps {
   proxy?: { loader: ProxyConfigLoader; containerName: string; timeoutMs?: number; controlTimeoutMs?: number };
   /** Tuning of the crash loop watcher (rule, interval); `false`: no watcher. Default: on when `reports` takes crash loops. */
   crashLoops?: Pick<CrashLoopWatcherDeps, 'rule' | 'intervalMs' | 'logLines'> | false;
+  /** This agent's version and how it restarts for settings.updateServer (main.ts); absent: refused. */
+  restart?: AgentRestarter;
+  /** The engine host cleanups (settings.clean*) read and remove through; absent: they are refused. */
+  cleanup?: CleanupEngine;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -145,6 +151,8 @@ export class Agent {
         proxy: deps.proxy
           ? new ProxyControl({ loader: deps.proxy.loader, driver: deps.driver, containerName: deps.proxy.containerName, log, timeoutMs: deps.proxy.controlTimeoutMs })
           : undefined,
+        restart: deps.restart,
+        hostCleanup: deps.cleanup ? new HostCleanupControl({ engine: deps.cleanup, slots: this.scheduler, log }) : undefined,
       }),
     });
     this.consumer = new CommandConsumer({

@@ -19,7 +19,7 @@
 // logged.
 import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
-import { type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
+import { RESTART_EXIT_CODE, type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import { pino, type Logger } from 'pino';
 import { Agent } from './agent.js';
 import { type ChannelSecurity, channelCa, channelSecurity } from './channel-ca.js';
@@ -30,12 +30,14 @@ import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
+import { LazyCleanupEngine } from './docker/lazy-cleanup.js';
 import { LazyDockerDriver } from './docker/lazy-driver.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
 import { ArtifactClient } from './reports/artifacts.js';
+import { installAgentBundle } from './reports/bundle-install.js';
 import { ReportClient } from './reports/client.js';
 import { AgentPresence } from './reports/presence.js';
 import { leaveMachine } from './removed-server.js';
@@ -113,14 +115,15 @@ async function main(): Promise<void> {
     reports?.close();
     process.exit(1);
   };
-  const stop = async (signal: NodeJS.Signals): Promise<void> => {
+  // `update` (settings.updateServer): the same orderly stop, then RESTART_EXIT_CODE for the supervisor.
+  const stop = async (signal: NodeJS.Signals | 'update'): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'agent stopping');
     presence?.stop();
     await shutDown(log, { agent, proxy, reports, journal, nc });
     log.info({ signal }, 'agent stopped');
-    process.exit(0);
+    process.exit(signal === 'update' ? RESTART_EXIT_CODE : 0);
   };
   // Handlers go in before anything that waits, so a signal at any moment stops cleanly.
   process.once('SIGTERM', (s) => void stop(s));
@@ -240,6 +243,13 @@ async function main(): Promise<void> {
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
+    cleanup: new LazyCleanupEngine({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 }),
+    restart: {
+      version: AGENT_VERSION,
+      begin: () => void stop('update'),
+      // The program file this process runs (`node … skiff-agent.mjs`): replaced by the control plane's.
+      install: artifacts && process.argv[1] ? (bundle) => installAgentBundle(artifacts!, process.argv[1]!, bundle) : undefined,
+    },
     deploy: {
       build: {
         dataDir: config.dataDir,

@@ -56,11 +56,13 @@ import { CacheLifecycle, CacheService } from './services/caches/index.js';
 import { CertificateService, DomainService, PROXY_REQUEST_TIMEOUT_MS, ProxyConfig, ProxyRequests, ProxySettingsService, SecurityService } from './services/domains/index.js';
 import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, loadBundledCatalog, type RemoteCatalogLimits } from './services/compose/index.js';
 import { CommandService, CrashLoops, DeploymentControl, DeploymentService, DropArchiveService, type OnCrashLoop, WorkloadLifecycle } from './services/deployments/index.js';
-import { ServiceAccess, type ServiceDeps, type WorkloadRemovals } from './services/shared/index.js';
+import { ServiceAccess, type ServiceDeps } from './services/shared/index.js';
+import { lateWorkloadRemovals } from './services/shared/workload-removals.js';
 import { GitProviderService } from './services/forges/index.js';
 import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService, type PlatformSmtp } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
 import { type EventOptions, buildEvents, recordCrashLoop } from './services/events/index.js';
+import { type HostOperationsOptions, buildHostOperations } from './host-operations.js';
 import { ProjectService } from './services/projects/index.js';
 import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
@@ -146,6 +148,8 @@ export interface PlatformOptions {
    */
   notifications?: Omit<ChannelOptions, 'policy'> & { platformSmtp?: PlatformSmtp };
   events?: EventOptions;
+  /** Cleanups, their daily schedule, restart and updates (host-operations.ts). */
+  host?: HostOperationsOptions;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -189,25 +193,8 @@ export async function buildPlatform(options: PlatformOptions) {
     platformUpstream: options.platformUpstream,
     agents: new ProxyRequests(agentControl),
   });
-  // Bound once the workload lifecycles exist (they need the services built from these two).
-  let lifecycleRefs: Pick<WorkloadRemovals, 'queueRemovals'>[] = [];
-  let sweepArchives: () => Promise<number> = async () => 0;
-  const workloads: WorkloadRemovals = {
-    queueRemovals: async (tx, environmentIds, removal) => {
-      const queued = [];
-      for (const lifecycle of lifecycleRefs) queued.push(...(await lifecycle.queueRemovals(tx, environmentIds, removal)));
-      return queued;
-    },
-    removeRoutes: (tx, owner, remove, field) => proxy.removing(tx, owner, remove, field),
-    notify: () => outbox.notify(),
-    // The records are gone already: a file left by a failure goes with the next sweep.
-    removeArchiveFiles: () => removeArchiveFiles(),
-  };
-  const removeArchiveFiles = () =>
-    sweepArchives().then(
-      () => undefined,
-      (err: unknown) => options.log.error({ err }, 'could not remove the archive files of removed applications'),
-    );
+  // Bound once the workload lifecycles and the archive sweep exist.
+  const { workloads, removeArchiveFiles, bind: bindRemovals } = lateWorkloadRemovals(proxy, outbox, options.log);
   const organizations = new OrganizationService(deps, identity, workloads);
   const projects = new ProjectService(deps, identity, workloads);
   const metricsTokens = new MetricsTokenService(deps);
@@ -265,13 +252,13 @@ export async function buildPlatform(options: PlatformOptions) {
     listenHost: options.listenHost,
     platformUpstream: options.platformUpstream,
   });
+  const hostOps = buildHostOperations(deps, { version: options.version, log: options.log, controlClient, hostSettings: platformSettings, agentChannel: Boolean(options.nats) }, options.host);
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(deps, billingConfig, servers);
   const deployments = new DeploymentService(deps, access, outbox);
   const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream, { removeFiles: removeArchiveFiles });
   const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
   const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, commandStream);
-  lifecycleRefs = [lifecycle, composeLifecycle, cacheLifecycle];
   const deploymentControl = new DeploymentControl(deps, access, agentControl, 'application', commandStream);
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox);
@@ -279,7 +266,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
-  sweepArchives = () => drops.sweep();
+  bindRemovals({ lifecycles: [lifecycle, composeLifecycle, cacheLifecycle], sweepArchives: () => drops.sweep() });
   await drops.clearIncoming();
   drops.sweep().catch((err: unknown) => options.log.error({ err }, 'could not remove stale archive files'));
   const apiKeys = new ApiKeyService(deps, identity);
@@ -322,7 +309,7 @@ export async function buildPlatform(options: PlatformOptions) {
     server: serverHandlers(servers),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
-    settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings),
+    settings: { ...settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings), ...hostOps.handlers },
   };
 
   const app = createApp({
@@ -353,6 +340,7 @@ export async function buildPlatform(options: PlatformOptions) {
       onCrashLoop: options.rollback?.onCrashLoop ?? ((e) => recordCrashLoop(deps.db, e).then(() => events.signal.notify())),
       log: options.log.child({ component: 'crash-loops' }),
     }),
+    agentBundle: hostOps.agentBundle,
   }).catch(
     async (err) => {
       await database.close();
@@ -363,9 +351,11 @@ export async function buildPlatform(options: PlatformOptions) {
   relay = agents.relay;
   grpcPort = agents.grpcPort;
   if (options.events?.start !== false) events.worker.start();
+  hostOps.start();
 
   const close = async () => {
     await events.worker.stop();
+    await hostOps.close();
     await agents.close();
     await audit.settled();
     await database.close();
@@ -390,6 +380,8 @@ export async function buildPlatform(options: PlatformOptions) {
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
     events,
+    /** Cleanups and their daily schedule (tests drive the job's tick). */
+    hostOps,
     close,
   };
 }

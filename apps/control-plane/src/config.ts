@@ -54,6 +54,13 @@ export interface Config {
    */
   templatesUrl?: string;
   /**
+   * `SKIFF_RELEASE_FEED_URL`: the JSON release feed settings.getUpdateData reads; unset: the
+   * default feed (services/host/release-feed.ts, DEFAULT_RELEASE_FEED_URL).
+   */
+  releaseFeedUrl?: string;
+  /** `SKIFF_AGENT_BUNDLE`: the agent program offered to agents by settings.updateServer; default `dist/agent/main.mjs`. */
+  agentBundlePath: string;
+  /**
    * Retention (issue 13): `SKIFF_KEEP_DEPLOYMENTS`, the ended deployments kept per workload
    * (default 20, at least 1); `SKIFF_COMMAND_RETENTION_DAYS`, the days ended commands are
    * kept (default 7, at least 1); `SKIFF_AUDIT_RETENTION_DAYS`, the days audit events are kept
@@ -96,6 +103,9 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
   const templatesUrl = env.SKIFF_TEMPLATES_URL?.trim() || undefined;
   const templatesProblem = templatesUrl === undefined ? null : outboundUrlProblem(templatesUrl);
   if (templatesProblem) throw new Error(`SKIFF_TEMPLATES_URL ${templatesProblem}: ${templatesUrl}`);
+  const releaseFeedUrl = env.SKIFF_RELEASE_FEED_URL?.trim() || undefined;
+  const feedProblem = releaseFeedUrl === undefined ? null : outboundUrlProblem(releaseFeedUrl);
+  if (feedProblem) throw new Error(`SKIFF_RELEASE_FEED_URL ${feedProblem}: ${releaseFeedUrl}`);
   const retention = {
     keepDeployments: wholeNumber(env, 'SKIFF_KEEP_DEPLOYMENTS', 20, 1, 100_000),
     commandRetentionDays: wholeNumber(env, 'SKIFF_COMMAND_RETENTION_DAYS', 7, 1, 36_500),
@@ -123,6 +133,8 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     agents: { grpcAddress: agentGrpc, natsUrl: env.SKIFF_AGENT_NATS_URL?.trim() || undefined, heartbeatIntervalSeconds },
     platformUpstream,
     templatesUrl,
+    releaseFeedUrl,
+    agentBundlePath: resolve(env.SKIFF_AGENT_BUNDLE?.trim() || 'dist/agent/main.mjs'),
     retention,
     outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
     notifications: readNotificationConfig(env),

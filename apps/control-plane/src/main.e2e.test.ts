@@ -152,6 +152,27 @@ describe('tools/up', () => {
     );
   }, 180_000);
 
+  it('restarts the control plane for settings.reloadServer (agent and NATS keep running); updateServer finds the agent current', async () => {
+    const [natsPid, agentPid, cpPid] = startedPids();
+    const answer = await call(key, 'settings.reloadServer', {});
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const restarted = await waitFor(
+      async () => {
+        const pid = Number(readFileSync(join(dataDir, 'control-plane.pid'), 'utf8'));
+        const healthy = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+        return pid !== cpPid && healthy ? pid : null;
+      },
+      { timeoutMs: 120_000, intervalMs: 250, what: 'the control plane to be started again by tools/up' },
+    );
+    expect(running(cpPid)).toBe(false);
+    expect(running(restarted)).toBe(true);
+    expect([running(natsPid), running(agentPid)]).toEqual([true, true]);
+    await waitFor(async () => output().includes('skiff: control plane restarted'), { timeoutMs: 30_000, what: 'tools/up to say it restarted the control plane' });
+    const updated = await call(key, 'settings.updateServer', {});
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body.agents).toEqual([{ serverId: 'local', status: 'current', detail: 'runs 0.1.0' }]);
+  }, 180_000);
+
   it('stops the agent, the control plane and NATS when stopped, and leaves none running', async () => {
     const pids = startedPids();
     expect(pids.every(running)).toBe(true);

@@ -9,6 +9,7 @@ import { listen } from './http/serve.js';
 import { createLogger } from './logger.js';
 import { loadSecretKey } from './secret-key.js';
 import { VERSION } from './version.js';
+import { RESTART_EXIT_CODE } from '@skiff/domain';
 
 const config = readConfig(process.env, VERSION);
 const log = createLogger({ level: config.logLevel, base: { service: 'control-plane' } });
@@ -52,6 +53,7 @@ const platform = await buildPlatform({
   },
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
+  host: { releaseFeedUrl: config.releaseFeedUrl, agentBundlePath: config.agentBundlePath, restart: () => shutdown(RESTART_EXIT_CODE) },
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}`, tls: true }, 'agent reports (gRPC) listening');
@@ -71,16 +73,23 @@ if (first) {
   // Not the first boot: the platform restarted (one platformRestart event per organization).
   await platform.events.service.platformRestarted(VERSION).catch((err: unknown) => log.error({ err }, 'could not record the platformRestart event'));
 }
+await platform.hostOps.started(first !== null);
 
 const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {
   log.info({ url: `http://${config.host}:${port}` }, 'control plane listening');
   process.stdout.write(`Skiff API: http://${config.host}:${port}/api\n`);
 });
 
-const shutdown = () => {
-  log.info('shutting down');
-  server.close();
-  void platform.close().finally(() => process.exit(0));
-};
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
+// Requests in flight finish before the platform closes (queued commands wait in the outbox);
+// RESTART_EXIT_CODE (settings.reloadServer) asks tools/up to start the control plane again.
+let stopping = false;
+function shutdown(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ restart: code === RESTART_EXIT_CODE }, 'shutting down');
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const inFlight = Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
+  void inFlight.then(() => platform.close()).finally(() => process.exit(code));
+}
+process.on('SIGTERM', () => shutdown());
+process.on('SIGINT', () => shutdown());

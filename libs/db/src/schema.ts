@@ -17,7 +17,7 @@ import type { NotificationsTable } from './schema/notifications.js';
 import type { CommandsTable, RemovedServersTable, ServersTable, SshKeysTable } from './schema/servers.js';
 import type { GitProvidersTable } from './schema/forges.js';
 import type { AiConfigsTable } from './schema/ai.js';
-import type { PlatformSettingsTable } from './schema/settings.js';
+import type { CleanupSchedulesTable, PlatformSettingsTable } from './schema/settings.js';
 import type { AuditEventsTable } from './schema/audit.js';
 import type { BillingAccountsTable, BillingEventsTable } from './schema/billing.js';
 import type { EventDeliveriesTable, EventsTable } from './schema/events.js';
@@ -65,6 +65,7 @@ export interface Database {
   aiConfigs: AiConfigsTable;
   gitProviders: GitProvidersTable;
   platformSettings: PlatformSettingsTable;
+  cleanupSchedules: CleanupSchedulesTable;
   deployments: DeploymentsTable;
   commands: CommandsTable;
   auditEvents: AuditEventsTable;

@@ -36,3 +36,4 @@ export { APP_NAME, APP_NAME_MAX, APP_NAME_MESSAGE, PROJECT_NAME, SERVICE_NAME, r
 export { REDACTED, SECRET_LOG_FIELDS, logRedaction, redactSecrets } from './log-redaction.js';
 export * from './loopback.js';
 export { type CertificateRequest, ipBytes, issueCertificate } from './x509.js';
+export { RESTART_EXIT_CODE } from './restart.js';

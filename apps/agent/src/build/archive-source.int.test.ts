@@ -143,6 +143,7 @@ describe('fetchArchiveSource (over gRPC)', () => {
         for (let at = 0; at < data.length; at += 1000) call.write({ data: data.subarray(at, at + 1000) });
         call.end();
       },
+      fetchAgentBundle: (call) => call.emit('error', { code: status.UNIMPLEMENTED, details: 'not served here' }),
     };
     server.addService(AgentArtifactsService, impl);
     const port = await new Promise<number>((resolve, reject) =>

@@ -25,17 +25,24 @@
  *
  * - Proxy (a ProxyRequest): answered by the ProxyControl (proxy-control.ts); refused when
  *   this agent runs no proxy.
+ * - AgentRestart (settings.updateServer): an agent on another version answers `restarting`
+ *   and, once the reply is out, begins its orderly stop with the restart status; with
+ *   `check_only` or the same version it only answers its version (and `restarting` while it
+ *   is stopping for one).
+ * - HostCleanup: answered by the HostCleanupControl (host-cleanup.ts); refused when this
+ *   agent was started without one.
  *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
 import { CANCEL_REASON, KILL_BUILD_REASON, REMOVED_REASON } from '@skiff/domain';
-import { CommandKind, CommandStatus, timestampFromDate, type CancelWorkload, type CleanQueue, type Command, type ControlReply, type ControlRequest } from '@skiff/proto';
+import { CommandKind, CommandStatus, timestampFromDate, type AgentRestart, type CancelWorkload, type CleanQueue, type Command, type ControlReply, type ControlRequest } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { Reports } from '../pipeline/reports.js';
 import { JournalError, type CommandJournal } from '../pipeline/journal.js';
 import { endWithoutRun, type HandlerRegistry } from '../pipeline/runner.js';
 import type { RunningCommands } from '../pipeline/running-commands.js';
 import type { CommandScheduler } from '../pipeline/scheduler.js';
+import type { HostCleanupControl } from './host-cleanup.js';
 import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {
@@ -48,9 +55,26 @@ export interface CommandControlDeps {
   now?: () => Date;
   /** Answers proxy requests; absent: they are refused. */
   proxy?: Pick<ProxyControl, 'handle'>;
+  /** This agent's version and how it restarts (main.ts); absent: restarts are refused. */
+  restart?: AgentRestarter;
+  /** Answers host cleanups; absent: they are refused. */
+  hostCleanup?: Pick<HostCleanupControl, 'handle'>;
 }
 
+export interface AgentRestarter {
+  version: string;
+  /** Stops the agent in order and exits with RESTART_EXIT_CODE. */
+  begin: () => void;
+  /** Puts the offered program (AgentRestart.bundle_sha256) in place of its own; absent: restarts on the installed one. */
+  install?: (bundle: { sha256: string; size: number }) => Promise<void>;
+}
+
+/** Lets the reply of an AgentRestart leave before the stop unsubscribes. */
+const RESTART_DELAY_MS = 200;
+
 export class CommandControl {
+  private restarting = false;
+
   constructor(private readonly deps: CommandControlDeps) {}
 
   async handle(request: ControlRequest): Promise<ControlReply> {
@@ -61,9 +85,34 @@ export class CommandControl {
         return this.cleanQueue(request.request.value);
       case 'proxy':
         return this.deps.proxy ? this.deps.proxy.handle(request.request.value) : refused('this agent runs no reverse proxy');
+      case 'agentRestart':
+        return this.agentRestart(request.request.value);
+      case 'hostCleanup':
+        return this.deps.hostCleanup ? this.deps.hostCleanup.handle(request.request.value) : refused('this agent cannot clean its host');
       default:
         return refused('the control request asks for nothing this agent knows');
     }
+  }
+
+  private async agentRestart(request: AgentRestart): Promise<ControlReply> {
+    const own = this.deps.restart;
+    if (!own) return refused('this agent cannot be restarted remotely');
+    const answer = (restarting: boolean): ControlReply => ({ commandIds: [], error: '', agentRestart: { version: own.version, restarting } });
+    if (this.restarting) return answer(true);
+    if (request.checkOnly || request.version === own.version) return answer(false);
+    this.restarting = true;
+    if (request.bundleSha256 !== '' && own.install) {
+      try {
+        await own.install({ sha256: request.bundleSha256, size: Number(request.bundleSize) });
+      } catch (err) {
+        this.restarting = false;
+        this.deps.log.warn({ err: (err as Error).message }, 'could not install the agent program offered for an update');
+        return refused(`could not install the agent program ${request.bundleSha256}: ${(err as Error).message}`);
+      }
+    }
+    this.deps.log.info({ from: own.version, to: request.version }, 'restarting for an update (settings.updateServer)');
+    setTimeout(() => own.begin(), RESTART_DELAY_MS).unref();
+    return answer(true);
   }
 
   async cancel(request: CancelWorkload): Promise<ControlReply> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandScheduler, type ScheduledCommand } from './scheduler.js';
+import { CommandScheduler, type ScheduledCommand, SlotsBusyError } from './scheduler.js';
 
 /** A scheduler whose runs end when the test says so, recording what started. */
 function harness(maxSlots: number) {
@@ -144,5 +144,42 @@ describe('CommandScheduler', () => {
 
   it('refuses a limit below one', () => {
     expect(() => new CommandScheduler({ maxSlots: 0, run: async () => {} })).toThrow(RangeError);
+  });
+
+  it('runs a host-wide task only once the running deploys end, and starts no deploy meanwhile', async () => {
+    const { scheduler, started, finish, settle } = harness(4);
+    scheduler.enqueue(deploy('d1', 'application:A'));
+    await settle();
+    const events: string[] = [];
+    const held = scheduler.withSlotsHeld(async () => {
+      events.push(`task with ${started.join(',')}`);
+      await settle();
+      events.push('task end');
+      return 7;
+    }, 5_000);
+    scheduler.enqueue(deploy('d2', 'application:B'));
+    scheduler.enqueue(light('s1', 'application:C'));
+    await settle();
+    // The light command runs; the new deploy waits behind the hold, the task behind d1.
+    expect(started).toEqual(['d1', 's1']);
+    expect(events).toEqual([]);
+    await finish('d1');
+    const { result } = await held;
+    expect(result).toBe(7);
+    expect(events).toEqual(['task with d1,s1', 'task end']);
+    await settle();
+    expect(started).toEqual(['d1', 's1', 'd2']);
+  });
+
+  it('gives up a host-wide task whose wait for running deploys times out, and runs nothing of it', async () => {
+    const { scheduler, started, settle } = harness(4);
+    scheduler.enqueue(deploy('d1', 'application:A'));
+    await settle();
+    let ran = false;
+    await expect(scheduler.withSlotsHeld(async () => (ran = true), 20)).rejects.toBeInstanceOf(SlotsBusyError);
+    expect(ran).toBe(false);
+    scheduler.enqueue(deploy('d2', 'application:B'));
+    await settle();
+    expect(started).toEqual(['d1', 'd2']);
   });
 });

@@ -5,6 +5,8 @@
  * slot-taking commands (deploys) run at once on this server. A command that waits for a
  * slot holds back the later commands of its own workload only. Waiting commands of a
  * workload can be taken out of the queue (removeWaiting, for CleanQueue and CancelWorkload).
+ * A host-wide task (a cleanup) can hold the slots (`withSlotsHeld`): it runs once no
+ * slot-taking command runs, and none starts until it ends.
  */
 
 export interface ScheduledCommand {
@@ -28,6 +30,9 @@ export class CommandScheduler {
   private slotsInUse = 0;
   private stopped = false;
   private readonly known = new Set<string>();
+  /** Host-wide tasks holding (or waiting to hold) the deploy slots. */
+  private holds = 0;
+  private readonly slotWaiters = new Set<() => void>();
 
   constructor(private readonly options: SchedulerOptions) {
     if (!Number.isInteger(options.maxSlots) || options.maxSlots < 1) {
@@ -79,6 +84,41 @@ export class CommandScheduler {
     return this.running.size;
   }
 
+  /**
+   * Runs `task` while no slot-taking command runs: from the call on, none starts; the task
+   * begins once those running have ended (within `timeoutMs`, else a SlotsBusyError and
+   * nothing ran). Others (stop, start…) go on. Resolves with how long it waited and the result.
+   */
+  async withSlotsHeld<T>(task: () => Promise<T>, timeoutMs: number): Promise<{ waitedMs: number; result: T }> {
+    this.holds++;
+    const began = Date.now();
+    try {
+      await this.slotsFree(timeoutMs);
+      const waitedMs = Date.now() - began;
+      return { waitedMs, result: await task() };
+    } finally {
+      this.holds--;
+      this.pump();
+    }
+  }
+
+  private slotsFree(timeoutMs: number): Promise<void> {
+    if (this.slotsInUse === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (this.slotsInUse > 0) return;
+        clearTimeout(timer);
+        this.slotWaiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.slotWaiters.delete(check);
+        reject(new SlotsBusyError(this.slotsInUse, timeoutMs));
+      }, timeoutMs);
+      this.slotWaiters.add(check);
+    });
+  }
+
   /** Starts nothing more; resolves when what runs has settled. Waiting commands stay unrun. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -99,7 +139,7 @@ export class CommandScheduler {
       const command = this.waiting[i];
       const key = command.workloadKey;
       const free = !this.runningKeys.has(key) && !blockedKeys.has(key);
-      const slot = !command.takesSlot || this.slotsInUse < this.options.maxSlots;
+      const slot = !command.takesSlot || (this.holds === 0 && this.slotsInUse < this.options.maxSlots);
       if (free && slot) {
         this.waiting.splice(i, 1);
         this.start(command);
@@ -120,10 +160,18 @@ export class CommandScheduler {
       .finally(() => {
         this.runningKeys.delete(command.workloadKey);
         if (command.takesSlot) this.slotsInUse--;
+        for (const check of [...this.slotWaiters]) check();
         this.running.delete(command.id);
         this.known.delete(command.id);
         this.pump();
       });
     this.running.set(command.id, run);
+  }
+}
+
+/** Builds or deploys still ran when a host-wide task's wait ended. */
+export class SlotsBusyError extends Error {
+  constructor(running: number, timeoutMs: number) {
+    super(`${running} build or deploy command(s) still ran after ${Math.round(timeoutMs / 1000)} s`);
   }
 }

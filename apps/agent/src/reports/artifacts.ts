@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ChannelCredentials, Metadata, credentials as grpcCredentials, status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { type ChannelCredentials, type ClientReadableStream, Metadata, credentials as grpcCredentials, status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { AgentArtifactsClient, type ArchiveChunk } from '@skiff/proto';
 
 export interface ArchiveDownload {
@@ -74,11 +74,20 @@ export class ArtifactClient implements ArchiveFetcher {
   }
 
   async fetchArchive(archiveId: string, path: string, options: FetchOptions): Promise<ArchiveDownload> {
+    return this.fetch(`archive ${archiveId}`, () => this.client.fetchArchive({ archiveId }, this.metadata, { deadline: new Date(options.deadline) }), path, options);
+  }
+
+  /** Downloads the agent program the control plane offers with this SHA-256 (settings.updateServer) into `path`. */
+  async fetchAgentBundle(sha256: string, path: string, options: FetchOptions): Promise<ArchiveDownload> {
+    return this.fetch(`agent program ${sha256}`, () => this.client.fetchAgentBundle({ sha256 }, this.metadata, { deadline: new Date(options.deadline) }), path, options);
+  }
+
+  private async fetch(what: string, open: () => ClientReadableStream<ArchiveChunk>, path: string, options: FetchOptions): Promise<ArchiveDownload> {
     const attempts = this.o.attempts ?? 4;
     let wait = this.o.retryInitialMs ?? 500;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(archiveId, path, options);
+        return await this.once(what, open, path, options);
       } catch (err) {
         await rm(path, { force: true });
         if (!(err instanceof ArtifactError) || !err.transient || attempt >= attempts || Date.now() + wait >= options.deadline) throw err;
@@ -92,10 +101,10 @@ export class ArtifactClient implements ArchiveFetcher {
     this.client.close();
   }
 
-  private async once(archiveId: string, path: string, options: FetchOptions): Promise<ArchiveDownload> {
+  private async once(what: string, open: () => ClientReadableStream<ArchiveChunk>, path: string, options: FetchOptions): Promise<ArchiveDownload> {
     if (options.signal.aborted) throw new ArtifactAborted('the download was stopped');
     if (Date.now() >= options.deadline) throw new ArtifactError('the archive download did not finish before the deadline', false);
-    const call = this.client.fetchArchive({ archiveId }, this.metadata, { deadline: new Date(options.deadline) });
+    const call = open();
     const hash = createHash('sha256');
     let size = 0;
     const take = new Transform({
@@ -116,7 +125,7 @@ export class ArtifactClient implements ArchiveFetcher {
       if (err instanceof ArtifactError) throw err;
       const e = err as ServiceError;
       if (typeof e.code !== 'number') throw err;
-      if (e.code === grpcStatus.NOT_FOUND) throw new ArtifactError(`the control plane has no archive ${archiveId} for this server (${e.details})`, false);
+      if (e.code === grpcStatus.NOT_FOUND) throw new ArtifactError(`the control plane has no ${what} for this server (${e.details})`, false);
       if (e.code === grpcStatus.DEADLINE_EXCEEDED) throw new ArtifactError('the archive download did not finish before the deadline', false);
       if (e.code === grpcStatus.UNAUTHENTICATED) throw new ArtifactError(`the control plane refused this agent's credential (${e.details})`, false);
       throw new ArtifactError(`the archive download failed: ${grpcStatus[e.code] ?? e.code} ${e.details ?? ''}`.trim(), TRANSIENT.has(e.code));

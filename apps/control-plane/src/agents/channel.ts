@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { ServerAgents } from '../services/servers/server-agents.js';
 import type { AgentCredentials } from './agent-credentials.js';
 import { type ArchiveLocator, artifactHandlers } from './inbound/artifact-server.js';
+import type { AgentBundle } from './agent-bundle.js';
 import type { DeploymentReports } from './inbound/deployment-reports.js';
 import { ReportServer, type ReportServerOptions } from './inbound/report-server.js';
 import { natsCredentialIssuer } from './nats-credentials.js';
@@ -64,6 +65,8 @@ export async function startAgentChannel(
     archives: ArchiveLocator;
     signer: CommandSigner;
     crashLoops?: ReportServerOptions['crashLoops'];
+    /** The agent program offered for updates (settings.updateServer). */
+    agentBundle?: Pick<AgentBundle, 'current'>;
   },
 ) {
   const { nats, grpc, tls } = options;
@@ -119,7 +122,7 @@ export async function startAgentChannel(
       log: options.log.child({ component: 'agent-reports' }),
     });
     reportServer.addService(AgentArtifactsService, (authenticate) =>
-      artifactHandlers({ archives: parts.archives, log: options.log.child({ component: 'agent-artifacts' }) }, authenticate),
+      artifactHandlers({ archives: parts.archives, bundle: parts.agentBundle, log: options.log.child({ component: 'agent-artifacts' }) }, authenticate),
     );
     grpcPort = await reportServer.listen(grpc.host, grpc.port, tls);
   }

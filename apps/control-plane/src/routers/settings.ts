@@ -18,7 +18,6 @@ export const settingsHandlers = (
   get: (_input, { principal }) => settings.get(principal),
   getIp: (_input, { principal }) => settings.getIp(principal),
   assignDomainServer: (input, { principal }) => settings.assignDomainServer(principal, input),
-  updateContainerCleanup: (input, { principal }) => settings.updateContainerCleanup(principal, input),
   saveSSHPrivateKey: (input, { principal }) => settings.saveSSHPrivateKey(principal, input),
   cleanSSHPrivateKey: (_input, { principal }) => settings.cleanSSHPrivateKey(principal),
   trustOrganization: (input, { principal }) => settings.trustOrganization(principal, input),

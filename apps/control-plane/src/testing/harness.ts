@@ -93,6 +93,8 @@ export async function startTestPlatform(
     secretKey?: Buffer;
     /** Told the text of every statement the platform runs. */
     onQuery?: (sql: string) => void;
+    /** Cleanups, schedules, restart and updates (host-operations.ts); the daily job does not run unless asked. */
+    host?: PlatformOptions['host'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -137,6 +139,7 @@ export async function startTestPlatform(
     rollback: options.rollback,
     notifications: options.notifications,
     events: options.events,
+    host: { dailyCleanupTickMs: false, ...options.host },
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

@@ -6,13 +6,20 @@ export const updateContainerCleanup = defineContract({
   method: 'POST',
   summary: 'Turn the scheduled daily container cleanup on or off',
   description:
-    'Records the choice (off by default); the daily job prunes unused images, stopped ' +
-    'containers and build cache, never volumes, and skips while a build runs. Host settings ' +
-    'affect every organization on this host: besides the admin role, the caller must be a ' +
-    'platform administrator (the user created at first boot), FORBIDDEN otherwise. Answers the ' +
-    'host settings.',
-  input: z.object({ enableContainerCleanup: z.boolean() }),
-  output: HostSettingsRecord,
+    'Records the choice (off by default) for the platform host, or for the remote server ' +
+    '`serverId` names; once a day its agent prunes unused images, stopped containers and ' +
+    'build cache (as settings.cleanAll: never volumes, never what a workload uses), after the ' +
+    'builds and deploys running there. The platform host needs a platform administrator ' +
+    '(FORBIDDEN otherwise) and answers the host settings; a remote server needs an admin of ' +
+    'its organization and answers `{serverId, enableContainerCleanup}`.',
+  input: z.object({
+    enableContainerCleanup: z.boolean(),
+    serverId: z.string().optional().describe('A remote server of the organization; absent: the platform host'),
+  }),
+  output: z.union([
+    HostSettingsRecord,
+    z.object({ serverId: z.string(), enableContainerCleanup: z.boolean() }),
+  ]),
   access: { role: 'admin' },
   example: { enableContainerCleanup: true },
 });

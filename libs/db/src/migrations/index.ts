@@ -18,6 +18,7 @@ import * as removedServerWorkloads from './2026-12-02T00-00-removed-server-workl
 import * as billingCustomers from './2026-12-02T08-00-billing-customers.js';
 import * as events from './2026-12-03T01-01-events.js';
 import * as deploymentImages from './2026-12-04T14-06-deployment-images.js';
+import * as cleanupSchedules from './2026-12-04T13-05-cleanup-schedules.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02T08-00-billing-customers': billingCustomers,
   '2026-12-03T01-01-events': events,
   '2026-12-04T14-06-deployment-images': deploymentImages,
+  '2026-12-04T13-05-cleanup-schedules': cleanupSchedules,
 };

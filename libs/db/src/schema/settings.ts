@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /** The host settings (`settings.*`): a single row, id `platform`. */
 export interface PlatformSettingsTable {
@@ -17,3 +17,14 @@ export interface PlatformSettingsTable {
 }
 
 export type PlatformSettings = Selectable<PlatformSettingsTable>;
+
+/** The daily container cleanup of one server (`server_id`: a server's id, or `local`). */
+export interface CleanupSchedulesTable {
+  serverId: string;
+  enabled: Generated<boolean>;
+  /** When a scheduler last claimed its run; null: never ran. */
+  lastRunAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  updatedAt: Generated<Date>;
+}
+
+export type CleanupSchedule = Selectable<CleanupSchedulesTable>;

@@ -816,10 +816,15 @@ export interface ApplyProxyConfig {
  * deadline is unreachable, and the caller says so.
  */
 export interface ControlRequest {
-  request?: { $case: "cancelWorkload"; value: CancelWorkload } | { $case: "cleanQueue"; value: CleanQueue } | {
-    $case: "proxy";
-    value: ProxyRequest;
-  } | undefined;
+  request?:
+    | { $case: "cancelWorkload"; value: CancelWorkload }
+    | { $case: "cleanQueue"; value: CleanQueue }
+    | { $case: "proxy"; value: ProxyRequest }
+    | //
+    /** Field numbers from 20 on: host operations (settings.clean*, updateServer). */
+    { $case: "hostCleanup"; value: HostCleanup }
+    | { $case: "agentRestart"; value: AgentRestart }
+    | undefined;
 }
 
 /**
@@ -874,7 +879,15 @@ export interface ControlReply {
   /** Why nothing was done, when the request could not be carried out; empty otherwise. */
   error: string;
   /** The answer to a ProxyRequest. */
-  proxy?: ProxyReply | undefined;
+  proxy?:
+    | ProxyReply
+    | undefined;
+  /** The answer to a HostCleanup. */
+  hostCleanup?:
+    | HostCleanupReply
+    | undefined;
+  /** The answer to an AgentRestart. */
+  agentRestart?: AgentRestartReply | undefined;
 }
 
 /**
@@ -903,6 +916,70 @@ export interface ProxyReply {
    * not carry out a valid request.
    */
   refusedField: string;
+}
+
+/**
+ * HostCleanup: one settings.clean* run on this server's Docker Engine. The agent first waits
+ * until no build or deploy runs here, and starts none while it cleans. It never removes a
+ * volume unless `volumes` is set, and then never one a Skiff workload names: those in
+ * keep_volume_names, those whose name is a keep_app_names entry or begins with one followed
+ * by `_` or `-`, those labelled skiff.managed, and those any Skiff service mounts. It never
+ * removes an image a Skiff service's current or previous spec uses, one in keep_images, or
+ * a stopped container labelled skiff.managed that is not a swarm task (a stopped workload).
+ */
+export interface HostCleanup {
+  /** Unused images (any tag); `dangling_images` alone: untagged ones only. */
+  images: boolean;
+  danglingImages: boolean;
+  stoppedContainers: boolean;
+  buildCache: boolean;
+  volumes: boolean;
+  keepVolumeNames: string[];
+  keepAppNames: string[];
+  keepImages: string[];
+  /**
+   * Only objects carrying this label (`key=value`); the build cache is then left alone.
+   * Not offered by the API: it confines tests to their own objects on a shared engine.
+   */
+  onlyLabel: string;
+  /** Longest wait for running builds and deploys, in milliseconds (0: 10 minutes). */
+  waitTimeoutMs: number;
+}
+
+export interface HostCleanupReply {
+  removedContainers: string[];
+  /** Image ids. */
+  removedImages: string[];
+  removedVolumes: string[];
+  /** Bytes the removed objects (and build cache) held, as the engine reports them. */
+  spaceFreed: string;
+  /** How long the run waited for builds and deploys to end, in milliseconds. */
+  waitedMs: number;
+}
+
+/**
+ * AgentRestart (settings.updateServer): an agent whose version is not `version` answers
+ * `restarting`, then stops as on SIGTERM (running commands are left to its next start, the
+ * journal stays) and exits with status 75, which its supervisor (tools/up for the platform
+ * host) takes as "start me again" on the program installed now. With `check_only`, or when
+ * the versions match, it only answers its version.
+ *
+ * With `bundle_sha256`, the agent first fetches that program from the control plane
+ * (AgentArtifacts.FetchAgentBundle), checks its SHA-256 and size, and puts it in place of
+ * its own program file; it restarts only once that worked, and answers the error otherwise.
+ */
+export interface AgentRestart {
+  version: string;
+  checkOnly: boolean;
+  /** The program to restart on (lowercase hex); empty: the one installed beside the agent. */
+  bundleSha256: string;
+  bundleSize: string;
+}
+
+export interface AgentRestartReply {
+  /** The version this agent runs. */
+  version: string;
+  restarting: boolean;
 }
 
 function createBaseCommand(): Command {
@@ -5963,6 +6040,12 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "proxy":
         ProxyRequest.encode(message.request.value, writer.uint32(26).fork()).join();
         break;
+      case "hostCleanup":
+        HostCleanup.encode(message.request.value, writer.uint32(162).fork()).join();
+        break;
+      case "agentRestart":
+        AgentRestart.encode(message.request.value, writer.uint32(170).fork()).join();
+        break;
     }
     return writer;
   },
@@ -6004,6 +6087,22 @@ export const ControlRequest: MessageFns<ControlRequest> = {
             message.request = { $case: "proxy", value: ProxyRequest.decode(reader, reader.uint32()) };
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.request = { $case: "hostCleanup", value: HostCleanup.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.request = { $case: "agentRestart", value: AgentRestart.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6028,6 +6127,14 @@ export const ControlRequest: MessageFns<ControlRequest> = {
         ? { $case: "cleanQueue", value: CleanQueue.fromJSON(object.clean_queue) }
         : isSet(object.proxy)
         ? { $case: "proxy", value: ProxyRequest.fromJSON(object.proxy) }
+        : isSet(object.hostCleanup)
+        ? { $case: "hostCleanup", value: HostCleanup.fromJSON(object.hostCleanup) }
+        : isSet(object.host_cleanup)
+        ? { $case: "hostCleanup", value: HostCleanup.fromJSON(object.host_cleanup) }
+        : isSet(object.agentRestart)
+        ? { $case: "agentRestart", value: AgentRestart.fromJSON(object.agentRestart) }
+        : isSet(object.agent_restart)
+        ? { $case: "agentRestart", value: AgentRestart.fromJSON(object.agent_restart) }
         : undefined,
     };
   },
@@ -6040,6 +6147,10 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       obj.cleanQueue = CleanQueue.toJSON(message.request.value);
     } else if (message.request?.$case === "proxy") {
       obj.proxy = ProxyRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "hostCleanup") {
+      obj.hostCleanup = HostCleanup.toJSON(message.request.value);
+    } else if (message.request?.$case === "agentRestart") {
+      obj.agentRestart = AgentRestart.toJSON(message.request.value);
     }
     return obj;
   },
@@ -6065,6 +6176,18 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "proxy": {
         if (object.request?.value !== undefined && object.request?.value !== null) {
           message.request = { $case: "proxy", value: ProxyRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "hostCleanup": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "hostCleanup", value: HostCleanup.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "agentRestart": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "agentRestart", value: AgentRestart.fromPartial(object.request.value) };
         }
         break;
       }
@@ -6300,7 +6423,7 @@ export const CleanQueue: MessageFns<CleanQueue> = {
 };
 
 function createBaseControlReply(): ControlReply {
-  return { commandIds: [], error: "", proxy: undefined };
+  return { commandIds: [], error: "", proxy: undefined, hostCleanup: undefined, agentRestart: undefined };
 }
 
 export const ControlReply: MessageFns<ControlReply> = {
@@ -6313,6 +6436,12 @@ export const ControlReply: MessageFns<ControlReply> = {
     }
     if (message.proxy !== undefined) {
       ProxyReply.encode(message.proxy, writer.uint32(26).fork()).join();
+    }
+    if (message.hostCleanup !== undefined) {
+      HostCleanupReply.encode(message.hostCleanup, writer.uint32(162).fork()).join();
+    }
+    if (message.agentRestart !== undefined) {
+      AgentRestartReply.encode(message.agentRestart, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -6354,6 +6483,22 @@ export const ControlReply: MessageFns<ControlReply> = {
             message.proxy = ProxyReply.decode(reader, reader.uint32());
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.hostCleanup = HostCleanupReply.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.agentRestart = AgentRestartReply.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6375,6 +6520,16 @@ export const ControlReply: MessageFns<ControlReply> = {
         : [],
       error: isSet(object.error) ? globalThis.String(object.error) : "",
       proxy: isSet(object.proxy) ? ProxyReply.fromJSON(object.proxy) : undefined,
+      hostCleanup: isSet(object.hostCleanup)
+        ? HostCleanupReply.fromJSON(object.hostCleanup)
+        : isSet(object.host_cleanup)
+        ? HostCleanupReply.fromJSON(object.host_cleanup)
+        : undefined,
+      agentRestart: isSet(object.agentRestart)
+        ? AgentRestartReply.fromJSON(object.agentRestart)
+        : isSet(object.agent_restart)
+        ? AgentRestartReply.fromJSON(object.agent_restart)
+        : undefined,
     };
   },
 
@@ -6389,6 +6544,12 @@ export const ControlReply: MessageFns<ControlReply> = {
     if (message.proxy !== undefined) {
       obj.proxy = ProxyReply.toJSON(message.proxy);
     }
+    if (message.hostCleanup !== undefined) {
+      obj.hostCleanup = HostCleanupReply.toJSON(message.hostCleanup);
+    }
+    if (message.agentRestart !== undefined) {
+      obj.agentRestart = AgentRestartReply.toJSON(message.agentRestart);
+    }
     return obj;
   },
 
@@ -6401,6 +6562,12 @@ export const ControlReply: MessageFns<ControlReply> = {
     message.error = object.error ?? "";
     message.proxy = (object.proxy !== undefined && object.proxy !== null)
       ? ProxyReply.fromPartial(object.proxy)
+      : undefined;
+    message.hostCleanup = (object.hostCleanup !== undefined && object.hostCleanup !== null)
+      ? HostCleanupReply.fromPartial(object.hostCleanup)
+      : undefined;
+    message.agentRestart = (object.agentRestart !== undefined && object.agentRestart !== null)
+      ? AgentRestartReply.fromPartial(object.agentRestart)
       : undefined;
     return message;
   },
@@ -6616,6 +6783,629 @@ export const ProxyReply: MessageFns<ProxyReply> = {
     const message = createBaseProxyReply();
     message.resultJson = object.resultJson ?? "";
     message.refusedField = object.refusedField ?? "";
+    return message;
+  },
+};
+
+function createBaseHostCleanup(): HostCleanup {
+  return {
+    images: false,
+    danglingImages: false,
+    stoppedContainers: false,
+    buildCache: false,
+    volumes: false,
+    keepVolumeNames: [],
+    keepAppNames: [],
+    keepImages: [],
+    onlyLabel: "",
+    waitTimeoutMs: 0,
+  };
+}
+
+export const HostCleanup: MessageFns<HostCleanup> = {
+  encode(message: HostCleanup, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.images !== false) {
+      writer.uint32(8).bool(message.images);
+    }
+    if (message.danglingImages !== false) {
+      writer.uint32(16).bool(message.danglingImages);
+    }
+    if (message.stoppedContainers !== false) {
+      writer.uint32(24).bool(message.stoppedContainers);
+    }
+    if (message.buildCache !== false) {
+      writer.uint32(32).bool(message.buildCache);
+    }
+    if (message.volumes !== false) {
+      writer.uint32(40).bool(message.volumes);
+    }
+    for (const v of message.keepVolumeNames) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.keepAppNames) {
+      writer.uint32(58).string(v!);
+    }
+    for (const v of message.keepImages) {
+      writer.uint32(66).string(v!);
+    }
+    if (message.onlyLabel !== "") {
+      writer.uint32(74).string(message.onlyLabel);
+    }
+    if (message.waitTimeoutMs !== 0) {
+      writer.uint32(80).uint32(message.waitTimeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HostCleanup {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHostCleanup();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.images = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.danglingImages = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stoppedContainers = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.buildCache = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.volumes = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.keepVolumeNames.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.keepAppNames.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.keepImages.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.onlyLabel = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.waitTimeoutMs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HostCleanup {
+    return {
+      images: isSet(object.images) ? globalThis.Boolean(object.images) : false,
+      danglingImages: isSet(object.danglingImages)
+        ? globalThis.Boolean(object.danglingImages)
+        : isSet(object.dangling_images)
+        ? globalThis.Boolean(object.dangling_images)
+        : false,
+      stoppedContainers: isSet(object.stoppedContainers)
+        ? globalThis.Boolean(object.stoppedContainers)
+        : isSet(object.stopped_containers)
+        ? globalThis.Boolean(object.stopped_containers)
+        : false,
+      buildCache: isSet(object.buildCache)
+        ? globalThis.Boolean(object.buildCache)
+        : isSet(object.build_cache)
+        ? globalThis.Boolean(object.build_cache)
+        : false,
+      volumes: isSet(object.volumes) ? globalThis.Boolean(object.volumes) : false,
+      keepVolumeNames: globalThis.Array.isArray(object?.keepVolumeNames)
+        ? object.keepVolumeNames.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.keep_volume_names)
+        ? object.keep_volume_names.map((e: any) => globalThis.String(e))
+        : [],
+      keepAppNames: globalThis.Array.isArray(object?.keepAppNames)
+        ? object.keepAppNames.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.keep_app_names)
+        ? object.keep_app_names.map((e: any) => globalThis.String(e))
+        : [],
+      keepImages: globalThis.Array.isArray(object?.keepImages)
+        ? object.keepImages.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.keep_images)
+        ? object.keep_images.map((e: any) => globalThis.String(e))
+        : [],
+      onlyLabel: isSet(object.onlyLabel)
+        ? globalThis.String(object.onlyLabel)
+        : isSet(object.only_label)
+        ? globalThis.String(object.only_label)
+        : "",
+      waitTimeoutMs: isSet(object.waitTimeoutMs)
+        ? globalThis.Number(object.waitTimeoutMs)
+        : isSet(object.wait_timeout_ms)
+        ? globalThis.Number(object.wait_timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: HostCleanup): unknown {
+    const obj: any = {};
+    if (message.images !== false) {
+      obj.images = message.images;
+    }
+    if (message.danglingImages !== false) {
+      obj.danglingImages = message.danglingImages;
+    }
+    if (message.stoppedContainers !== false) {
+      obj.stoppedContainers = message.stoppedContainers;
+    }
+    if (message.buildCache !== false) {
+      obj.buildCache = message.buildCache;
+    }
+    if (message.volumes !== false) {
+      obj.volumes = message.volumes;
+    }
+    if (message.keepVolumeNames?.length) {
+      obj.keepVolumeNames = message.keepVolumeNames;
+    }
+    if (message.keepAppNames?.length) {
+      obj.keepAppNames = message.keepAppNames;
+    }
+    if (message.keepImages?.length) {
+      obj.keepImages = message.keepImages;
+    }
+    if (message.onlyLabel !== "") {
+      obj.onlyLabel = message.onlyLabel;
+    }
+    if (message.waitTimeoutMs !== 0) {
+      obj.waitTimeoutMs = Math.round(message.waitTimeoutMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HostCleanup>): HostCleanup {
+    return HostCleanup.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HostCleanup>): HostCleanup {
+    const message = createBaseHostCleanup();
+    message.images = object.images ?? false;
+    message.danglingImages = object.danglingImages ?? false;
+    message.stoppedContainers = object.stoppedContainers ?? false;
+    message.buildCache = object.buildCache ?? false;
+    message.volumes = object.volumes ?? false;
+    message.keepVolumeNames = object.keepVolumeNames?.map((e) => e) || [];
+    message.keepAppNames = object.keepAppNames?.map((e) => e) || [];
+    message.keepImages = object.keepImages?.map((e) => e) || [];
+    message.onlyLabel = object.onlyLabel ?? "";
+    message.waitTimeoutMs = object.waitTimeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseHostCleanupReply(): HostCleanupReply {
+  return { removedContainers: [], removedImages: [], removedVolumes: [], spaceFreed: "0", waitedMs: 0 };
+}
+
+export const HostCleanupReply: MessageFns<HostCleanupReply> = {
+  encode(message: HostCleanupReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.removedContainers) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.removedImages) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.removedVolumes) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.spaceFreed !== "0") {
+      writer.uint32(32).uint64(message.spaceFreed);
+    }
+    if (message.waitedMs !== 0) {
+      writer.uint32(40).uint32(message.waitedMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HostCleanupReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHostCleanupReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.removedContainers.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.removedImages.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.removedVolumes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.spaceFreed = reader.uint64().toString();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.waitedMs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HostCleanupReply {
+    return {
+      removedContainers: globalThis.Array.isArray(object?.removedContainers)
+        ? object.removedContainers.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.removed_containers)
+        ? object.removed_containers.map((e: any) => globalThis.String(e))
+        : [],
+      removedImages: globalThis.Array.isArray(object?.removedImages)
+        ? object.removedImages.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.removed_images)
+        ? object.removed_images.map((e: any) => globalThis.String(e))
+        : [],
+      removedVolumes: globalThis.Array.isArray(object?.removedVolumes)
+        ? object.removedVolumes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.removed_volumes)
+        ? object.removed_volumes.map((e: any) => globalThis.String(e))
+        : [],
+      spaceFreed: isSet(object.spaceFreed)
+        ? globalThis.String(object.spaceFreed)
+        : isSet(object.space_freed)
+        ? globalThis.String(object.space_freed)
+        : "0",
+      waitedMs: isSet(object.waitedMs)
+        ? globalThis.Number(object.waitedMs)
+        : isSet(object.waited_ms)
+        ? globalThis.Number(object.waited_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: HostCleanupReply): unknown {
+    const obj: any = {};
+    if (message.removedContainers?.length) {
+      obj.removedContainers = message.removedContainers;
+    }
+    if (message.removedImages?.length) {
+      obj.removedImages = message.removedImages;
+    }
+    if (message.removedVolumes?.length) {
+      obj.removedVolumes = message.removedVolumes;
+    }
+    if (message.spaceFreed !== "0") {
+      obj.spaceFreed = message.spaceFreed;
+    }
+    if (message.waitedMs !== 0) {
+      obj.waitedMs = Math.round(message.waitedMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HostCleanupReply>): HostCleanupReply {
+    return HostCleanupReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HostCleanupReply>): HostCleanupReply {
+    const message = createBaseHostCleanupReply();
+    message.removedContainers = object.removedContainers?.map((e) => e) || [];
+    message.removedImages = object.removedImages?.map((e) => e) || [];
+    message.removedVolumes = object.removedVolumes?.map((e) => e) || [];
+    message.spaceFreed = object.spaceFreed ?? "0";
+    message.waitedMs = object.waitedMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseAgentRestart(): AgentRestart {
+  return { version: "", checkOnly: false, bundleSha256: "", bundleSize: "0" };
+}
+
+export const AgentRestart: MessageFns<AgentRestart> = {
+  encode(message: AgentRestart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.checkOnly !== false) {
+      writer.uint32(16).bool(message.checkOnly);
+    }
+    if (message.bundleSha256 !== "") {
+      writer.uint32(26).string(message.bundleSha256);
+    }
+    if (message.bundleSize !== "0") {
+      writer.uint32(32).uint64(message.bundleSize);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentRestart {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentRestart();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.checkOnly = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.bundleSha256 = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.bundleSize = reader.uint64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentRestart {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      checkOnly: isSet(object.checkOnly)
+        ? globalThis.Boolean(object.checkOnly)
+        : isSet(object.check_only)
+        ? globalThis.Boolean(object.check_only)
+        : false,
+      bundleSha256: isSet(object.bundleSha256)
+        ? globalThis.String(object.bundleSha256)
+        : isSet(object.bundle_sha256)
+        ? globalThis.String(object.bundle_sha256)
+        : "",
+      bundleSize: isSet(object.bundleSize)
+        ? globalThis.String(object.bundleSize)
+        : isSet(object.bundle_size)
+        ? globalThis.String(object.bundle_size)
+        : "0",
+    };
+  },
+
+  toJSON(message: AgentRestart): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.checkOnly !== false) {
+      obj.checkOnly = message.checkOnly;
+    }
+    if (message.bundleSha256 !== "") {
+      obj.bundleSha256 = message.bundleSha256;
+    }
+    if (message.bundleSize !== "0") {
+      obj.bundleSize = message.bundleSize;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AgentRestart>): AgentRestart {
+    return AgentRestart.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AgentRestart>): AgentRestart {
+    const message = createBaseAgentRestart();
+    message.version = object.version ?? "";
+    message.checkOnly = object.checkOnly ?? false;
+    message.bundleSha256 = object.bundleSha256 ?? "";
+    message.bundleSize = object.bundleSize ?? "0";
+    return message;
+  },
+};
+
+function createBaseAgentRestartReply(): AgentRestartReply {
+  return { version: "", restarting: false };
+}
+
+export const AgentRestartReply: MessageFns<AgentRestartReply> = {
+  encode(message: AgentRestartReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.restarting !== false) {
+      writer.uint32(16).bool(message.restarting);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentRestartReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentRestartReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.restarting = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentRestartReply {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      restarting: isSet(object.restarting) ? globalThis.Boolean(object.restarting) : false,
+    };
+  },
+
+  toJSON(message: AgentRestartReply): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.restarting !== false) {
+      obj.restarting = message.restarting;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AgentRestartReply>): AgentRestartReply {
+    return AgentRestartReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AgentRestartReply>): AgentRestartReply {
+    const message = createBaseAgentRestartReply();
+    message.version = object.version ?? "";
+    message.restarting = object.restarting ?? false;
     return message;
   },
 };

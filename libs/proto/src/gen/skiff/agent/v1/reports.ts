@@ -143,6 +143,11 @@ export function commandStatusToJSON(object: CommandStatus): string {
   }
 }
 
+export interface FetchAgentBundleRequest {
+  /** Lowercase hex. */
+  sha256: string;
+}
+
 export interface FetchArchiveRequest {
   archiveId: string;
 }
@@ -245,6 +250,73 @@ export interface CrashLoop {
 /** Ack acknowledges a report. It is empty today; fields may be added. */
 export interface Ack {
 }
+
+function createBaseFetchAgentBundleRequest(): FetchAgentBundleRequest {
+  return { sha256: "" };
+}
+
+export const FetchAgentBundleRequest: MessageFns<FetchAgentBundleRequest> = {
+  encode(message: FetchAgentBundleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FetchAgentBundleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFetchAgentBundleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FetchAgentBundleRequest {
+    return { sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "" };
+  },
+
+  toJSON(message: FetchAgentBundleRequest): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<FetchAgentBundleRequest>): FetchAgentBundleRequest {
+    return FetchAgentBundleRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FetchAgentBundleRequest>): FetchAgentBundleRequest {
+    const message = createBaseFetchAgentBundleRequest();
+    message.sha256 = object.sha256 ?? "";
+    return message;
+  },
+};
 
 function createBaseFetchArchiveRequest(): FetchArchiveRequest {
   return { archiveId: "" };
@@ -1750,6 +1822,21 @@ export const AgentArtifactsService = {
     responseSerialize: (value: ArchiveChunk): Buffer => Buffer.from(ArchiveChunk.encode(value).finish()),
     responseDeserialize: (value: Buffer): ArchiveChunk => ArchiveChunk.decode(value),
   },
+  /**
+   * FetchAgentBundle streams the agent program the control plane offers (settings.updateServer:
+   * AgentRestart.bundle_sha256), only while its SHA-256 is the one asked for (NOT_FOUND
+   * otherwise), to any joined agent.
+   */
+  fetchAgentBundle: {
+    path: "/skiff.agent.v1.AgentArtifacts/FetchAgentBundle" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: FetchAgentBundleRequest): Buffer =>
+      Buffer.from(FetchAgentBundleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FetchAgentBundleRequest => FetchAgentBundleRequest.decode(value),
+    responseSerialize: (value: ArchiveChunk): Buffer => Buffer.from(ArchiveChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ArchiveChunk => ArchiveChunk.decode(value),
+  },
 } as const;
 
 export interface AgentArtifactsServer extends UntypedServiceImplementation {
@@ -1758,6 +1845,12 @@ export interface AgentArtifactsServer extends UntypedServiceImplementation {
    * agent of the server the archive's application runs on may fetch it.
    */
   fetchArchive: handleServerStreamingCall<FetchArchiveRequest, ArchiveChunk>;
+  /**
+   * FetchAgentBundle streams the agent program the control plane offers (settings.updateServer:
+   * AgentRestart.bundle_sha256), only while its SHA-256 is the one asked for (NOT_FOUND
+   * otherwise), to any joined agent.
+   */
+  fetchAgentBundle: handleServerStreamingCall<FetchAgentBundleRequest, ArchiveChunk>;
 }
 
 export interface AgentArtifactsClient extends Client {
@@ -1768,6 +1861,20 @@ export interface AgentArtifactsClient extends Client {
   fetchArchive(request: FetchArchiveRequest, options?: Partial<CallOptions>): ClientReadableStream<ArchiveChunk>;
   fetchArchive(
     request: FetchArchiveRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ArchiveChunk>;
+  /**
+   * FetchAgentBundle streams the agent program the control plane offers (settings.updateServer:
+   * AgentRestart.bundle_sha256), only while its SHA-256 is the one asked for (NOT_FOUND
+   * otherwise), to any joined agent.
+   */
+  fetchAgentBundle(
+    request: FetchAgentBundleRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ArchiveChunk>;
+  fetchAgentBundle(
+    request: FetchAgentBundleRequest,
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ArchiveChunk>;
