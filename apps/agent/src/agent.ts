@@ -9,8 +9,11 @@ import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
 import { CommandControl } from './control/command-control.js';
+import { ContainerControl } from './control/container-control.js';
+import { LogStreams, type LogStreamsDeps } from './control/log-streams.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
+import type { ContainerOps } from './docker/container-ops.js';
 import type { DockerDriver } from './docker/driver.js';
 import { applyProxyConfigHandler } from './handlers/apply-proxy-config.js';
 import { deployApplicationHandler, type DeployApplicationDeps } from './handlers/deploy-application.js';
@@ -55,6 +58,10 @@ export interface AgentDeps {
    * an ApplyProxyConfig; `controlTimeoutMs`: of a proxy request (proxy-control.ts).
    */
   proxy?: { loader: ProxyConfigLoader; containerName: string; timeoutMs?: number; controlTimeoutMs?: number };
+  /** The container.* reads and runtime logs (container requests, log streams); absent: refused. */
+  containers?: ContainerOps;
+  /** Tuning of log streams (chunk deadline, heartbeat, batching). */
+  logStreams?: Pick<LogStreamsDeps, 'chunkTimeoutMs' | 'heartbeatMs' | 'batchMs'>;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -69,6 +76,8 @@ export class Agent {
   private readonly running = new RunningCommands();
   private readonly control: ControlResponder;
   private controlStarted: Promise<void> | null = null;
+  /** Runtime log streams asked for by the control plane (control/log-streams.ts). */
+  readonly logStreams: LogStreams | null;
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly deps: AgentDeps) {
@@ -108,6 +117,7 @@ export class Agent {
       log,
       now,
     });
+    this.logStreams = deps.containers ? new LogStreams({ nc: deps.nc, serverId: deps.serverId, ops: deps.containers, log, ...deps.logStreams }) : null;
     this.control = new ControlResponder({
       nc: deps.nc,
       serverId: deps.serverId,
@@ -124,6 +134,8 @@ export class Agent {
         proxy: deps.proxy
           ? new ProxyControl({ loader: deps.proxy.loader, driver: deps.driver, containerName: deps.proxy.containerName, log, timeoutMs: deps.proxy.controlTimeoutMs })
           : undefined,
+        containers: deps.containers ? new ContainerControl({ ops: deps.containers, log }) : undefined,
+        logs: this.logStreams ?? undefined,
       }),
     });
     this.consumer = new CommandConsumer({
@@ -166,6 +178,7 @@ export class Agent {
     this.stopping ??= (async () => {
       await this.consumer.stop();
       await this.control.stop();
+      this.logStreams?.stopAll();
       this.abort.abort();
       await this.scheduler.stop();
     })();

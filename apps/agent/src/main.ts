@@ -30,6 +30,7 @@ import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
+import { DockerodeContainerOps } from './docker/container-ops.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
@@ -233,6 +234,7 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
+    containers: new DockerodeContainerOps(docker),
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     deploy: {
       build: {

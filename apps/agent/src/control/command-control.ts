@@ -25,6 +25,7 @@
  *
  * - Proxy (a ProxyRequest): answered by the ProxyControl (proxy-control.ts); refused when
  *   this agent runs no proxy.
+ * - Container (a ContainerRequest): container-control.ts; Logs (a LogsRequest): log-streams.ts.
  *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
@@ -36,6 +37,8 @@ import { JournalError, type CommandJournal } from '../pipeline/journal.js';
 import { endWithoutRun, type HandlerRegistry } from '../pipeline/runner.js';
 import type { RunningCommands } from '../pipeline/running-commands.js';
 import type { CommandScheduler } from '../pipeline/scheduler.js';
+import type { ContainerControl } from './container-control.js';
+import type { LogStreams } from './log-streams.js';
 import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {
@@ -48,6 +51,9 @@ export interface CommandControlDeps {
   now?: () => Date;
   /** Answers proxy requests; absent: they are refused. */
   proxy?: Pick<ProxyControl, 'handle'>;
+  /** Answers container requests and starts log streams; absent: they are refused. */
+  containers?: Pick<ContainerControl, 'handle'>;
+  logs?: Pick<LogStreams, 'start'>;
 }
 
 export class CommandControl {
@@ -61,6 +67,10 @@ export class CommandControl {
         return this.cleanQueue(request.request.value);
       case 'proxy':
         return this.deps.proxy ? this.deps.proxy.handle(request.request.value) : refused('this agent runs no reverse proxy');
+      case 'container':
+        return this.deps.containers ? this.deps.containers.handle(request.request.value) : refused('this agent answers no container requests');
+      case 'logs':
+        return this.deps.logs ? this.deps.logs.start(request.request.value) : refused('this agent streams no logs');
       default:
         return refused('the control request asks for nothing this agent knows');
     }
