@@ -14,6 +14,7 @@ import { CommandOutbox } from './agents/outbound/outbox.js';
 import { type CommandStream, JetStreamCommands, NO_COMMAND_STREAM } from './agents/outbound/command-withdrawal.js';
 import type { OutboxRelay } from './agents/outbound/outbox-relay.js';
 import { createApp } from './app.js';
+import { buildContainers } from './containers-root.js';
 import type { BillingConfig } from './config.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { PrincipalCache } from './http/authenticate.js';
@@ -48,44 +49,25 @@ import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
 import { auditHandlers } from './routers/audit.js';
 import { AuditLog } from './services/audit/index.js';
-import { AiService } from './services/settings/index.js';
+import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
 import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient, type OpenAiClientOptions } from './services/ai/index.js';
 import { ApplicationService } from './services/applications/index.js';
 import { BackupService } from './services/backups/index.js';
-import { BillingAllowances, BillingService } from './services/settings/index.js';
 import { CacheLifecycle } from './services/caches/index.js';
 import { CacheService } from './services/caches/index.js';
-import { CertificateService } from './services/domains/index.js';
-import { ComposeService } from './services/compose/index.js';
-import { ComposeDeployments } from './services/compose/index.js';
-import { ComposeFiles } from './services/compose/index.js';
-import { bundledCatalogDir, loadBundledCatalog } from './services/compose/index.js';
-import { ComposeTemplateService } from './services/compose/index.js';
-import type { RemoteCatalogLimits } from './services/compose/index.js';
-import { CommandService, DeploymentControl } from './services/deployments/index.js';
-import { DeploymentService } from './services/deployments/index.js';
-import { DropArchiveService } from './services/deployments/index.js';
+import { CertificateService, DomainService, ProxyConfig, PROXY_REQUEST_TIMEOUT_MS, ProxyRequests, ProxySettingsService, SecurityService } from './services/domains/index.js';
+import { ComposeService, ComposeDeployments, ComposeFiles, bundledCatalogDir, loadBundledCatalog, ComposeTemplateService, type RemoteCatalogLimits } from './services/compose/index.js';
+import { CommandService, DeploymentControl, DeploymentService, DropArchiveService, WorkloadLifecycle } from './services/deployments/index.js';
 import type { ServiceDeps } from './services/shared/index.js';
 import type { WorkloadRemovals } from './services/shared/index.js';
 import { DestinationService } from './services/backups/index.js';
-import { DomainService } from './services/domains/index.js';
 import { GitProviderService } from './services/forges/index.js';
-import { ApiKeyService, IdentityService, KeyUsage } from './services/identity/index.js';
-import { MetricsTokenService } from './services/identity/index.js';
+import { ApiKeyService, IdentityService, KeyUsage, MetricsTokenService, OrganizationService } from './services/identity/index.js';
 import { NotificationService } from './services/notifications/index.js';
-import { OrganizationService } from './services/identity/index.js';
-import { PlatformSettingsService } from './services/settings/index.js';
 import { PreviewService } from './services/applications/index.js';
 import { ProjectService } from './services/projects/index.js';
-import { ProxyConfig } from './services/domains/index.js';
-import { PROXY_REQUEST_TIMEOUT_MS, ProxyRequests } from './services/domains/index.js';
-import { ProxySettingsService } from './services/domains/index.js';
-import { SecurityService } from './services/domains/index.js';
-import { ServerAgents } from './services/servers/index.js';
-import { ServerService, agentEndpoints } from './services/servers/index.js';
+import { ServerAgents, ServerService, agentEndpoints, SshKeyService } from './services/servers/index.js';
 import { ServiceAccess } from './services/shared/index.js';
-import { SshKeyService } from './services/servers/index.js';
-import { WorkloadLifecycle } from './services/deployments/index.js';
 
 export interface PlatformOptions {
   database: { url?: string; pgliteDir?: string };
@@ -158,6 +140,8 @@ export interface PlatformOptions {
    * caller-named template catalogs): `SKIFF_OUTBOUND_ALLOW_PRIVATE`; default public only.
    */
   outbound?: OutboundPolicy;
+  /** Bounds of runtime log streams (SKIFF_LOG_MAX_BYTES, …_LINES_PER_SECOND, …_SECONDS); DEFAULT_LOG_LIMITS. */
+  logs?: Parameters<typeof buildContainers>[0]['limits'];
   /** Deadlines and size limit of the calls to AI providers (tests shorten them); defaults DEFAULT_AI_LIMITS. */
   ai?: Partial<Omit<OpenAiClientOptions, 'policy'>>;
 }
@@ -187,10 +171,9 @@ export async function buildPlatform(options: PlatformOptions) {
   const signer = options.commandSigner ?? CommandSigner.generate();
   let relay: OutboxRelay | undefined;
   // Control requests (cancels, queue cleaning, proxy settings) go to agents as NATS requests over the relay's connection.
+  const natsConnection = () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started')));
   const controlClient = (timeoutMs?: number): AgentControl =>
-    options.nats
-      ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))), signer, timeoutMs })
-      : new NoAgentControl();
+    options.nats ? new ControlClient({ connection: natsConnection, signer, timeoutMs }) : new NoAgentControl();
   const agentControl = controlClient();
   // Work an offline agent never received is withdrawn from the command stream (command-withdrawal.ts).
   const commandStream: CommandStream = options.nats
@@ -276,6 +259,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(deps, billingConfig, servers);
   const deployments = new DeploymentService(deps, access, outbox);
+  const containers = buildContainers({ db: deps.db, access, agentControl, connection: natsConnection, deployments, limits: options.logs });
   const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream, { removeFiles: removeArchiveFiles });
   const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
   const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, commandStream);
@@ -330,6 +314,7 @@ export async function buildPlatform(options: PlatformOptions) {
     server: serverHandlers(servers),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
+    container: containers.handlers,
     settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings),
   };
 
@@ -344,6 +329,7 @@ export async function buildPlatform(options: PlatformOptions) {
     },
     validateOutput: options.validateOutput,
     webhooks: { billing: (rawBody, signature) => billing.receiveWebhook(rawBody, signature) },
+    logs: containers.logRoutes,
     uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
   });
 

@@ -66,6 +66,12 @@ export interface Config {
    * private addresses. Link-local and metadata addresses are refused whatever it says.
    */
   outbound: OutboundPolicy;
+  /**
+   * Bounds of each runtime log stream (`GET /api/logs.*`): `SKIFF_LOG_MAX_BYTES` (default
+   * 10 MiB), `SKIFF_LOG_MAX_LINES_PER_SECOND` (default 1000; more lines wait),
+   * `SKIFF_LOG_MAX_SECONDS` (default 3600).
+   */
+  logs: { maxBytes: number; maxLinesPerSecond: number; maxDurationMs: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -122,6 +128,11 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     templatesUrl,
     retention,
     outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
+    logs: {
+      maxBytes: wholeNumber(env, 'SKIFF_LOG_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 ** 3),
+      maxLinesPerSecond: wholeNumber(env, 'SKIFF_LOG_MAX_LINES_PER_SECOND', 1000, 1, 100_000),
+      maxDurationMs: wholeNumber(env, 'SKIFF_LOG_MAX_SECONDS', 3600, 1, 86_400) * 1000,
+    },
   };
 }
 

@@ -43,6 +43,7 @@ const platform = await buildPlatform({
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
   outbound: config.outbound,
+  logs: config.logs,
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
 });
