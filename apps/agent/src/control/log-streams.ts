@@ -4,7 +4,8 @@
  * as LogChunk requests to `agent.<server>.logs.<stream_id>`, one at a time (each waits for the
  * control plane's answer: its backpressure). The stream ends when a chunk is not answered
  * (the client went away), at the request's byte or duration limit, or, without `follow`, at
- * the end of the log; lines above the rate limit wait for the next second. In follow mode an
+ * the end of the log; lines above the rate limit wait for the next second. The last chunk
+ * (`end`, with the reason) is published without waiting for an answer. In follow mode an
  * empty chunk goes out every `heartbeatMs` so that a client gone while the log is quiet is
  * noticed. Log lines are the user's data: they never reach the agent's own log.
  */
@@ -147,8 +148,9 @@ export class LogStreams {
     }
     reason ??= 'end of log';
     await flush();
-    await send({ lines: [], end: true, reason });
     await sending;
+    // The last chunk needs no answer: a reader that is gone misses nothing it could act on.
+    if (!readerGone) nc.publish(subject, LogChunk.encode({ lines: [], end: true, reason }).finish());
     this.running.delete(request.streamId);
     log.info({ streamId: request.streamId, reason, bytes: sentBytes }, 'log stream ended');
   }

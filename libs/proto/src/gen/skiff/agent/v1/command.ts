@@ -978,7 +978,8 @@ export interface ContainerReply {
  * It sends the next chunk only once the previous one is answered (the control plane's
  * backpressure), and stops when a chunk is not answered (no responder: the client went
  * away; or the deadline), at `max_bytes`, at `max_duration_ms`, or, without `follow`, at
- * the end of the log; its last chunk has `end` set with the reason. Lines above
+ * the end of the log; its last chunk has `end` set with the reason, and is published
+ * without waiting for an answer. Lines above
  * `max_lines_per_second` wait for the next second.
  */
 export interface LogsRequest {
