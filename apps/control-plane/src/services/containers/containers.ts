@@ -82,7 +82,8 @@ export class ContainerService {
   async workloads(p: Principal, serverId: string | null): Promise<Map<string, Workload>> {
     const found = new Map<string, Workload>();
     for (const kind of Object.keys(serviceTables) as ServiceKind[]) {
-      const table = serviceTables[kind].table as 'applications';
+      // One query shape for the three tables, under one alias (typed as the applications table).
+      const table = `${serviceTables[kind].table} as applications` as 'applications';
       let q = this.db
         .selectFrom(table)
         .innerJoin('environments', 'environments.id', 'applications.environmentId')
@@ -100,15 +101,15 @@ export class ContainerService {
   private async visible(p: Principal, serverId: string | undefined, match: (c: AgentContainer) => boolean): Promise<AgentContainer[]> {
     const server = await this.server(p, serverId);
     const owned = await this.workloads(p, server);
-    if (owned.size === 0) return [];
     const listed = await this.agents.list(server);
     return listed.filter((c) => owned.has(`${c.labels['skiff.kind']}:${c.labels['skiff.id']}`) && match(c));
   }
 
-  private async find(p: Principal, containerId: string, serverId: string | undefined) {
+  /** A container of the caller's workloads on the server: its inspect document and its workload; NOT_FOUND otherwise. */
+  async find(p: Principal, containerId: string, serverId: string | undefined) {
     const server = await this.server(p, serverId);
     const owned = await this.workloads(p, server);
-    const inspected = owned.size === 0 ? null : await this.agents.inspect(server, containerId);
+    const inspected = await this.agents.inspect(server, containerId);
     const labels = (inspected?.Config as { Labels?: Record<string, string> } | undefined)?.Labels ?? {};
     const owner = owned.get(`${labels['skiff.kind']}:${labels['skiff.id']}`);
     if (!inspected || !owner) throw NotFound('No such container');

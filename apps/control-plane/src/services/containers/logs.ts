@@ -3,7 +3,7 @@ import { wireServerId } from '@skiff/domain';
 import type { LogStreamClient, LogTarget } from '../../agents/outbound/log-streams.js';
 import type { Principal } from '../../authz/principal.js';
 import { requireGrant } from '../../authz/policy.js';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid } from '../../errors.js';
 import type { DeploymentService } from '../deployments/deployments.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import type { ContainerRequests } from './container-requests.js';
@@ -65,12 +65,7 @@ export class LogService {
 
   async container(p: Principal, q: LogQuery<'container'>, signal: AbortSignal): Promise<AsyncGenerator<LogEvent>> {
     requireGrant(p, 'canAccessToContainer');
-    const serverId = await this.o.containers.server(p, q.serverId);
-    const owned = await this.o.containers.workloads(p, serverId);
-    const inspected = owned.size === 0 ? null : await this.o.requests.inspect(serverId, q.containerId);
-    const labels = (inspected?.Config as { Labels?: Record<string, string> } | undefined)?.Labels ?? {};
-    const owner = owned.get(`${labels['skiff.kind']}:${labels['skiff.id']}`);
-    if (!inspected || !owner) throw NotFound('No such container');
+    const { serverId, inspected, owner } = await this.o.containers.find(p, q.containerId, q.serverId);
     return this.runtime(serverId, { containerId: String(inspected.Id), owner }, q, signal);
   }
 
