@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { logStreamSubject } from '@skiff/domain';
 import { LogChunk } from '@skiff/proto';
 import { randomBytes } from 'node:crypto';
@@ -95,8 +95,11 @@ async function* chunks(subscription: Subscription, signal: AbortSignal, maxBytes
   watch();
   // The agent enforces the byte limit; this bounds what a misbehaving one could send.
   let bytes = 0;
+  // The chunk the caller is taking: answered `stop` when the caller goes away meanwhile, so the agent stops at once.
+  let pending: Msg | null = null;
   try {
     for await (const msg of subscription) {
+      pending = msg;
       watch();
       const chunk = LogChunk.decode(msg.data);
       for (const line of chunk.lines) bytes += line.text.length + 1;
@@ -107,11 +110,13 @@ async function* chunks(subscription: Subscription, signal: AbortSignal, maxBytes
       }
       yield chunk;
       if (signal.aborted) return;
+      pending = null;
       msg.respond(new Uint8Array(0));
       if (chunk.end) return;
     }
     if (gone) yield { lines: [], end: true, reason: 'the agent stopped sending' };
   } finally {
+    pending?.respond(new TextEncoder().encode('stop'));
     clearTimeout(silence);
     signal.removeEventListener('abort', close);
     close();
