@@ -18,7 +18,7 @@ export function buildContainers(o: {
   limits?: Partial<LogLimits>;
 }) {
   const requests = new ContainerRequests(o.agentControl);
-  const containers = new ContainerService(o.db, o.access, requests);
+  const containers = new ContainerService(o.db, requests);
   const streams = new LogStreamClient({ connection: o.connection, control: o.agentControl, limits: { ...DEFAULT_LOG_LIMITS, ...o.limits } });
   const logs = new LogService({ access: o.access, containers, requests, streams, deployments: o.deployments });
   const logRoutes: LogRoutes = {

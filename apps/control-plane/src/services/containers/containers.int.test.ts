@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NoAgentControl } from '../../agents/outbound/control-client.js';
 import { hashToken } from '../../crypto/tokens.js';
 import { addMember, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
-import { ServiceAccess } from '../shared/service-access.js';
 import { ContainerRequests } from './container-requests.js';
 import { ContainerService } from './containers.js';
 
@@ -47,7 +46,7 @@ const principal = (key: string) => t.platform.identity.principalByKeyHash(hashTo
 
 beforeAll(async () => {
   t = await startTestPlatform();
-  service = new ContainerService(t.db, new ServiceAccess(t.db), new ContainerRequests(agent));
+  service = new ContainerService(t.db, new ContainerRequests(agent));
   const env = (await t.call('project.create', { name: 'containers' })).body.environments[0].environmentId;
   ids = {
     app: (await t.call('application.create', { name: 'web', appName: 'ct-web', environmentId: env })).body.applicationId,
@@ -88,8 +87,9 @@ describe('ContainerService', () => {
   });
 
   it('names the server when its agent cannot be reached', async () => {
-    const offline = new ContainerService(t.db, new ServiceAccess(t.db), new ContainerRequests(new NoAgentControl()));
+    const offline = new ContainerService(t.db, new ContainerRequests(new NoAgentControl()));
     const p = await principal(t.ownerKey);
+    await expect(offline.getContainers(p!, { serverId: 'srv_unknown' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'No such server' });
     await expect(offline.getContainers(p!, {})).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('server local (the platform host)') });
   });
 });

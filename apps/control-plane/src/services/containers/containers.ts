@@ -1,8 +1,7 @@
 import type { Db } from '@skiff/db';
 import type { Principal } from '../../authz/principal.js';
-import { canSeeService } from '../../authz/policy.js';
-import { NotFound } from '../../errors.js';
-import type { ServiceAccess } from '../shared/service-access.js';
+import { canSeeServer, canSeeService } from '../../authz/policy.js';
+import { Forbidden, NotFound } from '../../errors.js';
 import { type ServiceKind, serviceTables } from '../shared/service-records.js';
 import type { AgentContainer, ContainerRequests } from './container-requests.js';
 
@@ -25,7 +24,6 @@ const SWARM_SERVICE = 'com.docker.swarm.service.name';
 export class ContainerService {
   constructor(
     private readonly db: Db,
-    private readonly access: ServiceAccess,
     private readonly agents: ContainerRequests,
   ) {}
 
@@ -72,10 +70,13 @@ export class ContainerService {
     return {};
   }
 
-  /** The server's id (null: the platform host), a server of the caller's organization they may use. */
+  /** The server's id (null: the platform host): one of the caller's organization (NOT_FOUND otherwise) they may use. */
   async server(p: Principal, serverId: string | undefined): Promise<string | null> {
-    await this.access.checkServer(p, serverId);
-    return serverId ?? null;
+    if (serverId === undefined) return null;
+    const server = await this.db.selectFrom('servers').select(['id', 'organizationId']).where('id', '=', serverId).executeTakeFirst();
+    if (!server || server.organizationId !== p.organizationId) throw NotFound('No such server');
+    if (!canSeeServer(p, serverId)) throw Forbidden('No access to this server');
+    return serverId;
   }
 
   /** The workloads of the caller's organization on a server (null: the platform host) the caller may see, by `kind:id`. */
@@ -109,7 +110,8 @@ export class ContainerService {
   async find(p: Principal, containerId: string, serverId: string | undefined) {
     const server = await this.server(p, serverId);
     const owned = await this.workloads(p, server);
-    const inspected = await this.agents.inspect(server, containerId);
+    // No workload of the caller's there: no container of theirs either, whatever the agent says.
+    const inspected = owned.size === 0 ? null : await this.agents.inspect(server, containerId);
     const labels = (inspected?.Config as { Labels?: Record<string, string> } | undefined)?.Labels ?? {};
     const owner = owned.get(`${labels['skiff.kind']}:${labels['skiff.id']}`);
     if (!inspected || !owner) throw NotFound('No such container');
