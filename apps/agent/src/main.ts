@@ -234,7 +234,7 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
-    containers: new DockerodeContainerOps(docker),
+    containers: new DockerodeContainerOps(docker, new Dockerode({ socketPath: config.dockerSocket })),
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     deploy: {
       build: {

@@ -49,7 +49,11 @@ export interface ContainerOps {
 const INTERESTING_LABEL = /^(skiff\.|com\.docker\.(compose\.(project|service)|stack\.namespace|swarm\.(service\.name|task\.name|node\.id)))/;
 
 export class DockerodeContainerOps implements ContainerOps {
-  constructor(private readonly docker: Dockerode) {}
+  /** `logDocker` reads log streams: without the request timeout of `docker`, which would cut a quiet followed log. */
+  constructor(
+    private readonly docker: Dockerode,
+    private readonly logDocker: Dockerode = docker,
+  ) {}
 
   async list(): Promise<ContainerSummary[]> {
     const items = await engineCall('listContainers', () =>
@@ -108,12 +112,12 @@ export class DockerodeContainerOps implements ContainerOps {
   async logs(target: { serviceName?: string; containerId?: string }, options: LogOptions): Promise<LogSource> {
     const query = { stdout: true, stderr: true, follow: true as const, tail: options.tail, since: options.sinceUnix, timestamps: false };
     if (target.serviceName) {
-      const service = this.docker.getService(target.serviceName);
+      const service = this.logDocker.getService(target.serviceName);
       const spec = (await service.inspect()) as { Spec?: { TaskTemplate?: { ContainerSpec?: { TTY?: boolean } } } };
       const stream = (await service.logs({ ...query, follow: options.follow } as never)) as unknown;
       return { stream: asReadable(stream), tty: spec.Spec?.TaskTemplate?.ContainerSpec?.TTY === true };
     }
-    const container = this.docker.getContainer(target.containerId ?? '');
+    const container = this.logDocker.getContainer(target.containerId ?? '');
     const info = await container.inspect();
     const stream = (await container.logs({ ...query, follow: options.follow } as never)) as unknown;
     return { stream: asReadable(stream), tty: info.Config?.Tty === true };
