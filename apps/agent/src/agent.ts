@@ -11,8 +11,11 @@ import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
 import { type AgentRestarter, CommandControl } from './control/command-control.js';
 import { HostCleanupControl } from './control/host-cleanup.js';
+import { ContainerControl } from './control/container-control.js';
+import { LogStreams, type LogStreamsDeps } from './control/log-streams.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
+import type { ContainerOps } from './docker/container-ops.js';
 import type { DockerDriver } from './docker/driver.js';
 import type { DeployApplicationDeps } from './handlers/deploy-application.js';
 import type { DeployComposeDeps } from './handlers/deploy-compose.js';
@@ -61,6 +64,10 @@ export interface AgentDeps {
   restart?: AgentRestarter;
   /** The engine host cleanups (settings.clean*) read and remove through; absent: they are refused. */
   cleanup?: CleanupEngine;
+  /** The container.* reads and runtime logs (container requests, log streams); absent: refused. */
+  containers?: ContainerOps;
+  /** Tuning of log streams (chunk deadline, heartbeat, batching). */
+  logStreams?: Pick<LogStreamsDeps, 'chunkTimeoutMs' | 'heartbeatMs' | 'batchMs'>;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -75,6 +82,8 @@ export class Agent {
   private readonly running = new RunningCommands();
   private readonly control: ControlResponder;
   private controlStarted: Promise<void> | null = null;
+  /** Runtime log streams asked for by the control plane (control/log-streams.ts). */
+  readonly logStreams: LogStreams | null;
   private stopping: Promise<void> | null = null;
   private readonly crashLoops: CrashLoopWatcher | null;
 
@@ -135,6 +144,7 @@ export class Agent {
       log,
       now,
     });
+    this.logStreams = deps.containers ? new LogStreams({ nc: deps.nc, serverId: deps.serverId, ops: deps.containers, log, ...deps.logStreams }) : null;
     this.control = new ControlResponder({
       nc: deps.nc,
       serverId: deps.serverId,
@@ -153,6 +163,8 @@ export class Agent {
           : undefined,
         restart: deps.restart,
         hostCleanup: deps.cleanup ? new HostCleanupControl({ engine: deps.cleanup, slots: this.scheduler, log }) : undefined,
+        containers: deps.containers ? new ContainerControl({ ops: deps.containers, log }) : undefined,
+        logs: this.logStreams ?? undefined,
       }),
     });
     this.consumer = new CommandConsumer({
@@ -202,6 +214,7 @@ export class Agent {
       await this.consumer.stop();
       await this.crashLoops?.stop();
       await this.control.stop();
+      this.logStreams?.stopAll();
       this.abort.abort();
       await this.scheduler.stop();
     })();

@@ -32,6 +32,7 @@ import { ConfigError, describeConfig, readConfig, type AgentConfig } from './con
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { LazyCleanupEngine } from './docker/lazy-cleanup.js';
 import { LazyDockerDriver } from './docker/lazy-driver.js';
+import { LazyContainerOps } from './docker/lazy-container-ops.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
@@ -242,6 +243,7 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
+    containers: new LazyContainerOps({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 }),
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     cleanup: new LazyCleanupEngine({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 }),
     restart: {

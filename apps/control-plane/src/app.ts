@@ -4,6 +4,7 @@ import { PrincipalCache } from './http/authenticate.js';
 import type { AllHandlers } from './http/context.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { errorBody } from './http/envelope.js';
+import { type LogRoutes, mountLogs } from './http/logs.js';
 import { mountApi } from './http/mount.js';
 import { mountWebhooks, type WebhookReceivers } from './http/webhooks.js';
 import { type EventStreamDeps, mountEventStream } from './http/event-stream.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   webhooks?: WebhookReceivers;
   /** The event stream (`GET /api/events`); none: not served. */
   eventStream?: Omit<EventStreamDeps, 'principals' | 'log' | 'newRequestId'>;
+  /** The log streams (`GET /api/logs.*`, server-sent events); none: not served. */
+  logs?: LogRoutes;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -45,6 +48,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/api/openapi.json', (c) => c.json(deps.openApiDocument()));
   mountApiDocs(app);
   if (deps.eventStream) mountEventStream(app, { ...deps.eventStream, principals: deps.principals, log: deps.log, newRequestId });
+  if (deps.logs) mountLogs(app, deps.logs, { principals: deps.principals, log: deps.log, newRequestId });
   mountApi(app, { ...deps, newRequestId });
   if (deps.webhooks) mountWebhooks(app, deps.webhooks, { log: deps.log, newRequestId });
   app.notFound((c) => {

@@ -63,6 +63,7 @@ import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsToke
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
 import { type EventOptions, buildEvents, recordCrashLoop } from './services/events/index.js';
 import { type HostOperationsOptions, buildHostOperations } from './host-operations.js';
+import { buildContainers } from './containers-root.js';
 import { ProjectService } from './services/projects/index.js';
 import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
@@ -150,6 +151,8 @@ export interface PlatformOptions {
   events?: EventOptions;
   /** Cleanups, their daily schedule, restart and updates (host-operations.ts). */
   host?: HostOperationsOptions;
+  /** Bounds of runtime log streams (SKIFF_LOG_MAX_BYTES, …_LINES_PER_SECOND, …_SECONDS); DEFAULT_LOG_LIMITS. */
+  logs?: Parameters<typeof buildContainers>[0]['limits'];
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -178,10 +181,9 @@ export async function buildPlatform(options: PlatformOptions) {
   const signer = options.commandSigner ?? CommandSigner.generate();
   let relay: OutboxRelay | undefined;
   // Control requests (cancels, queue cleaning, proxy settings) go to agents as NATS requests over the relay's connection.
+  const natsConnection = () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started')));
   const controlClient = (timeoutMs?: number): AgentControl =>
-    options.nats
-      ? new ControlClient({ connection: () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))), signer, timeoutMs })
-      : new NoAgentControl();
+    options.nats ? new ControlClient({ connection: natsConnection, signer, timeoutMs }) : new NoAgentControl();
   const agentControl = controlClient();
   // Work an offline agent never received is withdrawn from the command stream (command-withdrawal.ts).
   const commandStream: CommandStream = options.nats
@@ -256,6 +258,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(deps, billingConfig, servers);
   const deployments = new DeploymentService(deps, access, outbox);
+  const containers = buildContainers({ db: deps.db, access, agentControl, connection: natsConnection, deployments, limits: options.logs });
   const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream, { removeFiles: removeArchiveFiles });
   const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
   const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, commandStream);
@@ -309,6 +312,7 @@ export async function buildPlatform(options: PlatformOptions) {
     server: serverHandlers(servers),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
+    container: containers.handlers,
     settings: { ...settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings), ...hostOps.handlers },
   };
 
@@ -323,6 +327,7 @@ export async function buildPlatform(options: PlatformOptions) {
     },
     validateOutput: options.validateOutput,
     webhooks: { billing: (rawBody, signature) => billing.receiveWebhook(rawBody, signature) },
+    logs: containers.logRoutes,
     uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
     eventStream: events.stream,
   });

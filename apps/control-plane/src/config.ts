@@ -75,6 +75,12 @@ export interface Config {
   outbound: OutboundPolicy;
   /** Notification channels and invitation emails (see readNotificationConfig). */
   notifications: NotificationConfig;
+  /**
+   * Bounds of each runtime log stream (`GET /api/logs.*`): `SKIFF_LOG_MAX_BYTES` (default
+   * 10 MiB), `SKIFF_LOG_MAX_LINES_PER_SECOND` (default 1000; more lines wait),
+   * `SKIFF_LOG_MAX_SECONDS` (default 3600).
+   */
+  logs: { maxBytes: number; maxLinesPerSecond: number; maxDurationMs: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -138,6 +144,11 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     retention,
     outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
     notifications: readNotificationConfig(env),
+    logs: {
+      maxBytes: wholeNumber(env, 'SKIFF_LOG_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 ** 3),
+      maxLinesPerSecond: wholeNumber(env, 'SKIFF_LOG_MAX_LINES_PER_SECOND', 1000, 1, 100_000),
+      maxDurationMs: wholeNumber(env, 'SKIFF_LOG_MAX_SECONDS', 3600, 1, 86_400) * 1000,
+    },
   };
 }
 

@@ -51,6 +51,7 @@ const platform = await buildPlatform({
     smtpCa: config.notifications.smtpCaFile ? readFileSync(config.notifications.smtpCaFile, 'utf8') : undefined,
     platformSmtp: config.notifications.platformSmtp,
   },
+  logs: config.logs,
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
   host: { releaseFeedUrl: config.releaseFeedUrl, agentBundlePath: config.agentBundlePath, restart: () => shutdown(RESTART_EXIT_CODE) },

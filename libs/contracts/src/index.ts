@@ -31,6 +31,7 @@ import { command } from './command/index.js';
 
 export * from './contract.js';
 export * from './primitives.js';
+export { LogQueries, type LogQuery } from './logs.js';
 export * from './records.js';
 export { BillingProductConfig } from './billing/record.js';
 export { DeploymentRecord, DeploymentLog } from './deployment/record.js';

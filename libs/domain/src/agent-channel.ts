@@ -35,6 +35,12 @@ export const wireServerId = (serverId: string | null) => serverId ?? LOCAL_SERVE
 /** `agent.<serverId>.ctl`: where the control plane sends a server's control requests (NATS request/reply, not queued). */
 export const controlSubject = (serverId: string) => `agent.${serverId}.ctl`;
 
+/**
+ * `agent.<serverId>.logs.<streamId>`: where an agent sends the chunks of a log stream the
+ * control plane asked for (proto LogsRequest), each as a NATS request the control plane answers.
+ */
+export const logStreamSubject = (serverId: string, streamId: string) => `agent.${serverId}.logs.${streamId}`;
+
 /** The prefix of an agent's reply inboxes; its NATS user may only subscribe below its own. */
 export const agentInboxPrefix = (serverId: string) => `_INBOX_${serverId}`;
 
@@ -62,6 +68,7 @@ export function agentNatsPermissions(serverId: string): NatsPermissions {
         `${api}.DELETE.${COMMAND_STREAM}.${consumer}`,
         `${api}.MSG.NEXT.${COMMAND_STREAM}.${consumer}`,
         `$JS.ACK.${COMMAND_STREAM}.${consumer}.>`,
+        logStreamSubject(serverId, '*'),
       ],
     },
     sub: { allow: [`${agentInboxPrefix(serverId)}.>`, controlSubject(serverId)] },

@@ -31,6 +31,7 @@
  *   is stopping for one).
  * - HostCleanup: answered by the HostCleanupControl (host-cleanup.ts); refused when this
  *   agent was started without one.
+ * - Container (a ContainerRequest): container-control.ts; Logs (a LogsRequest): log-streams.ts.
  *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
@@ -43,6 +44,8 @@ import { endWithoutRun, type HandlerRegistry } from '../pipeline/runner.js';
 import type { RunningCommands } from '../pipeline/running-commands.js';
 import type { CommandScheduler } from '../pipeline/scheduler.js';
 import type { HostCleanupControl } from './host-cleanup.js';
+import type { ContainerControl } from './container-control.js';
+import type { LogStreams } from './log-streams.js';
 import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {
@@ -59,6 +62,9 @@ export interface CommandControlDeps {
   restart?: AgentRestarter;
   /** Answers host cleanups; absent: they are refused. */
   hostCleanup?: Pick<HostCleanupControl, 'handle'>;
+  /** Answers container requests and starts log streams; absent: they are refused. */
+  containers?: Pick<ContainerControl, 'handle'>;
+  logs?: Pick<LogStreams, 'start'>;
 }
 
 export interface AgentRestarter {
@@ -89,6 +95,10 @@ export class CommandControl {
         return this.agentRestart(request.request.value);
       case 'hostCleanup':
         return this.deps.hostCleanup ? this.deps.hostCleanup.handle(request.request.value) : refused('this agent cannot clean its host');
+      case 'container':
+        return this.deps.containers ? this.deps.containers.handle(request.request.value) : refused('this agent answers no container requests');
+      case 'logs':
+        return this.deps.logs ? this.deps.logs.start(request.request.value) : refused('this agent streams no logs');
       default:
         return refused('the control request asks for nothing this agent knows');
     }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { ContainerRef, Id, Unspecified } from '../primitives.js';
+import { ContainerItem } from './container-item.js';
+import { ContainerRef, Id } from '../primitives.js';
 
 export const getContainersByAppLabel = defineContract({
   method: 'GET',
@@ -13,7 +14,7 @@ export const getContainersByAppLabel = defineContract({
     serverId: Id.optional(),
     type: z.enum(['standalone', 'cluster']),
   }),
-  output: z.array(Unspecified),
+  output: z.array(ContainerItem),
   access: { grant: 'canAccessToContainer' },
   example: { appName: 'shop-web', type: 'standalone' },
 });

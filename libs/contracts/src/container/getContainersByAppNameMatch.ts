@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { ComposeType, ContainerRef, Id, Unspecified } from '../primitives.js';
+import { ContainerItem } from './container-item.js';
+import { ComposeType, ContainerRef, Id } from '../primitives.js';
 
 export const getContainersByAppNameMatch = defineContract({
   method: 'GET',
@@ -13,7 +14,7 @@ export const getContainersByAppNameMatch = defineContract({
     appName: ContainerRef,
     serverId: Id.optional(),
   }),
-  output: z.array(Unspecified),
+  output: z.array(ContainerItem),
   access: { grant: 'canAccessToContainer' },
   example: { appType: 'container-compose', appName: 'shop-stack' },
 });

@@ -307,6 +307,54 @@ export function proxyOperationToJSON(object: ProxyOperation): string {
   }
 }
 
+export enum ContainerOperation {
+  CONTAINER_OPERATION_UNSPECIFIED = 0,
+  /** CONTAINER_OPERATION_LIST - result_json: [ContainerSummary], every Skiff container, running or not. */
+  CONTAINER_OPERATION_LIST = 1,
+  /** CONTAINER_OPERATION_INSPECT - result_json: the engine's inspect document of one Skiff container. */
+  CONTAINER_OPERATION_INSPECT = 2,
+  /** CONTAINER_OPERATION_RESTART - result_json: {}. */
+  CONTAINER_OPERATION_RESTART = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function containerOperationFromJSON(object: any): ContainerOperation {
+  switch (object) {
+    case 0:
+    case "CONTAINER_OPERATION_UNSPECIFIED":
+      return ContainerOperation.CONTAINER_OPERATION_UNSPECIFIED;
+    case 1:
+    case "CONTAINER_OPERATION_LIST":
+      return ContainerOperation.CONTAINER_OPERATION_LIST;
+    case 2:
+    case "CONTAINER_OPERATION_INSPECT":
+      return ContainerOperation.CONTAINER_OPERATION_INSPECT;
+    case 3:
+    case "CONTAINER_OPERATION_RESTART":
+      return ContainerOperation.CONTAINER_OPERATION_RESTART;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ContainerOperation.UNRECOGNIZED;
+  }
+}
+
+export function containerOperationToJSON(object: ContainerOperation): string {
+  switch (object) {
+    case ContainerOperation.CONTAINER_OPERATION_UNSPECIFIED:
+      return "CONTAINER_OPERATION_UNSPECIFIED";
+    case ContainerOperation.CONTAINER_OPERATION_LIST:
+      return "CONTAINER_OPERATION_LIST";
+    case ContainerOperation.CONTAINER_OPERATION_INSPECT:
+      return "CONTAINER_OPERATION_INSPECT";
+    case ContainerOperation.CONTAINER_OPERATION_RESTART:
+      return "CONTAINER_OPERATION_RESTART";
+    case ContainerOperation.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Command is the envelope of every command. */
 export interface Command {
   /** Unique id, chosen by the control plane when it writes the outbox row. */
@@ -824,6 +872,8 @@ export interface ControlRequest {
     /** Field numbers from 20 on: host operations (settings.clean*, updateServer). */
     { $case: "hostCleanup"; value: HostCleanup }
     | { $case: "agentRestart"; value: AgentRestart }
+    | { $case: "container"; value: ContainerRequest }
+    | { $case: "logs"; value: LogsRequest }
     | undefined;
 }
 
@@ -887,7 +937,11 @@ export interface ControlReply {
     | HostCleanupReply
     | undefined;
   /** The answer to an AgentRestart. */
-  agentRestart?: AgentRestartReply | undefined;
+  agentRestart?:
+    | AgentRestartReply
+    | undefined;
+  /** The answer to a ContainerRequest. */
+  container?: ContainerReply | undefined;
 }
 
 /**
@@ -980,6 +1034,71 @@ export interface AgentRestartReply {
   /** The version this agent runs. */
   version: string;
   restarting: boolean;
+}
+
+/**
+ * ContainerRequest: the container.* operations, answered from this server's engine. The agent
+ * sees only containers labelled `skiff.managed=true`; which of them the caller may see (by
+ * their `skiff.kind` / `skiff.id` labels) the control plane decides.
+ */
+export interface ContainerRequest {
+  operation: ContainerOperation;
+  /** INSPECT, RESTART: a container id (or its unique prefix) or name. */
+  containerId: string;
+  /**
+   * RESTART: carried out only when the container's `skiff.kind` and `skiff.id` labels are
+   * these (the workload the control plane checked the caller owns).
+   */
+  expectKind: string;
+  expectId: string;
+}
+
+export interface ContainerReply {
+  /** The operation's answer (see ContainerOperation) when ControlReply.error is empty. */
+  resultJson: string;
+  /** With ControlReply.error: the container does not exist or is not Skiff's (or not the expected workload's). */
+  notFound: boolean;
+}
+
+/**
+ * LogsRequest starts streaming the runtime log of a Skiff service or container. The agent
+ * answers the control request at once (ControlReply.error set when it cannot start), then
+ * sends the lines as NATS requests to `agent.<server_id>.logs.<stream_id>` (one LogChunk each).
+ * It sends the next chunk only once the previous one is answered (the control plane's
+ * backpressure), and stops when a chunk is not answered (no responder: the client went
+ * away; or the deadline), at `max_bytes`, at `max_duration_ms`, or, without `follow`, at
+ * the end of the log; its last chunk has `end` set with the reason, and is published
+ * without waiting for an answer. Lines above
+ * `max_lines_per_second` wait for the next second.
+ */
+export interface LogsRequest {
+  streamId: string;
+  /** A Swarm service (applications, cache instances, stack services) or one container. */
+  serviceName: string;
+  containerId: string;
+  /** Lines from the end of the log to start with (0: none of the past ones). */
+  tail: number;
+  /** Only lines since this time (Unix seconds; 0: no bound). */
+  sinceUnix: string;
+  follow: boolean;
+  maxBytes: string;
+  maxLinesPerSecond: number;
+  maxDurationMs: number;
+  /** Streamed only when the target's `skiff.kind` and `skiff.id` labels are these. */
+  expectKind: string;
+  expectId: string;
+}
+
+export interface LogChunk {
+  lines: RuntimeLogLine[];
+  end: boolean;
+  /** With `end`: why the stream ended (`end of log`, `limit: …`, an error). */
+  reason: string;
+}
+
+export interface RuntimeLogLine {
+  stderr: boolean;
+  text: string;
 }
 
 function createBaseCommand(): Command {
@@ -6046,6 +6165,12 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "agentRestart":
         AgentRestart.encode(message.request.value, writer.uint32(170).fork()).join();
         break;
+      case "container":
+        ContainerRequest.encode(message.request.value, writer.uint32(82).fork()).join();
+        break;
+      case "logs":
+        LogsRequest.encode(message.request.value, writer.uint32(90).fork()).join();
+        break;
     }
     return writer;
   },
@@ -6103,6 +6228,22 @@ export const ControlRequest: MessageFns<ControlRequest> = {
             message.request = { $case: "agentRestart", value: AgentRestart.decode(reader, reader.uint32()) };
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.request = { $case: "container", value: ContainerRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.request = { $case: "logs", value: LogsRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6135,6 +6276,10 @@ export const ControlRequest: MessageFns<ControlRequest> = {
         ? { $case: "agentRestart", value: AgentRestart.fromJSON(object.agentRestart) }
         : isSet(object.agent_restart)
         ? { $case: "agentRestart", value: AgentRestart.fromJSON(object.agent_restart) }
+        : isSet(object.container)
+        ? { $case: "container", value: ContainerRequest.fromJSON(object.container) }
+        : isSet(object.logs)
+        ? { $case: "logs", value: LogsRequest.fromJSON(object.logs) }
         : undefined,
     };
   },
@@ -6151,6 +6296,10 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       obj.hostCleanup = HostCleanup.toJSON(message.request.value);
     } else if (message.request?.$case === "agentRestart") {
       obj.agentRestart = AgentRestart.toJSON(message.request.value);
+    } else if (message.request?.$case === "container") {
+      obj.container = ContainerRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "logs") {
+      obj.logs = LogsRequest.toJSON(message.request.value);
     }
     return obj;
   },
@@ -6188,6 +6337,18 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "agentRestart": {
         if (object.request?.value !== undefined && object.request?.value !== null) {
           message.request = { $case: "agentRestart", value: AgentRestart.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "container": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "container", value: ContainerRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "logs": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "logs", value: LogsRequest.fromPartial(object.request.value) };
         }
         break;
       }
@@ -6423,7 +6584,14 @@ export const CleanQueue: MessageFns<CleanQueue> = {
 };
 
 function createBaseControlReply(): ControlReply {
-  return { commandIds: [], error: "", proxy: undefined, hostCleanup: undefined, agentRestart: undefined };
+  return {
+    commandIds: [],
+    error: "",
+    proxy: undefined,
+    hostCleanup: undefined,
+    agentRestart: undefined,
+    container: undefined,
+  };
 }
 
 export const ControlReply: MessageFns<ControlReply> = {
@@ -6442,6 +6610,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     }
     if (message.agentRestart !== undefined) {
       AgentRestartReply.encode(message.agentRestart, writer.uint32(170).fork()).join();
+    }
+    if (message.container !== undefined) {
+      ContainerReply.encode(message.container, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -6499,6 +6670,14 @@ export const ControlReply: MessageFns<ControlReply> = {
             message.agentRestart = AgentRestartReply.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.container = ContainerReply.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6530,6 +6709,7 @@ export const ControlReply: MessageFns<ControlReply> = {
         : isSet(object.agent_restart)
         ? AgentRestartReply.fromJSON(object.agent_restart)
         : undefined,
+      container: isSet(object.container) ? ContainerReply.fromJSON(object.container) : undefined,
     };
   },
 
@@ -6550,6 +6730,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     if (message.agentRestart !== undefined) {
       obj.agentRestart = AgentRestartReply.toJSON(message.agentRestart);
     }
+    if (message.container !== undefined) {
+      obj.container = ContainerReply.toJSON(message.container);
+    }
     return obj;
   },
 
@@ -6568,6 +6751,9 @@ export const ControlReply: MessageFns<ControlReply> = {
       : undefined;
     message.agentRestart = (object.agentRestart !== undefined && object.agentRestart !== null)
       ? AgentRestartReply.fromPartial(object.agentRestart)
+      : undefined;
+    message.container = (object.container !== undefined && object.container !== null)
+      ? ContainerReply.fromPartial(object.container)
       : undefined;
     return message;
   },
@@ -7406,6 +7592,691 @@ export const AgentRestartReply: MessageFns<AgentRestartReply> = {
     const message = createBaseAgentRestartReply();
     message.version = object.version ?? "";
     message.restarting = object.restarting ?? false;
+    return message;
+  },
+};
+
+function createBaseContainerRequest(): ContainerRequest {
+  return { operation: 0, containerId: "", expectKind: "", expectId: "" };
+}
+
+export const ContainerRequest: MessageFns<ContainerRequest> = {
+  encode(message: ContainerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== 0) {
+      writer.uint32(8).int32(message.operation);
+    }
+    if (message.containerId !== "") {
+      writer.uint32(18).string(message.containerId);
+    }
+    if (message.expectKind !== "") {
+      writer.uint32(26).string(message.expectKind);
+    }
+    if (message.expectId !== "") {
+      writer.uint32(34).string(message.expectId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContainerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContainerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.operation = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expectKind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expectId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ContainerRequest {
+    return {
+      operation: isSet(object.operation) ? containerOperationFromJSON(object.operation) : 0,
+      containerId: isSet(object.containerId)
+        ? globalThis.String(object.containerId)
+        : isSet(object.container_id)
+        ? globalThis.String(object.container_id)
+        : "",
+      expectKind: isSet(object.expectKind)
+        ? globalThis.String(object.expectKind)
+        : isSet(object.expect_kind)
+        ? globalThis.String(object.expect_kind)
+        : "",
+      expectId: isSet(object.expectId)
+        ? globalThis.String(object.expectId)
+        : isSet(object.expect_id)
+        ? globalThis.String(object.expect_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ContainerRequest): unknown {
+    const obj: any = {};
+    if (message.operation !== 0) {
+      obj.operation = containerOperationToJSON(message.operation);
+    }
+    if (message.containerId !== "") {
+      obj.containerId = message.containerId;
+    }
+    if (message.expectKind !== "") {
+      obj.expectKind = message.expectKind;
+    }
+    if (message.expectId !== "") {
+      obj.expectId = message.expectId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ContainerRequest>): ContainerRequest {
+    return ContainerRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ContainerRequest>): ContainerRequest {
+    const message = createBaseContainerRequest();
+    message.operation = object.operation ?? 0;
+    message.containerId = object.containerId ?? "";
+    message.expectKind = object.expectKind ?? "";
+    message.expectId = object.expectId ?? "";
+    return message;
+  },
+};
+
+function createBaseContainerReply(): ContainerReply {
+  return { resultJson: "", notFound: false };
+}
+
+export const ContainerReply: MessageFns<ContainerReply> = {
+  encode(message: ContainerReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resultJson !== "") {
+      writer.uint32(10).string(message.resultJson);
+    }
+    if (message.notFound !== false) {
+      writer.uint32(16).bool(message.notFound);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContainerReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContainerReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.notFound = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ContainerReply {
+    return {
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      notFound: isSet(object.notFound)
+        ? globalThis.Boolean(object.notFound)
+        : isSet(object.not_found)
+        ? globalThis.Boolean(object.not_found)
+        : false,
+    };
+  },
+
+  toJSON(message: ContainerReply): unknown {
+    const obj: any = {};
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.notFound !== false) {
+      obj.notFound = message.notFound;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ContainerReply>): ContainerReply {
+    return ContainerReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ContainerReply>): ContainerReply {
+    const message = createBaseContainerReply();
+    message.resultJson = object.resultJson ?? "";
+    message.notFound = object.notFound ?? false;
+    return message;
+  },
+};
+
+function createBaseLogsRequest(): LogsRequest {
+  return {
+    streamId: "",
+    serviceName: "",
+    containerId: "",
+    tail: 0,
+    sinceUnix: "0",
+    follow: false,
+    maxBytes: "0",
+    maxLinesPerSecond: 0,
+    maxDurationMs: 0,
+    expectKind: "",
+    expectId: "",
+  };
+}
+
+export const LogsRequest: MessageFns<LogsRequest> = {
+  encode(message: LogsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.streamId !== "") {
+      writer.uint32(10).string(message.streamId);
+    }
+    if (message.serviceName !== "") {
+      writer.uint32(18).string(message.serviceName);
+    }
+    if (message.containerId !== "") {
+      writer.uint32(26).string(message.containerId);
+    }
+    if (message.tail !== 0) {
+      writer.uint32(32).uint32(message.tail);
+    }
+    if (message.sinceUnix !== "0") {
+      writer.uint32(40).int64(message.sinceUnix);
+    }
+    if (message.follow !== false) {
+      writer.uint32(48).bool(message.follow);
+    }
+    if (message.maxBytes !== "0") {
+      writer.uint32(56).uint64(message.maxBytes);
+    }
+    if (message.maxLinesPerSecond !== 0) {
+      writer.uint32(64).uint32(message.maxLinesPerSecond);
+    }
+    if (message.maxDurationMs !== 0) {
+      writer.uint32(72).uint32(message.maxDurationMs);
+    }
+    if (message.expectKind !== "") {
+      writer.uint32(82).string(message.expectKind);
+    }
+    if (message.expectId !== "") {
+      writer.uint32(90).string(message.expectId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.streamId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.serviceName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.tail = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.sinceUnix = reader.int64().toString();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.follow = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.maxBytes = reader.uint64().toString();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.maxLinesPerSecond = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.maxDurationMs = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.expectKind = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.expectId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LogsRequest {
+    return {
+      streamId: isSet(object.streamId)
+        ? globalThis.String(object.streamId)
+        : isSet(object.stream_id)
+        ? globalThis.String(object.stream_id)
+        : "",
+      serviceName: isSet(object.serviceName)
+        ? globalThis.String(object.serviceName)
+        : isSet(object.service_name)
+        ? globalThis.String(object.service_name)
+        : "",
+      containerId: isSet(object.containerId)
+        ? globalThis.String(object.containerId)
+        : isSet(object.container_id)
+        ? globalThis.String(object.container_id)
+        : "",
+      tail: isSet(object.tail) ? globalThis.Number(object.tail) : 0,
+      sinceUnix: isSet(object.sinceUnix)
+        ? globalThis.String(object.sinceUnix)
+        : isSet(object.since_unix)
+        ? globalThis.String(object.since_unix)
+        : "0",
+      follow: isSet(object.follow) ? globalThis.Boolean(object.follow) : false,
+      maxBytes: isSet(object.maxBytes)
+        ? globalThis.String(object.maxBytes)
+        : isSet(object.max_bytes)
+        ? globalThis.String(object.max_bytes)
+        : "0",
+      maxLinesPerSecond: isSet(object.maxLinesPerSecond)
+        ? globalThis.Number(object.maxLinesPerSecond)
+        : isSet(object.max_lines_per_second)
+        ? globalThis.Number(object.max_lines_per_second)
+        : 0,
+      maxDurationMs: isSet(object.maxDurationMs)
+        ? globalThis.Number(object.maxDurationMs)
+        : isSet(object.max_duration_ms)
+        ? globalThis.Number(object.max_duration_ms)
+        : 0,
+      expectKind: isSet(object.expectKind)
+        ? globalThis.String(object.expectKind)
+        : isSet(object.expect_kind)
+        ? globalThis.String(object.expect_kind)
+        : "",
+      expectId: isSet(object.expectId)
+        ? globalThis.String(object.expectId)
+        : isSet(object.expect_id)
+        ? globalThis.String(object.expect_id)
+        : "",
+    };
+  },
+
+  toJSON(message: LogsRequest): unknown {
+    const obj: any = {};
+    if (message.streamId !== "") {
+      obj.streamId = message.streamId;
+    }
+    if (message.serviceName !== "") {
+      obj.serviceName = message.serviceName;
+    }
+    if (message.containerId !== "") {
+      obj.containerId = message.containerId;
+    }
+    if (message.tail !== 0) {
+      obj.tail = Math.round(message.tail);
+    }
+    if (message.sinceUnix !== "0") {
+      obj.sinceUnix = message.sinceUnix;
+    }
+    if (message.follow !== false) {
+      obj.follow = message.follow;
+    }
+    if (message.maxBytes !== "0") {
+      obj.maxBytes = message.maxBytes;
+    }
+    if (message.maxLinesPerSecond !== 0) {
+      obj.maxLinesPerSecond = Math.round(message.maxLinesPerSecond);
+    }
+    if (message.maxDurationMs !== 0) {
+      obj.maxDurationMs = Math.round(message.maxDurationMs);
+    }
+    if (message.expectKind !== "") {
+      obj.expectKind = message.expectKind;
+    }
+    if (message.expectId !== "") {
+      obj.expectId = message.expectId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<LogsRequest>): LogsRequest {
+    return LogsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LogsRequest>): LogsRequest {
+    const message = createBaseLogsRequest();
+    message.streamId = object.streamId ?? "";
+    message.serviceName = object.serviceName ?? "";
+    message.containerId = object.containerId ?? "";
+    message.tail = object.tail ?? 0;
+    message.sinceUnix = object.sinceUnix ?? "0";
+    message.follow = object.follow ?? false;
+    message.maxBytes = object.maxBytes ?? "0";
+    message.maxLinesPerSecond = object.maxLinesPerSecond ?? 0;
+    message.maxDurationMs = object.maxDurationMs ?? 0;
+    message.expectKind = object.expectKind ?? "";
+    message.expectId = object.expectId ?? "";
+    return message;
+  },
+};
+
+function createBaseLogChunk(): LogChunk {
+  return { lines: [], end: false, reason: "" };
+}
+
+export const LogChunk: MessageFns<LogChunk> = {
+  encode(message: LogChunk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.lines) {
+      RuntimeLogLine.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.end !== false) {
+      writer.uint32(16).bool(message.end);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogChunk {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogChunk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lines.push(RuntimeLogLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.end = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LogChunk {
+    return {
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => RuntimeLogLine.fromJSON(e)) : [],
+      end: isSet(object.end) ? globalThis.Boolean(object.end) : false,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: LogChunk): unknown {
+    const obj: any = {};
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => RuntimeLogLine.toJSON(e));
+    }
+    if (message.end !== false) {
+      obj.end = message.end;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<LogChunk>): LogChunk {
+    return LogChunk.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LogChunk>): LogChunk {
+    const message = createBaseLogChunk();
+    message.lines = object.lines?.map((e) => RuntimeLogLine.fromPartial(e)) || [];
+    message.end = object.end ?? false;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRuntimeLogLine(): RuntimeLogLine {
+  return { stderr: false, text: "" };
+}
+
+export const RuntimeLogLine: MessageFns<RuntimeLogLine> = {
+  encode(message: RuntimeLogLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.stderr !== false) {
+      writer.uint32(8).bool(message.stderr);
+    }
+    if (message.text !== "") {
+      writer.uint32(18).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RuntimeLogLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRuntimeLogLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.stderr = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RuntimeLogLine {
+    return {
+      stderr: isSet(object.stderr) ? globalThis.Boolean(object.stderr) : false,
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+    };
+  },
+
+  toJSON(message: RuntimeLogLine): unknown {
+    const obj: any = {};
+    if (message.stderr !== false) {
+      obj.stderr = message.stderr;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RuntimeLogLine>): RuntimeLogLine {
+    return RuntimeLogLine.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RuntimeLogLine>): RuntimeLogLine {
+    const message = createBaseRuntimeLogLine();
+    message.stderr = object.stderr ?? false;
+    message.text = object.text ?? "";
     return message;
   },
 };
