@@ -8,10 +8,12 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
+import { ClusterControl } from './control/cluster-control.js';
 import { CommandControl } from './control/command-control.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
 import type { DockerDriver } from './docker/driver.js';
+import type { SwarmNodes } from './docker/swarm-nodes.js';
 import { applyProxyConfigHandler } from './handlers/apply-proxy-config.js';
 import { deployApplicationHandler, type DeployApplicationDeps } from './handlers/deploy-application.js';
 import { deployComposeHandler, type DeployComposeDeps } from './handlers/deploy-compose.js';
@@ -55,6 +57,8 @@ export interface AgentDeps {
    * an ApplyProxyConfig; `controlTimeoutMs`: of a proxy request (proxy-control.ts).
    */
   proxy?: { loader: ProxyConfigLoader; containerName: string; timeoutMs?: number; controlTimeoutMs?: number };
+  /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
+  nodes?: SwarmNodes;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -124,6 +128,7 @@ export class Agent {
         proxy: deps.proxy
           ? new ProxyControl({ loader: deps.proxy.loader, driver: deps.driver, containerName: deps.proxy.containerName, log, timeoutMs: deps.proxy.controlTimeoutMs })
           : undefined,
+        cluster: deps.nodes ? new ClusterControl({ nodes: deps.nodes, log }) : undefined,
       }),
     });
     this.consumer = new CommandConsumer({

@@ -31,6 +31,7 @@ import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
+import { DockerodeSwarmNodes } from './docker/swarm-nodes.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
@@ -233,6 +234,7 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
+    nodes: new DockerodeSwarmNodes(docker),
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     deploy: {
       build: {

@@ -26,6 +26,7 @@ import { backupHandlers, userBackupHandlers } from './routers/backup.js';
 import { billingHandlers } from './routers/billing.js';
 import { cacheHandlers } from './routers/cache.js';
 import { certificatesHandlers } from './routers/certificates.js';
+import { clusterHandlers } from './routers/cluster.js';
 import { composeHandlers, composeTemplateHandlers } from './routers/compose.js';
 import { deploymentHandlers } from './routers/deployment.js';
 import { commandHandlers } from './routers/command.js';
@@ -81,10 +82,8 @@ import { ProxyConfig } from './services/domains/index.js';
 import { PROXY_REQUEST_TIMEOUT_MS, ProxyRequests } from './services/domains/index.js';
 import { ProxySettingsService } from './services/domains/index.js';
 import { SecurityService } from './services/domains/index.js';
-import { ServerAgents } from './services/servers/index.js';
-import { ServerService, agentEndpoints } from './services/servers/index.js';
+import { CLUSTER_REQUEST_TIMEOUT_MS, ClusterService, NODE_REMOVAL_TIMEOUT_MS, ServerAgents, ServerService, SshKeyService, agentEndpoints } from './services/servers/index.js';
 import { ServiceAccess } from './services/shared/index.js';
-import { SshKeyService } from './services/servers/index.js';
 import { WorkloadLifecycle } from './services/deployments/index.js';
 
 export interface PlatformOptions {
@@ -328,6 +327,7 @@ export async function buildPlatform(options: PlatformOptions) {
     forgeD: forgeDHandlers(gitProviders),
     gitProvider: gitProviderHandlers(gitProviders),
     server: serverHandlers(servers),
+    cluster: clusterHandlers(new ClusterService(deps.db, { reads: controlClient(CLUSTER_REQUEST_TIMEOUT_MS), removals: controlClient(NODE_REMOVAL_TIMEOUT_MS) })),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
     settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings),

@@ -25,6 +25,7 @@
  *
  * - Proxy (a ProxyRequest): answered by the ProxyControl (proxy-control.ts); refused when
  *   this agent runs no proxy.
+ * - Cluster (a ClusterRequest): answered by the ClusterControl (cluster-control.ts).
  *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
@@ -36,6 +37,7 @@ import { JournalError, type CommandJournal } from '../pipeline/journal.js';
 import { endWithoutRun, type HandlerRegistry } from '../pipeline/runner.js';
 import type { RunningCommands } from '../pipeline/running-commands.js';
 import type { CommandScheduler } from '../pipeline/scheduler.js';
+import type { ClusterControl } from './cluster-control.js';
 import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {
@@ -48,6 +50,8 @@ export interface CommandControlDeps {
   now?: () => Date;
   /** Answers proxy requests; absent: they are refused. */
   proxy?: Pick<ProxyControl, 'handle'>;
+  /** Answers cluster requests; absent: they are refused. */
+  cluster?: Pick<ClusterControl, 'handle'>;
 }
 
 export class CommandControl {
@@ -61,6 +65,8 @@ export class CommandControl {
         return this.cleanQueue(request.request.value);
       case 'proxy':
         return this.deps.proxy ? this.deps.proxy.handle(request.request.value) : refused('this agent runs no reverse proxy');
+      case 'cluster':
+        return this.deps.cluster ? this.deps.cluster.handle(request.request.value) : refused('this agent answers no cluster requests');
       default:
         return refused('the control request asks for nothing this agent knows');
     }

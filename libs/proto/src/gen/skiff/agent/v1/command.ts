@@ -307,6 +307,85 @@ export function proxyOperationToJSON(object: ProxyOperation): string {
   }
 }
 
+export enum ClusterOperation {
+  CLUSTER_OPERATION_UNSPECIFIED = 0,
+  /** CLUSTER_OPERATION_LIST_NODES - result_json: [{ id, hostname, role, availability, state, address, leader, engineVersion, labels, self }]. */
+  CLUSTER_OPERATION_LIST_NODES = 1,
+  /** CLUSTER_OPERATION_INSPECT_NODE - result_json: the node as the engine inspects it. */
+  CLUSTER_OPERATION_INSPECT_NODE = 2,
+  /**
+   * CLUSTER_OPERATION_LIST_SERVICES - result_json: the Skiff services of the swarm with the nodes of their running tasks,
+   * [{ name, kind, id, image, replicas, tasks: [{ id, nodeId, hostname, state, desiredState }] }].
+   */
+  CLUSTER_OPERATION_LIST_SERVICES = 3,
+  /**
+   * CLUSTER_OPERATION_JOIN_WORKER - result_json: { role, token, managerAddress, command }: how a new node joins as a worker.
+   * The token is a secret: neither side logs it.
+   */
+  CLUSTER_OPERATION_JOIN_WORKER = 4,
+  /** CLUSTER_OPERATION_JOIN_MANAGER - The same for a manager. */
+  CLUSTER_OPERATION_JOIN_MANAGER = 5,
+  /**
+   * CLUSTER_OPERATION_REMOVE_NODE - Drains the node (its tasks move to the others), waits for its tasks to leave, then removes
+   * it from the swarm (a manager is demoted first). This agent's own node is refused.
+   * result_json: { nodeId, hostname, movedTasks }.
+   */
+  CLUSTER_OPERATION_REMOVE_NODE = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function clusterOperationFromJSON(object: any): ClusterOperation {
+  switch (object) {
+    case 0:
+    case "CLUSTER_OPERATION_UNSPECIFIED":
+      return ClusterOperation.CLUSTER_OPERATION_UNSPECIFIED;
+    case 1:
+    case "CLUSTER_OPERATION_LIST_NODES":
+      return ClusterOperation.CLUSTER_OPERATION_LIST_NODES;
+    case 2:
+    case "CLUSTER_OPERATION_INSPECT_NODE":
+      return ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE;
+    case 3:
+    case "CLUSTER_OPERATION_LIST_SERVICES":
+      return ClusterOperation.CLUSTER_OPERATION_LIST_SERVICES;
+    case 4:
+    case "CLUSTER_OPERATION_JOIN_WORKER":
+      return ClusterOperation.CLUSTER_OPERATION_JOIN_WORKER;
+    case 5:
+    case "CLUSTER_OPERATION_JOIN_MANAGER":
+      return ClusterOperation.CLUSTER_OPERATION_JOIN_MANAGER;
+    case 6:
+    case "CLUSTER_OPERATION_REMOVE_NODE":
+      return ClusterOperation.CLUSTER_OPERATION_REMOVE_NODE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ClusterOperation.UNRECOGNIZED;
+  }
+}
+
+export function clusterOperationToJSON(object: ClusterOperation): string {
+  switch (object) {
+    case ClusterOperation.CLUSTER_OPERATION_UNSPECIFIED:
+      return "CLUSTER_OPERATION_UNSPECIFIED";
+    case ClusterOperation.CLUSTER_OPERATION_LIST_NODES:
+      return "CLUSTER_OPERATION_LIST_NODES";
+    case ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE:
+      return "CLUSTER_OPERATION_INSPECT_NODE";
+    case ClusterOperation.CLUSTER_OPERATION_LIST_SERVICES:
+      return "CLUSTER_OPERATION_LIST_SERVICES";
+    case ClusterOperation.CLUSTER_OPERATION_JOIN_WORKER:
+      return "CLUSTER_OPERATION_JOIN_WORKER";
+    case ClusterOperation.CLUSTER_OPERATION_JOIN_MANAGER:
+      return "CLUSTER_OPERATION_JOIN_MANAGER";
+    case ClusterOperation.CLUSTER_OPERATION_REMOVE_NODE:
+      return "CLUSTER_OPERATION_REMOVE_NODE";
+    case ClusterOperation.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Command is the envelope of every command. */
 export interface Command {
   /** Unique id, chosen by the control plane when it writes the outbox row. */
@@ -803,10 +882,12 @@ export interface ApplyProxyConfig {
  * deadline is unreachable, and the caller says so.
  */
 export interface ControlRequest {
-  request?: { $case: "cancelWorkload"; value: CancelWorkload } | { $case: "cleanQueue"; value: CleanQueue } | {
-    $case: "proxy";
-    value: ProxyRequest;
-  } | undefined;
+  request?:
+    | { $case: "cancelWorkload"; value: CancelWorkload }
+    | { $case: "cleanQueue"; value: CleanQueue }
+    | { $case: "proxy"; value: ProxyRequest }
+    | { $case: "cluster"; value: ClusterRequest }
+    | undefined;
 }
 
 /**
@@ -861,7 +942,11 @@ export interface ControlReply {
   /** Why nothing was done, when the request could not be carried out; empty otherwise. */
   error: string;
   /** The answer to a ProxyRequest. */
-  proxy?: ProxyReply | undefined;
+  proxy?:
+    | ProxyReply
+    | undefined;
+  /** The answer to a ClusterRequest. */
+  cluster?: ClusterReply | undefined;
 }
 
 /**
@@ -888,6 +973,32 @@ export interface ProxyReply {
    * With ControlReply.error: the request field that was refused (`path`, `content`,
    * `enable_dashboard`), so the caller answers BAD_REQUEST naming it; empty: the agent could
    * not carry out a valid request.
+   */
+  refusedField: string;
+}
+
+/**
+ * ClusterRequest: one cluster.* operation on the swarm this agent's engine manages, carried
+ * out at once. Node ids are the engine's (25 lowercase letters and digits); any other is
+ * refused naming `node_id`.
+ */
+export interface ClusterRequest {
+  operation: ClusterOperation;
+  /** INSPECT_NODE, REMOVE_NODE: the node. */
+  nodeId: string;
+  /**
+   * REMOVE_NODE: longest wait for the drained node's tasks to leave it, in milliseconds;
+   * 0: the agent's default (60 s).
+   */
+  drainTimeoutMs: number;
+}
+
+export interface ClusterReply {
+  /** The operation's answer (see ClusterOperation) when ControlReply.error is empty. */
+  resultJson: string;
+  /**
+   * With ControlReply.error: the request field that was refused (`node_id`), so the caller
+   * answers BAD_REQUEST naming it; empty: the agent could not carry out a valid request.
    */
   refusedField: string;
 }
@@ -5908,6 +6019,9 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "proxy":
         ProxyRequest.encode(message.request.value, writer.uint32(26).fork()).join();
         break;
+      case "cluster":
+        ClusterRequest.encode(message.request.value, writer.uint32(82).fork()).join();
+        break;
     }
     return writer;
   },
@@ -5949,6 +6063,14 @@ export const ControlRequest: MessageFns<ControlRequest> = {
             message.request = { $case: "proxy", value: ProxyRequest.decode(reader, reader.uint32()) };
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.request = { $case: "cluster", value: ClusterRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5973,6 +6095,8 @@ export const ControlRequest: MessageFns<ControlRequest> = {
         ? { $case: "cleanQueue", value: CleanQueue.fromJSON(object.clean_queue) }
         : isSet(object.proxy)
         ? { $case: "proxy", value: ProxyRequest.fromJSON(object.proxy) }
+        : isSet(object.cluster)
+        ? { $case: "cluster", value: ClusterRequest.fromJSON(object.cluster) }
         : undefined,
     };
   },
@@ -5985,6 +6109,8 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       obj.cleanQueue = CleanQueue.toJSON(message.request.value);
     } else if (message.request?.$case === "proxy") {
       obj.proxy = ProxyRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "cluster") {
+      obj.cluster = ClusterRequest.toJSON(message.request.value);
     }
     return obj;
   },
@@ -6010,6 +6136,12 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "proxy": {
         if (object.request?.value !== undefined && object.request?.value !== null) {
           message.request = { $case: "proxy", value: ProxyRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "cluster": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "cluster", value: ClusterRequest.fromPartial(object.request.value) };
         }
         break;
       }
@@ -6245,7 +6377,7 @@ export const CleanQueue: MessageFns<CleanQueue> = {
 };
 
 function createBaseControlReply(): ControlReply {
-  return { commandIds: [], error: "", proxy: undefined };
+  return { commandIds: [], error: "", proxy: undefined, cluster: undefined };
 }
 
 export const ControlReply: MessageFns<ControlReply> = {
@@ -6258,6 +6390,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     }
     if (message.proxy !== undefined) {
       ProxyReply.encode(message.proxy, writer.uint32(26).fork()).join();
+    }
+    if (message.cluster !== undefined) {
+      ClusterReply.encode(message.cluster, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -6299,6 +6434,14 @@ export const ControlReply: MessageFns<ControlReply> = {
             message.proxy = ProxyReply.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.cluster = ClusterReply.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6320,6 +6463,7 @@ export const ControlReply: MessageFns<ControlReply> = {
         : [],
       error: isSet(object.error) ? globalThis.String(object.error) : "",
       proxy: isSet(object.proxy) ? ProxyReply.fromJSON(object.proxy) : undefined,
+      cluster: isSet(object.cluster) ? ClusterReply.fromJSON(object.cluster) : undefined,
     };
   },
 
@@ -6334,6 +6478,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     if (message.proxy !== undefined) {
       obj.proxy = ProxyReply.toJSON(message.proxy);
     }
+    if (message.cluster !== undefined) {
+      obj.cluster = ClusterReply.toJSON(message.cluster);
+    }
     return obj;
   },
 
@@ -6346,6 +6493,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     message.error = object.error ?? "";
     message.proxy = (object.proxy !== undefined && object.proxy !== null)
       ? ProxyReply.fromPartial(object.proxy)
+      : undefined;
+    message.cluster = (object.cluster !== undefined && object.cluster !== null)
+      ? ClusterReply.fromPartial(object.cluster)
       : undefined;
     return message;
   },
@@ -6559,6 +6709,208 @@ export const ProxyReply: MessageFns<ProxyReply> = {
   },
   fromPartial(object: DeepPartial<ProxyReply>): ProxyReply {
     const message = createBaseProxyReply();
+    message.resultJson = object.resultJson ?? "";
+    message.refusedField = object.refusedField ?? "";
+    return message;
+  },
+};
+
+function createBaseClusterRequest(): ClusterRequest {
+  return { operation: 0, nodeId: "", drainTimeoutMs: 0 };
+}
+
+export const ClusterRequest: MessageFns<ClusterRequest> = {
+  encode(message: ClusterRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== 0) {
+      writer.uint32(8).int32(message.operation);
+    }
+    if (message.nodeId !== "") {
+      writer.uint32(18).string(message.nodeId);
+    }
+    if (message.drainTimeoutMs !== 0) {
+      writer.uint32(24).uint32(message.drainTimeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClusterRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClusterRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.operation = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nodeId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.drainTimeoutMs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClusterRequest {
+    return {
+      operation: isSet(object.operation) ? clusterOperationFromJSON(object.operation) : 0,
+      nodeId: isSet(object.nodeId)
+        ? globalThis.String(object.nodeId)
+        : isSet(object.node_id)
+        ? globalThis.String(object.node_id)
+        : "",
+      drainTimeoutMs: isSet(object.drainTimeoutMs)
+        ? globalThis.Number(object.drainTimeoutMs)
+        : isSet(object.drain_timeout_ms)
+        ? globalThis.Number(object.drain_timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ClusterRequest): unknown {
+    const obj: any = {};
+    if (message.operation !== 0) {
+      obj.operation = clusterOperationToJSON(message.operation);
+    }
+    if (message.nodeId !== "") {
+      obj.nodeId = message.nodeId;
+    }
+    if (message.drainTimeoutMs !== 0) {
+      obj.drainTimeoutMs = Math.round(message.drainTimeoutMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ClusterRequest>): ClusterRequest {
+    return ClusterRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClusterRequest>): ClusterRequest {
+    const message = createBaseClusterRequest();
+    message.operation = object.operation ?? 0;
+    message.nodeId = object.nodeId ?? "";
+    message.drainTimeoutMs = object.drainTimeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseClusterReply(): ClusterReply {
+  return { resultJson: "", refusedField: "" };
+}
+
+export const ClusterReply: MessageFns<ClusterReply> = {
+  encode(message: ClusterReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resultJson !== "") {
+      writer.uint32(10).string(message.resultJson);
+    }
+    if (message.refusedField !== "") {
+      writer.uint32(18).string(message.refusedField);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClusterReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClusterReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.refusedField = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClusterReply {
+    return {
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      refusedField: isSet(object.refusedField)
+        ? globalThis.String(object.refusedField)
+        : isSet(object.refused_field)
+        ? globalThis.String(object.refused_field)
+        : "",
+    };
+  },
+
+  toJSON(message: ClusterReply): unknown {
+    const obj: any = {};
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.refusedField !== "") {
+      obj.refusedField = message.refusedField;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ClusterReply>): ClusterReply {
+    return ClusterReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClusterReply>): ClusterReply {
+    const message = createBaseClusterReply();
     message.resultJson = object.resultJson ?? "";
     message.refusedField = object.refusedField ?? "";
     return message;
