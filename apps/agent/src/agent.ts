@@ -43,7 +43,7 @@ export interface AgentDeps {
   maxConcurrentDeploys: number;
   now?: () => Date;
   /** Tuning of the deploy handler (poll interval, rollout timeout) and how it builds (build settings). */
-  deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build'>;
+  deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build' | 'cluster'>;
   /** Tuning of the stop, start, reload and remove handlers (poll interval, longest wait, settle time). */
   workload?: Pick<WorkloadCommandDeps, 'pollIntervalMs' | 'waitTimeoutMs' | 'settleMs'>;
   /**

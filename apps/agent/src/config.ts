@@ -61,6 +61,13 @@ export interface AgentConfig {
   composeProgram: string | null;
   /** The reverse proxy (`skiff-proxy`, Caddy) the agent runs for the server's domains. */
   proxy: ProxySettings;
+  /**
+   * The registry the nodes of a multi-node swarm pull built images from
+   * (deployments/cluster-image.ts): SKIFF_CLUSTER_REGISTRY (`host[:port]`), with
+   * SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD when it needs a login
+   * (never logged); null: none.
+   */
+  clusterRegistry: { address: string; username?: string; password?: string } | null;
 }
 
 export type ProxyIssuer = 'acme' | 'internal';
@@ -196,6 +203,7 @@ export function readConfig(env: Env): AgentConfig {
   }
 
   const proxy = readProxySettings(env, issues);
+  const clusterRegistry = readClusterRegistry(env, issues);
 
   if (issues.length > 0) throw new ConfigError(issues);
   return {
@@ -215,7 +223,21 @@ export function readConfig(env: Env): AgentConfig {
     journalCompactMs,
     composeProgram,
     proxy,
+    clusterRegistry,
   };
+}
+
+function readClusterRegistry(env: Env, issues: string[]): AgentConfig['clusterRegistry'] {
+  const address = env.SKIFF_CLUSTER_REGISTRY?.trim() ?? '';
+  const username = env.SKIFF_CLUSTER_REGISTRY_USERNAME?.trim() ?? '';
+  const password = env.SKIFF_CLUSTER_REGISTRY_PASSWORD ?? '';
+  if (address === '') {
+    if (username !== '' || password !== '') issues.push('SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD need SKIFF_CLUSTER_REGISTRY');
+    return null;
+  }
+  if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(address)) issues.push('SKIFF_CLUSTER_REGISTRY must be a registry host with an optional port (`registry.example.com:5000`)');
+  if (password !== '' && username === '') issues.push('SKIFF_CLUSTER_REGISTRY_PASSWORD needs SKIFF_CLUSTER_REGISTRY_USERNAME');
+  return { address, ...(username !== '' ? { username, password } : {}) };
 }
 
 function readCa(env: Env, issues: string[]): AgentConfig['ca'] {
@@ -283,6 +305,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     buildTimeoutMs: config.buildTimeoutMs,
     composeProgram: config.composeProgram ?? 'detected',
     proxy: config.proxy,
+    clusterRegistry: config.clusterRegistry ? { address: config.clusterRegistry.address, login: config.clusterRegistry.username ? 'set' : 'none' } : 'none',
   };
 }
 

@@ -237,6 +237,7 @@ async function main(): Promise<void> {
     nodes: new DockerodeSwarmNodes(docker),
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     deploy: {
+      cluster: { nodes: new DockerodeSwarmNodes(docker), registry: config.clusterRegistry ?? undefined },
       build: {
         dataDir: config.dataDir,
         dockerCli,
