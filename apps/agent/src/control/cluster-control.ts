@@ -96,25 +96,29 @@ export class ClusterControl {
     const node = (await nodes.list()).find((n) => n.id === id);
     if (!node) throw new Refused(`the swarm has no node ${id}`, 'node_id');
     if (node.self) throw new Refused(`node ${id} is the one this agent manages the swarm from: it cannot be removed`, 'node_id');
-    const onNode = await nodes.runningTasks(id);
-    const movedTasks = onNode.length;
+    const [tasks, replicated] = await Promise.all([nodes.runningTasks(), nodes.replicatedServiceIds()]);
+    const onNode = tasks.filter((t) => t.nodeId === id);
+    // Each replicated service with a task there runs as many tasks elsewhere afterwards.
+    const wanted = new Map<string, number>();
+    for (const t of onNode) if (replicated.has(t.serviceId)) wanted.set(t.serviceId, tasks.filter((x) => x.serviceId === t.serviceId).length);
     await nodes.update(id, { availability: 'drain' });
-    this.log.info({ nodeId: id, hostname: node.hostname, tasks: movedTasks }, 'draining a node before removing it');
-    await this.waitForTasksMoved(id, new Set(onNode.map((t) => t.serviceId)), timeoutMs);
+    this.log.info({ nodeId: id, hostname: node.hostname, tasks: onNode.length }, 'draining a node before removing it');
+    await this.waitForTasksMoved(id, wanted, timeoutMs);
     if (node.role === 'manager') await nodes.update(id, { role: 'worker' });
     // Drained, it runs nothing of the swarm's: a node still up is removed all the same (the
     // machine leaves the swarm with `docker swarm leave`).
     await nodes.remove(id, node.state !== 'down');
     this.log.info({ nodeId: id, hostname: node.hostname }, 'node removed from the swarm');
-    return { nodeId: id, hostname: node.hostname, movedTasks };
+    return { nodeId: id, hostname: node.hostname, movedTasks: onNode.length };
   }
 
-  /** Until the node has no task the swarm wants running, and the moved services' tasks run elsewhere. */
-  private async waitForTasksMoved(id: string, services: Set<string>, timeoutMs: number): Promise<void> {
+  /** Until the node has no task the swarm wants running, and the moved services run their count of tasks elsewhere. */
+  private async waitForTasksMoved(id: string, wanted: Map<string, number>, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const tasks = await this.deps.nodes.runningTasks();
-      const left = tasks.filter((t) => t.nodeId === id || (services.has(t.serviceId) && t.state !== 'running')).length;
+      const running = (serviceId: string) => tasks.filter((t) => t.serviceId === serviceId && t.nodeId !== id && t.state === 'running').length;
+      const left = tasks.filter((t) => t.nodeId === id).length + [...wanted].reduce((sum, [serviceId, count]) => sum + Math.max(0, count - running(serviceId)), 0);
       if (left === 0) return;
       if (Date.now() >= deadline) {
         throw new Refused(`node ${id} is drained but ${left} task(s) did not move to other nodes within ${Math.round(timeoutMs / 1000)} s; it was not removed`);

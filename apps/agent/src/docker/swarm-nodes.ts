@@ -55,6 +55,8 @@ export interface SwarmNodes {
   runningTasks(nodeId?: string): Promise<NodeTask[]>;
   /** The services labelled `skiff.managed=true`. */
   skiffServices(): Promise<SkiffService[]>;
+  /** The ids of the swarm's replicated services (whose tasks move when a node drains; global ones do not). */
+  replicatedServiceIds(): Promise<Set<string>>;
 }
 
 const NODE_ID = /^[a-z0-9]{25}$/;
@@ -153,6 +155,10 @@ export class DockerodeSwarmNodes implements SwarmNodes {
       .map((t) => ({ id: t.ID, serviceId: t.ServiceID ?? '', nodeId: t.NodeID ?? '', state: t.Status?.State ?? '', desiredState: t.DesiredState ?? '' }));
   }
 
+  replicatedServiceIds(): Promise<Set<string>> {
+    return replicatedServiceIds(this.docker);
+  }
+
   async skiffServices(): Promise<SkiffService[]> {
     const services = (await engineCall('listServices', () => this.docker.listServices({ filters: { label: ['skiff.managed=true'] } }))) as unknown as {
       ID: string;
@@ -166,6 +172,11 @@ export class DockerodeSwarmNodes implements SwarmNodes {
       replicas: s.Spec?.Mode?.Replicated ? (s.Spec.Mode.Replicated.Replicas ?? 0) : null,
     }));
   }
+}
+
+export async function replicatedServiceIds(docker: Dockerode): Promise<Set<string>> {
+  const services = (await engineCall('listServices', () => docker.listServices())) as unknown as { ID: string; Spec?: { Mode?: { Replicated?: unknown } } }[];
+  return new Set(services.filter((s) => s.Spec?.Mode?.Replicated !== undefined).map((s) => s.ID));
 }
 
 function summary(n: EngineNode, self: string): NodeSummary {
