@@ -65,10 +65,10 @@ describe('ClusterControl', () => {
     expect(result(await ask({ operation: ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE, nodeId: selfId }))).toMatchObject({ ID: selfId });
     const unknown = await ask({ operation: ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE, nodeId: 'a'.repeat(25) });
     expect(unknown.error).toMatch(/no node a{25}/);
-    expect(unknown.cluster?.refusedField).toBe('node_id');
+    expect(unknown.cluster).toMatchObject({ refusedField: 'node_id', notFound: true });
     const malformed = await ask({ operation: ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE, nodeId: '../../info' });
     expect(malformed.error).toMatch(/node_id must be a swarm node id/);
-    expect(malformed.cluster?.refusedField).toBe('node_id');
+    expect(malformed.cluster).toMatchObject({ refusedField: 'node_id', notFound: false });
   });
 
   it('lists the Skiff services with the nodes their tasks run on', async () => {
@@ -97,7 +97,7 @@ describe('ClusterControl', () => {
     expect(self.error).toMatch(/cannot be removed/);
     expect(self.cluster?.refusedField).toBe('node_id');
     const unknown = await ask({ operation: ClusterOperation.CLUSTER_OPERATION_REMOVE_NODE, nodeId: 'b'.repeat(25) });
-    expect(unknown.cluster?.refusedField).toBe('node_id');
+    expect(unknown.cluster).toMatchObject({ refusedField: 'node_id', notFound: true });
     const node = (await docker.getNode(selfId).inspect()) as { Spec: { Availability: string } };
     expect(node.Spec.Availability).toBe('active');
   });

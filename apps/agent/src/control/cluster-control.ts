@@ -21,10 +21,13 @@ class Refused extends Error {
   constructor(
     message: string,
     readonly field = '',
+    readonly notFound = false,
   ) {
     super(message);
   }
 }
+
+const noSuchNode = (id: string) => new Refused(`the swarm has no node ${id}`, 'node_id', true);
 
 export class ClusterControl {
   private readonly log: Logger;
@@ -37,7 +40,7 @@ export class ClusterControl {
     try {
       return answer(await this.carryOut(request));
     } catch (err) {
-      if (err instanceof Refused) return refusal(err.message, err.field);
+      if (err instanceof Refused) return refusal(err.message, err.field, err.notFound);
       this.log.error({ err: err instanceof DockerError ? err.message : err, operation: ClusterOperation[request.operation] }, 'cluster request failed');
       return refusal(`the agent could not carry out the cluster request: ${(err as Error).message}`);
     }
@@ -50,7 +53,7 @@ export class ClusterControl {
         return nodes.list();
       case ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE: {
         const node = await nodes.inspect(nodeId(request));
-        if (!node) throw new Refused(`the swarm has no node ${request.nodeId}`, 'node_id');
+        if (!node) throw noSuchNode(request.nodeId);
         return node;
       }
       case ClusterOperation.CLUSTER_OPERATION_LIST_SERVICES:
@@ -94,7 +97,7 @@ export class ClusterControl {
   private async remove(id: string, timeoutMs: number) {
     const { nodes } = this.deps;
     const node = (await nodes.list()).find((n) => n.id === id);
-    if (!node) throw new Refused(`the swarm has no node ${id}`, 'node_id');
+    if (!node) throw noSuchNode(id);
     if (node.self) throw new Refused(`node ${id} is the one this agent manages the swarm from: it cannot be removed`, 'node_id');
     const [tasks, replicated] = await Promise.all([nodes.runningTasks(), nodes.replicatedServiceIds()]);
     const onNode = tasks.filter((t) => t.nodeId === id);
@@ -134,9 +137,9 @@ function nodeId(request: ClusterRequest): string {
 }
 
 function answer(result: unknown): ControlReply {
-  return { commandIds: [], error: '', cluster: { resultJson: JSON.stringify(result), refusedField: '' } };
+  return { commandIds: [], error: '', cluster: { resultJson: JSON.stringify(result), refusedField: '', notFound: false } };
 }
 
-function refusal(error: string, field = ''): ControlReply {
-  return { commandIds: [], error, cluster: { resultJson: '', refusedField: field } };
+function refusal(error: string, field = '', notFound = false): ControlReply {
+  return { commandIds: [], error, cluster: { resultJson: '', refusedField: field, notFound } };
 }

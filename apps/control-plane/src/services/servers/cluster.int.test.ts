@@ -35,12 +35,14 @@ const ok = async (call: TestPlatform['call'], op: string, input: Record<string, 
 function agentAnswer(request: ControlRequest): ControlReply {
   if (request.request?.$case !== 'cluster') return { commandIds: [], error: 'not a cluster request' };
   const { operation, nodeId } = request.request.value;
-  const reply = (result: unknown): ControlReply => ({ commandIds: [], error: '', cluster: { resultJson: JSON.stringify(result), refusedField: '' } });
+  const reply = (result: unknown): ControlReply => ({ commandIds: [], error: '', cluster: { resultJson: JSON.stringify(result), refusedField: '', notFound: false } });
   switch (operation) {
     case ClusterOperation.CLUSTER_OPERATION_LIST_NODES:
       return reply([{ id: NODE, hostname: 'h1', role: 'manager', availability: 'active', state: 'ready', address: '10.0.0.1:2377', leader: true, engineVersion: '20.10', labels: {}, self: true }]);
     case ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE:
-      return nodeId === NODE ? reply({ ID: NODE }) : { commandIds: [], error: `the swarm has no node ${nodeId}`, cluster: { resultJson: '', refusedField: 'node_id' } };
+      if (nodeId === NODE) return reply({ ID: NODE });
+      if (!/^[a-z0-9]{25}$/.test(nodeId)) return { commandIds: [], error: 'node_id must be a swarm node id', cluster: { resultJson: '', refusedField: 'node_id', notFound: false } };
+      return { commandIds: [], error: `the swarm has no node ${nodeId}`, cluster: { resultJson: '', refusedField: 'node_id', notFound: true } };
     case ClusterOperation.CLUSTER_OPERATION_LIST_SERVICES: {
       const task = { id: 't1', nodeId: NODE, hostname: 'h1', state: 'running', desiredState: 'running' };
       return reply([
@@ -121,10 +123,13 @@ describe('reads', () => {
     expect(apps[0].tasks).toEqual([expect.objectContaining({ nodeId: NODE, hostname: 'h1' })]);
   });
 
-  it('answers BAD_REQUEST naming nodeId when the agent knows no such node', async () => {
-    const r = await t.call('cluster.getNodeInfo', { serverId, nodeId: 'zzzzzzzzzzzzzzzzzzzzzzzzz' });
-    expect(r.status).toBe(400);
-    expect(r.body.issues).toEqual([expect.objectContaining({ path: ['nodeId'] })]);
+  it('answers NOT_FOUND for a node the swarm does not have, BAD_REQUEST naming nodeId for one that is no node id', async () => {
+    const unknown = await t.call('cluster.getNodeInfo', { serverId, nodeId: 'zzzzzzzzzzzzzzzzzzzzzzzzz' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toContain(`server ${serverId}`);
+    const malformed = await t.call('cluster.getNodeInfo', { serverId, nodeId: 'not a node' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.issues).toEqual([expect.objectContaining({ path: ['nodeId'] })]);
   });
 
   it('says which server did not answer when its agent is offline', async () => {

@@ -126,6 +126,7 @@ export class ClusterService {
 
 function clusterAnswer<T>(wire: string, reply: ControlReply, result: z.ZodType<T>): T {
   if (reply.error) {
+    if (reply.cluster?.notFound) throw NotFound(`No such node in the swarm of ${serverLabel(wire)}`);
     if (reply.cluster?.refusedField === 'node_id') throw Invalid('nodeId', reply.error);
     throw agentTrouble(wire, `says ${reply.error}`);
   }

@@ -980,7 +980,7 @@ export interface ProxyReply {
 /**
  * ClusterRequest: one cluster.* operation on the swarm this agent's engine manages, carried
  * out at once. Node ids are the engine's (25 lowercase letters and digits); any other is
- * refused naming `node_id`.
+ * refused naming `node_id`, and one the swarm does not have is refused with `not_found`.
  */
 export interface ClusterRequest {
   operation: ClusterOperation;
@@ -1001,6 +1001,8 @@ export interface ClusterReply {
    * answers BAD_REQUEST naming it; empty: the agent could not carry out a valid request.
    */
   refusedField: string;
+  /** With ControlReply.error: the node the request names is not in the swarm (NOT_FOUND). */
+  notFound: boolean;
 }
 
 function createBaseCommand(): Command {
@@ -6825,7 +6827,7 @@ export const ClusterRequest: MessageFns<ClusterRequest> = {
 };
 
 function createBaseClusterReply(): ClusterReply {
-  return { resultJson: "", refusedField: "" };
+  return { resultJson: "", refusedField: "", notFound: false };
 }
 
 export const ClusterReply: MessageFns<ClusterReply> = {
@@ -6835,6 +6837,9 @@ export const ClusterReply: MessageFns<ClusterReply> = {
     }
     if (message.refusedField !== "") {
       writer.uint32(18).string(message.refusedField);
+    }
+    if (message.notFound !== false) {
+      writer.uint32(24).bool(message.notFound);
     }
     return writer;
   },
@@ -6868,6 +6873,14 @@ export const ClusterReply: MessageFns<ClusterReply> = {
             message.refusedField = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.notFound = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6892,6 +6905,11 @@ export const ClusterReply: MessageFns<ClusterReply> = {
         : isSet(object.refused_field)
         ? globalThis.String(object.refused_field)
         : "",
+      notFound: isSet(object.notFound)
+        ? globalThis.Boolean(object.notFound)
+        : isSet(object.not_found)
+        ? globalThis.Boolean(object.not_found)
+        : false,
     };
   },
 
@@ -6903,6 +6921,9 @@ export const ClusterReply: MessageFns<ClusterReply> = {
     if (message.refusedField !== "") {
       obj.refusedField = message.refusedField;
     }
+    if (message.notFound !== false) {
+      obj.notFound = message.notFound;
+    }
     return obj;
   },
 
@@ -6913,6 +6934,7 @@ export const ClusterReply: MessageFns<ClusterReply> = {
     const message = createBaseClusterReply();
     message.resultJson = object.resultJson ?? "";
     message.refusedField = object.refusedField ?? "";
+    message.notFound = object.notFound ?? false;
     return message;
   },
 };
