@@ -57,6 +57,15 @@ describe('readConfig', () => {
     expect(issuesOf(anEnv({ SKIFF_CLUSTER_REGISTRY: 'r:5000', SKIFF_CLUSTER_REGISTRY_PASSWORD: 'p' }))).toEqual([
       'SKIFF_CLUSTER_REGISTRY_PASSWORD needs SKIFF_CLUSTER_REGISTRY_USERNAME',
     ]);
+    expect(readConfig(anEnv({ SKIFF_CLUSTER_REGISTRY: 'r:5000', SKIFF_CLUSTER_REGISTRY_USERNAME: 'u', SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE: '/etc/skiff/registry' })).clusterRegistry).toEqual({
+      address: 'r:5000',
+      username: 'u',
+      passwordFile: '/etc/skiff/registry',
+    });
+    expect(issuesOf(anEnv({ SKIFF_CLUSTER_REGISTRY: 'r', SKIFF_CLUSTER_REGISTRY_USERNAME: 'u', SKIFF_CLUSTER_REGISTRY_PASSWORD: 'p', SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE: 'rel' }))).toEqual([
+      'set only one of SKIFF_CLUSTER_REGISTRY_PASSWORD and SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE',
+      'SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE must be an absolute path',
+    ]);
   });
 
   it('trims values, splits NATS server lists and reads the log level', () => {

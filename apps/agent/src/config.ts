@@ -64,10 +64,11 @@ export interface AgentConfig {
   /**
    * The registry the nodes of a multi-node swarm pull built images from
    * (deployments/cluster-image.ts): SKIFF_CLUSTER_REGISTRY (`host[:port]`), with
-   * SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD when it needs a login
-   * (never logged); null: none.
+   * SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD (or the file
+   * SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE names, read by main) when it needs a login (never
+   * logged); null: none.
    */
-  clusterRegistry: { address: string; username?: string; password?: string } | null;
+  clusterRegistry: { address: string; username?: string; password?: string; passwordFile?: string } | null;
 }
 
 export type ProxyIssuer = 'acme' | 'internal';
@@ -231,13 +232,17 @@ function readClusterRegistry(env: Env, issues: string[]): AgentConfig['clusterRe
   const address = env.SKIFF_CLUSTER_REGISTRY?.trim() ?? '';
   const username = env.SKIFF_CLUSTER_REGISTRY_USERNAME?.trim() ?? '';
   const password = env.SKIFF_CLUSTER_REGISTRY_PASSWORD ?? '';
+  const passwordFile = env.SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE?.trim() ?? '';
   if (address === '') {
-    if (username !== '' || password !== '') issues.push('SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD need SKIFF_CLUSTER_REGISTRY');
+    if (username !== '' || password !== '' || passwordFile !== '') issues.push('SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD(_FILE) need SKIFF_CLUSTER_REGISTRY');
     return null;
   }
   if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(address)) issues.push('SKIFF_CLUSTER_REGISTRY must be a registry host with an optional port (`registry.example.com:5000`)');
-  if (password !== '' && username === '') issues.push('SKIFF_CLUSTER_REGISTRY_PASSWORD needs SKIFF_CLUSTER_REGISTRY_USERNAME');
-  return { address, ...(username !== '' ? { username, password } : {}) };
+  if ((password !== '' || passwordFile !== '') && username === '') issues.push('SKIFF_CLUSTER_REGISTRY_PASSWORD needs SKIFF_CLUSTER_REGISTRY_USERNAME');
+  if (password !== '' && passwordFile !== '') issues.push('set only one of SKIFF_CLUSTER_REGISTRY_PASSWORD and SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE');
+  if (passwordFile !== '' && !passwordFile.startsWith('/')) issues.push('SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE must be an absolute path');
+  if (username === '') return { address };
+  return passwordFile !== '' ? { address, username, passwordFile } : { address, username, password };
 }
 
 function readCa(env: Env, issues: string[]): AgentConfig['ca'] {

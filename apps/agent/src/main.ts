@@ -17,7 +17,7 @@
 // in the journal and runs again at the next start), delivers what reports it can within a
 // few seconds, and exits 0. Secrets (the credential, NATS passwords, env values) are never
 // logged.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import Dockerode from 'dockerode';
@@ -32,6 +32,7 @@ import { ConfigError, describeConfig, readConfig, type AgentConfig } from './con
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { DockerodeSwarmNodes } from './docker/swarm-nodes.js';
+import type { ClusterRegistry } from './deployments/cluster-image.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
@@ -237,7 +238,7 @@ async function main(): Promise<void> {
     nodes: new DockerodeSwarmNodes(docker),
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     deploy: {
-      cluster: { nodes: new DockerodeSwarmNodes(docker), registry: config.clusterRegistry ?? undefined },
+      cluster: { nodes: new DockerodeSwarmNodes(docker), registry: clusterRegistry(config.clusterRegistry) },
       build: {
         dataDir: config.dataDir,
         dockerCli,
@@ -304,3 +305,9 @@ main().catch((err: unknown) => {
   process.exit(1);
 });
 
+/** The cluster registry with its password read from its file (SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE) when it names one. */
+function clusterRegistry(configured: AgentConfig['clusterRegistry']): ClusterRegistry | undefined {
+  if (!configured) return undefined;
+  const { passwordFile, ...registry } = configured;
+  return passwordFile ? { ...registry, password: readFileSync(passwordFile, 'utf8').trim() } : registry;
+}
