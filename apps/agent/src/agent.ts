@@ -13,12 +13,14 @@ import { type AgentRestarter, CommandControl } from './control/command-control.j
 import { HostCleanupControl } from './control/host-cleanup.js';
 import { ContainerControl } from './control/container-control.js';
 import { LogStreams, type LogStreamsDeps } from './control/log-streams.js';
+import { ClusterControl } from './control/cluster-control.js';
 import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
 import type { ContainerOps } from './docker/container-ops.js';
 import type { DockerDriver } from './docker/driver.js';
 import type { DeployApplicationDeps } from './handlers/deploy-application.js';
 import type { DeployComposeDeps } from './handlers/deploy-compose.js';
+import type { SwarmNodes } from './docker/swarm-nodes.js';
 import type { WorkloadCommandDeps } from './handlers/workload-handler.js';
 import { CommandConsumer, type CommandConsumerOptions } from './pipeline/consumer.js';
 import { CommandIntake } from './pipeline/intake.js';
@@ -44,7 +46,7 @@ export interface AgentDeps {
   maxConcurrentDeploys: number;
   now?: () => Date;
   /** Tuning of the deploy handler (poll interval, rollout timeout) and how it builds (build settings). */
-  deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build'>;
+  deploy?: Pick<DeployApplicationDeps, 'pollIntervalMs' | 'rolloutTimeoutMs' | 'build' | 'cluster'>;
   /** Tuning of the stop, start, reload and remove handlers (poll interval, longest wait, settle time). */
   workload?: Pick<WorkloadCommandDeps, 'pollIntervalMs' | 'waitTimeoutMs' | 'settleMs'>;
   /**
@@ -68,6 +70,8 @@ export interface AgentDeps {
   containers?: ContainerOps;
   /** Tuning of log streams (chunk deadline, heartbeat, batching). */
   logStreams?: Pick<LogStreamsDeps, 'chunkTimeoutMs' | 'heartbeatMs' | 'batchMs'>;
+  /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
+  nodes?: SwarmNodes;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -165,6 +169,7 @@ export class Agent {
         hostCleanup: deps.cleanup ? new HostCleanupControl({ engine: deps.cleanup, slots: this.scheduler, log }) : undefined,
         containers: deps.containers ? new ContainerControl({ ops: deps.containers, log }) : undefined,
         logs: this.logStreams ?? undefined,
+        cluster: deps.nodes ? new ClusterControl({ nodes: deps.nodes, log }) : undefined,
       }),
     });
     this.consumer = new CommandConsumer({

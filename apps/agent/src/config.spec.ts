@@ -43,7 +43,30 @@ describe('readConfig', () => {
       journalCompactMs: 1000,
       composeProgram: null,
       proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
+      clusterRegistry: null,
     });
+  });
+
+  it('reads the cluster registry, its login only with it, and never shows the password', () => {
+    const config = readConfig(anEnv({ SKIFF_CLUSTER_REGISTRY: '10.0.0.1:5000', SKIFF_CLUSTER_REGISTRY_USERNAME: 'push', SKIFF_CLUSTER_REGISTRY_PASSWORD: 'reg-s3cret' }));
+    expect(config.clusterRegistry).toEqual({ address: '10.0.0.1:5000', username: 'push', password: 'reg-s3cret' });
+    expect(describeConfig(config)).toMatchObject({ clusterRegistry: { address: '10.0.0.1:5000', login: 'set' } });
+    expect(JSON.stringify(describeConfig(config))).not.toContain('reg-s3cret');
+    expect(readConfig(anEnv({ SKIFF_CLUSTER_REGISTRY: 'registry.example.com' })).clusterRegistry).toEqual({ address: 'registry.example.com' });
+    expect(issuesOf(anEnv({ SKIFF_CLUSTER_REGISTRY: 'http://r/x' }))).toEqual([expect.stringMatching(/^SKIFF_CLUSTER_REGISTRY must be a registry host/)]);
+    expect(issuesOf(anEnv({ SKIFF_CLUSTER_REGISTRY_USERNAME: 'push' }))).toEqual([expect.stringMatching(/need SKIFF_CLUSTER_REGISTRY$/)]);
+    expect(issuesOf(anEnv({ SKIFF_CLUSTER_REGISTRY: 'r:5000', SKIFF_CLUSTER_REGISTRY_PASSWORD: 'p' }))).toEqual([
+      'SKIFF_CLUSTER_REGISTRY_PASSWORD needs SKIFF_CLUSTER_REGISTRY_USERNAME',
+    ]);
+    expect(readConfig(anEnv({ SKIFF_CLUSTER_REGISTRY: 'r:5000', SKIFF_CLUSTER_REGISTRY_USERNAME: 'u', SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE: '/etc/skiff/registry' })).clusterRegistry).toEqual({
+      address: 'r:5000',
+      username: 'u',
+      passwordFile: '/etc/skiff/registry',
+    });
+    expect(issuesOf(anEnv({ SKIFF_CLUSTER_REGISTRY: 'r', SKIFF_CLUSTER_REGISTRY_USERNAME: 'u', SKIFF_CLUSTER_REGISTRY_PASSWORD: 'p', SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE: 'rel' }))).toEqual([
+      'set only one of SKIFF_CLUSTER_REGISTRY_PASSWORD and SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE',
+      'SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE must be an absolute path',
+    ]);
   });
 
   it('trims values, splits NATS server lists and reads the log level', () => {
@@ -90,6 +113,7 @@ describe('readConfig', () => {
       journalCompactMs: 1000,
       composeProgram: 'docker compose',
       proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
+      clusterRegistry: null,
     });
   });
 

@@ -67,6 +67,14 @@ export interface AgentConfig {
   composeProgram: string | null;
   /** The reverse proxy (`skiff-proxy`, Caddy) the agent runs for the server's domains. */
   proxy: ProxySettings;
+  /**
+   * The registry the nodes of a multi-node swarm pull built images from
+   * (deployments/cluster-image.ts): SKIFF_CLUSTER_REGISTRY (`host[:port]`), with
+   * SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD (or the file
+   * SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE names, read by main) when it needs a login (never
+   * logged); null: none.
+   */
+  clusterRegistry: { address: string; username?: string; password?: string; passwordFile?: string } | null;
 }
 
 export type ProxyIssuer = 'acme' | 'internal';
@@ -204,6 +212,7 @@ export function readConfig(env: Env): AgentConfig {
   }
 
   const proxy = readProxySettings(env, issues);
+  const clusterRegistry = readClusterRegistry(env, issues);
 
   if (issues.length > 0) throw new ConfigError(issues);
   return {
@@ -224,6 +233,7 @@ export function readConfig(env: Env): AgentConfig {
     journalCompactMs,
     composeProgram,
     proxy,
+    clusterRegistry,
   };
 }
 
@@ -254,6 +264,23 @@ function readBuildCap(env: Env, issues: string[]): AgentConfig['buildCap'] {
     issues.push('SKIFF_BUILD_CGROUP must be a cgroup path relative to the cgroup mount, e.g. docker/buildkit');
   }
   return { cpus, memoryBytes: memoryBytes ?? 0, cgroup };
+}
+
+function readClusterRegistry(env: Env, issues: string[]): AgentConfig['clusterRegistry'] {
+  const address = env.SKIFF_CLUSTER_REGISTRY?.trim() ?? '';
+  const username = env.SKIFF_CLUSTER_REGISTRY_USERNAME?.trim() ?? '';
+  const password = env.SKIFF_CLUSTER_REGISTRY_PASSWORD ?? '';
+  const passwordFile = env.SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE?.trim() ?? '';
+  if (address === '') {
+    if (username !== '' || password !== '' || passwordFile !== '') issues.push('SKIFF_CLUSTER_REGISTRY_USERNAME and SKIFF_CLUSTER_REGISTRY_PASSWORD(_FILE) need SKIFF_CLUSTER_REGISTRY');
+    return null;
+  }
+  if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(address)) issues.push('SKIFF_CLUSTER_REGISTRY must be a registry host with an optional port (`registry.example.com:5000`)');
+  if ((password !== '' || passwordFile !== '') && username === '') issues.push('SKIFF_CLUSTER_REGISTRY_PASSWORD needs SKIFF_CLUSTER_REGISTRY_USERNAME');
+  if (password !== '' && passwordFile !== '') issues.push('set only one of SKIFF_CLUSTER_REGISTRY_PASSWORD and SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE');
+  if (passwordFile !== '' && !passwordFile.startsWith('/')) issues.push('SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE must be an absolute path');
+  if (username === '') return { address };
+  return passwordFile !== '' ? { address, username, passwordFile } : { address, username, password };
 }
 
 function readCa(env: Env, issues: string[]): AgentConfig['ca'] {
@@ -322,6 +349,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     buildCap: config.buildCap,
     composeProgram: config.composeProgram ?? 'detected',
     proxy: config.proxy,
+    clusterRegistry: config.clusterRegistry ? { address: config.clusterRegistry.address, login: config.clusterRegistry.username ? 'set' : 'none' } : 'none',
   };
 }
 

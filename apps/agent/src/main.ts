@@ -17,7 +17,7 @@
 // in the journal and runs again at the next start), delivers what reports it can within a
 // few seconds, and exits 0. Secrets (the credential, NATS passwords, env values) are never
 // logged.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { RESTART_EXIT_CODE, type RemovedServerWorkloads, logRedaction, removedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
 import { pino, type Logger } from 'pino';
@@ -30,9 +30,12 @@ import { CommandJournal } from './pipeline/journal.js';
 import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
-import { LazyCleanupEngine } from './docker/lazy-cleanup.js';
 import { LazyDockerDriver } from './docker/lazy-driver.js';
-import { LazyContainerOps } from './docker/lazy-container-ops.js';
+import { dockerodeAt, loadedOnFirstCall } from './docker/lazy.js';
+import type { CleanupEngine } from './docker/dockerode-cleanup.js';
+import type { ContainerOps } from './docker/container-ops.js';
+import type { SwarmNodes } from './docker/swarm-nodes.js';
+import type { ClusterRegistry } from './deployments/cluster-image.js';
 import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
@@ -132,6 +135,7 @@ async function main(): Promise<void> {
 
   // dockerode is loaded by the first command that needs it (lazy-driver.ts).
   const driver = new LazyDockerDriver({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 });
+  const swarmNodes = loadedOnFirstCall<SwarmNodes>(async () => new (await import('./docker/swarm-nodes.js')).DockerodeSwarmNodes(await dockerodeAt(config.dockerSocket, 60_000)));
   let keeping = Promise.resolve();
   presence = new AgentPresence({
     target: config.controlPlaneGrpc,
@@ -243,9 +247,13 @@ async function main(): Promise<void> {
     reports,
     log,
     maxConcurrentDeploys: config.maxConcurrentDeploys,
-    containers: new LazyContainerOps({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 }),
+    // Log streams read without the request timeout, which would cut a quiet followed log.
+    containers: loadedOnFirstCall<ContainerOps>(async () =>
+      new (await import('./docker/container-ops.js')).DockerodeContainerOps(await dockerodeAt(config.dockerSocket, 60_000), await dockerodeAt(config.dockerSocket)),
+    ),
+    nodes: swarmNodes,
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
-    cleanup: new LazyCleanupEngine({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 }),
+    cleanup: loadedOnFirstCall<CleanupEngine>(async () => new (await import('./docker/dockerode-cleanup.js')).DockerodeCleanupEngine(await dockerodeAt(config.dockerSocket, 60_000))),
     restart: {
       version: AGENT_VERSION,
       begin: () => void stop('update'),
@@ -253,6 +261,7 @@ async function main(): Promise<void> {
       install: artifacts && process.argv[1] ? (bundle) => installAgentBundle(artifacts!, process.argv[1]!, bundle) : undefined,
     },
     deploy: {
+      cluster: { nodes: swarmNodes, registry: clusterRegistry(config.clusterRegistry) },
       build: {
         dataDir: config.dataDir,
         dockerCli,
@@ -320,3 +329,9 @@ main().catch((err: unknown) => {
   process.exit(1);
 });
 
+/** The cluster registry with its password read from its file (SKIFF_CLUSTER_REGISTRY_PASSWORD_FILE) when it names one. */
+function clusterRegistry(configured: AgentConfig['clusterRegistry']): ClusterRegistry | undefined {
+  if (!configured) return undefined;
+  const { passwordFile, ...registry } = configured;
+  return passwordFile ? { ...registry, password: readFileSync(passwordFile, 'utf8').trim() } : registry;
+}

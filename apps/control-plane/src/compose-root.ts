@@ -26,6 +26,7 @@ import { backupHandlers, userBackupHandlers } from './routers/backup.js';
 import { billingHandlers } from './routers/billing.js';
 import { cacheHandlers } from './routers/cache.js';
 import { certificatesHandlers } from './routers/certificates.js';
+import { clusterHandlers } from './routers/cluster.js';
 import { composeHandlers, composeTemplateHandlers } from './routers/compose.js';
 import { deploymentHandlers } from './routers/deployment.js';
 import { commandHandlers } from './routers/command.js';
@@ -65,7 +66,7 @@ import { type EventOptions, buildEvents, recordCrashLoop } from './services/even
 import { type HostOperationsOptions, buildHostOperations } from './host-operations.js';
 import { buildContainers } from './containers-root.js';
 import { ProjectService } from './services/projects/index.js';
-import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
+import { agentEndpoints, CLUSTER_REQUEST_TIMEOUT_MS, ClusterService, NODE_REMOVAL_TIMEOUT_MS, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
 export interface PlatformOptions {
   database: { url?: string; pgliteDir?: string; onQuery?: (sql: string) => void };
@@ -310,6 +311,7 @@ export async function buildPlatform(options: PlatformOptions) {
     forgeD: forgeDHandlers(gitProviders),
     gitProvider: gitProviderHandlers(gitProviders),
     server: serverHandlers(servers),
+    cluster: clusterHandlers(new ClusterService(deps.db, { reads: controlClient(CLUSTER_REQUEST_TIMEOUT_MS), removals: controlClient(NODE_REMOVAL_TIMEOUT_MS) })),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
     container: containers.handlers,

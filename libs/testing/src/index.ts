@@ -11,3 +11,4 @@ export * from './owned-process.js';
 export * from './secret-watch.js';
 export * from './tls.js';
 export * from './tools-up.js';
+export * from './swarm-pair.js';

@@ -77,7 +77,12 @@ async function answers(address: string): Promise<boolean> {
   }
 }
 
-export async function startTestRegistry(): Promise<TestRegistry> {
+/**
+ * `host`: the address it listens on, default 127.0.0.1; another one (e.g. a bridge the
+ * engines of a test swarm reach, swarm-pair.ts) needs those engines to list it as an insecure
+ * registry.
+ */
+export async function startTestRegistry(options: { host?: string } = {}): Promise<TestRegistry> {
   const registryBin = binary('docker-registry', ['/usr/bin/docker-registry', '/usr/local/bin/docker-registry']);
   const htpasswd = binary('htpasswd', ['/usr/bin/htpasswd', '/usr/local/bin/htpasswd']);
   const dir = await mkdtemp(join(tmpdir(), 'skiff-registry-'));
@@ -86,18 +91,18 @@ export async function startTestRegistry(): Promise<TestRegistry> {
   try {
     const entry = await runProgram(htpasswd, ['-B', '-i', '-n', username], { input: password });
     await writeFile(join(dir, 'htpasswd'), entry, { mode: 0o600 });
-    return await launch(registryBin, dir, username, password);
+    return await launch(registryBin, dir, username, password, options.host ?? '127.0.0.1');
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function launch(registryBin: string, dir: string, username: string, password: string): Promise<TestRegistry> {
+async function launch(registryBin: string, dir: string, username: string, password: string, host: string): Promise<TestRegistry> {
   // A port found free may be taken before the registry binds it: try another then.
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const address = `127.0.0.1:${await freePort()}`;
+    const address = `${host}:${await freePort()}`;
     // YAML takes JSON as it is.
     const config = {
       version: 0.1,

@@ -151,7 +151,7 @@ async function removeRoot(root: string): Promise<void> {
 }
 
 /** Copies an image from the first engine into the second (`docker save | docker -H … load`). */
-function loadImage(image: string, socket: string): Promise<void> {
+export function loadImage(image: string, socket: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const save = spawn(DOCKER_CLI, ['save', image], { stdio: ['ignore', 'pipe', 'pipe'] });
     const load = spawn(DOCKER_CLI, ['-H', `unix://${socket}`, 'load', '-q'], { stdio: ['pipe', 'pipe', 'pipe'] });

@@ -32,6 +32,7 @@
  * - HostCleanup: answered by the HostCleanupControl (host-cleanup.ts); refused when this
  *   agent was started without one.
  * - Container (a ContainerRequest): container-control.ts; Logs (a LogsRequest): log-streams.ts.
+ * - Cluster (a ClusterRequest): answered by the ClusterControl (cluster-control.ts).
  *
  * Nothing to do is not a failure of the agent: the reply carries `error` saying why.
  */
@@ -46,6 +47,7 @@ import type { CommandScheduler } from '../pipeline/scheduler.js';
 import type { HostCleanupControl } from './host-cleanup.js';
 import type { ContainerControl } from './container-control.js';
 import type { LogStreams } from './log-streams.js';
+import type { ClusterControl } from './cluster-control.js';
 import type { ProxyControl } from './proxy-control.js';
 
 export interface CommandControlDeps {
@@ -65,6 +67,8 @@ export interface CommandControlDeps {
   /** Answers container requests and starts log streams; absent: they are refused. */
   containers?: Pick<ContainerControl, 'handle'>;
   logs?: Pick<LogStreams, 'start'>;
+  /** Answers cluster requests; absent: they are refused. */
+  cluster?: Pick<ClusterControl, 'handle'>;
 }
 
 export interface AgentRestarter {
@@ -99,6 +103,8 @@ export class CommandControl {
         return this.deps.containers ? this.deps.containers.handle(request.request.value) : refused('this agent answers no container requests');
       case 'logs':
         return this.deps.logs ? this.deps.logs.start(request.request.value) : refused('this agent streams no logs');
+      case 'cluster':
+        return this.deps.cluster ? this.deps.cluster.handle(request.request.value) : refused('this agent answers no cluster requests');
       default:
         return refused('the control request asks for nothing this agent knows');
     }

@@ -13,6 +13,7 @@ import Dockerode from 'dockerode';
 import { containerLogTail } from './container-log-tail.js';
 import * as containers from './dockerode-containers.js';
 import * as images from './dockerode-images.js';
+import { pushImage } from './image-push.js';
 import * as networksVolumes from './dockerode-networks-volumes.js';
 import * as services from './dockerode-services.js';
 import type {
@@ -96,6 +97,10 @@ export class DockerodeDriver implements DockerDriver {
 
   pullImage(ref: string, options?: PullOptions): Promise<void> {
     return images.pullImage(this.docker, ref, options);
+  }
+
+  pushImage(source: string, target: string, options?: PullOptions): Promise<string> {
+    return pushImage(this.docker, source, target, options);
   }
 
   imagesByLabel(labels: Record<string, string>): Promise<LocalImage[]> {

@@ -291,6 +291,8 @@ export interface DockerDriver {
   imageExists(ref: string): Promise<boolean>;
   /** Pulls the image from its registry; a failure carries the registry's reason (e.g. `unauthorized`). */
   pullImage(ref: string, options?: PullOptions): Promise<void>;
+  /** Tags the local image `source` as `target` (`host/path:tag`), pushes it, and answers the digest the registry gave it. */
+  pushImage(source: string, target: string, options?: PullOptions): Promise<string>;
   /** Local images carrying every given label, newest first. */
   imagesByLabel(labels: Record<string, string>): Promise<LocalImage[]>;
   /**

@@ -96,6 +96,10 @@ export class LazyDockerDriver implements DockerDriver {
     return this.full().then((d) => d.pullImage(ref, options));
   }
 
+  pushImage(source: string, target: string, options?: PullOptions): Promise<string> {
+    return this.full().then((d) => d.pushImage(source, target, options));
+  }
+
   imagesByLabel(labels: Record<string, string>): Promise<LocalImage[]> {
     return this.full().then((d) => d.imagesByLabel(labels));
   }

@@ -56,6 +56,8 @@ import type { CommandJournal } from '../pipeline/journal.js';
 import { pullIfNeeded, registryAuthOf } from '../deployments/registry-pull.js';
 import { assessRollout, monitorWindowMs, rolloutTarget } from '../deployments/rollout.js';
 import { undoRollout } from '../deployments/undo-rollout.js';
+import { type ClusterRegistry, shareBuiltImage } from '../deployments/cluster-image.js';
+import type { SwarmNodes } from '../docker/swarm-nodes.js';
 
 export interface DeployApplicationDeps {
   driver: DockerDriver;
@@ -74,6 +76,11 @@ export interface DeployApplicationDeps {
    * removed as the handler is made (once, at agent start).
    */
   build?: BuildSettings;
+  /**
+   * The swarm's nodes and the registry they pull built images from (deployments/cluster-image.ts);
+   * absent: built images are used where they were built.
+   */
+  cluster?: { nodes: Pick<SwarmNodes, 'list'>; registry?: ClusterRegistry };
 }
 
 export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHandler {
@@ -170,9 +177,18 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     }
     if (context.signal.aborted) throw new AbandonedError();
 
-    const registryAuth = registryAuthOf(deploy);
+    let registryAuth = registryAuthOf(deploy);
     if (deploy.source) {
       await build(context, deploy, events);
+      if (deps.cluster) {
+        const shared = await shareBuiltImage({ ...deps.cluster, push: (source, target, options) => deps.driver.pushImage(source, target, options) }, spec, deploy.image, {
+          signal: context.signal,
+          timeoutMs: Math.max(1_000, Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)) - now().getTime()),
+        });
+        spec = shared.spec;
+        registryAuth = shared.registryAuth ?? registryAuth;
+        if (shared.lines.length > 0) await events.log(...shared.lines);
+      }
     } else if (deploy.localImage) {
       // A rollback to an earlier deployment's built image: there is nothing to pull it from.
       if (!(await deps.driver.imageExists(deploy.image))) {

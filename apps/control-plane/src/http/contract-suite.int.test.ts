@@ -103,10 +103,10 @@ describe('the generic mount', () => {
   });
 
   it('answers NOT_IMPLEMENTED naming the operation for capabilities not built yet', async () => {
-    const res = await t.call('cluster.getNodes', {});
+    const res = await t.call('forgeB.testConnection', { forgeBId: 'fgb_example' });
     expect(res.status).toBe(501);
     expect(res.body).toMatchObject({ code: 'NOT_IMPLEMENTED' });
-    expect(res.body.message).toContain('cluster.getNodes');
+    expect(res.body.message).toContain('forgeB.testConnection');
   });
 
   it('refuses unknown fields naming them, and parses query values strictly', async () => {

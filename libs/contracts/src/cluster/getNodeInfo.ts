@@ -8,5 +8,5 @@ export const getNodeInfo = defineContract({
   input: z.object({ nodeId: Id, serverId: Id.optional() }),
   output: Unspecified,
   access: { grant: 'canAccessToContainer' },
-  example: { nodeId: 'w1k3mz0x9q7b2c4d5e6f7g8h9' },
+  example: { nodeId: 'w1k3mz0x9q7b2c4d5e6f7g8h9', serverId: 'srv_example' },
 });

@@ -3,3 +3,4 @@
 export { ServerAgents } from './server-agents.js';
 export { agentEndpoints, ServerService } from './servers.js';
 export { SshKeyService } from './ssh-keys.js';
+export { CLUSTER_REQUEST_TIMEOUT_MS, ClusterService, NODE_REMOVAL_TIMEOUT_MS } from './cluster.js';

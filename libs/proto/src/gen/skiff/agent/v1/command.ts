@@ -355,6 +355,85 @@ export function containerOperationToJSON(object: ContainerOperation): string {
   }
 }
 
+export enum ClusterOperation {
+  CLUSTER_OPERATION_UNSPECIFIED = 0,
+  /** CLUSTER_OPERATION_LIST_NODES - result_json: [{ id, hostname, role, availability, state, address, leader, engineVersion, labels, self }]. */
+  CLUSTER_OPERATION_LIST_NODES = 1,
+  /** CLUSTER_OPERATION_INSPECT_NODE - result_json: the node as the engine inspects it. */
+  CLUSTER_OPERATION_INSPECT_NODE = 2,
+  /**
+   * CLUSTER_OPERATION_LIST_SERVICES - result_json: the Skiff services of the swarm with the nodes of their running tasks,
+   * [{ name, kind, id, image, replicas, tasks: [{ id, nodeId, hostname, state, desiredState }] }].
+   */
+  CLUSTER_OPERATION_LIST_SERVICES = 3,
+  /**
+   * CLUSTER_OPERATION_JOIN_WORKER - result_json: { role, token, managerAddress, command }: how a new node joins as a worker.
+   * The token is a secret: neither side logs it.
+   */
+  CLUSTER_OPERATION_JOIN_WORKER = 4,
+  /** CLUSTER_OPERATION_JOIN_MANAGER - The same for a manager. */
+  CLUSTER_OPERATION_JOIN_MANAGER = 5,
+  /**
+   * CLUSTER_OPERATION_REMOVE_NODE - Drains the node (its tasks move to the others), waits for its tasks to leave, then removes
+   * it from the swarm (a manager is demoted first). This agent's own node is refused.
+   * result_json: { nodeId, hostname, movedTasks }.
+   */
+  CLUSTER_OPERATION_REMOVE_NODE = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function clusterOperationFromJSON(object: any): ClusterOperation {
+  switch (object) {
+    case 0:
+    case "CLUSTER_OPERATION_UNSPECIFIED":
+      return ClusterOperation.CLUSTER_OPERATION_UNSPECIFIED;
+    case 1:
+    case "CLUSTER_OPERATION_LIST_NODES":
+      return ClusterOperation.CLUSTER_OPERATION_LIST_NODES;
+    case 2:
+    case "CLUSTER_OPERATION_INSPECT_NODE":
+      return ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE;
+    case 3:
+    case "CLUSTER_OPERATION_LIST_SERVICES":
+      return ClusterOperation.CLUSTER_OPERATION_LIST_SERVICES;
+    case 4:
+    case "CLUSTER_OPERATION_JOIN_WORKER":
+      return ClusterOperation.CLUSTER_OPERATION_JOIN_WORKER;
+    case 5:
+    case "CLUSTER_OPERATION_JOIN_MANAGER":
+      return ClusterOperation.CLUSTER_OPERATION_JOIN_MANAGER;
+    case 6:
+    case "CLUSTER_OPERATION_REMOVE_NODE":
+      return ClusterOperation.CLUSTER_OPERATION_REMOVE_NODE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ClusterOperation.UNRECOGNIZED;
+  }
+}
+
+export function clusterOperationToJSON(object: ClusterOperation): string {
+  switch (object) {
+    case ClusterOperation.CLUSTER_OPERATION_UNSPECIFIED:
+      return "CLUSTER_OPERATION_UNSPECIFIED";
+    case ClusterOperation.CLUSTER_OPERATION_LIST_NODES:
+      return "CLUSTER_OPERATION_LIST_NODES";
+    case ClusterOperation.CLUSTER_OPERATION_INSPECT_NODE:
+      return "CLUSTER_OPERATION_INSPECT_NODE";
+    case ClusterOperation.CLUSTER_OPERATION_LIST_SERVICES:
+      return "CLUSTER_OPERATION_LIST_SERVICES";
+    case ClusterOperation.CLUSTER_OPERATION_JOIN_WORKER:
+      return "CLUSTER_OPERATION_JOIN_WORKER";
+    case ClusterOperation.CLUSTER_OPERATION_JOIN_MANAGER:
+      return "CLUSTER_OPERATION_JOIN_MANAGER";
+    case ClusterOperation.CLUSTER_OPERATION_REMOVE_NODE:
+      return "CLUSTER_OPERATION_REMOVE_NODE";
+    case ClusterOperation.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Command is the envelope of every command. */
 export interface Command {
   /** Unique id, chosen by the control plane when it writes the outbox row. */
@@ -874,6 +953,7 @@ export interface ControlRequest {
     | { $case: "agentRestart"; value: AgentRestart }
     | { $case: "container"; value: ContainerRequest }
     | { $case: "logs"; value: LogsRequest }
+    | { $case: "cluster"; value: ClusterRequest }
     | undefined;
 }
 
@@ -941,7 +1021,11 @@ export interface ControlReply {
     | AgentRestartReply
     | undefined;
   /** The answer to a ContainerRequest. */
-  container?: ContainerReply | undefined;
+  container?:
+    | ContainerReply
+    | undefined;
+  /** The answer to a ClusterRequest. */
+  cluster?: ClusterReply | undefined;
 }
 
 /**
@@ -1099,6 +1183,34 @@ export interface LogChunk {
 export interface RuntimeLogLine {
   stderr: boolean;
   text: string;
+}
+
+/**
+ * ClusterRequest: one cluster.* operation on the swarm this agent's engine manages, carried
+ * out at once. Node ids are the engine's (25 lowercase letters and digits); any other is
+ * refused naming `node_id`, and one the swarm does not have is refused with `not_found`.
+ */
+export interface ClusterRequest {
+  operation: ClusterOperation;
+  /** INSPECT_NODE, REMOVE_NODE: the node. */
+  nodeId: string;
+  /**
+   * REMOVE_NODE: longest wait for the drained node's tasks to leave it, in milliseconds;
+   * 0: the agent's default (60 s).
+   */
+  drainTimeoutMs: number;
+}
+
+export interface ClusterReply {
+  /** The operation's answer (see ClusterOperation) when ControlReply.error is empty. */
+  resultJson: string;
+  /**
+   * With ControlReply.error: the request field that was refused (`node_id`), so the caller
+   * answers BAD_REQUEST naming it; empty: the agent could not carry out a valid request.
+   */
+  refusedField: string;
+  /** With ControlReply.error: the node the request names is not in the swarm (NOT_FOUND). */
+  notFound: boolean;
 }
 
 function createBaseCommand(): Command {
@@ -6171,6 +6283,9 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "logs":
         LogsRequest.encode(message.request.value, writer.uint32(90).fork()).join();
         break;
+      case "cluster":
+        ClusterRequest.encode(message.request.value, writer.uint32(98).fork()).join();
+        break;
     }
     return writer;
   },
@@ -6244,6 +6359,14 @@ export const ControlRequest: MessageFns<ControlRequest> = {
             message.request = { $case: "logs", value: LogsRequest.decode(reader, reader.uint32()) };
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.request = { $case: "cluster", value: ClusterRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6280,6 +6403,8 @@ export const ControlRequest: MessageFns<ControlRequest> = {
         ? { $case: "container", value: ContainerRequest.fromJSON(object.container) }
         : isSet(object.logs)
         ? { $case: "logs", value: LogsRequest.fromJSON(object.logs) }
+        : isSet(object.cluster)
+        ? { $case: "cluster", value: ClusterRequest.fromJSON(object.cluster) }
         : undefined,
     };
   },
@@ -6300,6 +6425,8 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       obj.container = ContainerRequest.toJSON(message.request.value);
     } else if (message.request?.$case === "logs") {
       obj.logs = LogsRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "cluster") {
+      obj.cluster = ClusterRequest.toJSON(message.request.value);
     }
     return obj;
   },
@@ -6349,6 +6476,12 @@ export const ControlRequest: MessageFns<ControlRequest> = {
       case "logs": {
         if (object.request?.value !== undefined && object.request?.value !== null) {
           message.request = { $case: "logs", value: LogsRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "cluster": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "cluster", value: ClusterRequest.fromPartial(object.request.value) };
         }
         break;
       }
@@ -6591,6 +6724,7 @@ function createBaseControlReply(): ControlReply {
     hostCleanup: undefined,
     agentRestart: undefined,
     container: undefined,
+    cluster: undefined,
   };
 }
 
@@ -6613,6 +6747,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     }
     if (message.container !== undefined) {
       ContainerReply.encode(message.container, writer.uint32(82).fork()).join();
+    }
+    if (message.cluster !== undefined) {
+      ClusterReply.encode(message.cluster, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -6678,6 +6815,14 @@ export const ControlReply: MessageFns<ControlReply> = {
             message.container = ContainerReply.decode(reader, reader.uint32());
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.cluster = ClusterReply.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6710,6 +6855,7 @@ export const ControlReply: MessageFns<ControlReply> = {
         ? AgentRestartReply.fromJSON(object.agent_restart)
         : undefined,
       container: isSet(object.container) ? ContainerReply.fromJSON(object.container) : undefined,
+      cluster: isSet(object.cluster) ? ClusterReply.fromJSON(object.cluster) : undefined,
     };
   },
 
@@ -6733,6 +6879,9 @@ export const ControlReply: MessageFns<ControlReply> = {
     if (message.container !== undefined) {
       obj.container = ContainerReply.toJSON(message.container);
     }
+    if (message.cluster !== undefined) {
+      obj.cluster = ClusterReply.toJSON(message.cluster);
+    }
     return obj;
   },
 
@@ -6754,6 +6903,9 @@ export const ControlReply: MessageFns<ControlReply> = {
       : undefined;
     message.container = (object.container !== undefined && object.container !== null)
       ? ContainerReply.fromPartial(object.container)
+      : undefined;
+    message.cluster = (object.cluster !== undefined && object.cluster !== null)
+      ? ClusterReply.fromPartial(object.cluster)
       : undefined;
     return message;
   },
@@ -8277,6 +8429,228 @@ export const RuntimeLogLine: MessageFns<RuntimeLogLine> = {
     const message = createBaseRuntimeLogLine();
     message.stderr = object.stderr ?? false;
     message.text = object.text ?? "";
+    return message;
+  },
+};
+
+function createBaseClusterRequest(): ClusterRequest {
+  return { operation: 0, nodeId: "", drainTimeoutMs: 0 };
+}
+
+export const ClusterRequest: MessageFns<ClusterRequest> = {
+  encode(message: ClusterRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== 0) {
+      writer.uint32(8).int32(message.operation);
+    }
+    if (message.nodeId !== "") {
+      writer.uint32(18).string(message.nodeId);
+    }
+    if (message.drainTimeoutMs !== 0) {
+      writer.uint32(24).uint32(message.drainTimeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClusterRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClusterRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.operation = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nodeId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.drainTimeoutMs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClusterRequest {
+    return {
+      operation: isSet(object.operation) ? clusterOperationFromJSON(object.operation) : 0,
+      nodeId: isSet(object.nodeId)
+        ? globalThis.String(object.nodeId)
+        : isSet(object.node_id)
+        ? globalThis.String(object.node_id)
+        : "",
+      drainTimeoutMs: isSet(object.drainTimeoutMs)
+        ? globalThis.Number(object.drainTimeoutMs)
+        : isSet(object.drain_timeout_ms)
+        ? globalThis.Number(object.drain_timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ClusterRequest): unknown {
+    const obj: any = {};
+    if (message.operation !== 0) {
+      obj.operation = clusterOperationToJSON(message.operation);
+    }
+    if (message.nodeId !== "") {
+      obj.nodeId = message.nodeId;
+    }
+    if (message.drainTimeoutMs !== 0) {
+      obj.drainTimeoutMs = Math.round(message.drainTimeoutMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ClusterRequest>): ClusterRequest {
+    return ClusterRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClusterRequest>): ClusterRequest {
+    const message = createBaseClusterRequest();
+    message.operation = object.operation ?? 0;
+    message.nodeId = object.nodeId ?? "";
+    message.drainTimeoutMs = object.drainTimeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseClusterReply(): ClusterReply {
+  return { resultJson: "", refusedField: "", notFound: false };
+}
+
+export const ClusterReply: MessageFns<ClusterReply> = {
+  encode(message: ClusterReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resultJson !== "") {
+      writer.uint32(10).string(message.resultJson);
+    }
+    if (message.refusedField !== "") {
+      writer.uint32(18).string(message.refusedField);
+    }
+    if (message.notFound !== false) {
+      writer.uint32(24).bool(message.notFound);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClusterReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClusterReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.refusedField = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.notFound = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClusterReply {
+    return {
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      refusedField: isSet(object.refusedField)
+        ? globalThis.String(object.refusedField)
+        : isSet(object.refused_field)
+        ? globalThis.String(object.refused_field)
+        : "",
+      notFound: isSet(object.notFound)
+        ? globalThis.Boolean(object.notFound)
+        : isSet(object.not_found)
+        ? globalThis.Boolean(object.not_found)
+        : false,
+    };
+  },
+
+  toJSON(message: ClusterReply): unknown {
+    const obj: any = {};
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.refusedField !== "") {
+      obj.refusedField = message.refusedField;
+    }
+    if (message.notFound !== false) {
+      obj.notFound = message.notFound;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ClusterReply>): ClusterReply {
+    return ClusterReply.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClusterReply>): ClusterReply {
+    const message = createBaseClusterReply();
+    message.resultJson = object.resultJson ?? "";
+    message.refusedField = object.refusedField ?? "";
+    message.notFound = object.notFound ?? false;
     return message;
   },
 };
