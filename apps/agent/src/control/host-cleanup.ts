@@ -138,10 +138,13 @@ export function isWorkloadVolume(volume: EngineVolume, named: Set<string>, appNa
 export function namesImage(ref: string, image: EngineImage): boolean {
   const [name, digest] = ref.split('@');
   if (ref === image.id || name === image.id) return true;
-  const tagged = /:[^/]+$/.test(name) ? name : `${name}:latest`;
+  // A tag is what follows the last `:` after the last `/` (a registry's port comes before one).
+  const colon = name.lastIndexOf(':');
+  const hasTag = colon > name.lastIndexOf('/');
+  const tagged = hasTag ? name : `${name}:latest`;
   if (image.tags.includes(tagged) || image.tags.includes(name)) return true;
   if (!digest) return false;
-  const repo = name.replace(/:[^/]+$/, '');
+  const repo = hasTag ? name.slice(0, colon) : name;
   return image.digests.includes(`${repo}@${digest}`);
 }
 

@@ -7,6 +7,7 @@
  * here contains it, and text quoted from the provider has it blanked.
  */
 import { type OutboundPolicy, OutboundFetchError, outboundFetch, type Resolver } from '@skiff/outbound';
+import { trimChar } from '@skiff/domain';
 
 /** What went wrong, for the caller: `about` says which setting is to blame. */
 export class AiProviderError extends Error {
@@ -94,7 +95,7 @@ export class OpenAiClient {
   }
 
   private async request(endpoint: AiEndpoint, path: string, how: { method: 'GET' | 'POST'; timeoutMs: number; json?: unknown }): Promise<unknown> {
-    const url = `${endpoint.apiUrl.trim().replace(/\/+$/, '')}/${path}`;
+    const url = `${trimChar(endpoint.apiUrl.trim(), '/', 'end')}/${path}`;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'skiff' };
     if (endpoint.apiKey !== '') headers.authorization = `Bearer ${endpoint.apiKey}`;
     if (how.json !== undefined) headers['content-type'] = 'application/json';

@@ -15,6 +15,7 @@ import {
   hostPrivileges,
   normalizeHost,
   parseDotenv,
+  trimChar,
 } from '@skiff/domain';
 import { z } from 'zod';
 
@@ -216,11 +217,7 @@ export function processedOf(d: Deployable): ProcessedTemplate {
 }
 
 function slug(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48);
+  return trimChar(text.toLowerCase().replace(/[^a-z0-9]+/g, '-'), '-').slice(0, 48);
 }
 
 function uniqueId(id: string, taken: Set<string>): string {

@@ -1,5 +1,6 @@
 import type { EventRecord } from '@skiff/db';
 import type { EventKind, EventMessage } from '../notifications/channels/channel-sender.js';
+import { trimChar } from '@skiff/domain';
 
 const WORKLOAD_LABEL: Record<string, string> = { application: 'Application', compose: 'Compose stack' };
 
@@ -73,7 +74,7 @@ export function renderEvent(event: EventRecord, options: { organizationName?: st
     occurredAt: event.occurredAt,
   };
   if (options.baseUrl && str(s.deploymentId)) {
-    message.link = `${options.baseUrl.replace(/\/+$/, '')}/api/deployment.readLogs?deploymentId=${encodeURIComponent(str(s.deploymentId)!)}`;
+    message.link = `${trimChar(options.baseUrl, '/', 'end')}/api/deployment.readLogs?deploymentId=${encodeURIComponent(str(s.deploymentId)!)}`;
   }
   return message;
 }

@@ -2,6 +2,7 @@ import { type OutboundPolicy, OutboundFetchError, outboundFetch } from '@skiff/o
 import { z } from 'zod';
 import { DomainError } from '../../errors.js';
 import { type FormValue, stripeForm } from './stripe-form.js';
+import { trimChar } from '@skiff/domain';
 
 /** The most an answer of the provider may hold, and how long a request may take. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -35,7 +36,7 @@ export class StripeClient {
   }
 
   private async post(path: string, fields: Record<string, FormValue>): Promise<ProviderSession> {
-    const url = `${this.options.apiUrl.replace(/\/+$/, '')}${path}`;
+    const url = `${trimChar(this.options.apiUrl, '/', 'end')}${path}`;
     let answer;
     try {
       answer = await outboundFetch(url, {

@@ -6,6 +6,7 @@
 import type { ChannelSender, ChannelTarget, EventMessage } from './channel-sender.js';
 import { DeliveryError } from './channel-sender.js';
 import { cut, type HttpLimits, parseJson, postJson, scrub } from './http-post.js';
+import { trimChar } from '@skiff/domain';
 
 export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -72,7 +73,7 @@ export const messengerSender =
     const problem = messengerSettingsProblem({ botToken, ...target.config });
     if (problem) throw new DeliveryError(`Telegram: ${problem.field} ${problem.message}`, false, { field: problem.field });
     const secrets = [botToken];
-    const answer = await postJson(`${apiBase.replace(/\/+$/, '')}/bot${botToken}/sendMessage`, telegramPayload(target, message), {
+    const answer = await postJson(`${trimChar(apiBase, '/', 'end')}/bot${botToken}/sendMessage`, telegramPayload(target, message), {
       limits,
       service: 'Telegram',
       field: 'botToken',

@@ -5,6 +5,7 @@
  */
 import type { ChannelSender, EventMessage } from './channel-sender.js';
 import { cut, type HttpLimits, postJson, refusal } from './http-post.js';
+import { trimChar } from '@skiff/domain';
 
 export function gotifyPayload(message: EventMessage, priority: number, decoration: boolean) {
   const lines = decoration
@@ -22,7 +23,7 @@ export function gotifyPayload(message: EventMessage, priority: number, decoratio
 function messageUrl(serverUrl: string): string {
   const url = URL.parse(serverUrl);
   if (!url) return serverUrl;
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/message`;
+  url.pathname = `${trimChar(url.pathname, '/', 'end')}/message`;
   url.search = '';
   url.hash = '';
   return url.toString();
