@@ -61,6 +61,8 @@ export interface AgentConfig {
   composeProgram: string | null;
   /** The reverse proxy (`skiff-proxy`, Caddy) the agent runs for the server's domains. */
   proxy: ProxySettings;
+  /** Seconds between metric samples of the host and Skiff's containers, SKIFF_METRICS_INTERVAL_SECONDS, default 10; 0: no sampling. */
+  metricsIntervalMs: number;
 }
 
 export type ProxyIssuer = 'acme' | 'internal';
@@ -197,6 +199,12 @@ export function readConfig(env: Env): AgentConfig {
 
   const proxy = readProxySettings(env, issues);
 
+  const metricsInterval = env.SKIFF_METRICS_INTERVAL_SECONDS?.trim() || '10';
+  const metricsIntervalMs = Number(metricsInterval) * 1000;
+  if (!/^\d+$/.test(metricsInterval) || metricsIntervalMs > 3600_000) {
+    issues.push('SKIFF_METRICS_INTERVAL_SECONDS must be a whole number of seconds from 0 (no sampling) to 3600');
+  }
+
   if (issues.length > 0) throw new ConfigError(issues);
   return {
     serverId,
@@ -215,6 +223,7 @@ export function readConfig(env: Env): AgentConfig {
     journalCompactMs,
     composeProgram,
     proxy,
+    metricsIntervalMs,
   };
 }
 
@@ -283,6 +292,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     buildTimeoutMs: config.buildTimeoutMs,
     composeProgram: config.composeProgram ?? 'detected',
     proxy: config.proxy,
+    metricsIntervalMs: config.metricsIntervalMs,
   };
 }
 

@@ -35,6 +35,9 @@ import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
+import { HostStats } from './reconcile/host-stats.js';
+import { MetricsSampler } from './reconcile/metrics-sampler.js';
+import { DockerodeStatsStreams } from './docker/stats-streams.js';
 import { ArtifactClient } from './reports/artifacts.js';
 import { ReportClient } from './reports/client.js';
 import { AgentPresence } from './reports/presence.js';
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
   let artifacts: ArtifactClient | null = null;
   let presence: AgentPresence | null = null;
   let proxy: ProxyManager | null = null;
+  let sampler: MetricsSampler | null = null;
   // The server was removed from the control plane: the agent does to the machine what the
   // removal said (removed-server.ts) and stops (exit 0: a restart would only be told again).
   const removed = async (workloads: RemovedServerWorkloads): Promise<void> => {
@@ -93,6 +97,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.warn({ reason: serverRemovedDetails(workloads) }, `this server was removed from the control plane: ${REMOVAL_ACTIONS[workloads]} and stopping (join it again to use it)`);
     presence?.stop();
+    await sampler?.stop();
     await shutDown(log, { agent, proxy, reports: null, journal, nc });
     reports?.close();
     await leaveMachine(driver, log, workloads, config.proxy.container).catch((err: unknown) =>
@@ -109,6 +114,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.fatal({ code: err.code, reason: err.reason, problem: err.message }, 'registration refused: join again with a new token from server.regenerateJoinToken');
     presence?.stop();
+    await sampler?.stop();
     await shutDown(log, { agent, proxy, reports: null, journal, nc });
     reports?.close();
     process.exit(1);
@@ -118,6 +124,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'agent stopping');
     presence?.stop();
+    await sampler?.stop();
     await shutDown(log, { agent, proxy, reports, journal, nc });
     log.info({ signal }, 'agent stopped');
     process.exit(0);
@@ -253,6 +260,18 @@ async function main(): Promise<void> {
   });
   agent.start();
   log.info('agent started: connected to NATS');
+  if (config.metricsIntervalMs > 0 && reports) {
+    const sink = reports;
+    sampler = new MetricsSampler({
+      host: new HostStats({ diskPath: config.dataDir }),
+      streams: new DockerodeStatsStreams(docker),
+      send: (batch) => sink.sendMetrics(batch),
+      intervalMs: config.metricsIntervalMs,
+      log,
+    });
+    sampler.start();
+    log.info({ intervalSeconds: config.metricsIntervalMs / 1000 }, 'sampling the host and the Skiff containers');
+  }
 }
 
 /** The Docker Engine's version, or empty when it does not answer in time. */

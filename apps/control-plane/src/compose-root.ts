@@ -61,6 +61,8 @@ import { GitProviderService } from './services/forges/index.js';
 import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService, type PlatformSmtp } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
 import { ProjectService } from './services/projects/index.js';
+import { type MetricsOptions, MetricsRetention, MetricsService } from './services/metrics/index.js';
+import { settingsMetricsHandlers, userMetricsHandlers } from './routers/metrics.js';
 import { agentEndpoints, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
 export interface PlatformOptions {
@@ -142,6 +144,8 @@ export interface PlatformOptions {
    * `SKIFF_SMTP_FROM`), and timeouts (tests).
    */
   notifications?: Omit<ChannelOptions, 'policy'> & { platformSmtp?: PlatformSmtp };
+  /** The metrics store's bounds and threshold alerts (services/metrics). */
+  metrics?: Omit<MetricsOptions, 'log'>;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -281,6 +285,8 @@ export async function buildPlatform(options: PlatformOptions) {
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash), undefined, () => deps.clock().getTime(), (p) =>
     keyUsage.seen(p.apiKeyId),
   );
+  const metrics = new MetricsService(deps, { ...options.metrics, log: options.log.child({ component: 'metrics' }) });
+  const metricsRetention = new MetricsRetention(metrics, options.log.child({ component: 'metrics' }));
   const audit = new AuditLog(deps, { retentionMs: options.auditRetentionMs, log: options.log.child({ component: 'audit' }) });
 
   let openApi: Record<string, unknown> | undefined;
@@ -290,7 +296,7 @@ export async function buildPlatform(options: PlatformOptions) {
     project: projectHandlers(projects),
     environment: environmentHandlers(projects),
     organization: organizationHandlers(organizations),
-    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups) },
+    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups), ...userMetricsHandlers(metrics) },
     audit: auditHandlers(audit),
     notification: notificationHandlers(metricsTokens, notifications, channelTests),
     destination: destinationHandlers(destinations),
@@ -316,7 +322,7 @@ export async function buildPlatform(options: PlatformOptions) {
     server: serverHandlers(servers),
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
-    settings: settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings),
+    settings: { ...settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings), ...settingsMetricsHandlers(metrics) },
   };
 
   const app = createApp({
@@ -342,6 +348,7 @@ export async function buildPlatform(options: PlatformOptions) {
     serverAgents,
     archives: drops,
     signer,
+    metrics,
   }).catch(
     async (err) => {
       await database.close();
@@ -351,8 +358,10 @@ export async function buildPlatform(options: PlatformOptions) {
   );
   relay = agents.relay;
   grpcPort = agents.grpcPort;
+  metricsRetention.start();
 
   const close = async () => {
+    await metricsRetention.stop();
     await agents.close();
     await audit.settled();
     await database.close();
@@ -376,6 +385,8 @@ export async function buildPlatform(options: PlatformOptions) {
     reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
+    /** The metrics store and thresholds (tests record and retain through it). */
+    metrics,
     close,
   };
 }

@@ -68,6 +68,12 @@ export interface Config {
   outbound: OutboundPolicy;
   /** Notification channels and invitation emails (see readNotificationConfig). */
   notifications: NotificationConfig;
+  /**
+   * The metrics store and alerts: `SKIFF_METRICS_MAX_CONTAINERS`, the containers of one server
+   * kept per sampling instant (default 50); `SKIFF_METRICS_ALERT_SECONDS`, how long a value
+   * stays past a threshold before it alerts or recovers (default 60).
+   */
+  metrics: { maxContainers: number; alertSeconds: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -125,6 +131,10 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     retention,
     outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
     notifications: readNotificationConfig(env),
+    metrics: {
+      maxContainers: wholeNumber(env, 'SKIFF_METRICS_MAX_CONTAINERS', 50, 1, 1000),
+      alertSeconds: wholeNumber(env, 'SKIFF_METRICS_ALERT_SECONDS', 60, 0, 86_400),
+    },
   };
 }
 

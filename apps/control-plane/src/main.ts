@@ -50,6 +50,7 @@ const platform = await buildPlatform({
   },
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
+  metrics: { maxContainers: config.metrics.maxContainers, thresholdDurationMs: config.metrics.alertSeconds * 1000 },
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}`, tls: true }, 'agent reports (gRPC) listening');

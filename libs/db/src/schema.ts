@@ -20,6 +20,7 @@ import type { AiConfigsTable } from './schema/ai.js';
 import type { PlatformSettingsTable } from './schema/settings.js';
 import type { AuditEventsTable } from './schema/audit.js';
 import type { BillingAccountsTable, BillingEventsTable } from './schema/billing.js';
+import type { ContainerMetricsTable, HostMetricsTable, ServerMetricThresholdsTable } from './schema/metrics.js';
 
 export type { ServiceColumns } from './schema/columns.js';
 export type * from './schema/identity.js';
@@ -36,6 +37,7 @@ export type * from './schema/ai.js';
 export type * from './schema/settings.js';
 export type * from './schema/audit.js';
 export type * from './schema/billing.js';
+export type * from './schema/metrics.js';
 
 export interface Database {
   users: UsersTable;
@@ -68,6 +70,9 @@ export interface Database {
   auditEvents: AuditEventsTable;
   applicationArchives: ApplicationArchivesTable;
   proxyRevisions: ProxyRevisionsTable;
+  hostMetrics: HostMetricsTable;
+  containerMetrics: ContainerMetricsTable;
+  serverMetricThresholds: ServerMetricThresholdsTable;
 }
 
 export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances';

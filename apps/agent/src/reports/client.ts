@@ -19,6 +19,7 @@ import {
   commandStatusToJSON,
   type CommandResult,
   type DeploymentEvent,
+  type MetricsBatch,
 } from '@skiff/proto';
 import { WakeableSleep } from '@skiff/domain';
 import type { Logger } from 'pino';
@@ -100,6 +101,18 @@ export class ReportClient {
 
   reportResult(result: CommandResult): void {
     this.enqueue({ kind: 'result', result });
+  }
+
+  /**
+   * Sends one batch of metric samples at once, outside the queue: samples are not worth a
+   * retry (a lost round is a gap in the graphs), so a failure only rejects.
+   */
+  sendMetrics(batch: MetricsBatch): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('report client closed'));
+    const deadline = new Date(Date.now() + this.callTimeoutMs);
+    return new Promise<void>((resolve, reject) => {
+      this.client.reportMetrics(batch, this.metadata, { deadline }, (err) => (err ? reject(err) : resolve()));
+    });
   }
 
   /** Reports waiting to be delivered. */

@@ -4,13 +4,15 @@
  */
 import { Metadata, Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
 import { type RemovedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
-import { AgentReportsService, type AgentReportsServer, type CommandResult, type DeploymentEvent } from '@skiff/proto';
+import { AgentReportsService, type AgentReportsServer, type CommandResult, type DeploymentEvent, type MetricsBatch } from '@skiff/proto';
 
 export interface RecordingReportServer {
   port: number;
   target: string;
   events: DeploymentEvent[];
   results: CommandResult[];
+  /** Metric batches received (ReportMetrics). */
+  metrics: MetricsBatch[];
   /** The `authorization` header of every call. */
   authorizations: string[];
   /** When set, every report call answers with this status code instead of OK. */
@@ -40,6 +42,7 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     target: '',
     events: [],
     results: [],
+    metrics: [],
     authorizations: [],
     refuseWith: null,
     refuseRegistrationWith: null,
@@ -87,6 +90,13 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
       recorder.heartbeats += 1;
       if (recorder.removed) return callback(removedError(recorder.removed), null);
       callback(null, { serverTime: undefined });
+    },
+    reportMetrics: (call, callback) => {
+      note(call.metadata);
+      const err = refusal();
+      if (err) return callback(err, null);
+      recorder.metrics.push(call.request);
+      callback(null, {});
     },
     reportDeploymentEvents: (call, callback) => {
       note(call.metadata);

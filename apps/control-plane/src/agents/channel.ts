@@ -8,7 +8,7 @@ import type { ServerAgents } from '../services/servers/server-agents.js';
 import type { AgentCredentials } from './agent-credentials.js';
 import { type ArchiveLocator, artifactHandlers } from './inbound/artifact-server.js';
 import type { DeploymentReports } from './inbound/deployment-reports.js';
-import { ReportServer } from './inbound/report-server.js';
+import { ReportServer, type ReportServerOptions } from './inbound/report-server.js';
 import { natsCredentialIssuer } from './nats-credentials.js';
 import { OutboxRelay } from './outbound/outbox-relay.js';
 import type { CommandOutbox } from './outbound/outbox.js';
@@ -63,6 +63,7 @@ export async function startAgentChannel(
     serverAgents: ServerAgents;
     archives: ArchiveLocator;
     signer: CommandSigner;
+    metrics?: ReportServerOptions['metrics'];
   },
 ) {
   const { nats, grpc, tls } = options;
@@ -113,6 +114,7 @@ export async function startAgentChannel(
       credentials: parts.credentials,
       agents: parts.serverAgents,
       natsCredentials: natsCredentialIssuer(nats?.accountSeed ?? null) ?? undefined,
+      metrics: parts.metrics,
       clock: parts.clock,
       log: options.log.child({ component: 'agent-reports' }),
     });

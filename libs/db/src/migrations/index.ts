@@ -16,6 +16,7 @@ import * as commandStreamSeqs from './2026-12-01T07-00-command-stream-seqs.js';
 import * as removedServers from './2026-12-01T07-01-removed-servers.js';
 import * as removedServerWorkloads from './2026-12-02T00-00-removed-server-workloads.js';
 import * as billingCustomers from './2026-12-02T08-00-billing-customers.js';
+import * as metrics from './2026-12-04T15-00-metrics.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-01T07-01-removed-servers': removedServers,
   '2026-12-02T00-00-removed-server-workloads': removedServerWorkloads,
   '2026-12-02T08-00-billing-customers': billingCustomers,
+  '2026-12-04T15-00-metrics': metrics,
 };

@@ -14,6 +14,7 @@ import {
   AgentReportsService,
   type AgentReportsServer,
   type DeploymentEvent,
+  type MetricsBatch,
   timestampFromDate,
 } from '@skiff/proto';
 import type { Logger } from 'pino';
@@ -46,6 +47,8 @@ export interface ReportServerOptions {
   heartbeatIntervalSeconds?: number;
   /** Gives each registering agent its NATS credentials; without it (open NATS) agents get none. */
   natsCredentials?: NatsCredentialIssuer;
+  /** Where agents' metric samples go (MetricsService); without it they are acknowledged and dropped. */
+  metrics?: { record(serverId: string, batch: MetricsBatch): Promise<void> };
 }
 
 export type GrpcError = Partial<ServerErrorResponse> & { code: status; details: string };
@@ -188,6 +191,15 @@ export class ReportServer {
         const serverId = this.authenticate(call.metadata);
         if (typeof serverId !== 'string') return callback(serverId, null);
         void this.consumeEvents(serverId, call, callback);
+      },
+
+      reportMetrics: (call, callback) => {
+        const serverId = this.authenticate(call.metadata);
+        if (typeof serverId !== 'string') return callback(serverId, null);
+        (this.o.metrics?.record(serverId, call.request) ?? Promise.resolve()).then(
+          () => callback(null, {}),
+          (err) => callback(this.failure(err, 'metrics'), null),
+        );
       },
 
       reportCommandResult: (call, callback) => {
