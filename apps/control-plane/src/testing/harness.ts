@@ -85,6 +85,8 @@ export async function startTestPlatform(
     ai?: PlatformOptions['ai'];
     /** Notification channels: Telegram API base, SMTP CA, the operator's SMTP, timeouts. */
     notifications?: PlatformOptions['notifications'];
+    /** The metrics store's bounds and threshold alerts. */
+    metrics?: PlatformOptions['metrics'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -127,6 +129,7 @@ export async function startTestPlatform(
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,
     notifications: options.notifications,
+    metrics: options.metrics,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

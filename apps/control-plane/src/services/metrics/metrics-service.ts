@@ -221,12 +221,13 @@ export class MetricsService {
   private async workloadsNamed(p: Principal, appName: string): Promise<Array<{ id: string; serverId: string | null }>> {
     const found: Array<{ id: string; serverId: string | null }> = [];
     for (const { table } of Object.values(serviceTables)) {
+      // Each service table has these columns; the alias lets one query serve the three.
       const rows = await this.deps.db
-        .selectFrom(table as 'applications')
-        .innerJoin('environments', 'environments.id', 'applications.environmentId')
+        .selectFrom(`${table} as w` as 'applications as w')
+        .innerJoin('environments', 'environments.id', 'w.environmentId')
         .innerJoin('projects', 'projects.id', 'environments.projectId')
-        .select(['applications.id as id', 'applications.serverId as serverId', 'projects.id as projectId'])
-        .where('applications.appName', '=', appName)
+        .select(['w.id as id', 'w.serverId as serverId', 'projects.id as projectId'])
+        .where('w.appName', '=', appName)
         .where('projects.organizationId', '=', p.organizationId)
         .execute();
       for (const r of rows) if (canSeeService(p, r, r.projectId)) found.push({ id: r.id, serverId: r.serverId });
