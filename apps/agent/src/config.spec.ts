@@ -40,6 +40,7 @@ describe('readConfig', () => {
       dockerCli: null,
       buildTimeoutMs: 1_800_000,
       journalCompactMs: 1000,
+      metricsIntervalMs: 10_000,
       composeProgram: null,
       proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
     });
@@ -83,6 +84,7 @@ describe('readConfig', () => {
       dockerCli: '/opt/docker/bin/docker',
       buildTimeoutMs: 600_000,
       journalCompactMs: 1000,
+      metricsIntervalMs: 10_000,
       composeProgram: 'docker compose',
       proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
     });
@@ -141,6 +143,16 @@ describe('readConfig', () => {
     for (const value of ['0', '-5', '1.5', 'ten', '86401']) {
       expect(issuesOf(anEnv({ SKIFF_BUILD_TIMEOUT_SECONDS: value }))).toEqual([
         'SKIFF_BUILD_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400',
+      ]);
+    }
+  });
+
+  it('reads the metrics interval in seconds (0: no sampling), refusing anything else', () => {
+    expect(readConfig(anEnv({ SKIFF_METRICS_INTERVAL_SECONDS: '0' })).metricsIntervalMs).toBe(0);
+    expect(readConfig(anEnv({ SKIFF_METRICS_INTERVAL_SECONDS: '30' })).metricsIntervalMs).toBe(30_000);
+    for (const value of ['-1', '2.5', 'often', '3601']) {
+      expect(issuesOf(anEnv({ SKIFF_METRICS_INTERVAL_SECONDS: value }))).toEqual([
+        'SKIFF_METRICS_INTERVAL_SECONDS must be a whole number of seconds from 0 (no sampling) to 3600',
       ]);
     }
   });

@@ -7,7 +7,7 @@ export const cleanMonitoring = defineContract({
   summary: 'Delete the stored server and container monitoring data',
   description:
     "Empties the metrics store of one server: the platform host's without `serverId` (platform administrators " +
-    "only), or (beyond the spec) the remote server `serverId` names (its organization's admins).",
+    "only), or the remote server `serverId` names (its organization's admins).",
   input: z.object({ serverId: z.string().optional() }),
   output: Empty,
   access: { role: 'admin' },

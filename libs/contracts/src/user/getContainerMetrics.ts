@@ -8,7 +8,7 @@ export const getContainerMetrics = defineContract({
   description:
     "The containers of the caller's workload named `appName` (required), from the control plane's metrics store. " +
     '`url` and `token` are accepted and ignored: nothing is ever fetched from an address the caller gives. ' +
-    '`dataPoints`: the newest sampling instants, default 50, at most 8640. Beyond the spec: `resolution` ' +
+    '`dataPoints`: the newest sampling instants, default 50, at most 8640. `resolution` ' +
     '(`full` or `5m`, as user.getServerMetrics). CPU is a percentage of one core.',
   input: z.object({
     url: z.string().optional(),

@@ -7,7 +7,7 @@ export const getServerMetrics = defineContract({
   summary: 'Recent host metrics of the platform server',
   description:
     "From the control plane's metrics store (what the server's agent samples every 10 s), never from elsewhere. " +
-    'Beyond the spec: `serverId` picks a remote server of the organization (without it: the platform host, for ' +
+    '`serverId` picks a remote server of the organization (without it: the platform host, for ' +
     'platform administrators only); `dataPoints` (default 50, at most 8640) the newest points; `resolution` ' +
     '`full` (kept a day) or `5m` (5-minute averages with their maxima, kept 30 days). CPU is a percentage of all cores.',
   input: z.object({

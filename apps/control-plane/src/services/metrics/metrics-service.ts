@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Principal } from '../../authz/principal.js';
 import { canSeeServer, canSeeService, requirePlatformAdmin } from '../../authz/policy.js';
-import { Forbidden, Invalid } from '../../errors.js';
+import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import { iso, type ServiceDeps } from '../shared/deps.js';
 import { serviceTables } from '../shared/service-records.js';
 import { BUCKET_SECONDS, type ContainerRow, type HostRow, MetricsStore } from './metrics-store.js';
@@ -153,7 +153,7 @@ export class MetricsService {
     };
   }
 
-  /** The caller's workloads named `appName` (one per server at most), each with its containers' points. */
+  /** The caller's workloads named `appName` (one per server at most), each with its containers' points; NOT_FOUND when it has none. */
   async getContainerMetrics(p: Principal, input: { appName?: string; dataPoints?: string; resolution?: Resolution }) {
     if (!input.appName) throw Invalid('appName', 'required');
     const limit = points(input.dataPoints);
@@ -213,13 +213,14 @@ export class MetricsService {
       return LOCAL_SERVER_ID;
     }
     const server = await this.deps.db.selectFrom('servers').select(['id', 'organizationId']).where('id', '=', serverId).executeTakeFirst();
-    if (!server || server.organizationId !== p.organizationId) throw Invalid('serverId', 'no such server');
+    if (!server || server.organizationId !== p.organizationId) throw NotFound('No such server');
     if (!canSeeServer(p, serverId)) throw Forbidden('No access to this server');
     return serverId;
   }
 
   private async workloadsNamed(p: Principal, appName: string): Promise<Array<{ id: string; serverId: string | null }>> {
     const found: Array<{ id: string; serverId: string | null }> = [];
+    let inOrganization = 0;
     for (const { table } of Object.values(serviceTables)) {
       // Each service table has these columns; the alias lets one query serve the three.
       const rows = await this.deps.db
@@ -230,8 +231,12 @@ export class MetricsService {
         .where('w.appName', '=', appName)
         .where('projects.organizationId', '=', p.organizationId)
         .execute();
+      inOrganization += rows.length;
       for (const r of rows) if (canSeeService(p, r, r.projectId)) found.push({ id: r.id, serverId: r.serverId });
     }
+    // Another organization's workload is as unknown as none at all.
+    if (inOrganization === 0) throw NotFound('No such workload');
+    if (found.length === 0) throw Forbidden('No access to this workload');
     return found;
   }
 }
