@@ -16,18 +16,21 @@ export class DockerodeStatsStreams {
     return list.map((c) => ({ id: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), labels: c.Labels ?? {} }));
   }
 
-  /** One streaming stats call; only the newest complete line of each chunk is passed on. */
-  async open(id: string, onLine: (line: string) => void, onEnd: () => void): Promise<() => void> {
+  /** One streaming stats call; only the newest complete line of each chunk is passed on, undecoded. */
+  async open(id: string, onLine: (line: Buffer) => void, onEnd: () => void): Promise<() => void> {
     const stream = (await this.docker.getContainer(id).stats({ stream: true })) as NodeJS.ReadableStream & { destroy(): void };
-    let pending = '';
-    stream.on('data', (chunk: Buffer | string) => {
-      pending += chunk.toString();
-      const end = pending.lastIndexOf('\n');
-      if (end < 0) return;
-      const complete = pending.slice(0, end);
-      pending = pending.slice(end + 1);
-      const line = complete.slice(complete.lastIndexOf('\n') + 1);
-      if (line.trim() !== '') onLine(line);
+    // Chunks are kept as bytes: only the line a sampling round reads is ever decoded.
+    let pending: Buffer | null = null;
+    stream.on('data', (chunk: Buffer) => {
+      const data = pending ? Buffer.concat([pending, chunk]) : chunk;
+      const end = data.lastIndexOf(0x0a);
+      if (end < 0) {
+        pending = data;
+        return;
+      }
+      const start = data.lastIndexOf(0x0a, end - 1) + 1;
+      pending = end + 1 < data.length ? Buffer.from(data.subarray(end + 1)) : null;
+      if (end > start) onLine(data.subarray(start, end));
     });
     let ended = false;
     const finish = () => {

@@ -19,9 +19,10 @@ export interface StatsStreams {
   listManaged(): Promise<ManagedContainer[]>;
   /**
    * Opens a container's stats stream: `onLine` receives the newest complete JSON line of
-   * each chunk, `onEnd` is called once when the stream ends. Answers how to close it.
+   * each chunk (as bytes: decoded only when a round reads it), `onEnd` is called once when
+   * the stream ends. Answers how to close it.
    */
-  open(id: string, onLine: (line: string) => void, onEnd: () => void): Promise<() => void>;
+  open(id: string, onLine: (line: Buffer | string) => void, onEnd: () => void): Promise<() => void>;
 }
 
 export interface ContainerReading {
@@ -94,7 +95,7 @@ export function readingOf(container: ManagedContainer, stats: EngineStats, previ
 interface Tracked {
   container: ManagedContainer;
   close: (() => void) | null;
-  line: string | null;
+  line: Buffer | string | null;
   point: Point | null;
   ended: boolean;
 }
@@ -143,7 +144,7 @@ export class ContainerStats {
       if (t.line === null) continue;
       let stats: EngineStats;
       try {
-        stats = JSON.parse(t.line) as EngineStats;
+        stats = JSON.parse(t.line.toString()) as EngineStats;
       } catch {
         continue;
       }

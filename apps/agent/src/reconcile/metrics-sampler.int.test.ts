@@ -32,7 +32,7 @@ beforeAll(async () => {
   const real = new DockerodeStatsStreams(docker);
   // Counts the streaming calls: one per container, not one per round.
   streams = Object.assign(Object.create(real) as DockerodeStatsStreams, {
-    open: (id: string, onLine: (l: string) => void, onEnd: () => void) => {
+    open: (id: string, onLine: (l: Buffer) => void, onEnd: () => void) => {
       opened++;
       return real.open(id, onLine, onEnd);
     },
