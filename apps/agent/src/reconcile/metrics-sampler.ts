@@ -32,8 +32,10 @@ export class MetricsSampler {
 
   start(): void {
     if (this.timer) return;
-    // Streams open at once, so the first round already has the containers' readings.
+    // Streams open and the host's counters are read at once, so the first round already has
+    // the containers' readings and the host's rates.
     void this.containers.sync().catch(() => {});
+    void this.o.host.read().catch(() => {});
     this.timer = setInterval(() => {
       if (!this.running) this.running = this.round().then(
         () => {},
