@@ -41,6 +41,7 @@ describe('readConfig', () => {
       buildTimeoutMs: 1_800_000,
       buildCap: { cpus: null, memoryBytes: 2 * 1024 ** 3, cgroup: 'docker/buildkit' },
       journalCompactMs: 1000,
+      metricsIntervalMs: 10_000,
       composeProgram: null,
       proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
       clusterRegistry: null,
@@ -111,6 +112,7 @@ describe('readConfig', () => {
       buildTimeoutMs: 600_000,
       buildCap: { cpus: 1.5, memoryBytes: 512 * 1024 ** 2, cgroup: 'skiff/buildkit' },
       journalCompactMs: 1000,
+      metricsIntervalMs: 10_000,
       composeProgram: 'docker compose',
       proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
       clusterRegistry: null,
@@ -189,6 +191,16 @@ describe('readConfig', () => {
     for (const value of ['../memory', '/docker/buildkit', 'docker/../x', 'a b']) {
       expect(issuesOf(anEnv({ SKIFF_BUILD_CGROUP: value }))).toEqual([
         'SKIFF_BUILD_CGROUP must be a cgroup path relative to the cgroup mount, e.g. docker/buildkit',
+      ]);
+    }
+  });
+
+  it('reads the metrics interval in seconds (0: no sampling), refusing anything else', () => {
+    expect(readConfig(anEnv({ SKIFF_METRICS_INTERVAL_SECONDS: '0' })).metricsIntervalMs).toBe(0);
+    expect(readConfig(anEnv({ SKIFF_METRICS_INTERVAL_SECONDS: '30' })).metricsIntervalMs).toBe(30_000);
+    for (const value of ['-1', '2.5', 'often', '3601']) {
+      expect(issuesOf(anEnv({ SKIFF_METRICS_INTERVAL_SECONDS: value }))).toEqual([
+        'SKIFF_METRICS_INTERVAL_SECONDS must be a whole number of seconds from 0 (no sampling) to 3600',
       ]);
     }
   });

@@ -75,6 +75,8 @@ export interface AgentConfig {
    * logged); null: none.
    */
   clusterRegistry: { address: string; username?: string; password?: string; passwordFile?: string } | null;
+  /** Seconds between metric samples of the host and Skiff's containers, SKIFF_METRICS_INTERVAL_SECONDS, default 10; 0: no sampling. */
+  metricsIntervalMs: number;
 }
 
 export type ProxyIssuer = 'acme' | 'internal';
@@ -214,6 +216,12 @@ export function readConfig(env: Env): AgentConfig {
   const proxy = readProxySettings(env, issues);
   const clusterRegistry = readClusterRegistry(env, issues);
 
+  const metricsInterval = env.SKIFF_METRICS_INTERVAL_SECONDS?.trim() || '10';
+  const metricsIntervalMs = Number(metricsInterval) * 1000;
+  if (!/^\d+$/.test(metricsInterval) || metricsIntervalMs > 3600_000) {
+    issues.push('SKIFF_METRICS_INTERVAL_SECONDS must be a whole number of seconds from 0 (no sampling) to 3600');
+  }
+
   if (issues.length > 0) throw new ConfigError(issues);
   return {
     serverId,
@@ -234,6 +242,7 @@ export function readConfig(env: Env): AgentConfig {
     composeProgram,
     proxy,
     clusterRegistry,
+    metricsIntervalMs,
   };
 }
 
@@ -350,6 +359,7 @@ export function describeConfig(config: AgentConfig): Record<string, unknown> {
     composeProgram: config.composeProgram ?? 'detected',
     proxy: config.proxy,
     clusterRegistry: config.clusterRegistry ? { address: config.clusterRegistry.address, login: config.clusterRegistry.username ? 'set' : 'none' } : 'none',
+    metricsIntervalMs: config.metricsIntervalMs,
   };
 }
 

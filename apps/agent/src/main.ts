@@ -40,6 +40,9 @@ import { connectNats } from './nats/connect.js';
 import { ProxyConfigLoader } from './proxy/config-loader.js';
 import { ProxyManager } from './proxy/proxy-manager.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
+import { HostStats } from './reconcile/host-stats.js';
+import { MetricsSampler } from './reconcile/metrics-sampler.js';
+import type { StatsStreams } from './reconcile/container-stats.js';
 import { ArtifactClient } from './reports/artifacts.js';
 import { installAgentBundle } from './reports/bundle-install.js';
 import { ReportClient } from './reports/client.js';
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
   let artifacts: ArtifactClient | null = null;
   let presence: AgentPresence | null = null;
   let proxy: ProxyManager | null = null;
+  let sampler: MetricsSampler | null = null;
   // The server was removed from the control plane: the agent does to the machine what the
   // removal said (removed-server.ts) and stops (exit 0: a restart would only be told again).
   const removed = async (workloads: RemovedServerWorkloads): Promise<void> => {
@@ -99,6 +103,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.warn({ reason: serverRemovedDetails(workloads) }, `this server was removed from the control plane: ${REMOVAL_ACTIONS[workloads]} and stopping (join it again to use it)`);
     presence?.stop();
+    await sampler?.stop();
     await shutDown(log, { agent, proxy, reports: null, journal, nc });
     reports?.close();
     await leaveMachine(driver, log, workloads, config.proxy.container).catch((err: unknown) =>
@@ -115,6 +120,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.fatal({ code: err.code, reason: err.reason, problem: err.message }, 'registration refused: join again with a new token from server.regenerateJoinToken');
     presence?.stop();
+    await sampler?.stop();
     await shutDown(log, { agent, proxy, reports: null, journal, nc });
     reports?.close();
     process.exit(1);
@@ -125,6 +131,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'agent stopping');
     presence?.stop();
+    await sampler?.stop();
     await shutDown(log, { agent, proxy, reports, journal, nc });
     log.info({ signal }, 'agent stopped');
     process.exit(signal === 'update' ? RESTART_EXIT_CODE : 0);
@@ -281,6 +288,18 @@ async function main(): Promise<void> {
   });
   agent.start();
   log.info('agent started: connected to NATS');
+  if (config.metricsIntervalMs > 0 && reports) {
+    const sink = reports;
+    sampler = new MetricsSampler({
+      host: new HostStats({ diskPath: config.dataDir }),
+      streams: loadedOnFirstCall<StatsStreams>(async () => new (await import('./docker/stats-streams.js')).DockerodeStatsStreams(await dockerodeAt(config.dockerSocket, 60_000))),
+      send: (batch) => sink.sendMetrics(batch),
+      intervalMs: config.metricsIntervalMs,
+      log,
+    });
+    sampler.start();
+    log.info({ intervalSeconds: config.metricsIntervalMs / 1000 }, 'sampling the host and the Skiff containers');
+  }
 }
 
 /** The Docker Engine's version, or empty when it does not answer in time. */

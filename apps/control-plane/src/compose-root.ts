@@ -1,25 +1,24 @@
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '@skiff/db';
 import { CommandSigner, LOCAL_SERVER_ID } from '@skiff/domain';
-import { type OutboundPolicy, PUBLIC_ONLY } from '@skiff/outbound';
+import { PUBLIC_ONLY } from '@skiff/outbound';
 import { sql } from 'kysely';
-import type { Logger } from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentCredentials } from './agents/agent-credentials.js';
-import { type AgentChannelOptions, startAgentChannel } from './agents/channel.js';
+import { startAgentChannel } from './agents/channel.js';
 import { DeploymentReports } from './agents/inbound/deployment-reports.js';
 import { type AgentControl, ControlClient, NoAgentControl } from './agents/outbound/control-client.js';
 import { CommandOutbox } from './agents/outbound/outbox.js';
 import { type CommandStream, JetStreamCommands, NO_COMMAND_STREAM } from './agents/outbound/command-withdrawal.js';
 import type { OutboxRelay } from './agents/outbound/outbox-relay.js';
 import { createApp } from './app.js';
-import type { BillingConfig } from './config.js';
+import type { PlatformOptions } from './platform-options.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { PrincipalCache } from './http/authenticate.js';
 import type { AllHandlers } from './http/context.js';
 import { buildOpenApiDocument } from './http/openapi.js';
-import { type IdGenerator, randomIds } from './ids.js';
+import { randomIds } from './ids.js';
 import { aiHandlers } from './routers/ai.js';
 import { applicationHandlers } from './routers/application.js';
 import { backupHandlers, userBackupHandlers } from './routers/backup.js';
@@ -27,6 +26,8 @@ import { billingHandlers } from './routers/billing.js';
 import { cacheHandlers } from './routers/cache.js';
 import { certificatesHandlers } from './routers/certificates.js';
 import { clusterHandlers } from './routers/cluster.js';
+import { settingsMetricsHandlers, userMetricsHandlers } from './routers/metrics.js';
+import { MetricsRetention, MetricsService } from './services/metrics/index.js';
 import { composeHandlers, composeTemplateHandlers } from './routers/compose.js';
 import { deploymentHandlers } from './routers/deployment.js';
 import { commandHandlers } from './routers/command.js';
@@ -50,111 +51,25 @@ import { userHandlers } from './routers/user.js';
 import { auditHandlers } from './routers/audit.js';
 import { AuditLog } from './services/audit/index.js';
 import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
-import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient, type OpenAiClientOptions } from './services/ai/index.js';
+import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient } from './services/ai/index.js';
 import { ApplicationService, PreviewService } from './services/applications/index.js';
 import { BackupService, DestinationService } from './services/backups/index.js';
 import { CacheLifecycle, CacheService } from './services/caches/index.js';
 import { CertificateService, DomainService, PROXY_REQUEST_TIMEOUT_MS, ProxyConfig, ProxyRequests, ProxySettingsService, SecurityService } from './services/domains/index.js';
-import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, loadBundledCatalog, type RemoteCatalogLimits } from './services/compose/index.js';
-import { CommandService, CrashLoops, DeploymentControl, DeploymentService, DropArchiveService, type OnCrashLoop, WorkloadLifecycle } from './services/deployments/index.js';
+import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, loadBundledCatalog } from './services/compose/index.js';
+import { CommandService, CrashLoops, DeploymentControl, DeploymentService, DropArchiveService, WorkloadLifecycle } from './services/deployments/index.js';
 import { ServiceAccess, type ServiceDeps } from './services/shared/index.js';
 import { lateWorkloadRemovals } from './services/shared/workload-removals.js';
 import { GitProviderService } from './services/forges/index.js';
-import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService, type PlatformSmtp } from './services/identity/index.js';
+import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
-import { type EventOptions, buildEvents, recordCrashLoop } from './services/events/index.js';
-import { type HostOperationsOptions, buildHostOperations } from './host-operations.js';
+import { buildEvents, recordCrashLoop } from './services/events/index.js';
+import { buildHostOperations } from './host-operations.js';
 import { buildContainers } from './containers-root.js';
 import { ProjectService } from './services/projects/index.js';
 import { agentEndpoints, CLUSTER_REQUEST_TIMEOUT_MS, ClusterService, NODE_REMOVAL_TIMEOUT_MS, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
-export interface PlatformOptions {
-  database: { url?: string; pgliteDir?: string; onQuery?: (sql: string) => void };
-  secretKey: Buffer;
-  log: Logger;
-  version: string;
-  ids?: IdGenerator;
-  clock?: () => Date;
-  validateOutput?: boolean;
-  /** Products, default server limit, payment provider and its webhook secret (`readBillingConfig`); none and unlimited by default. */
-  billing?: BillingConfig;
-  /** The platform host's public IP address (`SKIFF_PUBLIC_IP`), for generated and validated domains. */
-  publicIp?: string;
-  /**
-   * NATS with JetStream, which carries commands to agents. Without it no outbox relay runs
-   * and deployments stay queued (their commands wait in the outbox).
-   */
-  nats?: AgentChannelOptions['nats'];
-  /** Where the AgentReports gRPC server listens (port 0: any free port); without it none runs. */
-  grpc?: AgentChannelOptions['grpc'];
-  /** The agent channel's CA and server certificate (agents/tls/channel-tls.ts); join commands carry the CA. */
-  tls?: AgentChannelOptions['tls'];
-  /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`, default 20): deployment-retention.ts. */
-  keepDeployments?: number;
-  /** Rollback images kept (`SKIFF_ROLLBACK_KEEP_IMAGES`, default 3) and the crash loop callback. */
-  rollback?: { keepImages?: number; onCrashLoop?: OnCrashLoop };
-  /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */
-  commandRetentionMs?: AgentChannelOptions['commandRetentionMs'];
-  /** How long audit events are kept (`SKIFF_AUDIT_RETENTION_DAYS`, default 90 days); pruned hourly in the background of writes. */
-  auditRetentionMs?: number;
-  /** The credential of the platform host's own agent (server id LOCAL_SERVER_ID). */
-  localAgentCredential?: string;
-  /**
-   * The key that signs commands and control requests (`<dataDir>/command-signing.key`,
-   * agents/command-signing-key.ts); without it a new one for this run (tests).
-   */
-  commandSigner?: CommandSigner;
-  /**
-   * Uploaded archives of `drop` applications: kept in `dir` (`<dataDir>/archives`), at most
-   * `maxBytes` each (`SKIFF_MAX_ARCHIVE_BYTES`, default 256 MiB). Without `dir`, a temporary
-   * folder removed by close() (tests).
-   */
-  archives?: { dir?: string; maxBytes?: number };
-  /**
-   * Remote servers' agents: seconds between heartbeats (default 15; offline after three
-   * missed), and the addresses put in join commands (`SKIFF_AGENT_GRPC_ADDRESS`,
-   * `SKIFF_AGENT_NATS_URL`; default: the gRPC listen address and `nats.url`).
-   */
-  agents?: { heartbeatIntervalSeconds?: number; grpcAddress?: string; natsUrl?: string; joinTokenTtlMs?: number };
-  /**
-   * Where the platform host's proxy sends the platform's own domain (`host:port`,
-   * `SKIFF_PLATFORM_UPSTREAM`); default `host.docker.internal:3000`.
-   */
-  platformUpstream?: string;
-  /**
-   * The address the HTTP API listens on (`SKIFF_HOST`): settings.assignDomainServer warns when
-   * it is loopback only, since the proxy container cannot reach the control plane there.
-   */
-  listenHost?: string;
-  /**
-   * Compose templates: the bundled catalog's folder (default: apps/control-plane/templates),
-   * the operator's catalog URL (`SKIFF_TEMPLATES_URL`) and the limits of remote fetches.
-   */
-  templates?: { dir?: string; url?: string; limits?: Partial<RemoteCatalogLimits> };
-  /**
-   * Where the control plane pins the SSH host keys of git servers it fetches compose files from
-   * (`<dataDir>/known_hosts`); without it each fetch accepts the host anew (tests).
-   */
-  gitKnownHostsFile?: string;
-  /**
-   * Which destinations the platform connects to for users (git clones here and on agents,
-   * caller-named template catalogs): `SKIFF_OUTBOUND_ALLOW_PRIVATE`; default public only.
-   */
-  outbound?: OutboundPolicy;
-  /** Deadlines and size limit of the calls to AI providers (tests shorten them); defaults DEFAULT_AI_LIMITS. */
-  ai?: Partial<Omit<OpenAiClientOptions, 'policy'>>;
-  /**
-   * Notification channels: the Telegram Bot API's base (`SKIFF_TELEGRAM_API_URL`), extra SMTP
-   * CAs (`SKIFF_SMTP_CA_FILE`), the operator's SMTP for invitations (`SKIFF_SMTP_URL`,
-   * `SKIFF_SMTP_FROM`), and timeouts (tests).
-   */
-  notifications?: Omit<ChannelOptions, 'policy'> & { platformSmtp?: PlatformSmtp };
-  events?: EventOptions;
-  /** Cleanups, their daily schedule, restart and updates (host-operations.ts). */
-  host?: HostOperationsOptions;
-  /** Bounds of runtime log streams (SKIFF_LOG_MAX_BYTES, …_LINES_PER_SECOND, …_SECONDS); DEFAULT_LOG_LIMITS. */
-  logs?: Parameters<typeof buildContainers>[0]['limits'];
-}
+export type { PlatformOptions };
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
 export async function buildPlatform(options: PlatformOptions) {
@@ -223,6 +138,12 @@ export async function buildPlatform(options: PlatformOptions) {
   const channelTests = new ChannelTests(senders, deps.clock);
   const invitationMail = new InvitationMailer(deps, { channels: smtpLimits(channelOptions), platform: options.notifications?.platformSmtp });
   const events = buildEvents(deps, metricsTokens, options.log, { ...options.events, senders: options.events?.senders ?? senders });
+  const metrics = new MetricsService(deps, {
+    onThreshold: (...alert) => events.service.serverThreshold(...alert),
+    ...options.metrics,
+    log: options.log.child({ component: 'metrics' }),
+  });
+  const metricsRetention = new MetricsRetention(metrics, options.log.child({ component: 'metrics' }));
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
   const ai = new AiService(deps);
@@ -287,7 +208,7 @@ export async function buildPlatform(options: PlatformOptions) {
     project: projectHandlers(projects),
     environment: environmentHandlers(projects),
     organization: organizationHandlers(organizations),
-    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups) },
+    user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups), ...userMetricsHandlers(metrics) },
     audit: auditHandlers(audit),
     notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations),
@@ -315,7 +236,7 @@ export async function buildPlatform(options: PlatformOptions) {
     sshKey: sshKeyHandlers(sshKeys),
     billing: billingHandlers(billing),
     container: containers.handlers,
-    settings: { ...settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings), ...hostOps.handlers },
+    settings: { ...settingsHandlers({ version: options.version, openApiDocument }, platformSettings, proxySettings), ...hostOps.handlers, ...settingsMetricsHandlers(metrics) },
   };
 
   const app = createApp({
@@ -343,6 +264,7 @@ export async function buildPlatform(options: PlatformOptions) {
     serverAgents,
     archives: drops,
     signer,
+    metrics,
     crashLoops: new CrashLoops(deps, outbox, {
       onCrashLoop: options.rollback?.onCrashLoop ?? ((e) => recordCrashLoop(deps.db, e).then(() => events.signal.notify())),
       log: options.log.child({ component: 'crash-loops' }),
@@ -359,10 +281,12 @@ export async function buildPlatform(options: PlatformOptions) {
   grpcPort = agents.grpcPort;
   if (options.events?.start !== false) events.worker.start();
   hostOps.start();
+  metricsRetention.start();
 
   const close = async () => {
     await events.worker.stop();
     await hostOps.close();
+    await metricsRetention.stop();
     await agents.close();
     await audit.settled();
     await database.close();
@@ -389,6 +313,8 @@ export async function buildPlatform(options: PlatformOptions) {
     events,
     /** Cleanups and their daily schedule (tests drive the job's tick). */
     hostOps,
+    /** The metrics store and thresholds (tests record and retain through it). */
+    metrics,
     close,
   };
 }

@@ -81,6 +81,12 @@ export interface Config {
    * `SKIFF_LOG_MAX_SECONDS` (default 3600).
    */
   logs: { maxBytes: number; maxLinesPerSecond: number; maxDurationMs: number };
+  /**
+   * The metrics store and alerts: `SKIFF_METRICS_MAX_CONTAINERS`, the containers of one server
+   * kept per sampling instant (default 50); `SKIFF_METRICS_ALERT_SECONDS`, how long a value
+   * stays past a threshold before it alerts or recovers (default 60).
+   */
+  metrics: { maxContainers: number; alertSeconds: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -148,6 +154,10 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
       maxBytes: wholeNumber(env, 'SKIFF_LOG_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 ** 3),
       maxLinesPerSecond: wholeNumber(env, 'SKIFF_LOG_MAX_LINES_PER_SECOND', 1000, 1, 100_000),
       maxDurationMs: wholeNumber(env, 'SKIFF_LOG_MAX_SECONDS', 3600, 1, 86_400) * 1000,
+    },
+    metrics: {
+      maxContainers: wholeNumber(env, 'SKIFF_METRICS_MAX_CONTAINERS', 50, 1, 1000),
+      alertSeconds: wholeNumber(env, 'SKIFF_METRICS_ALERT_SECONDS', 60, 0, 86_400),
     },
   };
 }

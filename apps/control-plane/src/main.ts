@@ -55,6 +55,7 @@ const platform = await buildPlatform({
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
   host: { releaseFeedUrl: config.releaseFeedUrl, agentBundlePath: config.agentBundlePath, restart: () => shutdown(RESTART_EXIT_CODE) },
+  metrics: { maxContainers: config.metrics.maxContainers, thresholdDurationMs: config.metrics.alertSeconds * 1000 },
 });
 log.info({ database: platform.database.kind }, 'database ready');
 log.info({ address: `${config.grpcHost}:${platform.grpcPort}`, tls: true }, 'agent reports (gRPC) listening');

@@ -37,6 +37,7 @@ export { BillingProductConfig } from './billing/record.js';
 export { DeploymentRecord, DeploymentLog } from './deployment/record.js';
 export { AuditEventRecord } from './audit/record.js';
 export { CommandRecord, QueuedCommand } from './command/record.js';
+export { ContainerMetricsPoint, HostMetricsPoint } from './user/metrics.js';
 
 /** Every router of the API, by name; each maps operation names to contracts. */
 export const contracts = {

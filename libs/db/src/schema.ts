@@ -21,6 +21,7 @@ import type { CleanupSchedulesTable, PlatformSettingsTable } from './schema/sett
 import type { AuditEventsTable } from './schema/audit.js';
 import type { BillingAccountsTable, BillingEventsTable } from './schema/billing.js';
 import type { EventDeliveriesTable, EventsTable } from './schema/events.js';
+import type { ContainerMetricsTable, HostMetricsTable, ServerMetricThresholdsTable } from './schema/metrics.js';
 
 export type { ServiceColumns } from './schema/columns.js';
 export type * from './schema/identity.js';
@@ -38,6 +39,7 @@ export type * from './schema/settings.js';
 export type * from './schema/audit.js';
 export type * from './schema/billing.js';
 export type * from './schema/events.js';
+export type * from './schema/metrics.js';
 
 export interface Database {
   users: UsersTable;
@@ -73,6 +75,9 @@ export interface Database {
   eventDeliveries: EventDeliveriesTable;
   applicationArchives: ApplicationArchivesTable;
   proxyRevisions: ProxyRevisionsTable;
+  hostMetrics: HostMetricsTable;
+  containerMetrics: ContainerMetricsTable;
+  serverMetricThresholds: ServerMetricThresholdsTable;
 }
 
 export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances';

@@ -27,6 +27,7 @@ describe('AgentReports over grpc-js', () => {
       call.on('data', (event: DeploymentEvent) => received.push(event));
       call.on('end', () => callback(null, {}));
     },
+    reportMetrics: (_call, callback) => callback(null, {}),
     reportCommandResult: (call, callback) =>
       call.request.status === CommandStatus.COMMAND_STATUS_UNSPECIFIED
         ? callback(invalidArgument('status is required'), null)

@@ -20,6 +20,7 @@ import {
   type CommandResult,
   type CrashLoop,
   type DeploymentEvent,
+  type MetricsBatch,
 } from '@skiff/proto';
 import { WakeableSleep } from '@skiff/domain';
 import type { Logger } from 'pino';
@@ -108,6 +109,18 @@ export class ReportClient {
 
   reportCrashLoop(crashLoop: CrashLoop): void {
     this.enqueue({ kind: 'crashLoop', crashLoop });
+  }
+
+  /**
+   * Sends one batch of metric samples at once, outside the queue: samples are not worth a
+   * retry (a lost round is a gap in the graphs), so a failure only rejects.
+   */
+  sendMetrics(batch: MetricsBatch): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('report client closed'));
+    const deadline = new Date(Date.now() + this.callTimeoutMs);
+    return new Promise<void>((resolve, reject) => {
+      this.client.reportMetrics(batch, this.metadata, { deadline }, (err) => (err ? reject(err) : resolve()));
+    });
   }
 
   /** Reports waiting to be delivered. */

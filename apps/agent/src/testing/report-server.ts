@@ -4,7 +4,7 @@
  */
 import { Metadata, Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
 import { type RemovedServerWorkloads, serverRemovedDetails } from '@skiff/domain';
-import { AgentReportsService, type AgentReportsServer, type CommandResult, type CrashLoop, type DeploymentEvent } from '@skiff/proto';
+import { AgentReportsService, type AgentReportsServer, type CommandResult, type CrashLoop, type DeploymentEvent, type MetricsBatch } from '@skiff/proto';
 
 export interface RecordingReportServer {
   port: number;
@@ -12,6 +12,8 @@ export interface RecordingReportServer {
   events: DeploymentEvent[];
   results: CommandResult[];
   crashLoops: CrashLoop[];
+  /** Metric batches received (ReportMetrics). */
+  metrics: MetricsBatch[];
   /** The `authorization` header of every call. */
   authorizations: string[];
   /** When set, every report call answers with this status code instead of OK. */
@@ -42,6 +44,7 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
     events: [],
     results: [],
     crashLoops: [],
+    metrics: [],
     authorizations: [],
     refuseWith: null,
     refuseRegistrationWith: null,
@@ -89,6 +92,13 @@ export async function startReportServer(port = 0, tls?: { cert: string; key: str
       recorder.heartbeats += 1;
       if (recorder.removed) return callback(removedError(recorder.removed), null);
       callback(null, { serverTime: undefined });
+    },
+    reportMetrics: (call, callback) => {
+      note(call.metadata);
+      const err = refusal();
+      if (err) return callback(err, null);
+      recorder.metrics.push(call.request);
+      callback(null, {});
     },
     reportDeploymentEvents: (call, callback) => {
       note(call.metadata);

@@ -67,6 +67,7 @@ export async function startAgentChannel(
     crashLoops?: ReportServerOptions['crashLoops'];
     /** The agent program offered for updates (settings.updateServer). */
     agentBundle?: Pick<AgentBundle, 'current'>;
+    metrics?: ReportServerOptions['metrics'];
   },
 ) {
   const { nats, grpc, tls } = options;
@@ -118,6 +119,7 @@ export async function startAgentChannel(
       agents: parts.serverAgents,
       natsCredentials: natsCredentialIssuer(nats?.accountSeed ?? null) ?? undefined,
       crashLoops: parts.crashLoops,
+      metrics: parts.metrics,
       clock: parts.clock,
       log: options.log.child({ component: 'agent-reports' }),
     });

@@ -95,6 +95,8 @@ export async function startTestPlatform(
     onQuery?: (sql: string) => void;
     /** Cleanups, schedules, restart and updates (host-operations.ts); the daily job does not run unless asked. */
     host?: PlatformOptions['host'];
+    /** The metrics store's bounds and threshold alerts. */
+    metrics?: PlatformOptions['metrics'];
   } = {},
 ) {
   const kind = options.database ?? 'postgres';
@@ -140,6 +142,7 @@ export async function startTestPlatform(
     notifications: options.notifications,
     events: options.events,
     host: { dailyCleanupTickMs: false, ...options.host },
+    metrics: options.metrics,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
   if (!boot) throw new Error('bootstrap did not run on a fresh database');

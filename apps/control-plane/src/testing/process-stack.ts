@@ -144,6 +144,8 @@ export interface ProcessStackOptions {
   controlPlaneLogLevel?: string;
   /** More environment for the agent (e.g. SKIFF_AGENT_MAX_CONCURRENT_DEPLOYS). */
   agentEnv?: Record<string, string>;
+  /** More environment for the control plane (e.g. SKIFF_METRICS_ALERT_SECONDS). */
+  controlPlaneEnv?: Record<string, string>;
   /** How long a start may take (control plane or agent). Default 90 s. */
   startTimeoutMs?: number;
 }
@@ -202,6 +204,7 @@ export async function startProcessStack(options: ProcessStackOptions) {
       SKIFF_OUTBOUND_ALLOW_PRIVATE: '1',
       LOG_LEVEL: options.controlPlaneLogLevel ?? 'warn',
       ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+      ...options.controlPlaneEnv,
     }),
     () =>
       waitFor(

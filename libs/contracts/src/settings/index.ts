@@ -26,6 +26,7 @@ import { saveSSHPrivateKey } from './saveSSHPrivateKey.js';
 import { toggleDashboard } from './toggleDashboard.js';
 import { trustOrganization } from './trustOrganization.js';
 import { updateContainerCleanup } from './updateContainerCleanup.js';
+import { updateMetricsThresholds } from './updateMetricsThresholds.js';
 import { updateMiddlewareProxyConfig } from './updateMiddlewareProxyConfig.js';
 import { updateProxyConfig } from './updateProxyConfig.js';
 import { updateProxyFile } from './updateProxyFile.js';
@@ -37,6 +38,7 @@ export const settings = defineRouter('settings', {
   reloadProxy,
   toggleDashboard,
   trustOrganization,
+  updateMetricsThresholds,
   cleanUnusedImages,
   cleanUnusedVolumes,
   cleanStoppedContainers,

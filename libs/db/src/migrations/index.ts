@@ -19,6 +19,7 @@ import * as billingCustomers from './2026-12-02T08-00-billing-customers.js';
 import * as events from './2026-12-03T01-01-events.js';
 import * as deploymentImages from './2026-12-04T14-06-deployment-images.js';
 import * as cleanupSchedules from './2026-12-04T13-05-cleanup-schedules.js';
+import * as metrics from './2026-12-04T15-00-metrics.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-03T01-01-events': events,
   '2026-12-04T14-06-deployment-images': deploymentImages,
   '2026-12-04T13-05-cleanup-schedules': cleanupSchedules,
+  '2026-12-04T15-00-metrics': metrics,
 };

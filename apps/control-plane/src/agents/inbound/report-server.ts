@@ -15,6 +15,7 @@ import {
   type CrashLoop,
   type AgentReportsServer,
   type DeploymentEvent,
+  type MetricsBatch,
   timestampFromDate,
 } from '@skiff/proto';
 import type { Logger } from 'pino';
@@ -49,6 +50,8 @@ export interface ReportServerOptions {
   natsCredentials?: NatsCredentialIssuer;
   /** Applies crash loop reports (services/deployments/crash-loops.ts); without it they are acknowledged and logged. */
   crashLoops?: { apply(serverId: string, report: CrashLoop): Promise<unknown> };
+  /** Where agents' metric samples go (MetricsService); without it they are acknowledged and dropped. */
+  metrics?: { record(serverId: string, batch: MetricsBatch): Promise<void> };
 }
 
 export type GrpcError = Partial<ServerErrorResponse> & { code: status; details: string };
@@ -191,6 +194,15 @@ export class ReportServer {
         const serverId = this.authenticate(call.metadata);
         if (typeof serverId !== 'string') return callback(serverId, null);
         void this.consumeEvents(serverId, call, callback);
+      },
+
+      reportMetrics: (call, callback) => {
+        const serverId = this.authenticate(call.metadata);
+        if (typeof serverId !== 'string') return callback(serverId, null);
+        (this.o.metrics?.record(serverId, call.request) ?? Promise.resolve()).then(
+          () => callback(null, {}),
+          (err) => callback(this.failure(err, 'metrics'), null),
+        );
       },
 
       reportCommandResult: (call, callback) => {

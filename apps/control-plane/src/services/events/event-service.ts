@@ -46,6 +46,47 @@ export class EventService {
   }
 
   /**
+   * A server's own metrics crossed one of its thresholds, or came back under it (the metrics
+   * service's alerts): a serverThreshold event for the server's organization; for the platform
+   * host, for the organizations of its platform admins (no other organization is told of it).
+   */
+  async serverThreshold(serverId: string, kind: string, value: number, threshold: number, state: 'crossed' | 'recovered'): Promise<void> {
+    const db = this.deps.db;
+    const owner = await db.selectFrom('servers').select('organizationId').where('id', '=', serverId).executeTakeFirst();
+    const organizations = owner
+      ? [owner.organizationId]
+      : (
+          await db
+            .selectFrom('members')
+            .innerJoin('users', 'users.id', 'members.userId')
+            .select('members.organizationId')
+            .where('users.isPlatformAdmin', '=', true)
+            .distinct()
+            .execute()
+        ).map((r) => r.organizationId);
+    if (organizations.length === 0) return;
+    await db.transaction().execute(async (tx) => {
+      for (const organizationId of organizations) {
+        await recordEvent(tx, {
+          organizationId,
+          kind: 'serverThreshold',
+          outcome: state === 'crossed' ? 'failure' : 'success',
+          serverId: owner ? serverId : null,
+          summary: {
+            subject: `${kind} on ${owner ? `server ${serverId}` : 'the platform host'} ${state === 'crossed' ? 'crossed' : 'is back under'} ${threshold} %`,
+            serverType: owner ? 'Remote' : 'Platform',
+            type: kind,
+            value: Math.round(value * 10) / 10,
+            threshold,
+            state,
+          },
+        });
+      }
+    });
+    this.signal.notify();
+  }
+
+  /**
    * The control plane started again (not its first boot): one platformRestart event per
    * organization, so each organization's subscribed channels and admins' streams hear of it.
    */

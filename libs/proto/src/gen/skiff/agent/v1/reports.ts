@@ -251,6 +251,50 @@ export interface CrashLoop {
 export interface Ack {
 }
 
+/** MetricsBatch is one or more sampling rounds of the server's agent. */
+export interface MetricsBatch {
+  hosts: HostSample[];
+  containers: ContainerSample[];
+}
+
+/**
+ * HostSample is the machine's use at one instant. Percentages are 0-100 (CPU of all
+ * cores together); network rates are bytes per second over the last interval.
+ */
+export interface HostSample {
+  at?: Timestamp | undefined;
+  cpuPercent: number;
+  memoryUsedBytes: number;
+  memoryTotalBytes: number;
+  /** Of the file system holding the agent's data directory. */
+  diskUsedBytes: number;
+  diskTotalBytes: number;
+  networkRxBytesPerSecond: number;
+  networkTxBytesPerSecond: number;
+}
+
+/**
+ * ContainerSample is one Skiff container's use at one instant (from the engine's stats
+ * stream). `cpu_percent` is of one core (200 = two cores busy).
+ */
+export interface ContainerSample {
+  at?:
+    | Timestamp
+    | undefined;
+  /** The container's name, without the leading slash. */
+  containerName: string;
+  /** The workload's appName: the Swarm service or compose project the container belongs to. */
+  appName: string;
+  /** The `skiff.id` label (the workload's id); empty when the container has none. */
+  workloadId: string;
+  cpuPercent: number;
+  memoryUsedBytes: number;
+  /** The container's memory limit (the host's memory when it has none). */
+  memoryLimitBytes: number;
+  networkRxBytesPerSecond: number;
+  networkTxBytesPerSecond: number;
+}
+
 function createBaseFetchAgentBundleRequest(): FetchAgentBundleRequest {
   return { sha256: "" };
 }
@@ -1584,6 +1628,550 @@ export const Ack: MessageFns<Ack> = {
   },
 };
 
+function createBaseMetricsBatch(): MetricsBatch {
+  return { hosts: [], containers: [] };
+}
+
+export const MetricsBatch: MessageFns<MetricsBatch> = {
+  encode(message: MetricsBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.hosts) {
+      HostSample.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.containers) {
+      ContainerSample.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MetricsBatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMetricsBatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hosts.push(HostSample.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.containers.push(ContainerSample.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MetricsBatch {
+    return {
+      hosts: globalThis.Array.isArray(object?.hosts) ? object.hosts.map((e: any) => HostSample.fromJSON(e)) : [],
+      containers: globalThis.Array.isArray(object?.containers)
+        ? object.containers.map((e: any) => ContainerSample.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: MetricsBatch): unknown {
+    const obj: any = {};
+    if (message.hosts?.length) {
+      obj.hosts = message.hosts.map((e) => HostSample.toJSON(e));
+    }
+    if (message.containers?.length) {
+      obj.containers = message.containers.map((e) => ContainerSample.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<MetricsBatch>): MetricsBatch {
+    return MetricsBatch.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MetricsBatch>): MetricsBatch {
+    const message = createBaseMetricsBatch();
+    message.hosts = object.hosts?.map((e) => HostSample.fromPartial(e)) || [];
+    message.containers = object.containers?.map((e) => ContainerSample.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseHostSample(): HostSample {
+  return {
+    at: undefined,
+    cpuPercent: 0,
+    memoryUsedBytes: 0,
+    memoryTotalBytes: 0,
+    diskUsedBytes: 0,
+    diskTotalBytes: 0,
+    networkRxBytesPerSecond: 0,
+    networkTxBytesPerSecond: 0,
+  };
+}
+
+export const HostSample: MessageFns<HostSample> = {
+  encode(message: HostSample, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.at !== undefined) {
+      Timestamp.encode(message.at, writer.uint32(10).fork()).join();
+    }
+    if (message.cpuPercent !== 0) {
+      writer.uint32(17).double(message.cpuPercent);
+    }
+    if (message.memoryUsedBytes !== 0) {
+      writer.uint32(25).double(message.memoryUsedBytes);
+    }
+    if (message.memoryTotalBytes !== 0) {
+      writer.uint32(33).double(message.memoryTotalBytes);
+    }
+    if (message.diskUsedBytes !== 0) {
+      writer.uint32(41).double(message.diskUsedBytes);
+    }
+    if (message.diskTotalBytes !== 0) {
+      writer.uint32(49).double(message.diskTotalBytes);
+    }
+    if (message.networkRxBytesPerSecond !== 0) {
+      writer.uint32(57).double(message.networkRxBytesPerSecond);
+    }
+    if (message.networkTxBytesPerSecond !== 0) {
+      writer.uint32(65).double(message.networkTxBytesPerSecond);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HostSample {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHostSample();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.at = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.cpuPercent = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.memoryUsedBytes = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.memoryTotalBytes = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.diskUsedBytes = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.diskTotalBytes = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.networkRxBytesPerSecond = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.networkTxBytesPerSecond = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HostSample {
+    return {
+      at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
+      cpuPercent: isSet(object.cpuPercent)
+        ? globalThis.Number(object.cpuPercent)
+        : isSet(object.cpu_percent)
+        ? globalThis.Number(object.cpu_percent)
+        : 0,
+      memoryUsedBytes: isSet(object.memoryUsedBytes)
+        ? globalThis.Number(object.memoryUsedBytes)
+        : isSet(object.memory_used_bytes)
+        ? globalThis.Number(object.memory_used_bytes)
+        : 0,
+      memoryTotalBytes: isSet(object.memoryTotalBytes)
+        ? globalThis.Number(object.memoryTotalBytes)
+        : isSet(object.memory_total_bytes)
+        ? globalThis.Number(object.memory_total_bytes)
+        : 0,
+      diskUsedBytes: isSet(object.diskUsedBytes)
+        ? globalThis.Number(object.diskUsedBytes)
+        : isSet(object.disk_used_bytes)
+        ? globalThis.Number(object.disk_used_bytes)
+        : 0,
+      diskTotalBytes: isSet(object.diskTotalBytes)
+        ? globalThis.Number(object.diskTotalBytes)
+        : isSet(object.disk_total_bytes)
+        ? globalThis.Number(object.disk_total_bytes)
+        : 0,
+      networkRxBytesPerSecond: isSet(object.networkRxBytesPerSecond)
+        ? globalThis.Number(object.networkRxBytesPerSecond)
+        : isSet(object.network_rx_bytes_per_second)
+        ? globalThis.Number(object.network_rx_bytes_per_second)
+        : 0,
+      networkTxBytesPerSecond: isSet(object.networkTxBytesPerSecond)
+        ? globalThis.Number(object.networkTxBytesPerSecond)
+        : isSet(object.network_tx_bytes_per_second)
+        ? globalThis.Number(object.network_tx_bytes_per_second)
+        : 0,
+    };
+  },
+
+  toJSON(message: HostSample): unknown {
+    const obj: any = {};
+    if (message.at !== undefined) {
+      obj.at = fromTimestamp(message.at).toISOString();
+    }
+    if (message.cpuPercent !== 0) {
+      obj.cpuPercent = floatToJson(message.cpuPercent);
+    }
+    if (message.memoryUsedBytes !== 0) {
+      obj.memoryUsedBytes = floatToJson(message.memoryUsedBytes);
+    }
+    if (message.memoryTotalBytes !== 0) {
+      obj.memoryTotalBytes = floatToJson(message.memoryTotalBytes);
+    }
+    if (message.diskUsedBytes !== 0) {
+      obj.diskUsedBytes = floatToJson(message.diskUsedBytes);
+    }
+    if (message.diskTotalBytes !== 0) {
+      obj.diskTotalBytes = floatToJson(message.diskTotalBytes);
+    }
+    if (message.networkRxBytesPerSecond !== 0) {
+      obj.networkRxBytesPerSecond = floatToJson(message.networkRxBytesPerSecond);
+    }
+    if (message.networkTxBytesPerSecond !== 0) {
+      obj.networkTxBytesPerSecond = floatToJson(message.networkTxBytesPerSecond);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HostSample>): HostSample {
+    return HostSample.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HostSample>): HostSample {
+    const message = createBaseHostSample();
+    message.at = (object.at !== undefined && object.at !== null) ? Timestamp.fromPartial(object.at) : undefined;
+    message.cpuPercent = object.cpuPercent ?? 0;
+    message.memoryUsedBytes = object.memoryUsedBytes ?? 0;
+    message.memoryTotalBytes = object.memoryTotalBytes ?? 0;
+    message.diskUsedBytes = object.diskUsedBytes ?? 0;
+    message.diskTotalBytes = object.diskTotalBytes ?? 0;
+    message.networkRxBytesPerSecond = object.networkRxBytesPerSecond ?? 0;
+    message.networkTxBytesPerSecond = object.networkTxBytesPerSecond ?? 0;
+    return message;
+  },
+};
+
+function createBaseContainerSample(): ContainerSample {
+  return {
+    at: undefined,
+    containerName: "",
+    appName: "",
+    workloadId: "",
+    cpuPercent: 0,
+    memoryUsedBytes: 0,
+    memoryLimitBytes: 0,
+    networkRxBytesPerSecond: 0,
+    networkTxBytesPerSecond: 0,
+  };
+}
+
+export const ContainerSample: MessageFns<ContainerSample> = {
+  encode(message: ContainerSample, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.at !== undefined) {
+      Timestamp.encode(message.at, writer.uint32(10).fork()).join();
+    }
+    if (message.containerName !== "") {
+      writer.uint32(18).string(message.containerName);
+    }
+    if (message.appName !== "") {
+      writer.uint32(26).string(message.appName);
+    }
+    if (message.workloadId !== "") {
+      writer.uint32(34).string(message.workloadId);
+    }
+    if (message.cpuPercent !== 0) {
+      writer.uint32(41).double(message.cpuPercent);
+    }
+    if (message.memoryUsedBytes !== 0) {
+      writer.uint32(49).double(message.memoryUsedBytes);
+    }
+    if (message.memoryLimitBytes !== 0) {
+      writer.uint32(57).double(message.memoryLimitBytes);
+    }
+    if (message.networkRxBytesPerSecond !== 0) {
+      writer.uint32(65).double(message.networkRxBytesPerSecond);
+    }
+    if (message.networkTxBytesPerSecond !== 0) {
+      writer.uint32(73).double(message.networkTxBytesPerSecond);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContainerSample {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContainerSample();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.at = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.containerName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.appName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.workloadId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.cpuPercent = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.memoryUsedBytes = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.memoryLimitBytes = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.networkRxBytesPerSecond = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.networkTxBytesPerSecond = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ContainerSample {
+    return {
+      at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
+      containerName: isSet(object.containerName)
+        ? globalThis.String(object.containerName)
+        : isSet(object.container_name)
+        ? globalThis.String(object.container_name)
+        : "",
+      appName: isSet(object.appName)
+        ? globalThis.String(object.appName)
+        : isSet(object.app_name)
+        ? globalThis.String(object.app_name)
+        : "",
+      workloadId: isSet(object.workloadId)
+        ? globalThis.String(object.workloadId)
+        : isSet(object.workload_id)
+        ? globalThis.String(object.workload_id)
+        : "",
+      cpuPercent: isSet(object.cpuPercent)
+        ? globalThis.Number(object.cpuPercent)
+        : isSet(object.cpu_percent)
+        ? globalThis.Number(object.cpu_percent)
+        : 0,
+      memoryUsedBytes: isSet(object.memoryUsedBytes)
+        ? globalThis.Number(object.memoryUsedBytes)
+        : isSet(object.memory_used_bytes)
+        ? globalThis.Number(object.memory_used_bytes)
+        : 0,
+      memoryLimitBytes: isSet(object.memoryLimitBytes)
+        ? globalThis.Number(object.memoryLimitBytes)
+        : isSet(object.memory_limit_bytes)
+        ? globalThis.Number(object.memory_limit_bytes)
+        : 0,
+      networkRxBytesPerSecond: isSet(object.networkRxBytesPerSecond)
+        ? globalThis.Number(object.networkRxBytesPerSecond)
+        : isSet(object.network_rx_bytes_per_second)
+        ? globalThis.Number(object.network_rx_bytes_per_second)
+        : 0,
+      networkTxBytesPerSecond: isSet(object.networkTxBytesPerSecond)
+        ? globalThis.Number(object.networkTxBytesPerSecond)
+        : isSet(object.network_tx_bytes_per_second)
+        ? globalThis.Number(object.network_tx_bytes_per_second)
+        : 0,
+    };
+  },
+
+  toJSON(message: ContainerSample): unknown {
+    const obj: any = {};
+    if (message.at !== undefined) {
+      obj.at = fromTimestamp(message.at).toISOString();
+    }
+    if (message.containerName !== "") {
+      obj.containerName = message.containerName;
+    }
+    if (message.appName !== "") {
+      obj.appName = message.appName;
+    }
+    if (message.workloadId !== "") {
+      obj.workloadId = message.workloadId;
+    }
+    if (message.cpuPercent !== 0) {
+      obj.cpuPercent = floatToJson(message.cpuPercent);
+    }
+    if (message.memoryUsedBytes !== 0) {
+      obj.memoryUsedBytes = floatToJson(message.memoryUsedBytes);
+    }
+    if (message.memoryLimitBytes !== 0) {
+      obj.memoryLimitBytes = floatToJson(message.memoryLimitBytes);
+    }
+    if (message.networkRxBytesPerSecond !== 0) {
+      obj.networkRxBytesPerSecond = floatToJson(message.networkRxBytesPerSecond);
+    }
+    if (message.networkTxBytesPerSecond !== 0) {
+      obj.networkTxBytesPerSecond = floatToJson(message.networkTxBytesPerSecond);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ContainerSample>): ContainerSample {
+    return ContainerSample.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ContainerSample>): ContainerSample {
+    const message = createBaseContainerSample();
+    message.at = (object.at !== undefined && object.at !== null) ? Timestamp.fromPartial(object.at) : undefined;
+    message.containerName = object.containerName ?? "";
+    message.appName = object.appName ?? "";
+    message.workloadId = object.workloadId ?? "";
+    message.cpuPercent = object.cpuPercent ?? 0;
+    message.memoryUsedBytes = object.memoryUsedBytes ?? 0;
+    message.memoryLimitBytes = object.memoryLimitBytes ?? 0;
+    message.networkRxBytesPerSecond = object.networkRxBytesPerSecond ?? 0;
+    message.networkTxBytesPerSecond = object.networkTxBytesPerSecond ?? 0;
+    return message;
+  },
+};
+
 /**
  * AgentReports is served by the control plane; agents call it.
  *
@@ -1662,6 +2250,19 @@ export const AgentReportsService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /**
+   * ReportMetrics sends the host's and the Skiff containers' samples of one or more
+   * sampling rounds. Samples are not re-sent after a failure: a lost round is a gap.
+   */
+  reportMetrics: {
+    path: "/skiff.agent.v1.AgentReports/ReportMetrics" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MetricsBatch): Buffer => Buffer.from(MetricsBatch.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MetricsBatch => MetricsBatch.decode(value),
+    responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
+  },
 } as const;
 
 export interface AgentReportsServer extends UntypedServiceImplementation {
@@ -1693,6 +2294,11 @@ export interface AgentReportsServer extends UntypedServiceImplementation {
    * workload that is not on the calling server.
    */
   reportCrashLoop: handleUnaryCall<CrashLoop, Ack>;
+  /**
+   * ReportMetrics sends the host's and the Skiff containers' samples of one or more
+   * sampling rounds. Samples are not re-sent after a failure: a lost round is a gap.
+   */
+  reportMetrics: handleUnaryCall<MetricsBatch, Ack>;
 }
 
 export interface AgentReportsClient extends Client {
@@ -1788,6 +2394,22 @@ export interface AgentReportsClient extends Client {
   ): ClientUnaryCall;
   reportCrashLoop(
     request: CrashLoop,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /**
+   * ReportMetrics sends the host's and the Skiff containers' samples of one or more
+   * sampling rounds. Samples are not re-sent after a failure: a lost round is a gap.
+   */
+  reportMetrics(request: MetricsBatch, callback: (error: ServiceError | null, response: Ack) => void): ClientUnaryCall;
+  reportMetrics(
+    request: MetricsBatch,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  reportMetrics(
+    request: MetricsBatch,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,
@@ -1895,6 +2517,10 @@ function bytesFromBase64(b64: string): Uint8Array {
 
 function base64FromBytes(arr: Uint8Array): string {
   return globalThis.Buffer.from(arr).toString("base64");
+}
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

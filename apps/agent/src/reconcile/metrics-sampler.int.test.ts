@@ -1,0 +1,95 @@
+// The metrics sampler with the real Docker Engine and a real gRPC report server: a Skiff
+// container (labelled skiff.managed=true, named with this run's id) gets one stats stream,
+// its readings and the host's reach the server over ReportMetrics, and the stream closes
+// when the container goes.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Dockerode from 'dockerode';
+import { pino } from 'pino';
+import { waitFor } from '@skiff/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerodeStatsStreams } from '../docker/stats-streams.js';
+import { ReportClient } from '../reports/client.js';
+import { type RecordingReportServer, startReportServer } from '../testing/report-server.js';
+import { HostStats } from './host-stats.js';
+import { MetricsSampler } from './metrics-sampler.js';
+
+const run = randomBytes(3).toString('hex');
+const name = `skiff-metrics-${run}`;
+const docker = new Dockerode({ socketPath: '/var/run/docker.sock' });
+const log = pino({ level: 'silent' });
+let server: RecordingReportServer;
+let reports: ReportClient;
+let sampler: MetricsSampler;
+let streams: DockerodeStatsStreams;
+let opened = 0;
+
+beforeAll(async () => {
+  server = await startReportServer();
+  reports = new ReportClient({ target: server.target, credential: 'metrics-test', log });
+  const real = new DockerodeStatsStreams(docker);
+  // Counts the streaming calls: one per container, not one per round.
+  streams = Object.assign(Object.create(real) as DockerodeStatsStreams, {
+    open: (id: string, onLine: (l: Buffer) => void, onEnd: () => void) => {
+      opened++;
+      return real.open(id, onLine, onEnd);
+    },
+    listManaged: async () => (await real.listManaged()).filter((c) => c.name === name),
+  });
+  const container = await docker.createContainer({
+    name,
+    Image: 'busybox:latest',
+    Cmd: ['sh', '-c', 'while true; do :; done'],
+    Labels: { 'skiff.managed': 'true', 'skiff.kind': 'application', 'skiff.id': `app_${run}` },
+    HostConfig: { NanoCpus: 200_000_000 },
+  });
+  await container.start();
+  sampler = new MetricsSampler({
+    host: new HostStats({ diskPath: mkdtempSync(join(tmpdir(), 'skiff-metrics-')) }),
+    streams,
+    send: (batch) => reports.sendMetrics(batch),
+    intervalMs: 3_600_000,
+    log,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await sampler?.stop();
+  reports?.close();
+  await server?.stop();
+  await docker.getContainer(name).remove({ force: true }).catch(() => {});
+});
+
+describe('MetricsSampler', () => {
+  it('sends the host and each Skiff container from one stats stream per container', async () => {
+    await sampler.round();
+    const batch = await waitFor(
+      async () => {
+        const b = await sampler.round();
+        return b.containers.some((c) => c.containerName === name && c.cpuPercent > 0) ? b : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 1_100, what: 'a reading of the busy container' },
+    );
+    const sample = batch.containers.find((c) => c.containerName === name)!;
+    expect(sample).toMatchObject({ appName: name, workloadId: `app_${run}` });
+    // Capped at 0.2 of a core.
+    expect(sample.cpuPercent).toBeLessThan(40);
+    expect(sample.memoryUsedBytes).toBeGreaterThan(0);
+    expect(batch.hosts).toHaveLength(1);
+    expect(batch.hosts[0]!.memoryTotalBytes).toBeGreaterThan(0);
+    expect(batch.hosts[0]!.diskTotalBytes).toBeGreaterThan(0);
+    // Delivered over the wire, with the agent's credential.
+    expect(server.metrics.some((m) => m.containers.some((c) => c.containerName === name))).toBe(true);
+    expect(server.authorizations).toContain('Bearer metrics-test');
+    expect(opened).toBe(1);
+  }, 60_000);
+
+  it('closes the stream when the container goes', async () => {
+    await docker.getContainer(name).remove({ force: true });
+    const batch = await sampler.round();
+    expect(batch.containers.filter((c) => c.containerName === name)).toEqual([]);
+    expect(opened).toBe(1);
+  }, 30_000);
+});
