@@ -52,9 +52,10 @@ export function parseNetwork(netdev: string): { rx: number; tx: number } {
   let rx = 0;
   let tx = 0;
   for (const line of netdev.split('\n').slice(2)) {
-    const m = /^\s*([^:\s]+):\s*(.*)$/.exec(line);
-    if (!m || VIRTUAL_INTERFACE.test(m[1]!)) continue;
-    const fields = m[2]!.trim().split(/\s+/).map(Number);
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim();
+    if (colon < 0 || name === '' || VIRTUAL_INTERFACE.test(name)) continue;
+    const fields = line.slice(colon + 1).trim().split(/\s+/).map(Number);
     rx += fields[0] ?? 0;
     tx += fields[8] ?? 0;
   }
