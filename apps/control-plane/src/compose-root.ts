@@ -51,7 +51,7 @@ import { AuditLog } from './services/audit/index.js';
 import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
 import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient, type OpenAiClientOptions } from './services/ai/index.js';
 import { ApplicationService, PreviewService } from './services/applications/index.js';
-import { BackupService, DestinationService } from './services/backups/index.js';
+import { type BackupOptions, buildBackups } from './services/backups/wiring.js';
 import { CacheLifecycle, CacheService } from './services/caches/index.js';
 import { CertificateService, DomainService, PROXY_REQUEST_TIMEOUT_MS, ProxyConfig, ProxyRequests, ProxySettingsService, SecurityService } from './services/domains/index.js';
 import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, loadBundledCatalog, type RemoteCatalogLimits } from './services/compose/index.js';
@@ -144,6 +144,8 @@ export interface PlatformOptions {
    */
   notifications?: Omit<ChannelOptions, 'policy'> & { platformSmtp?: PlatformSmtp };
   events?: EventOptions;
+  /** The backup scheduler (`start: false`: none in this process). */
+  backups?: BackupOptions;
 }
 
 /** Everything the control plane is made of, wired together; used by main.ts and the tests. */
@@ -230,8 +232,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const channelTests = new ChannelTests(senders, deps.clock);
   const invitationMail = new InvitationMailer(deps, { channels: smtpLimits(channelOptions), platform: options.notifications?.platformSmtp });
   const events = buildEvents(deps, metricsTokens, options.log, { ...options.events, senders: options.events?.senders ?? senders });
-  const destinations = new DestinationService(deps);
-  const backups = new BackupService(deps, access, destinations);
+  const backupParts = buildBackups(deps, access, events.signal, { databaseUrl: options.database.url, secretKey: options.secretKey }, options.log, options.backups);
+  const { destinations, backups } = backupParts;
   const ai = new AiService(deps);
   const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });
   const aiAssistant = new AiAssistant(deps, access, projects, ai, composeTemplates, aiClient, options.log.child({ component: 'ai' }));
@@ -296,8 +298,8 @@ export async function buildPlatform(options: PlatformOptions) {
     user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups) },
     audit: auditHandlers(audit),
     notification: notificationHandlers(events.service, notifications, channelTests),
-    destination: destinationHandlers(destinations),
-    backup: backupHandlers(backups),
+    destination: destinationHandlers(destinations, backupParts.runner),
+    backup: backupHandlers(backups, backupParts.runner),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),
     deployment: deploymentHandlers(deployments),
     command: commandHandlers(new CommandService(deps, access)),
@@ -356,8 +358,10 @@ export async function buildPlatform(options: PlatformOptions) {
   relay = agents.relay;
   grpcPort = agents.grpcPort;
   if (options.events?.start !== false) events.worker.start();
+  if (backupParts.start) backupParts.scheduler.start();
 
   const close = async () => {
+    await backupParts.scheduler.stop();
     await events.worker.stop();
     await agents.close();
     await audit.settled();
@@ -383,6 +387,7 @@ export async function buildPlatform(options: PlatformOptions) {
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
     events,
+    backups: backupParts,
     close,
   };
 }

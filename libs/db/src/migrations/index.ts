@@ -16,6 +16,7 @@ import * as commandStreamSeqs from './2026-12-01T07-00-command-stream-seqs.js';
 import * as removedServers from './2026-12-01T07-01-removed-servers.js';
 import * as removedServerWorkloads from './2026-12-02T00-00-removed-server-workloads.js';
 import * as billingCustomers from './2026-12-02T08-00-billing-customers.js';
+import * as backupRuns from './2026-12-05T17-01-backup-runs.js';
 import * as events from './2026-12-03T01-01-events.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02T00-00-removed-server-workloads': removedServerWorkloads,
   '2026-12-02T08-00-billing-customers': billingCustomers,
   '2026-12-03T01-01-events': events,
+  '2026-12-05T17-01-backup-runs': backupRuns,
 };

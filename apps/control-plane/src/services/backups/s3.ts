@@ -102,10 +102,8 @@ export class Bucket {
     await step('delete', () => this.client.send(new DeleteObjectCommand({ Bucket: this.name, Key: key })));
   }
 
-  /** Streams `body` to `key` in multipart parts (bounded memory); answers the bytes stored. */
-  async upload(key: string, body: Readable, contentType = 'application/gzip'): Promise<number> {
-    let size = 0;
-    body.on('data', (chunk: Buffer) => (size += chunk.length));
+  /** Streams `body` to `key` in multipart parts: memory stays near UPLOAD_PART_BYTES × (UPLOAD_QUEUE + 1). */
+  async upload(key: string, body: Readable, contentType = 'application/gzip'): Promise<void> {
     await step('upload', async () => {
       const upload = new Upload({
         client: this.client,
@@ -116,7 +114,6 @@ export class Bucket {
       });
       await upload.done();
     });
-    return size;
   }
 
   /** Every object whose key starts with `prefix`, with size and time. */
