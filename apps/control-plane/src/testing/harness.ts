@@ -87,6 +87,8 @@ export async function startTestPlatform(
     notifications?: PlatformOptions['notifications'];
     /** Event delivery (senders per channel kind, worker timings) and the event stream's timings. */
     events?: PlatformOptions['events'];
+    /** The backup scheduler: not started unless `start: true` (tests call `platform.backups.scheduler.tick()`). */
+    backups?: PlatformOptions['backups'];
     /** The platform's secret key (another process opening the same records needs it); random by default. */
     secretKey?: Buffer;
     /** Told the text of every statement the platform runs. */
@@ -133,6 +135,7 @@ export async function startTestPlatform(
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,
     notifications: options.notifications,
+    backups: { start: false, ...options.backups },
     events: options.events,
   });
   const boot = await platform.identity.bootstrap({ email: 'owner@test.local', name: 'Owner' });
