@@ -53,7 +53,7 @@ import { AuditLog } from './services/audit/index.js';
 import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
 import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient } from './services/ai/index.js';
 import { ApplicationService, PreviewService } from './services/applications/index.js';
-import { BackupService, DestinationService } from './services/backups/index.js';
+import { buildBackups } from './services/backups/wiring.js';
 import { CacheLifecycle, CacheService } from './services/caches/index.js';
 import { CertificateService, DomainService, PROXY_REQUEST_TIMEOUT_MS, ProxyConfig, ProxyRequests, ProxySettingsService, SecurityService } from './services/domains/index.js';
 import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, ComposeTemplateService, loadBundledCatalog } from './services/compose/index.js';
@@ -144,8 +144,8 @@ export async function buildPlatform(options: PlatformOptions) {
     log: options.log.child({ component: 'metrics' }),
   });
   const metricsRetention = new MetricsRetention(metrics, options.log.child({ component: 'metrics' }));
-  const destinations = new DestinationService(deps);
-  const backups = new BackupService(deps, access, destinations);
+  const backupParts = buildBackups(deps, access, events.signal, { databaseUrl: options.database.url, secretKey: options.secretKey }, options.log, options.backups);
+  const { destinations, backups } = backupParts;
   const ai = new AiService(deps);
   const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });
   const aiAssistant = new AiAssistant(deps, access, projects, ai, composeTemplates, aiClient, options.log.child({ component: 'ai' }));
@@ -211,8 +211,8 @@ export async function buildPlatform(options: PlatformOptions) {
     user: { ...userHandlers(identity, organizations, metricsTokens, apiKeys, invitationMail), ...userBackupHandlers(backups), ...userMetricsHandlers(metrics) },
     audit: auditHandlers(audit),
     notification: notificationHandlers(events.service, notifications, channelTests),
-    destination: destinationHandlers(destinations),
-    backup: backupHandlers(backups),
+    destination: destinationHandlers(destinations, backupParts.runner),
+    backup: backupHandlers(backups, backupParts.runner),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),
     deployment: deploymentHandlers(deployments),
     command: commandHandlers(new CommandService(deps, access)),
@@ -282,11 +282,13 @@ export async function buildPlatform(options: PlatformOptions) {
   if (options.events?.start !== false) events.worker.start();
   hostOps.start();
   metricsRetention.start();
+  if (backupParts.start) backupParts.scheduler.start();
 
   const close = async () => {
     await events.worker.stop();
     await hostOps.close();
     await metricsRetention.stop();
+    await backupParts.scheduler.stop();
     await agents.close();
     await audit.settled();
     await database.close();
@@ -315,6 +317,7 @@ export async function buildPlatform(options: PlatformOptions) {
     hostOps,
     /** The metrics store and thresholds (tests record and retain through it). */
     metrics,
+    backups: backupParts,
     close,
   };
 }

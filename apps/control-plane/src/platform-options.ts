@@ -13,6 +13,7 @@ import type { EventOptions } from './services/events/index.js';
 import type { PlatformSmtp } from './services/identity/index.js';
 import type { MetricsOptions } from './services/metrics/index.js';
 import type { ChannelOptions } from './services/notifications/index.js';
+import type { BackupOptions } from './services/backups/wiring.js';
 
 /** What the composition root (compose-root.ts) builds the platform from: main.ts reads it from the environment, tests set it. */
 export interface PlatformOptions {
@@ -103,4 +104,6 @@ export interface PlatformOptions {
   logs?: Parameters<typeof buildContainers>[0]['limits'];
   /** The metrics store's bounds and threshold alerts (services/metrics). */
   metrics?: Omit<MetricsOptions, 'log'>;
+  /** The backup scheduler (`start: false`: none in this process). */
+  backups?: BackupOptions;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronError, isValidCron, parseCron } from './cron.js';
+import { cronError, isValidCron, parseCron, previousFire } from './cron.js';
 
 const range = (from: number, to: number, step = 1) => {
   const out: number[] = [];
@@ -160,5 +160,21 @@ describe('cronError', () => {
     expect(cronError('0 0 30 2 *')).toMatch(/never fires/);
     expect(cronError('0 0 31 4,6,9,11 *')).toMatch(/never fires/);
     expect(cronError('0 0 31 4,5 *')).toBeNull();
+  });
+});
+
+describe('previousFire', () => {
+  const prev = (expr: string, at: string) => previousFire(parseCron(expr), new Date(at))?.toISOString();
+  it('answers the latest firing at or before the time, in UTC', () => {
+    expect(prev('0 3 * * *', '2026-12-05T17:00:00Z')).toBe('2026-12-05T03:00:00.000Z');
+    expect(prev('0 3 * * *', '2026-12-05T03:00:00Z')).toBe('2026-12-05T03:00:00.000Z');
+    expect(prev('0 3 * * *', '2026-12-05T02:59:59Z')).toBe('2026-12-04T03:00:00.000Z');
+    expect(prev('*/15 * * * *', '2026-12-05T17:44:59Z')).toBe('2026-12-05T17:30:00.000Z');
+    expect(prev('30 10 * * * *', '2026-12-05T17:10:29Z')).toBe('2026-12-05T16:10:30.000Z');
+    expect(prev('* * * * * *', '2026-12-05T17:10:29.700Z')).toBe('2026-12-05T17:10:29.000Z');
+    expect(prev('0 0 * * MON', '2026-12-05T17:00:00Z')).toBe('2026-11-30T00:00:00.000Z');
+    expect(prev('0 0 1,15 * MON', '2026-12-05T17:00:00Z')).toBe('2026-12-01T00:00:00.000Z');
+    expect(prev('0 0 29 2 *', '2026-12-05T17:00:00Z')).toBe('2024-02-29T00:00:00.000Z');
+    expect(prev('5 10 * * *', '2026-12-05T10:04:00Z')).toBe('2026-12-04T10:05:00.000Z');
   });
 });

@@ -159,3 +159,50 @@ export function cronError(expression: string): string | null {
 }
 
 export const isValidCron = (expression: string) => cronError(expression) === null;
+
+function dayFires(s: CronSchedule, day: Date): boolean {
+  if (!s.months.includes(day.getUTCMonth() + 1)) return false;
+  const dom = s.daysOfMonth.includes(day.getUTCDate());
+  const dow = s.daysOfWeek.includes(day.getUTCDay());
+  if (s.daysOfMonthRestricted && s.daysOfWeekRestricted) return dom || dow;
+  if (s.daysOfMonthRestricted) return dom;
+  if (s.daysOfWeekRestricted) return dow;
+  return true;
+}
+
+/** The largest value of a sorted list that is at most `limit`, or null. */
+const atMost = (values: number[], limit: number) => {
+  for (let i = values.length - 1; i >= 0; i--) if (values[i]! <= limit) return values[i]!;
+  return null;
+};
+
+/** The latest time (UTC, whole seconds) at or before `at` when the schedule fires; null when none in the 8 years before. */
+export function previousFire(s: CronSchedule, at: Date): Date | null {
+  const dayStart = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  const limitOfDay = Math.floor((at.getTime() - dayStart) / 1000);
+  for (let back = 0; back < 366 * 8; back++) {
+    const start = dayStart - back * 86_400_000;
+    if (!dayFires(s, new Date(start))) continue;
+    let limit = back === 0 ? limitOfDay : 86_399;
+    for (;;) {
+      const h = atMost(s.hours, Math.floor(limit / 3600));
+      if (h === null) break;
+      const minuteLimit = h === Math.floor(limit / 3600) ? Math.floor((limit % 3600) / 60) : 59;
+      const m = atMost(s.minutes, minuteLimit);
+      if (m === null) {
+        limit = h * 3600 - 1;
+        if (limit < 0) break;
+        continue;
+      }
+      const secondLimit = h === Math.floor(limit / 3600) && m === minuteLimit ? limit % 60 : 59;
+      const sec = atMost(s.seconds, secondLimit);
+      if (sec === null) {
+        limit = h * 3600 + m * 60 - 1;
+        if (limit < 0) break;
+        continue;
+      }
+      return new Date(start + (h * 3600 + m * 60 + sec) * 1000);
+    }
+  }
+  return null;
+}

@@ -89,6 +89,8 @@ export async function startTestPlatform(
     notifications?: PlatformOptions['notifications'];
     /** Event delivery (senders per channel kind, worker timings) and the event stream's timings. */
     events?: PlatformOptions['events'];
+    /** The backup scheduler: not started unless `start: true` (tests call `platform.backups.scheduler.tick()`). */
+    backups?: PlatformOptions['backups'];
     /** The platform's secret key (another process opening the same records needs it); random by default. */
     secretKey?: Buffer;
     /** Told the text of every statement the platform runs. */
@@ -140,6 +142,7 @@ export async function startTestPlatform(
     ai: options.ai,
     rollback: options.rollback,
     notifications: options.notifications,
+    backups: { start: false, ...options.backups },
     events: options.events,
     host: { dailyCleanupTickMs: false, ...options.host },
     metrics: options.metrics,

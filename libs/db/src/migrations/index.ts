@@ -16,6 +16,7 @@ import * as commandStreamSeqs from './2026-12-01T07-00-command-stream-seqs.js';
 import * as removedServers from './2026-12-01T07-01-removed-servers.js';
 import * as removedServerWorkloads from './2026-12-02T00-00-removed-server-workloads.js';
 import * as billingCustomers from './2026-12-02T08-00-billing-customers.js';
+import * as backupRuns from './2026-12-05T17-01-backup-runs.js';
 import * as events from './2026-12-03T01-01-events.js';
 import * as deploymentImages from './2026-12-04T14-06-deployment-images.js';
 import * as cleanupSchedules from './2026-12-04T13-05-cleanup-schedules.js';
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-04T14-06-deployment-images': deploymentImages,
   '2026-12-04T13-05-cleanup-schedules': cleanupSchedules,
   '2026-12-04T15-00-metrics': metrics,
+  '2026-12-05T17-01-backup-runs': backupRuns,
 };

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { CreatedAt } from './columns.js';
 
@@ -37,6 +38,8 @@ export interface BackupsTable {
   includeEncryptionKey: boolean;
   /** Encrypted JSON (it may hold database credentials of a compose backup); null when none. */
   metadata: string | null;
+  /** The cron tick the scheduler last claimed for this backup; null before its first scheduled run. */
+  lastScheduledAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: CreatedAt;
 }
 

@@ -84,10 +84,6 @@ describe('destinations', () => {
     expect(ok(await t.call('destination.one', { destinationId: d.destinationId }))).toEqual(d);
   });
 
-  it('leaves testConnection unimplemented until the S3 client lands', async () => {
-    const res = await t.call('destination.testConnection', destinationInput);
-    expect(res.status).toBe(501);
-  });
 
   it('refuses removal while a backup uses it, and allows it once none does', async () => {
     const d = await newDestination();
@@ -283,11 +279,12 @@ describe('backup records', () => {
     expect(listed.some((b: { databaseType: string }) => b.databaseType === 'web-server')).toBe(true);
   });
 
-  it('leaves running and listing backups unimplemented until S3 and the agent land', async () => {
-    for (const op of ['manualBackupDbA', 'manualBackupCompose', 'manualBackupWebServer']) {
+  it('leaves database dumps unimplemented until the agent’s dump command lands (runs are in backup-runs.int.test.ts)', async () => {
+    for (const op of ['manualBackupDbA', 'manualBackupDbD', 'manualBackupCompose']) {
       expect((await t.call(`backup.${op}`, { backupId: 'bkp_x' })).status).toBe(501);
     }
-    expect((await t.call('backup.listBackupFiles', { destinationId: 'dst_x', search: '' })).status).toBe(501);
+    expect((await t.call('backup.manualBackupWebServer', { backupId: 'bkp_x' })).status).toBe(404);
+    expect((await t.call('backup.listBackupFiles', { destinationId: 'dst_x', search: '' })).status).toBe(400);
   });
 });
 

@@ -70,7 +70,7 @@ export class BackupService {
   }
 
   record = (row: Backup): BackupRecord => {
-    const { id, metadata, createdAt, ...rest } = row;
+    const { id, metadata, createdAt, lastScheduledAt: _tick, ...rest } = row;
     return {
       backupId: id,
       ...rest,
@@ -189,7 +189,7 @@ export class BackupService {
   }
 
   /** A backup the caller may see: of their organization, with its target visible to them. */
-  private async find(p: Principal, backupId: string): Promise<Backup> {
+  async find(p: Principal, backupId: string): Promise<Backup> {
     const row = await findOfOrganization(this.db, 'backups', p, backupId, 'backup');
     if (row.composeId) {
       await this.access.find(p, 'compose', row.composeId);

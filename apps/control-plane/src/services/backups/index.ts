@@ -2,3 +2,5 @@
 // What routers and the composition root use; services import each other's files directly.
 export { BackupService } from './backups.js';
 export { DestinationService } from './destinations.js';
+export { BackupRunner } from './runner.js';
+export { BackupScheduler } from './scheduler.js';

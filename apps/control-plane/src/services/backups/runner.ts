@@ -1,0 +1,202 @@
+import { PassThrough, type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { Backup, Destination } from '@skiff/db';
+import { OutboundRefused, PUBLIC_ONLY } from '@skiff/outbound';
+import type { Logger } from 'pino';
+import type { Principal } from '../../authz/principal.js';
+import { DomainError, Invalid } from '../../errors.js';
+import { recordEvent, type EventSignal } from '../events/events.js';
+import type { ServiceDeps } from '../shared/deps.js';
+import type { BackupService } from './backups.js';
+import type { DestinationService } from './destinations.js';
+import { type DumpProcess, pgDump } from './dump-process.js';
+import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
+import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
+
+/** What the platform backup reads: the control plane's own database and key. */
+export interface PlatformSource {
+  /** The Postgres URL (DATABASE_URL); absent when the control plane runs on embedded PGlite. */
+  databaseUrl?: string;
+  secretKey: Buffer;
+}
+
+export type RunResult = {
+  backupId: string;
+  files: string[];
+  size: number;
+  durationMs: number;
+};
+
+/** A run's failure, kept apart from the DomainErrors the caller's input causes. */
+class RunFailed extends Error {}
+
+const KIND_OF: Record<string, 'databaseBackup' | 'platformBackup'> = { 'web-server': 'platformBackup' };
+
+/**
+ * Runs backups: dumps streamed through gzip into the destination's bucket in multipart parts
+ * (memory bounded whatever the size), retention under the backup's own folder, and one event
+ * per run with its outcome, size and duration. The platform backup runs here; database
+ * dumps run on the agent of the database's server (not built yet: those runs fail saying so).
+ */
+export class BackupRunner {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly backups: BackupService,
+    private readonly destinations: DestinationService,
+    private readonly signal: EventSignal,
+    private readonly platform: PlatformSource,
+    private readonly log: Logger,
+  ) {}
+
+  private get policy() {
+    return this.deps.outbound ?? PUBLIC_ONLY;
+  }
+
+  /** `destination.testConnection`: lists, writes and removes a probe object; failures name the step and S3's code. */
+  async testConnection(settings: BucketSettings): Promise<Record<string, never>> {
+    const bucket = await this.open(settings);
+    try {
+      await bucket.probe('');
+    } catch (err) {
+      throw asInvalid(err);
+    } finally {
+      bucket.close();
+    }
+    return {};
+  }
+
+  /** `backup.manualBackupWebServer`. */
+  async manualWebServer(p: Principal, backupId: string): Promise<RunResult> {
+    const row = await this.backups.find(p, backupId);
+    if (row.databaseType !== 'web-server') throw Invalid('backupId', 'not a backup of the platform (its databaseType is not web-server)');
+    return this.runOrAnswer(row);
+  }
+
+  /** `backup.listBackupFiles`: the objects of a destination whose key starts with `search`. */
+  async listFiles(p: Principal, destinationId: string, search: string) {
+    const destination = await this.destinations.reference(p, destinationId);
+    const bucket = await this.open(this.settingsOf(destination));
+    try {
+      const found = await bucket.list(search);
+      return found.map((o) => ({ key: o.key, name: o.key.slice(o.key.lastIndexOf('/') + 1), size: o.size, lastModified: o.lastModified }));
+    } catch (err) {
+      throw asInvalid(err);
+    } finally {
+      bucket.close();
+    }
+  }
+
+  private async runOrAnswer(row: Backup): Promise<RunResult> {
+    try {
+      return await this.run(row);
+    } catch (err) {
+      if (err instanceof BucketError || err instanceof OutboundRefused) throw asInvalid(err);
+      if (err instanceof RunFailed) throw new DomainError('INTERNAL_SERVER_ERROR', `The backup failed: ${err.message}`);
+      throw err;
+    }
+  }
+
+  /** Runs one backup now and records its event; a failure is recorded, then thrown. */
+  async run(row: Backup): Promise<RunResult> {
+    const started = this.deps.clock();
+    const kind = KIND_OF[row.databaseType] ?? 'databaseBackup';
+    const files: string[] = [];
+    let size = 0;
+    try {
+      const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', row.destinationId).executeTakeFirstOrThrow();
+      const bucket = await this.open(this.settingsOf(destination));
+      try {
+        if (row.databaseType !== 'web-server') {
+          throw new RunFailed('database dumps run on the database server’s agent, which has no dump command yet');
+        }
+        const name = row.id;
+        const sql = objectKey(row.prefix, name, started, 'sql.gz');
+        size += await this.store(bucket, sql, this.dumpPlatform());
+        files.push(sql);
+        if (row.includeEncryptionKey) {
+          const key = objectKey(row.prefix, name, started, 'secret.key.gz');
+          size += await this.store(bucket, key, { output: readableOf(this.platform.secretKey), exited: Promise.resolve() });
+          files.push(key);
+        }
+        if (row.keepLatestCount) {
+          const own = ownPrefix(row.prefix, name);
+          await bucket.remove(retentionVictims((await bucket.list(own)).map((o) => o.key), own, row.keepLatestCount));
+        }
+      } finally {
+        bucket.close();
+      }
+    } catch (err) {
+      const durationMs = this.deps.clock().getTime() - started.getTime();
+      const error = err instanceof Error ? err.message : String(err);
+      this.log.warn({ backupId: row.id, error }, 'backup failed');
+      await this.record(row, kind, 'failure', { backupId: row.id, files, size, durationMs, error });
+      throw err;
+    }
+    const durationMs = this.deps.clock().getTime() - started.getTime();
+    await this.record(row, kind, 'success', { backupId: row.id, files, size, durationMs });
+    return { backupId: row.id, files, size, durationMs };
+  }
+
+  private dumpPlatform(): DumpProcess {
+    if (!this.platform.databaseUrl) {
+      throw new RunFailed('the control plane runs on its embedded database (PGlite), which this version cannot dump yet; run it on Postgres (DATABASE_URL)');
+    }
+    return pgDump(this.platform.databaseUrl);
+  }
+
+  /** Streams a dump through gzip into `key`; a dump that fails removes what was stored. Answers the bytes stored. */
+  private async store(bucket: Bucket, key: string, dump: DumpProcess): Promise<number> {
+    let stored = 0;
+    const compressed = new PassThrough();
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        stored += chunk.length;
+        done(null, chunk);
+      },
+    });
+    const piping = pipeline(dump.output, createGzip(), counter, compressed);
+    try {
+      await Promise.all([bucket.upload(key, compressed), piping, dump.exited]);
+      return stored;
+    } catch (err) {
+      compressed.destroy();
+      dump.output.destroy();
+      await bucket.remove([key]).catch(() => undefined);
+      if (err instanceof BucketError) throw err;
+      throw new RunFailed(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private async record(row: Backup, kind: 'databaseBackup' | 'platformBackup', outcome: 'success' | 'failure', summary: Record<string, unknown>) {
+    await recordEvent(this.deps.db, { organizationId: row.organizationId, kind, outcome, summary });
+    this.signal.notify();
+  }
+
+  private settingsOf(d: Destination): BucketSettings {
+    return { endpoint: d.endpoint, region: d.region, bucket: d.bucket, accessKey: this.deps.secrets.open(d.accessKey), secretKey: this.deps.secrets.open(d.secretKey) };
+  }
+
+  private async open(settings: BucketSettings): Promise<Bucket> {
+    try {
+      return await openBucket(settings, this.policy);
+    } catch (err) {
+      if (err instanceof OutboundRefused) throw Invalid('endpoint', err.message);
+      throw err;
+    }
+  }
+}
+
+/** A bucket's failure as bad input naming the field it most likely concerns. */
+function asInvalid(err: unknown): unknown {
+  if (err instanceof OutboundRefused) return Invalid('endpoint', err.message);
+  if (!(err instanceof BucketError)) return err;
+  const field = err.code === 'NoSuchBucket' ? 'bucket' : /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch/.test(err.code) ? 'accessKey' : 'endpoint';
+  return Invalid(field, err.message);
+}
+
+function readableOf(data: Buffer): Readable {
+  const stream = new PassThrough();
+  stream.end(data);
+  return stream;
+}
