@@ -149,6 +149,7 @@ function aDeploy(
         env: { GREETING: 'hello', API_TOKEN: SECRET },
         replicas: 1,
         forcePull: false,
+        files: [],
         specJson: JSON.stringify({
           command: "sh -c 'while true; do sleep 1; done'",
           platformNetwork: NETWORK,

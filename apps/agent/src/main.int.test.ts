@@ -215,6 +215,7 @@ describe('agent main', () => {
             env: { SECRET_VALUE: `never-logged-${run}` },
             replicas: 1,
             forcePull: false,
+            files: [],
             specJson: JSON.stringify({
               command: 'sleep 600',
               detachPlatformNetwork: true,

@@ -137,6 +137,7 @@ function aDeploy(serverId: string, appName: string, password: string): Command {
         env: {},
         replicas: 1,
         forcePull: false,
+        files: [],
         specJson: JSON.stringify({
           command: "sh -c 'while true; do sleep 1; done'",
           platformNetwork: NETWORK,

@@ -126,6 +126,7 @@ function aDeploy(serverId: string, appName: string, spec: object = {}): Command 
         env: {},
         replicas: 1,
         forcePull: false,
+        files: [],
         specJson: JSON.stringify({
           command: "sh -c 'while true; do sleep 1; done'",
           detachPlatformNetwork: true,

@@ -63,6 +63,7 @@ function aDeploy(id: string, deploymentId = `dep-${id}`, workloadKey = KEY): Com
         env: {},
         replicas: 1,
         forcePull: false,
+        files: [],
         specJson: '{}',
       },
     },

@@ -11,6 +11,7 @@ function aDeploy(overrides: Partial<DeployApplication> = {}): DeployApplication 
     env: { B: '2', A: 's3cret' },
     replicas: 0,
     forcePull: false,
+    files: [],
     specJson: JSON.stringify({ command: "sh -c 'sleep 600'", image: 'ignored:1', env: ['X=ignored'], replicas: 9 }),
     ...overrides,
   };

@@ -56,6 +56,7 @@ function aCommand(n: number): Command {
         env: { TOKEN: ENV_SECRET },
         replicas: 1,
         forcePull: false,
+        files: [],
         specJson: JSON.stringify({ memoryLimit: '1000' }),
       },
     },

@@ -49,6 +49,7 @@ function aCommand(id: string, overrides: Partial<Command> = {}): Command {
         env: { TOKEN: 'very-secret' },
         replicas: 1,
         forcePull: false,
+        files: [],
         specJson: '{}',
       },
     },

@@ -17,6 +17,7 @@ import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../../errors.js';
 import { applicationWorkloadSpec, buildRecipe, builtImageName, deployApplicationCommand, deployDeadlineMs } from '../../agents/outbound/kinds/deploy-application.js';
 import { assertNoForeignNetworks } from '../shared/networks.js';
+import { deployMounts } from '../mounts/deploy-mounts.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './archive-records.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
@@ -148,6 +149,9 @@ export class DeploymentService {
         .executeTakeFirstOrThrow();
       const spec = applicationWorkloadSpec(app, deployCount);
       if (plan.kind === 'build') spec.image = builtImageName(app.appName, deploymentId);
+      const mounts = await deployMounts(tx, this.deps.secrets, app, located.project.organizationId);
+      spec.volumes = mounts.volumes;
+      spec.binds = mounts.binds;
       checkSpec(app, spec, env);
       await assertNoForeignNetworks(tx, located.project.organizationId, app.serverId, app);
       const deployment = await insertDeployment(
@@ -162,6 +166,7 @@ export class DeploymentService {
         spec,
         env,
         registryAuth,
+        files: mounts.files,
         build: plan.kind === 'build' ? { source: plan.source, recipe: plan.recipe } : undefined,
         createdAt: now,
         deadline: new Date(now.getTime() + deadlineMs),

@@ -7,6 +7,7 @@ import {
   type Command,
   CommandKind,
   type DeployApplication,
+  type FileMount,
   type RegistryAuth,
   WorkloadKind,
   type WorkloadRef,
@@ -117,6 +118,8 @@ export interface DeployCommandInput {
   registryAuth?: RegistryAuth;
   /** What to build, for git and drop sources (the spec's image is then the build's tag, builtImageName). */
   build?: { source: BuildSource; recipe: BuildRecipe };
+  /** The application's file mounts (contents are secrets), written by the agent. */
+  files?: FileMount[];
   createdAt: Date;
   deadline: Date;
 }
@@ -141,6 +144,7 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
         registryAuth: input.registryAuth,
         source: input.build?.source,
         build: input.build?.recipe,
+        files: input.files ?? [],
       },
     },
   };
@@ -160,6 +164,7 @@ export function deployPayload(deploymentId: string, workload: WorkloadRef, spec:
     forcePull: false,
     specJson: LEGACY_SPEC_REFUSAL,
     spec: workloadSpecToWire(spec),
+    files: [],
   };
 }
 
