@@ -133,4 +133,13 @@ describe('deployServiceSpec', () => {
     expect(() => deployServiceSpec(aDeploy({ specJson: '{"memoryLimit":"100"}' }))).toThrow(/memoryLimit must be at least/);
     expect(() => deployServiceSpec(aDeploy({ deploymentId: '' }))).toThrow(DeploySpecError);
   });
+
+  it('binds the command\'s files read-only from the files folder, which they need', () => {
+    const deploy = aDeploy({ files: [{ path: 'conf/app.env', content: 's3cret', target: '/etc/app.env' }] });
+    expect(deployServiceSpec(deploy, '/var/lib/skiff/applications/app1/files').TaskTemplate.ContainerSpec.Mounts).toEqual([
+      { Type: 'bind', Source: '/var/lib/skiff/applications/app1/files/conf/app.env', Target: '/etc/app.env', ReadOnly: true },
+    ]);
+    expect(() => deployServiceSpec(deploy)).toThrow(/data directory/);
+    expect(() => deployServiceSpec(aDeploy({ files: [{ path: '../x', content: '', target: '/x' }] }), '/d')).toThrow(/relative/);
+  });
 });
