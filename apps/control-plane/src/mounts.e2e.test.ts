@@ -63,7 +63,7 @@ const deleted = (applicationId: string) =>
   });
 
 describe('an application with a named volume and a file mount', () => {
-  it('keeps the volume across a redeploy, reads the file, and removes the volume only with deleteVolumes', async () => {
+  it('keeps the volume across a redeploy, reads the file, and removes the volume only with deleteVolumes', { timeout: 240_000 }, async () => {
     const volume = `e2e-mounts-${s.run}-data`;
     const greeting = `hello from a mounted file ${s.run}`;
     const app = await mountedApplication('mounted', volume, greeting);
