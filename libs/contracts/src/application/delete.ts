@@ -20,7 +20,7 @@ export const delete_ = defineContract({
     'deleted with its domains, deployments, previews, mounts and backups. Until then it is still listed, ' +
     'further deploys, stops, starts and reloads are BAD_REQUEST, and a repeated delete changes ' +
     'nothing. If the removal fails (or the agent does not run it within a day), the application ' +
-    'stays, with `applicationStatus: error`, and can be deleted again. Beyond the spec: the named ' +
+    'stays, with `applicationStatus: error`, and can be deleted again. The named ' +
     'volumes of its mounts (`mounts.*`) are kept, and named in `keptVolumes`, unless `deleteVolumes` ' +
     'is true; the files of its file mounts always go; bind-mounted host paths are never touched.',
   input: z.object({ applicationId: RequiredId, deleteVolumes: z.boolean().optional() }),
