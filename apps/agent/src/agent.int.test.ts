@@ -151,6 +151,7 @@ function aDeploy(
         forcePull: false,
         keepImages: [],
         localImage: false,
+        files: [],
         specJson: JSON.stringify({
           command: "sh -c 'while true; do sleep 1; done'",
           platformNetwork: NETWORK,

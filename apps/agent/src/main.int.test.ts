@@ -217,6 +217,7 @@ describe('agent main', () => {
             forcePull: false,
             keepImages: [],
             localImage: false,
+            files: [],
             specJson: JSON.stringify({
               command: 'sleep 600',
               detachPlatformNetwork: true,

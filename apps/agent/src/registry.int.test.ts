@@ -139,6 +139,7 @@ function aDeploy(serverId: string, appName: string, password: string): Command {
         forcePull: false,
         keepImages: [],
         localImage: false,
+        files: [],
         specJson: JSON.stringify({
           command: "sh -c 'while true; do sleep 1; done'",
           platformNetwork: NETWORK,

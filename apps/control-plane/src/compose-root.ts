@@ -49,6 +49,8 @@ import { settingsHandlers } from './routers/settings.js';
 import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
 import { auditHandlers } from './routers/audit.js';
+import { mountsHandlers } from './routers/mounts.js';
+import { ApplicationDeletion, MountService } from './services/mounts/index.js';
 import { AuditLog } from './services/audit/index.js';
 import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
 import { AiAssistant, DEFAULT_AI_LIMITS, OpenAiClient } from './services/ai/index.js';
@@ -118,6 +120,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const metricsTokens = new MetricsTokenService(deps);
   const access = new ServiceAccess(deps.db);
   const applications = new ApplicationService(deps, access, projects, identity);
+  const mounts = new MountService(deps, access);
   const domains = new DomainService(deps, access, proxy, { publicIp: options.publicIp });
   const securityEntries = new SecurityService(deps, access, proxy);
   const certificates = new CertificateService(deps, access, proxy);
@@ -213,7 +216,8 @@ export async function buildPlatform(options: PlatformOptions) {
     notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations, backupParts.runner),
     backup: backupHandlers(backups, backupParts.runner),
-    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl),
+    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts)),
+    mounts: mountsHandlers(mounts),
     deployment: deploymentHandlers(deployments),
     command: commandHandlers(new CommandService(deps, access)),
     domain: domainHandlers(domains),

@@ -28,6 +28,7 @@ import { user } from './user/index.js';
 import { deployment } from './deployment/index.js';
 import { audit } from './audit/index.js';
 import { command } from './command/index.js';
+import { mounts } from './mounts/index.js';
 
 export * from './contract.js';
 export * from './primitives.js';
@@ -70,6 +71,7 @@ export const contracts = {
   deployment,
   command,
   audit,
+  mounts,
 };
 
 export type Contracts = typeof contracts;

@@ -4,6 +4,7 @@ import type { ApiKeysTable, InvitationsTable, MembersTable, OrganizationsTable, 
 import type { EnvironmentsTable, ProjectsTable } from './schema/projects.js';
 import type {
   ApplicationArchivesTable,
+  ApplicationMountsTable,
   ApplicationsTable,
   DeploymentsTable,
   PreviewDeploymentsTable,
@@ -74,6 +75,7 @@ export interface Database {
   events: EventsTable;
   eventDeliveries: EventDeliveriesTable;
   applicationArchives: ApplicationArchivesTable;
+  applicationMounts: ApplicationMountsTable;
   proxyRevisions: ProxyRevisionsTable;
   hostMetrics: HostMetricsTable;
   containerMetrics: ContainerMetricsTable;

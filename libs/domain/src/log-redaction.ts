@@ -44,6 +44,8 @@ export const SECRET_LOG_FIELDS: readonly string[] = [
   'previewBuildSecrets',
   // The agent protocol (command.proto, reports.proto) and the agents' identities.
   'registryAuth',
+  'files',
+  'content',
   'inputJson',
   'joinToken',
   'serverCredential',

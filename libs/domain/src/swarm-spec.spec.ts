@@ -391,4 +391,17 @@ describe('refused input', () => {
     expect(() => swarmServiceSpec(application({ id: '' }))).toThrow(SwarmSpecError);
     expect(() => swarmServiceSpec(application({ platformNetwork: '' }))).toThrow(SwarmSpecError);
   });
+
+  it('mounts binds after the named volumes, and refuses relative, `..` or `:` paths', () => {
+    const spec = swarmServiceSpec(
+      application({ volumes: [{ source: 'data', target: '/data' }], binds: [{ source: '/srv/shared', target: '/shared', readOnly: true }] }),
+    );
+    expect(spec.TaskTemplate.ContainerSpec.Mounts).toEqual([
+      { Type: 'volume', Source: 'data', Target: '/data', VolumeOptions: { Labels: { 'skiff.managed': 'true', 'skiff.kind': 'application', 'skiff.id': 'app_1' } } },
+      { Type: 'bind', Source: '/srv/shared', Target: '/shared', ReadOnly: true },
+    ]);
+    for (const bind of [{ source: 'srv', target: '/x' }, { source: '/srv/../etc', target: '/x' }, { source: '/srv', target: 'x' }, { source: '/a:/b', target: '/x' }]) {
+      expect(() => swarmServiceSpec(application({ binds: [bind] })), JSON.stringify(bind)).toThrow(SwarmSpecError);
+    }
+  });
 });

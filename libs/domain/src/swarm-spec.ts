@@ -45,7 +45,8 @@ import type {
  * - Memory and CPU are decimal strings of bytes and nano-CPUs; empty or "0" means none.
  * - `Init: true` always, so signals are forwarded and zombies reaped.
  * - Volumes are named volumes; the engine creates a missing one with the `skiff.*` labels,
- *   so the workload's volumes can be found (and removed with it) by label.
+ *   so the workload's volumes can be found (and removed with it) by label. Binds (host paths,
+ *   absolute, no `..`) follow them; whether a workload may have any is decided before.
  */
 
 export class SwarmSpecError extends Error {
@@ -91,6 +92,8 @@ export interface WorkloadSpecInput extends ClusterSettings {
   /** Ports the workload itself publishes (a cache's externalPort). */
   ports?: PortConfig[] | null;
   volumes?: VolumeInput[] | null;
+  /** Host paths mounted into the tasks (`source` absolute on the host). */
+  binds?: VolumeInput[] | null;
   /** TaskTemplate.ForceUpdate: raise it to restart tasks whose spec did not change. */
   forceUpdate?: number | null;
 }
@@ -163,7 +166,7 @@ function containerSpec(input: WorkloadSpecInput): ContainerSpec {
     Command: command(input.command),
     Args: input.args && input.args.length > 0 ? [...input.args] : undefined,
     Env: envEntries(input.env),
-    Mounts: mounts(input.volumes ?? [], skiffLabels(input.kind, input.id)),
+    Mounts: mounts(input.volumes ?? [], input.binds ?? [], skiffLabels(input.kind, input.id)),
     HealthCheck: input.healthCheckCluster ? plain(input.healthCheckCluster) : undefined,
     StopGracePeriod: input.stopGracePeriodCluster ?? undefined,
     Ulimits: input.ulimitsCluster?.length ? plain(input.ulimitsCluster) : undefined,
@@ -194,21 +197,34 @@ function envEntries(env: string[]): string[] {
   return [...env];
 }
 
-/** Named volumes; one the engine creates for the mount carries the workload's labels. */
-function mounts(volumes: VolumeInput[], labels: Record<string, string>): VolumeMount[] | undefined {
-  if (volumes.length === 0) return undefined;
-  return volumes.map((v) => {
-    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(v.source)) {
-      throw new SwarmSpecError(`"${v.source}" is not a valid volume name`);
-    }
-    if (!v.target.startsWith('/')) throw new SwarmSpecError(`volume target "${v.target}" is not an absolute path`);
-    return compact({
-      Type: 'volume' as const,
-      Source: v.source,
-      Target: v.target,
-      ReadOnly: v.readOnly || undefined,
-      VolumeOptions: { Labels: { ...labels } },
-    });
+/** Named volumes (one the engine creates for the mount carries the workload's labels), then binds. */
+function mounts(volumes: VolumeInput[], binds: VolumeInput[], labels: Record<string, string>): VolumeMount[] | undefined {
+  if (volumes.length === 0 && binds.length === 0) return undefined;
+  return [...volumes.map((v) => volumeMount(v, labels)), ...binds.map(bindMount)];
+}
+
+function bindMount(b: VolumeInput): VolumeMount {
+  if (!isCleanAbsolutePath(b.source)) throw new SwarmSpecError(`bind source "${b.source}" is not an absolute path without ".." segments`);
+  if (!isCleanAbsolutePath(b.target)) throw new SwarmSpecError(`bind target "${b.target}" is not an absolute path without ".." segments`);
+  return compact({ Type: 'bind' as const, Source: b.source, Target: b.target, ReadOnly: b.readOnly || undefined });
+}
+
+/** Absolute, and no segment is `..` (nor contains NUL or `:`, which the engine reads as a separator). */
+function isCleanAbsolutePath(path: string): boolean {
+  return path.startsWith('/') && !/[\0:]/.test(path) && !path.split('/').includes('..');
+}
+
+function volumeMount(v: VolumeInput, labels: Record<string, string>): VolumeMount {
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(v.source)) {
+    throw new SwarmSpecError(`"${v.source}" is not a valid volume name`);
+  }
+  if (!v.target.startsWith('/')) throw new SwarmSpecError(`volume target "${v.target}" is not an absolute path`);
+  return compact({
+    Type: 'volume' as const,
+    Source: v.source,
+    Target: v.target,
+    ReadOnly: v.readOnly || undefined,
+    VolumeOptions: { Labels: { ...labels } },
   });
 }
 

@@ -96,7 +96,7 @@ export interface ClusterSettings {
 }
 
 export interface VolumeMount {
-  Type: 'volume';
+  Type: 'volume' | 'bind';
   Source: string;
   Target: string;
   ReadOnly?: boolean;

@@ -128,6 +128,7 @@ function aDeploy(serverId: string, appName: string, spec: object = {}): Command 
         forcePull: false,
         keepImages: [],
         localImage: false,
+        files: [],
         specJson: JSON.stringify({
           command: "sh -c 'while true; do sleep 1; done'",
           detachPlatformNetwork: true,

@@ -65,6 +65,7 @@ function aDeploy(id: string, deploymentId = `dep-${id}`, workloadKey = KEY): Com
         forcePull: false,
         keepImages: [],
         localImage: false,
+        files: [],
         specJson: '{}',
       },
     },

@@ -13,6 +13,7 @@ function aDeploy(overrides: Partial<DeployApplication> = {}): DeployApplication 
     forcePull: false,
     keepImages: [],
     localImage: false,
+    files: [],
     specJson: JSON.stringify({ command: "sh -c 'sleep 600'", image: 'ignored:1', env: ['X=ignored'], replicas: 9 }),
     ...overrides,
   };
@@ -133,5 +134,14 @@ describe('deployServiceSpec', () => {
     expect(() => deployServiceSpec(aDeploy({ image: 'Not An Image' }))).toThrow(SwarmSpecError);
     expect(() => deployServiceSpec(aDeploy({ specJson: '{"memoryLimit":"100"}' }))).toThrow(/memoryLimit must be at least/);
     expect(() => deployServiceSpec(aDeploy({ deploymentId: '' }))).toThrow(DeploySpecError);
+  });
+
+  it('binds the command\'s files read-only from the files folder, which they need', () => {
+    const deploy = aDeploy({ files: [{ path: 'conf/app.env', content: 's3cret', target: '/etc/app.env' }] });
+    expect(deployServiceSpec(deploy, '/var/lib/skiff/applications/app1/files').TaskTemplate.ContainerSpec.Mounts).toEqual([
+      { Type: 'bind', Source: '/var/lib/skiff/applications/app1/files/conf/app.env', Target: '/etc/app.env', ReadOnly: true },
+    ]);
+    expect(() => deployServiceSpec(deploy)).toThrow(/data directory/);
+    expect(() => deployServiceSpec(aDeploy({ files: [{ path: '../x', content: '', target: '/x' }] }), '/d')).toThrow(/relative/);
   });
 });

@@ -14,6 +14,7 @@
 import { PLATFORM_NETWORK, swarmServiceSpec, type WorkloadSpecInput, workloadSpecFromWire } from '@skiff/domain';
 import { WorkloadKind, type DeployApplication } from '@skiff/proto';
 import type { ServiceSpec } from '../docker/driver.js';
+import { fileBinds } from './file-mounts.js';
 
 export const DEPLOYMENT_LABEL = 'skiff.deployment';
 export const DEFAULT_REPLICAS = 1;
@@ -91,10 +92,20 @@ function legacySpecInput(
   };
 }
 
-/** The service spec, labelled with the deployment. Throws DeploySpecError or SwarmSpecError. */
-export function deployServiceSpec(deploy: DeployApplication): ServiceSpec {
+/**
+ * The service spec, labelled with the deployment; the command's files are bound read-only from
+ * `filesDir` (file-mounts.ts), which they need. Throws DeploySpecError, SwarmSpecError or FileMountError.
+ */
+export function deployServiceSpec(deploy: DeployApplication, filesDir?: string): ServiceSpec {
   if (deploy.deploymentId === '') throw new DeploySpecError('the command names no deployment');
-  const spec: ServiceSpec = swarmServiceSpec(workloadSpecInput(deploy));
+  const input = workloadSpecInput(deploy);
+  const files = deploy.files ?? [];
+  if (files.length > 0) {
+    if (input.kind !== 'application') throw new DeploySpecError('only applications have file mounts');
+    if (!filesDir) throw new DeploySpecError('file mounts need the agent\'s data directory, which this agent was not given');
+    input.binds = [...(input.binds ?? []), ...fileBinds(filesDir, files)];
+  }
+  const spec: ServiceSpec = swarmServiceSpec(input);
   const container = spec.TaskTemplate.ContainerSpec;
   return {
     ...spec,

@@ -58,6 +58,8 @@ import { assessRollout, monitorWindowMs, rolloutTarget } from '../deployments/ro
 import { undoRollout } from '../deployments/undo-rollout.js';
 import { type ClusterRegistry, shareBuiltImage } from '../deployments/cluster-image.js';
 import type { SwarmNodes } from '../docker/swarm-nodes.js';
+import { applicationFilesDir, FileMountError, writeFileMounts } from '../deployments/file-mounts.js';
+import { claimVolumes } from '../deployments/volume-claims.js';
 
 export interface DeployApplicationDeps {
   driver: DockerDriver;
@@ -160,11 +162,12 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
 
     let spec: ServiceSpec;
     let input: WorkloadSpecInput;
+    const filesDir = deps.build && deploy.files.length > 0 ? applicationFilesDir(deps.build.dataDir, deploy.workload!.id) : undefined;
     try {
       input = workloadSpecInput(deploy);
-      spec = deployServiceSpec(deploy);
+      spec = deployServiceSpec(deploy, filesDir);
     } catch (err) {
-      if (err instanceof SwarmSpecError || err instanceof DeploySpecError) return fail(err.message);
+      if (err instanceof SwarmSpecError || err instanceof DeploySpecError || err instanceof FileMountError) return fail(err.message);
       throw err;
     }
 
@@ -174,6 +177,19 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
       const platform = input.platformNetwork;
       const network = await deps.driver.ensureNetwork(platform);
       await events.log(network.created ? `Created network ${platform}` : `Network ${platform} is ready`);
+    }
+    if (input.kind === 'application') {
+      const refused = await claimVolumes(deps.driver, input);
+      if (refused) return fail(refused);
+      if (filesDir) {
+        try {
+          await writeFileMounts(filesDir, deploy.files);
+        } catch (err) {
+          if (err instanceof FileMountError) return fail(err.message);
+          throw err;
+        }
+        await events.log(`Wrote ${deploy.files.length} mounted file(s)`);
+      }
     }
     if (context.signal.aborted) throw new AbandonedError();
 

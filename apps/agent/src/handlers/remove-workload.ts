@@ -4,8 +4,9 @@
  * A cache instance's (and an application's) removal also waits until the removed service's
  * containers are gone, so a deploy that follows (a rebuild) never opens its data while the
  * old server still writes it, and an application's built images can go too
- * (deployments/built-images.ts). With `remove_volumes` (cache instances only: an application owns no volume
- * that Skiff created), the workload's volumes (by the same labels) go too.
+ * (deployments/built-images.ts), and so do the files of its file mounts (deployments/file-mounts.ts).
+ * With `remove_volumes`, the workload's volumes (by the same labels: a cache's data, an
+ * application's mounted volumes) go too.
  *
  * Idempotent: a workload without a service (or volume) is removed already, and the command
  * succeeds. A compose stack (its project or Swarm stack, its volumes when asked, its
@@ -13,6 +14,7 @@
  */
 import { CommandKind, CommandStatus, WorkloadKind, type Command } from '@skiff/proto';
 import { builtImageLabels, pruneBuiltImages } from '../deployments/built-images.js';
+import { applicationDir, removeFilesDir } from '../deployments/file-mounts.js';
 import { MANAGED_LABEL } from '../docker/driver.js';
 import { DockerConflictError } from '../docker/errors.js';
 import { failed, succeeded, type CommandContext, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
@@ -29,13 +31,9 @@ export function removeWorkloadHandler(deps: WorkloadCommandDeps): CommandHandler
     payloadCase: 'removeWorkload',
     composeOperation: 'remove',
     refuse(command) {
-      if (
-        command.payload?.$case === 'removeWorkload' &&
-        command.payload.value.removeVolumes &&
-        command.payload.value.workload?.kind !== WorkloadKind.WORKLOAD_KIND_CACHE &&
-        command.payload.value.workload?.kind !== WorkloadKind.WORKLOAD_KIND_COMPOSE
-      ) {
-        return 'remove_volumes is supported for cache instances and compose stacks only';
+      const kind = command.payload?.$case === 'removeWorkload' ? command.payload.value.workload?.kind : undefined;
+      if (removesVolumes(command) && kind !== WorkloadKind.WORKLOAD_KIND_CACHE && kind !== WorkloadKind.WORKLOAD_KIND_COMPOSE && kind !== WorkloadKind.WORKLOAD_KIND_APPLICATION) {
+        return 'remove_volumes is supported for applications, cache instances and compose stacks only';
       }
       return null;
     },
@@ -59,6 +57,15 @@ export function removeWorkloadHandler(deps: WorkloadCommandDeps): CommandHandler
           : { phase: 'waiting', summary: `${left.length} container(s) still ${[...new Set(left.map((c) => c.state))].join('/')}` };
       };
       if (kind === 'application') {
+        const dataDir = deps.compose?.dataDir;
+        if (dataDir) await removeFilesDir(applicationDir(dataDir, workload.id));
+        if (removesVolumes(context.command)) {
+          // The volumes can go only once no container holds them.
+          const stopped = await waitForTasks(context, deps, 'stopping the removed containers', lookAtContainers);
+          if (stopped.status !== CommandStatus.COMMAND_STATUS_SUCCEEDED) return stopped;
+          const removed = await removeVolumes(context, deps, labels);
+          if (removed.status !== CommandStatus.COMMAND_STATUS_SUCCEEDED) return removed;
+        }
         // Its built images go once no container uses them; a removal does not fail for them.
         if ((await deps.driver.imagesByLabel(builtImageLabels(workload.id))).length === 0) return succeeded();
         const gone = await waitForTasks(context, { ...deps, waitTimeoutMs: APPLICATION_CONTAINERS_WAIT_MS }, 'stopping the removed containers', lookAtContainers);
@@ -79,7 +86,7 @@ function removesVolumes(command: Command): boolean {
   return payload?.$case === 'removeWorkload' && payload.value.removeVolumes;
 }
 
-/** Removes the cache's volumes, waiting while a container still holds one. */
+/** Removes the workload's labelled volumes, waiting while a container still holds one. */
 async function removeVolumes(context: CommandContext, deps: WorkloadCommandDeps, labels: Record<string, string>): Promise<CommandOutcome> {
   const outcome = await waitForTasks(context, deps, 'removing the volumes', async () => {
     const busy: string[] = [];

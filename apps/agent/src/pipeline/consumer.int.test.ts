@@ -58,6 +58,7 @@ function aCommand(n: number): Command {
         forcePull: false,
         keepImages: [],
         localImage: false,
+        files: [],
         specJson: JSON.stringify({ memoryLimit: '1000' }),
       },
     },

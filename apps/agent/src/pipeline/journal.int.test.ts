@@ -51,6 +51,7 @@ function aCommand(id: string, overrides: Partial<Command> = {}): Command {
         forcePull: false,
         keepImages: [],
         localImage: false,
+        files: [],
         specJson: '{}',
       },
     },

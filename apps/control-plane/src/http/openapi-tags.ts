@@ -43,4 +43,5 @@ export const TAG_DESCRIPTIONS: Record<RouterName, string> = {
   deployment: 'The deploy history and logs of applications and compose stacks.',
   command: 'Commands queued for a server\'s agent (stop, start, reload, cache deploys…): follow one until it ends.',
   audit: 'The audit log: who changed what in the organization, and who was refused.',
+  mounts: "Applications' mounts: named volumes kept across redeploys, files written by the server's agent, host binds where the server trusts the organization.",
 };

@@ -4,6 +4,7 @@ import type { DeploymentControl } from '../services/deployments/index.js';
 import type { DeploymentService } from '../services/deployments/index.js';
 import type { DropArchiveService } from '../services/deployments/index.js';
 import type { WorkloadLifecycle } from '../services/deployments/index.js';
+import type { ApplicationDeletion } from '../services/mounts/index.js';
 
 export const applicationHandlers = (
   apps: ApplicationService,
@@ -11,6 +12,7 @@ export const applicationHandlers = (
   lifecycle: WorkloadLifecycle<'application', ReturnType<ApplicationService['record']>>,
   drops: DropArchiveService,
   control: DeploymentControl,
+  deletion: ApplicationDeletion,
 ): RouterHandlers<'application'> => ({
   create: (input, { principal }) => apps.create(principal, input),
   one: (input, { principal }) => apps.one(principal, input.applicationId),
@@ -25,7 +27,7 @@ export const applicationHandlers = (
   saveGitProvider: (input, { principal }) => apps.saveSource(principal, 'git', input),
   disconnectGitProvider: (input, { principal }) => apps.disconnectGitProvider(principal, input.applicationId),
   markRunning: (input, { principal }) => apps.markRunning(principal, input.applicationId),
-  delete: (input, { principal }) => lifecycle.delete(principal, input.applicationId),
+  delete: (input, { principal }) => deletion.delete(principal, input.applicationId, input.deleteVolumes),
   stop: (input, { principal }) => lifecycle.stop(principal, input.applicationId),
   start: (input, { principal }) => lifecycle.start(principal, input.applicationId),
   reload: (input, { principal }) => lifecycle.reload(principal, input.applicationId, input.appName),

@@ -70,6 +70,22 @@ export interface ApplicationArchivesTable {
   createdAt: CreatedAt;
 }
 
+/** What an application's tasks mount (migration 2026-12-05T18-00-application-mounts). */
+export interface ApplicationMountsTable {
+  id: string;
+  applicationId: string;
+  type: 'volume' | 'bind' | 'file';
+  volumeName: string | null;
+  hostPath: string | null;
+  /** A file mount's path under the application's folder on the agent. */
+  filePath: string | null;
+  /** A file mount's text; sealed when `secret`. */
+  content: string | null;
+  secret: Generated<boolean>;
+  mountPath: string;
+  createdAt: CreatedAt;
+}
+
 export interface PreviewDeploymentsTable {
   id: string;
   applicationId: string;
@@ -119,6 +135,7 @@ export interface DeploymentsTable {
 
 export type Application = Selectable<ApplicationsTable>;
 export type ApplicationArchive = Selectable<ApplicationArchivesTable>;
+export type ApplicationMount = Selectable<ApplicationMountsTable>;
 export type PreviewDeployment = Selectable<PreviewDeploymentsTable>;
 export type SecurityEntry = Selectable<SecurityEntriesTable>;
 export type Deployment = Selectable<DeploymentsTable>;

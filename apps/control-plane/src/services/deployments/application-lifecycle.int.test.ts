@@ -284,10 +284,10 @@ describe('removing what holds applications', () => {
     expect(removal?.payload).toEqual({ $case: 'removeWorkload', value: { workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: onStaging.applicationId, appName: onStaging.appName }, removeVolumes: false } });
     expect(await removesOf(onProduction.applicationId)).toEqual([]);
 
-    // An application owns no volume to remove (the agent would refuse remove_volumes), and keeps none.
+    // With deleteVolumes, an application's mounted volumes (mounts.*) go with it.
     const answer = await ok('project.remove', { projectId: project.projectId, deleteVolumes: true });
     expect(answer.kept).toEqual([]);
-    expect((await removesOf(onProduction.applicationId)).map((c) => c.payload)).toMatchObject([{ value: { removeVolumes: false } }]);
+    expect((await removesOf(onProduction.applicationId)).map((c) => c.payload)).toMatchObject([{ value: { removeVolumes: true } }]);
     expect(await removesOf(neverDeployed.applicationId)).toEqual([]);
   });
 

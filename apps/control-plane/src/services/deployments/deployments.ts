@@ -7,6 +7,7 @@ import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid, NotFound } from '../../errors.js';
 import { applicationWorkloadSpec, buildRecipe, builtImageName, deployApplicationCommand, deployDeadlineMs } from '../../agents/outbound/kinds/deploy-application.js';
 import { assertNoForeignNetworks } from '../shared/networks.js';
+import { deployMounts } from '../mounts/deploy-mounts.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './archive-records.js';
 import type { ServiceDeps } from '../shared/deps.js';
@@ -84,6 +85,9 @@ export class DeploymentService {
         .executeTakeFirstOrThrow();
       const spec = applicationWorkloadSpec(app, deployCount);
       if (plan.kind === 'build') spec.image = builtImageName(app.appName, deploymentId);
+      const mounts = await deployMounts(tx, this.deps.secrets, app, located.project.organizationId);
+      spec.volumes = mounts.volumes;
+      spec.binds = mounts.binds;
       checkSpec(app, spec, env);
       await assertNoForeignNetworks(tx, located.project.organizationId, app.serverId, app);
       const deployment = await insertDeployment(
@@ -99,6 +103,7 @@ export class DeploymentService {
         spec,
         env,
         registryAuth,
+        files: mounts.files,
         build: plan.kind === 'build' ? { source: plan.source, recipe: plan.recipe } : undefined,
         keepImages,
         createdAt: now,

@@ -113,8 +113,8 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
         ),
       )
       .execute();
-    // An application owns no volume Skiff created (the agent refuses remove_volumes for one).
-    const volumes = removeVolumes && this.kind === 'compose';
+    // A compose stack's named volumes, an application's mounted ones (a cache's: cache-lifecycle.ts).
+    const volumes = removeVolumes;
     for (const workload of deployed) await this.outbox.queue(tx, this.command('remove', workload, volumes));
     return deployed.map((w) => ({ kind: this.kind, id: w.id, appName: w.appName, serverId: w.serverId, removeVolumes: volumes }));
   }

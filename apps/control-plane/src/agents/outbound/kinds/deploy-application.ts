@@ -7,6 +7,7 @@ import {
   type Command,
   CommandKind,
   type DeployApplication,
+  type FileMount,
   type RegistryAuth,
   WorkloadKind,
   type WorkloadRef,
@@ -121,6 +122,8 @@ export interface DeployCommandInput {
   keepImages?: string[];
   /** The image must be on the server already (a rollback to a built image). */
   localImage?: boolean;
+  /** The application's file mounts (contents are secrets), written by the agent. */
+  files?: FileMount[];
   createdAt: Date;
   deadline: Date;
 }
@@ -147,6 +150,7 @@ export function deployApplicationCommand(input: DeployCommandInput): Command {
         build: input.build?.recipe,
         keepImages: input.keepImages ?? [],
         localImage: input.localImage ?? false,
+        files: input.files ?? [],
       },
     },
   };
@@ -168,6 +172,7 @@ export function deployPayload(deploymentId: string, workload: WorkloadRef, spec:
     spec: workloadSpecToWire(spec),
     keepImages: [],
     localImage: false,
+    files: [],
   };
 }
 

@@ -549,11 +549,25 @@ export interface DeployApplication {
    * image): the deployment fails at once, naming it, when it is not; it is never pulled.
    */
   localImage: boolean;
+  /**
+   * Files the agent writes under the workload's folder of its data directory and bind-mounts
+   * read-only (an application's file mounts). Their contents may be secrets: never log them.
+   */
+  files: FileMount[];
 }
 
 export interface DeployApplication_EnvEntry {
   key: string;
   value: string;
+}
+
+export interface FileMount {
+  /** Where, relative to the workload's files folder: no `.` or `..` segment, no leading `/`. */
+  path: string;
+  /** The file's text. May be a secret: never log it. */
+  content: string;
+  /** An absolute path in the container. */
+  target: string;
 }
 
 /**
@@ -600,11 +614,24 @@ export interface WorkloadSpec {
   stopGracePeriod?: string | undefined;
   endpointSpec?: EndpointSpec | undefined;
   ulimits: Ulimit[];
+  /**
+   * Host paths mounted into the tasks (an application's bind mounts; the control plane sends
+   * them only where the server trusts the workload's organization).
+   */
+  binds: BindMount[];
 }
 
 export interface WorkloadSpec_LabelsEntry {
   key: string;
   value: string;
+}
+
+export interface BindMount {
+  /** An absolute path on the host. */
+  source: string;
+  /** An absolute path in the container. */
+  target: string;
+  readOnly: boolean;
 }
 
 export interface PortConfig {
@@ -1677,6 +1704,7 @@ function createBaseDeployApplication(): DeployApplication {
     spec: undefined,
     keepImages: [],
     localImage: false,
+    files: [],
   };
 }
 
@@ -1720,6 +1748,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     }
     if (message.localImage !== false) {
       writer.uint32(104).bool(message.localImage);
+    }
+    for (const v of message.files) {
+      FileMount.encode(v!, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -1844,6 +1875,14 @@ export const DeployApplication: MessageFns<DeployApplication> = {
             message.localImage = reader.bool();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.files.push(FileMount.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1908,6 +1947,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
         : isSet(object.local_image)
         ? globalThis.Boolean(object.local_image)
         : false,
+      files: globalThis.Array.isArray(object?.files)
+        ? object.files.map((e: any) => FileMount.fromJSON(e))
+        : [],
     };
   },
 
@@ -1958,6 +2000,9 @@ export const DeployApplication: MessageFns<DeployApplication> = {
     if (message.localImage !== false) {
       obj.localImage = message.localImage;
     }
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => FileMount.toJSON(e));
+    }
     return obj;
   },
 
@@ -1997,6 +2042,7 @@ export const DeployApplication: MessageFns<DeployApplication> = {
       : undefined;
     message.keepImages = object.keepImages?.map((e) => e) || [];
     message.localImage = object.localImage ?? false;
+    message.files = object.files?.map((e) => FileMount.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2086,6 +2132,107 @@ export const DeployApplication_EnvEntry: MessageFns<DeployApplication_EnvEntry> 
   },
 };
 
+function createBaseFileMount(): FileMount {
+  return { path: "", content: "", target: "" };
+}
+
+export const FileMount: MessageFns<FileMount> = {
+  encode(message: FileMount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.content !== "") {
+      writer.uint32(18).string(message.content);
+    }
+    if (message.target !== "") {
+      writer.uint32(26).string(message.target);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FileMount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFileMount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FileMount {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+    };
+  },
+
+  toJSON(message: FileMount): unknown {
+    const obj: any = {};
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<FileMount>): FileMount {
+    return FileMount.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FileMount>): FileMount {
+    const message = createBaseFileMount();
+    message.path = object.path ?? "";
+    message.content = object.content ?? "";
+    message.target = object.target ?? "";
+    return message;
+  },
+};
+
 function createBaseWorkloadSpec(): WorkloadSpec {
   return {
     command: "",
@@ -2112,6 +2259,7 @@ function createBaseWorkloadSpec(): WorkloadSpec {
     stopGracePeriod: undefined,
     endpointSpec: undefined,
     ulimits: [],
+    binds: [],
   };
 }
 
@@ -2188,6 +2336,9 @@ export const WorkloadSpec: MessageFns<WorkloadSpec> = {
     }
     for (const v of message.ulimits) {
       Ulimit.encode(v!, writer.uint32(242).fork()).join();
+    }
+    for (const v of message.binds) {
+      BindMount.encode(v!, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -2400,6 +2551,14 @@ export const WorkloadSpec: MessageFns<WorkloadSpec> = {
             message.ulimits.push(Ulimit.decode(reader, reader.uint32()));
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.binds.push(BindMount.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2515,6 +2674,9 @@ export const WorkloadSpec: MessageFns<WorkloadSpec> = {
       ulimits: globalThis.Array.isArray(object?.ulimits)
         ? object.ulimits.map((e: any) => Ulimit.fromJSON(e))
         : [],
+      binds: globalThis.Array.isArray(object?.binds)
+        ? object.binds.map((e: any) => BindMount.fromJSON(e))
+        : [],
     };
   },
 
@@ -2598,6 +2760,9 @@ export const WorkloadSpec: MessageFns<WorkloadSpec> = {
     if (message.ulimits?.length) {
       obj.ulimits = message.ulimits.map((e) => Ulimit.toJSON(e));
     }
+    if (message.binds?.length) {
+      obj.binds = message.binds.map((e) => BindMount.toJSON(e));
+    }
     return obj;
   },
 
@@ -2652,6 +2817,7 @@ export const WorkloadSpec: MessageFns<WorkloadSpec> = {
       ? EndpointSpec.fromPartial(object.endpointSpec)
       : undefined;
     message.ulimits = object.ulimits?.map((e) => Ulimit.fromPartial(e)) || [];
+    message.binds = object.binds?.map((e) => BindMount.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2737,6 +2903,111 @@ export const WorkloadSpec_LabelsEntry: MessageFns<WorkloadSpec_LabelsEntry> = {
     const message = createBaseWorkloadSpec_LabelsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseBindMount(): BindMount {
+  return { source: "", target: "", readOnly: false };
+}
+
+export const BindMount: MessageFns<BindMount> = {
+  encode(message: BindMount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.source !== "") {
+      writer.uint32(10).string(message.source);
+    }
+    if (message.target !== "") {
+      writer.uint32(18).string(message.target);
+    }
+    if (message.readOnly !== false) {
+      writer.uint32(24).bool(message.readOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BindMount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBindMount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.readOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BindMount {
+    return {
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      readOnly: isSet(object.readOnly)
+        ? globalThis.Boolean(object.readOnly)
+        : isSet(object.read_only)
+        ? globalThis.Boolean(object.read_only)
+        : false,
+    };
+  },
+
+  toJSON(message: BindMount): unknown {
+    const obj: any = {};
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.readOnly !== false) {
+      obj.readOnly = message.readOnly;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BindMount>): BindMount {
+    return BindMount.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BindMount>): BindMount {
+    const message = createBaseBindMount();
+    message.source = object.source ?? "";
+    message.target = object.target ?? "";
+    message.readOnly = object.readOnly ?? false;
     return message;
   },
 };
