@@ -284,7 +284,7 @@ describe('backup records', () => {
       expect((await t.call(`backup.${op}`, { backupId: 'bkp_x' })).status).toBe(501);
     }
     expect((await t.call('backup.manualBackupWebServer', { backupId: 'bkp_x' })).status).toBe(404);
-    expect((await t.call('backup.listBackupFiles', { destinationId: 'dst_x', search: '' })).status).toBe(400);
+    expect((await t.call('backup.listBackupFiles', { destinationId: 'dst_x', search: '' })).status).toBe(404);
   });
 });
 

@@ -75,7 +75,7 @@ export class BackupRunner {
 
   /** `backup.listBackupFiles`: the objects of a destination whose key starts with `search`. */
   async listFiles(p: Principal, destinationId: string, search: string) {
-    const destination = await this.destinations.reference(p, destinationId);
+    const destination = await this.destinations.find(p, destinationId);
     const bucket = await this.open(this.settingsOf(destination));
     try {
       const found = await bucket.list(search);
