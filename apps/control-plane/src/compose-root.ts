@@ -25,6 +25,7 @@ import { applicationHandlers } from './routers/application.js';
 import { backupHandlers, userBackupHandlers } from './routers/backup.js';
 import { billingHandlers } from './routers/billing.js';
 import { cacheHandlers } from './routers/cache.js';
+import { databaseServices } from './database-wiring.js';
 import { certificatesHandlers } from './routers/certificates.js';
 import { composeHandlers, composeTemplateHandlers } from './routers/compose.js';
 import { deploymentHandlers } from './routers/deployment.js';
@@ -268,7 +269,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream, { removeFiles: removeArchiveFiles });
   const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
   const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, commandStream);
-  lifecycleRefs = [lifecycle, composeLifecycle, cacheLifecycle];
+  const databases = databaseServices({ deps, access, projects, identity, outbox, stream: commandStream, publicIp: options.publicIp });
+  lifecycleRefs = [lifecycle, composeLifecycle, cacheLifecycle, databases.lifecycle];
   const deploymentControl = new DeploymentControl(deps, access, agentControl, 'application', commandStream);
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox);
@@ -310,6 +312,7 @@ export async function buildPlatform(options: PlatformOptions) {
       ...composeTemplateHandlers(composeTemplates),
     },
     cache: cacheHandlers(caches, cacheLifecycle),
+    ...databases.handlers,
     ai: aiHandlers(ai, aiAssistant),
     forgeA: forgeAHandlers(gitProviders),
     forgeB: forgeBHandlers(gitProviders),

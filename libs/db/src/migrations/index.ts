@@ -17,6 +17,7 @@ import * as removedServers from './2026-12-01T07-01-removed-servers.js';
 import * as removedServerWorkloads from './2026-12-02T00-00-removed-server-workloads.js';
 import * as billingCustomers from './2026-12-02T08-00-billing-customers.js';
 import * as events from './2026-12-03T01-01-events.js';
+import * as databaseServices from './2026-12-05T16-01-database-services.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02T00-00-removed-server-workloads': removedServerWorkloads,
   '2026-12-02T08-00-billing-customers': billingCustomers,
   '2026-12-03T01-01-events': events,
+  '2026-12-05T16-01-database-services': databaseServices,
 };
