@@ -26,7 +26,7 @@ export interface Engine {
   takesDatabaseName: boolean;
   takesRootPassword: boolean;
   takesReplicaSet: boolean;
-  variables(c: Credentials, row: Pick<DatabaseService, 'replicaSet'>): Map<string, string>;
+  variables(c: Credentials, row: Pick<DatabaseService, 'replicaSet' | 'appName'>): Map<string, string>;
   healthCheck(c: Credentials, row: Pick<DatabaseService, 'replicaSet'>): HealthCheckConfig | null;
   /** The process when the service sets no `command`; null: the image's own. */
   process(row: Pick<DatabaseService, 'replicaSet' | 'args'>): { command: string | null; args: string[] | null } | null;
@@ -62,6 +62,8 @@ export const MONGO_REPLICA_SET = 'rs0';
 const MONGO_KEYFILE = '/data/db/.skiff-keyfile';
 /** Carries the replica set's key file content (derived from the password) into the container. */
 export const MONGO_KEYFILE_VARIABLE = 'SKIFF_MONGO_KEYFILE';
+/** The replica set member's address (`<appName>:27017` on the platform network), read by the health check. */
+export const MONGO_HOST_VARIABLE = 'SKIFF_MONGO_HOST';
 
 /**
  * A replica set with authentication needs a key file owned by mongod's user: this fixed
@@ -78,7 +80,7 @@ export const MONGO_REPLICA_SCRIPT =
  */
 export const MONGO_REPLICA_HEALTH =
   'mongosh --quiet -u "$MONGO_INITDB_ROOT_USERNAME" -p "$MONGO_INITDB_ROOT_PASSWORD" --authenticationDatabase admin --eval ' +
-  `"try { rs.status().ok } catch (e) { rs.initiate({ _id: '${MONGO_REPLICA_SET}', members: [{ _id: 0, host: '127.0.0.1:27017' }] }).ok }"`;
+  `"try { rs.status().ok } catch (e) { rs.initiate({ _id: '${MONGO_REPLICA_SET}', members: [{ _id: 0, host: process.env.${MONGO_HOST_VARIABLE} }] }).ok }"`;
 
 export const ENGINES: Record<DatabaseEngine, Engine> = {
   postgres: {
@@ -119,7 +121,10 @@ export const ENGINES: Record<DatabaseEngine, Engine> = {
         ['MONGO_INITDB_ROOT_PASSWORD', c.password],
         ['MONGO_INITDB_DATABASE', c.databaseName ?? ''],
       ]);
-      if (row.replicaSet) vars.set(MONGO_KEYFILE_VARIABLE, createHash('sha256').update(`skiff-mongo-keyfile:${c.password}`).digest('base64'));
+      if (row.replicaSet) {
+        vars.set(MONGO_KEYFILE_VARIABLE, createHash('sha256').update(`skiff-mongo-keyfile:${c.password}`).digest('base64'));
+        vars.set(MONGO_HOST_VARIABLE, `${row.appName}:27017`);
+      }
       return vars;
     },
     healthCheck: (_c, row) => mongoHealth(row),
