@@ -50,6 +50,7 @@ import { sshKeyHandlers } from './routers/sshKey.js';
 import { userHandlers } from './routers/user.js';
 import { auditHandlers } from './routers/audit.js';
 import { mountsHandlers } from './routers/mounts.js';
+import { databaseServices } from './database-wiring.js';
 import { ApplicationDeletion, MountService } from './services/mounts/index.js';
 import { AuditLog } from './services/audit/index.js';
 import { AiService, BillingAllowances, BillingService, PlatformSettingsService } from './services/settings/index.js';
@@ -194,7 +195,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
-  bindRemovals({ lifecycles: [lifecycle, composeLifecycle, cacheLifecycle], sweepArchives: () => drops.sweep() });
+  const databases = databaseServices({ deps, access, projects, identity, outbox, stream: commandStream, publicIp: options.publicIp });
+  bindRemovals({ lifecycles: [lifecycle, composeLifecycle, cacheLifecycle, databases.lifecycle], sweepArchives: () => drops.sweep() });
   await drops.clearIncoming();
   drops.sweep().catch((err: unknown) => options.log.error({ err }, 'could not remove stale archive files'));
   const apiKeys = new ApiKeyService(deps, identity);
@@ -229,6 +231,7 @@ export async function buildPlatform(options: PlatformOptions) {
       ...composeTemplateHandlers(composeTemplates),
     },
     cache: cacheHandlers(caches, cacheLifecycle),
+    ...databases.handlers,
     ai: aiHandlers(ai, aiAssistant),
     forgeA: forgeAHandlers(gitProviders),
     forgeB: forgeBHandlers(gitProviders),

@@ -3,6 +3,11 @@ import { ai } from './ai/index.js';
 import { application } from './application/index.js';
 import { compose } from './compose/index.js';
 import { cache } from './cache/index.js';
+import { dbA } from './dbA/index.js';
+import { dbB } from './dbB/index.js';
+import { dbC } from './dbC/index.js';
+import { dbD } from './dbD/index.js';
+import { dbE } from './dbE/index.js';
 import { backup } from './backup/index.js';
 import { destination } from './destination/index.js';
 import { domain } from './domain/index.js';
@@ -46,6 +51,11 @@ export const contracts = {
   application,
   compose,
   cache,
+  dbA,
+  dbB,
+  dbC,
+  dbD,
+  dbE,
   backup,
   destination,
   domain,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Role, Timestamp } from './primitives.js';
 
-export const ServiceKind = z.enum(['application', 'compose', 'cache']);
+export const ServiceKind = z.enum(['application', 'compose', 'cache', 'database']);
 
 export const ServiceSummary = z.object({
   id: z.string(),
@@ -45,6 +45,7 @@ export const RemovalSummary = z.object({
   applications: z.number(),
   compose: z.number(),
   caches: z.number(),
+  databases: z.number().describe('database services (dbA..dbE)'),
   domains: z.number().describe('domains of the removed services and of their preview deployments'),
   backups: z.number().describe('backups whose target was one of the removed services'),
   archives: z.number().describe('uploaded archives of the removed applications, deleted from the control plane\'s disk'),

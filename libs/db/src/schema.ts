@@ -12,6 +12,7 @@ import type {
 } from './schema/applications.js';
 import type { ComposeStacksTable } from './schema/compose.js';
 import type { CacheInstancesTable } from './schema/caches.js';
+import type { DatabaseServicesTable } from './schema/databases.js';
 import type { CertificatesTable, DomainsTable, ProxyRevisionsTable } from './schema/domains.js';
 import type { BackupsTable, DestinationsTable } from './schema/backups.js';
 import type { NotificationsTable } from './schema/notifications.js';
@@ -30,6 +31,7 @@ export type * from './schema/projects.js';
 export type * from './schema/applications.js';
 export type * from './schema/compose.js';
 export type * from './schema/caches.js';
+export type * from './schema/databases.js';
 export type * from './schema/domains.js';
 export type * from './schema/backups.js';
 export type * from './schema/notifications.js';
@@ -53,6 +55,7 @@ export interface Database {
   applications: ApplicationsTable;
   composeStacks: ComposeStacksTable;
   cacheInstances: CacheInstancesTable;
+  databaseServices: DatabaseServicesTable;
   servers: ServersTable;
   removedServers: RemovedServersTable;
   billingAccounts: BillingAccountsTable;
@@ -82,4 +85,4 @@ export interface Database {
   serverMetricThresholds: ServerMetricThresholdsTable;
 }
 
-export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances';
+export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances' | 'databaseServices';

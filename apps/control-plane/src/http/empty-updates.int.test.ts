@@ -40,7 +40,7 @@ it('answers no INTERNAL_SERVER_ERROR to an update with only its ids', async () =
   keep(await ok('domain.create', { host: 'a.example.com', applicationId: app.applicationId, port: 80 }));
   keep(await ok('security.create', { applicationId: app.applicationId, username: 'u', password: 'p' }));
   const dst = keep(await ok('destination.create', { name: 'd', endpoint: 'https://s3.example.com', region: 'eu', bucket: 'bucket-one', accessKey: 'a', secretKey: 'b' }));
-  keep(await ok('backup.create', { schedule: '@daily', prefix: 'x', destinationId: dst.destinationId, database: 'db', databaseType: 'dbA', dbAId: app.applicationId }));
+  keep(await ok('backup.create', { schedule: '@daily', prefix: 'x', destinationId: dst.destinationId, database: 'db', databaseType: 'dbA', dbAId: keep(await ok('dbA.create', { name: 'pg', environmentId: ids.environmentId })).dbAId }));
   keep(await ok('ai.create', { name: 'ai', apiUrl: 'https://llm.example.com/v1', apiKey: 'sk', model: 'm', isEnabled: true }));
   keep(await ok('sshKey.generate', { name: 'k' }));
   keep(await ok('forgeD.create', { ...(allContracts.find((c) => c.name === 'forgeD.create')!.example as object), authId: me.userId }));

@@ -31,7 +31,7 @@ it('answers no INTERNAL_SERVER_ERROR to valid input, null fields included', asyn
   const dom = await ok('domain.create', { host: 'a.example.com', applicationId: app.applicationId, port: 80 });
   const sec = await ok('security.create', { applicationId: app.applicationId, username: 'u', password: 'p' });
   const dst = await ok('destination.create', { name: 'd', endpoint: 'https://s3.example.com', region: 'eu', bucket: 'bucket-one', accessKey: 'a', secretKey: 'b' });
-  const bkp = await ok('backup.create', { schedule: '@daily', prefix: 'x', destinationId: dst.destinationId, database: 'db', databaseType: 'dbA', dbAId: app.applicationId });
+  const bkp = await ok('backup.create', { schedule: '@daily', prefix: 'x', destinationId: dst.destinationId, database: 'db', databaseType: 'dbA', dbAId: (await ok('dbA.create', { name: 'pg', environmentId: env })).dbAId });
   const ai = await ok('ai.create', { name: 'ai', apiUrl: 'https://llm.example.com/v1', apiKey: 'sk', model: 'm', isEnabled: true });
   const key = await ok('sshKey.generate', { name: 'k' });
   const ids: Record<string, string> = {

@@ -14,6 +14,11 @@ export const TAG_DESCRIPTIONS: Record<RouterName, string> = {
     'cloudnative_buildpacks Paketo buildpacks via `pack`, static files), deployed as a Docker Swarm service.',
   compose: 'Compose stacks: a Docker Compose file (raw text, git or a forge) deployed with `docker compose` or `docker stack deploy`; templates from a catalog.',
   cache: 'Cache instances: a Redis server (default image `redis:8`, password required) with its data on a named volume.',
+  dbA: 'dbA is PostgreSQL: database services (default image `postgres:17`) with their data on a named volume, generated write-only passwords and connection strings.',
+  dbB: 'dbB is MariaDB: database services (default image `mariadb:11`) with their data on a named volume, generated write-only passwords and connection strings.',
+  dbC: 'dbC is MySQL: database services (default image `mysql:8`) with their data on a named volume, generated write-only passwords and connection strings.',
+  dbD: 'dbD is MongoDB: database services (default image `mongo:7`) with their data on a named volume, generated write-only passwords and connection strings.',
+  dbE: 'dbE is libSQL: database services (default image `ghcr.io/tursodatabase/libsql-server`) with their data on a named volume, generated write-only passwords and connection strings.',
   backup:
     'Scheduled and manual backups to an S3-compatible destination: databases (dbA PostgreSQL, dbB MariaDB, dbC MySQL, ' +
     'dbD MongoDB, dbE libSQL), a database inside a compose stack, or web-server (the platform itself).',

@@ -12,8 +12,8 @@ export const create = defineContract({
     'backup (null or absent: keep all); `enabled` null or absent means true; `userId` (default: ' +
     'the caller) must be a member of the organization. ' +
     '`databaseType` dbA…dbE names its target by the matching `dbAId`…`dbEId` and no other: ' +
-    'Skiff has no database service kind, so that id is the id of an **application** of the ' +
-    'caller\'s organization, that the caller may see, running that database (dbA PostgreSQL, ' +
+    'the id of a database service of that engine (`dbA.create`…`dbE.create`) of the ' +
+    'caller\'s organization, that the caller may see (dbA PostgreSQL, ' +
     'dbB MariaDB, dbC MySQL, dbD MongoDB, dbE libSQL). `backupType` compose names `composeId` ' +
     'and `serviceName` (the service running the database) instead, and no `db*Id`. ' +
     '`databaseType` web-server is the platform backup (its database and proxy ' +

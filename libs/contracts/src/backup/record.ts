@@ -5,7 +5,7 @@ const target = (what: string) => z.string().nullable().describe(what);
 
 /**
  * A backup schedule as responses show it: when it runs, where it writes, and its one
- * target: the `db*Id` matching `databaseType` (the application running that database),
+ * target: the `db*Id` matching `databaseType` (a database service of that engine),
  * `composeId` with `serviceName` for a database inside a compose stack, or none for the
  * platform backup (`databaseType` web-server).
  */
@@ -20,11 +20,11 @@ export const BackupRecord = z.object({
   database: z.string().describe('the database name to dump'),
   databaseType: BackupDatabaseType,
   backupType: BackupType,
-  dbAId: target('the application running the PostgreSQL (dbA) database'),
-  dbBId: target('the application running the MariaDB (dbB) database'),
-  dbCId: target('the application running the MySQL (dbC) database'),
-  dbDId: target('the application running the MongoDB (dbD) database'),
-  dbEId: target('the application running the libSQL (dbE) database'),
+  dbAId: target('the PostgreSQL database service (dbA)'),
+  dbBId: target('the MariaDB database service (dbB)'),
+  dbCId: target('the MySQL database service (dbC)'),
+  dbDId: target('the MongoDB database service (dbD)'),
+  dbEId: target('the libSQL database service (dbE)'),
   composeId: target('the compose stack holding the database (backupType compose)'),
   serviceName: z.string().nullable().describe('the compose service running the database (backupType compose)'),
   userId: z.string().nullable().describe('the member the backup belongs to (its creator unless given)'),

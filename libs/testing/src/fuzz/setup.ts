@@ -16,6 +16,7 @@ export const SETUP_STEPS: readonly { operation: string; input: (id: (field: stri
   { operation: 'application.create', input: (id) => need({ name: 'fuzz-app', environmentId: id('environmentId') }) },
   { operation: 'compose.create', input: (id) => need({ name: 'fuzz-compose', environmentId: id('environmentId') }) },
   { operation: 'cache.create', input: (id) => need({ name: 'fuzz-cache', environmentId: id('environmentId'), databasePassword: 'fuzz-password' }) },
+  { operation: 'dbA.create', input: (id) => need({ name: 'fuzz-pg', environmentId: id('environmentId') }) },
   { operation: 'domain.create', input: (id) => need({ host: 'fuzz-anchor.example.test', applicationId: id('applicationId'), port: 80 }) },
   { operation: 'security.create', input: (id) => need({ applicationId: id('applicationId'), username: 'fuzz', password: 'fuzz-password' }) },
   {
@@ -24,7 +25,7 @@ export const SETUP_STEPS: readonly { operation: string; input: (id: (field: stri
   },
   {
     operation: 'backup.create',
-    input: (id) => need({ schedule: '@daily', prefix: 'fuzz', destinationId: id('destinationId'), database: 'fuzz', databaseType: 'dbA', dbAId: id('cacheId') }),
+    input: (id) => need({ schedule: '@daily', prefix: 'fuzz', destinationId: id('destinationId'), database: 'fuzz', databaseType: 'dbA', dbAId: id('dbAId') }),
   },
   { operation: 'ai.create', input: () => ({ name: 'fuzz', apiUrl: 'http://127.0.0.1:9/v1', apiKey: 'fuzz-key', model: 'fuzz', isEnabled: true }) },
   { operation: 'sshKey.generate', input: () => ({ name: 'fuzz' }) },

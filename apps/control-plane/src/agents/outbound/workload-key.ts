@@ -1,7 +1,7 @@
 /** What a workload key names: `<type>:<id>` (workloadKey). */
-export type WorkloadType = 'application' | 'compose' | 'cache' | 'proxy';
+export type WorkloadType = 'application' | 'compose' | 'cache' | 'database' | 'proxy';
 
-const WORKLOAD_TYPES = new Set<string>(['application', 'compose', 'cache', 'proxy']);
+const WORKLOAD_TYPES = new Set<string>(['application', 'compose', 'cache', 'database', 'proxy']);
 
 /** `<workload type>:<id>`: the key of a workload's FIFO queue on its agent. */
 export const workloadKey = (type: WorkloadType, id: string) => `${type}:${id}`;

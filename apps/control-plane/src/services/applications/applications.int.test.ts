@@ -215,11 +215,11 @@ describe('application records', () => {
     ).body;
     const backup = await t.call('backup.create', {
       schedule: '0 3 * * *', prefix: 'db', destinationId: destination.destinationId, database: 'app',
-      databaseType: 'dbA', dbAId: app.applicationId,
+      databaseType: 'dbA', dbAId: (await t.call('dbA.create', { name: 'pg', environmentId: envId })).body.dbAId,
     });
     expect(backup.status, JSON.stringify(backup.body)).toBe(200);
     const removed = await t.call('project.remove', { projectId: p.projectId });
-    expect(removed.body.removed).toEqual({ environments: 1, applications: 1, compose: 1, caches: 0, domains: 2, backups: 1, archives: 0 });
+    expect(removed.body.removed).toEqual({ environments: 1, applications: 1, compose: 1, caches: 0, databases: 1, domains: 2, backups: 1, archives: 0 });
     const left = await t.db.selectFrom('domains').select('id').where('host', 'like', '%doomed.example.com').execute();
     expect(left).toEqual([]);
     expect((await t.call('backup.one', { backupId: backup.body.backupId })).status).toBe(404);

@@ -32,7 +32,11 @@ const destinationInput = {
 };
 const newDestination = async (overrides: Record<string, unknown> = {}, call: Call = t.call) =>
   ok(await call('destination.create', { ...destinationInput, ...overrides }));
-const newApp = async (name = 'db') => ok(await t.call('application.create', { name, environmentId: env }));
+/** A database service of the router's engine; `id` is its `<router>Id`. */
+const newDb = async (name = 'db', router = 'dbA') => {
+  const created = ok(await t.call(`${router}.create`, { name, environmentId: env }));
+  return { ...created, id: created[`${router}Id`] as string };
+};
 const newCompose = async (name = 'stack') => ok(await t.call('compose.create', { name, environmentId: env }));
 
 const backupInput = (destinationId: string, target: Record<string, unknown>) => ({
@@ -87,8 +91,8 @@ describe('destinations', () => {
 
   it('refuses removal while a backup uses it, and allows it once none does', async () => {
     const d = await newDestination();
-    const app = await newApp();
-    const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    const app = await newDb();
+    const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id })));
     badField(await t.call('destination.remove', { destinationId: d.destinationId }), 'destinationId');
     expect((await t.call('destination.one', { destinationId: d.destinationId })).status).toBe(200);
     ok(await t.call('backup.remove', { backupId: b.backupId }));
@@ -99,8 +103,8 @@ describe('destinations', () => {
 describe('backup records', () => {
   it('creates, reads, updates and removes a database backup, normalising the prefix', async () => {
     const d = await newDestination();
-    const app = await newApp();
-    const created = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId, prefix: '  //nightly//eu/ ' })));
+    const app = await newDb();
+    const created = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id, prefix: '  //nightly//eu/ ' })));
     expect(created).toMatchObject({
       destinationId: d.destinationId,
       organizationId: t.organizationId,
@@ -111,7 +115,7 @@ describe('backup records', () => {
       database: 'shop',
       databaseType: 'dbA',
       backupType: 'database',
-      dbAId: app.applicationId,
+      dbAId: app.id,
       dbBId: null,
       composeId: null,
       serviceName: null,
@@ -158,34 +162,37 @@ describe('backup records', () => {
 
   it('names exactly one target for each database type', async () => {
     const d = await newDestination();
-    const app = await newApp();
     const fields = ['dbAId', 'dbBId', 'dbCId', 'dbDId', 'dbEId'];
+    const dbs: Record<string, { id: string }> = {};
+    for (const type of ['dbA', 'dbB', 'dbC', 'dbD', 'dbE']) dbs[type] = await newDb(`db-${type.toLowerCase()}`, type);
+    const app = dbs.dbA!;
     for (const type of ['dbA', 'dbB', 'dbC', 'dbD', 'dbE']) {
       const own = `${type}Id`;
-      const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId })));
-      for (const f of fields) expect(b[f]).toBe(f === own ? app.applicationId : null);
+      const db = dbs[type]!;
+      const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: db.id })));
+      for (const f of fields) expect(b[f]).toBe(f === own ? db.id : null);
       // Missing its own id.
       badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type })), own);
       // The id of another database type, alone or beside its own.
       const wrong = fields.find((f) => f !== own)!;
-      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [wrong]: app.applicationId })), wrong);
-      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId, [wrong]: app.applicationId })), wrong);
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [wrong]: dbs[wrong.slice(0, 3)]!.id })), wrong);
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: db.id, [wrong]: dbs[wrong.slice(0, 3)]!.id })), wrong);
       // A compose stack beside it, or a service name.
-      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId, composeId: 'cmp_x' })), 'composeId');
-      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: app.applicationId, serviceName: 'db' })), 'serviceName');
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: db.id, composeId: 'cmp_x' })), 'composeId');
+      badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: db.id, serviceName: 'db' })), 'serviceName');
     }
     // Explicit nulls for the other targets are fine.
-    ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbB', dbAId: null, dbBId: app.applicationId, composeId: null, serviceName: null })));
+    ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbB', dbAId: null, dbBId: dbs.dbB!.id, composeId: null, serviceName: null })));
     badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: 'app_missing' })), 'dbAId');
     const before = (await t.call('user.getBackups')).body.length;
-    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId, includeEncryptionKey: true })), 'includeEncryptionKey');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id, includeEncryptionKey: true })), 'includeEncryptionKey');
     expect((await t.call('user.getBackups')).body.length).toBe(before);
   });
 
   it('backs up a database inside a compose stack by composeId and serviceName, with sealed metadata', async () => {
     const d = await newDestination();
     const stack = await newCompose();
-    const app = await newApp();
+    const app = await newDb();
     const metadata = { dbB: { databaseUser: 'root', databasePassword: 'compose-meta-secret' } };
     const b = ok(
       await t.call('backup.create', backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbB', composeId: stack.composeId, serviceName: 'mariadb', metadata })),
@@ -199,7 +206,7 @@ describe('backup records', () => {
     badField(await t.call('backup.create', compose({ serviceName: 'bad name' })), 'serviceName');
     badField(await t.call('backup.create', compose({ composeId: null })), 'composeId');
     badField(await t.call('backup.create', compose({ composeId: 'cmp_missing' })), 'composeId');
-    badField(await t.call('backup.create', compose({ dbAId: app.applicationId })), 'dbAId');
+    badField(await t.call('backup.create', compose({ dbAId: app.id })), 'dbAId');
     badField(await t.call('backup.create', compose({ databaseType: 'web-server' })), 'backupType');
 
     // A compose backup may switch the database kind in its service, but needs its service name.
@@ -211,10 +218,10 @@ describe('backup records', () => {
 
   it('takes the platform backup with no target, from admins only', async () => {
     const d = await newDestination();
-    const app = await newApp();
+    const app = await newDb();
     const platform = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff', includeEncryptionKey: true })));
     expect(platform).toMatchObject({ databaseType: 'web-server', backupType: 'database', includeEncryptionKey: true, dbAId: null, composeId: null });
-    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', dbAId: app.applicationId })), 'dbAId');
+    badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', dbAId: app.id })), 'dbAId');
     badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', composeId: 'cmp_x' })), 'composeId');
     badField(await t.call('backup.update', { ...updateOf(platform), databaseType: 'dbA' }), 'databaseType');
     const admin = t.as((await addMember(t, 'backup-admin@example.com', 'admin')).key);
@@ -224,8 +231,8 @@ describe('backup records', () => {
 
   it('refuses schedules that are not cron expressions, naming schedule and changing nothing', async () => {
     const d = await newDestination();
-    const app = await newApp();
-    const target = { databaseType: 'dbA', dbAId: app.applicationId };
+    const app = await newDb();
+    const target = { databaseType: 'dbA', dbAId: app.id };
     for (const schedule of ['', 'daily', '* * * *', '61 * * * *', '0 25 * * *', '0 0 30 2 *', '@reboot', '*/0 * * * *', '0 0 * * 8', '1-2-3 * * * *']) {
       badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, schedule })), 'schedule');
     }
@@ -239,8 +246,8 @@ describe('backup records', () => {
 
   it('checks prefix, keepLatestCount, database, destinationId and userId', async () => {
     const d = await newDestination();
-    const app = await newApp();
-    const target = { databaseType: 'dbA', dbAId: app.applicationId };
+    const app = await newDb();
+    const target = { databaseType: 'dbA', dbAId: app.id };
     badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, prefix: '../escape' })), 'prefix');
     badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, prefix: '' })), 'prefix');
     badField(await t.call('backup.create', backupInput(d.destinationId, { ...target, keepLatestCount: 0 })), 'keepLatestCount');
@@ -256,13 +263,13 @@ describe('backup records', () => {
     expect(ok(await t.call('backup.one', { backupId: kept.backupId }))).toEqual(kept);
   });
 
-  it('goes with its application or compose stack (the foreign key cascades)', async () => {
+  it('goes with its database service or compose stack (the foreign key cascades)', async () => {
     const d = await newDestination();
-    const app = await newApp('doomed');
+    const db = await newDb('doomed', 'dbD');
     const stack = await newCompose('doomed-stack');
-    const a = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbD', dbDId: app.applicationId })));
+    const a = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbD', dbDId: db.id })));
     const c = ok(await t.call('backup.create', backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbA', composeId: stack.composeId, serviceName: 'db' })));
-    ok(await t.call('application.delete', { applicationId: app.applicationId }));
+    ok(await t.call('dbD.remove', { dbDId: db.id }));
     expect((await t.call('backup.one', { backupId: a.backupId })).status).toBe(404);
     expect(await t.db.selectFrom('backups').select('id').where('id', '=', a.backupId).executeTakeFirst()).toBeUndefined();
     expect((await t.call('backup.one', { backupId: c.backupId })).status).toBe(200);
@@ -293,18 +300,18 @@ describe('backup permissions', () => {
     const member = await addMember(t, 'backup-member@example.com');
     const m = t.as(member.key);
     const d = await newDestination();
-    const app = await newApp('guarded');
-    const owned = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    const app = await newDb('guarded');
+    const owned = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id })));
     const platform = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff' })));
 
     // No access to the application yet.
-    expect((await m('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId }))).status).toBe(403);
+    expect((await m('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id }))).status).toBe(403);
     expect((await m('backup.one', { backupId: owned.backupId })).status).toBe(403);
     expect((await m('backup.update', updateOf(owned))).status).toBe(403);
     expect((await m('backup.remove', { backupId: owned.backupId })).status).toBe(403);
 
-    await t.call('user.assignPermissions', { id: member.userId, accessedProjects: [projectId], accessedEnvironments: [env], accessedServices: [app.applicationId] });
-    const mine = ok(await m('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    await t.call('user.assignPermissions', { id: member.userId, accessedProjects: [projectId], accessedEnvironments: [env], accessedServices: [app.id] });
+    const mine = ok(await m('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id })));
     expect(mine.userId).toBe(member.userId);
     expect(ok(await m('backup.one', { backupId: owned.backupId })).backupId).toBe(owned.backupId);
     ok(await m('backup.update', { ...updateOf(owned), schedule: '@hourly' }));
@@ -330,8 +337,8 @@ describe('backup permissions', () => {
 
   it('isolates organizations: their ids are NOT_FOUND, or BAD_REQUEST when referenced', async () => {
     const d = await newDestination();
-    const app = await newApp('isolated');
-    const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })));
+    const app = await newDb('isolated');
+    const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id })));
     const org = (await t.call('organization.create', { name: 'Backup Elsewhere' })).body;
     const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.organizationId } })).body.key;
     const outsider = t.as(key);
@@ -347,8 +354,8 @@ describe('backup permissions', () => {
 
     const theirs = await newDestination({ name: 'theirs' }, outsider);
     // Our application with their destination, their destination for our backup, our destination for theirs.
-    badField(await outsider('backup.create', backupInput(theirs.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })), 'dbAId');
-    badField(await t.call('backup.create', backupInput(theirs.destinationId, { databaseType: 'dbA', dbAId: app.applicationId })), 'destinationId');
+    badField(await outsider('backup.create', backupInput(theirs.destinationId, { databaseType: 'dbA', dbAId: app.id })), 'dbAId');
+    badField(await t.call('backup.create', backupInput(theirs.destinationId, { databaseType: 'dbA', dbAId: app.id })), 'destinationId');
     badField(await t.call('backup.update', { ...updateOf(b), destinationId: theirs.destinationId }), 'destinationId');
     badField(await outsider('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff' })), 'destinationId');
     expect(ok(await t.call('backup.one', { backupId: b.backupId }))).toEqual(b);

@@ -1,3 +1,4 @@
+import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Backup } from '@skiff/db';
 import { cronError, normalizeBackupPrefix } from '@skiff/domain';
@@ -53,7 +54,7 @@ const given = (v: string | null | undefined): v is string => v !== null && v !==
 const blank = (v: string | null | undefined) => v === null || v === undefined || v === '';
 
 /**
- * Backup schedules: one target each (an application running a database, a database service
+ * Backup schedules: one target each (a database service (dbA..dbE), a database
  * inside a compose stack, or the platform itself), a destination, and when to run. Access
  * follows the target: whoever may see the service may manage its backups; the platform
  * backup is the admins'. Running backups comes with the agent.
@@ -135,7 +136,7 @@ export class BackupService {
     }
     if (backupType === 'compose') {
       for (const field of DB_FIELDS) {
-        if (named(field)) throw Invalid(field, 'a compose backup names composeId, not an application');
+        if (named(field)) throw Invalid(field, 'a compose backup names composeId, not a database service');
       }
       if (!named('composeId')) throw Invalid('composeId', 'required when backupType is compose');
       const serviceName = this.checkServiceName(input.serviceName, true);
@@ -149,7 +150,10 @@ export class BackupService {
     if (named('composeId')) throw Invalid('composeId', 'only a compose backup names a compose stack');
     if (!named(own)) throw Invalid(own, `required when databaseType is ${input.databaseType}`);
     this.checkServiceName(input.serviceName, false);
-    await this.access.reference(p, 'application', input[own]!, own);
+    const { row } = await this.access.reference(p, 'database', input[own]!, own);
+    if (ENGINE_OF_ROUTER[input.databaseType as keyof typeof ENGINE_OF_ROUTER]?.engine !== row.engine) {
+      throw Invalid(own, `no such ${ENGINE_OF_ROUTER[input.databaseType as keyof typeof ENGINE_OF_ROUTER]?.label ?? 'database'} service`);
+    }
     return { backupType, serviceName: null, ...targets, [own]: input[own]! };
   }
 
@@ -195,7 +199,7 @@ export class BackupService {
       await this.access.find(p, 'compose', row.composeId);
     } else {
       const field = DB_FIELDS.find((f) => row[f] !== null);
-      if (field) await this.access.find(p, 'application', row[field]!);
+      if (field) await this.access.find(p, 'database', row[field]!);
       else if (!isAdmin(p)) throw Forbidden('The platform backup is visible to admins only');
     }
     return row;

@@ -34,7 +34,7 @@ describe('removing an organization', () => {
     const app = await ok('application.create', { name: 'web', environmentId: env, serverId: server.serverId });
     await ok('domain.create', { host: 'gone.example.com', applicationId: app.applicationId, port: 80 });
     const destination = await ok('destination.create', { name: 'd', endpoint: 'https://s3.example.com', region: 'eu', bucket: 'gone-bucket', accessKey: 'a', secretKey: 'b' });
-    await ok('backup.create', { schedule: '@daily', prefix: 'x', destinationId: destination.destinationId, database: 'db', databaseType: 'dbA', dbAId: app.applicationId });
+    await ok('backup.create', { schedule: '@daily', prefix: 'x', destinationId: destination.destinationId, database: 'db', databaseType: 'dbA', dbAId: (await ok('dbA.create', { name: 'pg', environmentId: env, serverId: server.serverId })).dbAId });
     await ok('sshKey.generate', { name: 'k' });
     await ok('ai.create', { name: 'ai', apiUrl: 'https://llm.example.com/v1', apiKey: 'sk', model: 'm', isEnabled: true });
     await ok('notification.createPush', {

@@ -1,4 +1,5 @@
 import { cacheVolumeName } from '../caches/cache-spec.js';
+import { databaseVolumeName } from '../databases/database-spec.js';
 import type { QueuedRemoval } from '../shared/service-records.js';
 
 /** Something a removal leaves on a server, and why. */
@@ -21,6 +22,7 @@ export function keptAfterRemoval(queued: readonly QueuedRemoval[]): KeptItem[] {
     .flatMap((w): KeptItem[] => {
       const where = { appName: w.appName, serverId: w.serverId };
       if (w.kind === 'cache') return [{ kind: 'volume', name: cacheVolumeName(w.id), ...where, reason: KEPT_VOLUMES }];
+      if (w.kind === 'database') return [{ kind: 'volume', name: databaseVolumeName(w.id), ...where, reason: KEPT_VOLUMES }];
       return [
         { kind: 'composeVolumes', name: w.appName, ...where, reason: `the named volumes of Compose project ${w.appName}: ${KEPT_VOLUMES}` },
         {

@@ -62,7 +62,7 @@ describe('projects', () => {
     await addService(env, 'application', 'doomed-web');
     await addService(env, 'cache', 'doomed-cache');
     const res = await t.call('project.remove', { projectId: p.projectId });
-    expect(res.body.removed).toEqual({ environments: 2, applications: 1, compose: 0, caches: 1, domains: 0, backups: 0, archives: 0 });
+    expect(res.body.removed).toEqual({ environments: 2, applications: 1, compose: 0, caches: 1, databases: 0, domains: 0, backups: 0, archives: 0 });
     // Neither was deployed: nothing of theirs is on a server.
     expect(res.body.kept).toEqual([]);
     expect((await t.call('project.one', { projectId: p.projectId })).status).toBe(404);
@@ -90,7 +90,7 @@ describe('environments', () => {
     const updated = await t.call('environment.update', { environmentId: id, name: 'qa', env: 'DEBUG=1' });
     expect(updated.body).toMatchObject({ name: 'qa', env: 'DEBUG=1' });
     const removed = await t.call('environment.remove', { environmentId: id });
-    expect(removed.body.removed).toEqual({ environments: 1, applications: 0, compose: 0, caches: 0, domains: 0, backups: 0, archives: 0 });
+    expect(removed.body.removed).toEqual({ environments: 1, applications: 0, compose: 0, caches: 0, databases: 0, domains: 0, backups: 0, archives: 0 });
     expect((await t.call('environment.one', { environmentId: id })).status).toBe(404);
   });
 

@@ -279,7 +279,7 @@ export class ServerService {
         }
         if (workloads) {
           // Their domains, deployments, archives and backups go by foreign-key cascade.
-          for (const table of ['applications', 'composeStacks', 'cacheInstances'] as const) await tx.deleteFrom(table).where('serverId', '=', row.id).execute();
+          for (const table of ['applications', 'composeStacks', 'cacheInstances', 'databaseServices'] as const) await tx.deleteFrom(table).where('serverId', '=', row.id).execute();
         }
         await tx
           .updateTable('commands')
@@ -306,6 +306,7 @@ export class ServerService {
       ['applications', 'application'],
       ['composeStacks', 'compose stack'],
       ['cacheInstances', 'cache instance'],
+      ['databaseServices', 'database service'],
     ] as const) {
       const { n } = await this.db
         .selectFrom(table)

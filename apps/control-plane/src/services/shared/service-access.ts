@@ -14,7 +14,7 @@ export interface Located<K extends ServiceKind> {
   project: Project;
 }
 
-const KIND_NAMES: Record<ServiceKind, string> = { application: 'application', compose: 'compose stack', cache: 'cache instance' };
+const KIND_NAMES: Record<ServiceKind, string> = { application: 'application', compose: 'compose stack', cache: 'cache instance', database: 'database service' };
 
 /**
  * Finds services and the records they reference, with the organization and permission rules

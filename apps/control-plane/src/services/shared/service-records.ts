@@ -4,12 +4,13 @@ import { copyAppName } from '@skiff/domain';
 import type { IdGenerator } from '../../ids.js';
 import { iso } from './deps.js';
 
-export type ServiceKind = 'application' | 'compose' | 'cache';
+export type ServiceKind = 'application' | 'compose' | 'cache' | 'database';
 
 export const serviceTables = {
   application: { table: 'applications', idPrefix: 'app' },
   compose: { table: 'composeStacks', idPrefix: 'cmp' },
   cache: { table: 'cacheInstances', idPrefix: 'rds' },
+  database: { table: 'databaseServices', idPrefix: 'dbs' },
 } as const satisfies Record<ServiceKind, { table: ServiceTable; idPrefix: string }>;
 
 const kinds = Object.keys(serviceTables) as ServiceKind[];
@@ -85,6 +86,7 @@ export interface RemovalCounts {
   applications: number;
   compose: number;
   caches: number;
+  databases: number;
   domains: number;
   backups: number;
   archives: number;
@@ -97,9 +99,9 @@ const DB_TARGETS = ['dbAId', 'dbBId', 'dbCId', 'dbDId', 'dbEId'] as const;
 export async function countServices(db: Db, environmentIds: string[]): Promise<Omit<RemovalCounts, 'environments'>> {
   const services = await servicesOf(db, environmentIds);
   const idsOf = (t: ServiceKind) => services.filter((s) => s.type === t).map((s) => s.id);
-  const [apps, stacks, caches] = [idsOf('application'), idsOf('compose'), idsOf('cache')];
+  const [apps, stacks, caches, databases] = [idsOf('application'), idsOf('compose'), idsOf('cache'), idsOf('database')];
   // `in ('')` matches nothing and keeps the queries valid when a kind has no service.
-  const [a, c] = [apps.length ? apps : [''], stacks.length ? stacks : ['']];
+  const [a, c, d] = [apps.length ? apps : [''], stacks.length ? stacks : [''], databases.length ? databases : ['']];
   const domains = await db
     .selectFrom('domains')
     .leftJoin('previewDeployments', 'previewDeployments.id', 'domains.previewDeploymentId')
@@ -111,7 +113,7 @@ export async function countServices(db: Db, environmentIds: string[]): Promise<O
   const backups = await db
     .selectFrom('backups')
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where((eb) => eb.or([eb('composeId', 'in', c), ...DB_TARGETS.map((column) => eb(column, 'in', a))]))
+    .where((eb) => eb.or([eb('composeId', 'in', c), ...DB_TARGETS.map((column) => eb(column, 'in', d))]))
     .executeTakeFirstOrThrow();
   const archives = await db
     .selectFrom('applicationArchives')
@@ -122,6 +124,7 @@ export async function countServices(db: Db, environmentIds: string[]): Promise<O
     applications: apps.length,
     compose: stacks.length,
     caches: caches.length,
+    databases: databases.length,
     domains: count(domains),
     backups: count(backups),
     archives: count(archives),
@@ -133,6 +136,7 @@ const resetOnCopy: Record<ServiceKind, Record<string, null>> = {
   application: { refreshToken: null },
   compose: { refreshToken: null },
   cache: { externalPort: null },
+  database: { externalPort: null },
 };
 
 /** A row read back, ready to insert again: jsonb values (read as objects) go back as JSON text. */

@@ -48,6 +48,8 @@ const WIRE_KINDS: Record<LifecycleWorkload, WorkloadKind> = {
   application: WorkloadKind.WORKLOAD_KIND_APPLICATION,
   compose: WorkloadKind.WORKLOAD_KIND_COMPOSE,
   cache: WorkloadKind.WORKLOAD_KIND_CACHE,
+  // A database service is a Swarm service with a data volume, as a cache instance is.
+  database: WorkloadKind.WORKLOAD_KIND_CACHE,
 };
 
 /** The operation of a command row's `kind` (the CommandKind's name). */
@@ -109,9 +111,9 @@ async function applyLifecycleResult({ tx, command, status, proxy }: CommandResul
     case 'reload':
       break;
     case 'remove':
-      if (target.type === 'cache') {
+      if (target.type === 'cache' || target.type === 'database') {
         if (!(await laterCommandExists(tx, command.workloadKey, command.position))) {
-          await tx.deleteFrom('cacheInstances').where('id', '=', target.id).execute();
+          await tx.deleteFrom(target.type === 'cache' ? 'cacheInstances' : 'databaseServices').where('id', '=', target.id).execute();
         }
       } else {
         // Its domains go with it (cascade), and so do their routes.
@@ -123,6 +125,7 @@ async function applyLifecycleResult({ tx, command, status, proxy }: CommandResul
 
 async function setStatusOf(tx: Db, type: LifecycleWorkload, id: string, applicationStatus: 'idle' | 'done' | 'error'): Promise<void> {
   if (type === 'cache') await tx.updateTable('cacheInstances').set({ applicationStatus }).where('id', '=', id).execute();
+  else if (type === 'database') await tx.updateTable('databaseServices').set({ applicationStatus }).where('id', '=', id).execute();
   else await setWorkloadStatus(tx, { kind: type, id }, applicationStatus);
 }
 
@@ -130,7 +133,7 @@ async function setStatusOf(tx: Db, type: LifecycleWorkload, id: string, applicat
 export const workloadLifecycle = defineCommandKind({
   name: 'workload lifecycle',
   kinds: Object.values(KINDS),
-  workloads: ['application', 'compose', 'cache'],
+  workloads: ['application', 'compose', 'cache', 'database'],
   build: workloadCommand,
   applyResult: applyLifecycleResult,
 });
