@@ -120,8 +120,8 @@ describe('the platform backup', () => {
 
   it('refuses a backup that is not the platform’s, naming backupId', async () => {
     const d = ok(await t.call('destination.create', fields()));
-    const app = ok(await t.call('application.create', { name: 'db', environmentId: (await t.call('project.create', { name: 'p' })).body.environments[0].environmentId }));
-    const b = ok(await t.call('backup.create', { schedule: '@daily', prefix: 'x', destinationId: d.destinationId, database: 'shop', databaseType: 'dbA', dbAId: app.applicationId }));
+    const db = ok(await t.call('dbA.create', { name: 'db', environmentId: (await t.call('project.create', { name: 'p' })).body.environments[0].environmentId }));
+    const b = ok(await t.call('backup.create', { schedule: '@daily', prefix: 'x', destinationId: d.destinationId, database: 'shop', databaseType: 'dbA', dbAId: db.dbAId }));
     const res = await t.call('backup.manualBackupWebServer', { backupId: b.backupId });
     expect(res.status).toBe(400);
     expect(res.body.issues[0].path).toEqual(['backupId']);
