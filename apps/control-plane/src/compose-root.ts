@@ -180,7 +180,10 @@ export async function buildPlatform(options: PlatformOptions) {
     listenHost: options.listenHost,
     platformUpstream: options.platformUpstream,
   });
-  const hostOps = buildHostOperations(deps, { version: options.version, log: options.log, controlClient, hostSettings: platformSettings, agentChannel: Boolean(options.nats) }, options.host);
+  const hostOps = buildHostOperations(deps, { version: options.version, log: options.log, controlClient, hostSettings: platformSettings, agentChannel: Boolean(options.nats) }, {
+    onCleanup: (serverId, result, trigger) => events.service.containerCleanup(serverId, result, trigger),
+    ...options.host,
+  });
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(deps, billingConfig, servers);
   const deployments = new DeploymentService(deps, access, outbox);

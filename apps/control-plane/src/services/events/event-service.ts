@@ -4,7 +4,7 @@ import { canSeeEvent } from '../../authz/policy.js';
 import type { Principal } from '../../authz/principal.js';
 import type { MetricsTokenService } from '../identity/metrics-tokens.js';
 import { iso, type ServiceDeps } from '../shared/deps.js';
-import { type EventSignal, recordEvent } from './events.js';
+import { type EventSignal, type NewEvent, recordEvent } from './events.js';
 
 /** How far back a stream resumed with Last-Event-ID goes: events of the last day. */
 export const RESUME_WINDOW_MS = 24 * 3600_000;
@@ -51,37 +51,59 @@ export class EventService {
    * host, for the organizations of its platform admins (no other organization is told of it).
    */
   async serverThreshold(serverId: string, kind: string, value: number, threshold: number, state: 'crossed' | 'recovered'): Promise<void> {
+    const { owned, organizations } = await this.organizationsOfServer(serverId);
+    await this.recordForEach(organizations, {
+      kind: 'serverThreshold',
+      outcome: state === 'crossed' ? 'failure' : 'success',
+      serverId: owned ? serverId : null,
+      summary: {
+        subject: `${kind} on ${owned ? `server ${serverId}` : 'the platform host'} ${state === 'crossed' ? 'crossed' : 'is back under'} ${threshold} %`,
+        serverType: owned ? 'Remote' : 'Platform',
+        type: kind,
+        value: Math.round(value * 10) / 10,
+        threshold,
+        state,
+      },
+    });
+  }
+
+  /** A cleanup of a server's engine ran (settings.clean*, or its daily run): a containerCleanup event, to the same organizations as thresholds. */
+  async containerCleanup(serverId: string, result: { removedContainers: string[]; removedImages: string[]; removedVolumes: string[]; spaceFreed: number }, trigger: string): Promise<void> {
+    const { owned, organizations } = await this.organizationsOfServer(serverId);
+    await this.recordForEach(organizations, {
+      kind: 'containerCleanup',
+      outcome: 'success',
+      serverId: owned ? serverId : null,
+      summary: {
+        subject: `${trigger === 'daily' ? 'daily cleanup' : trigger} on ${owned ? `server ${serverId}` : 'the platform host'}`,
+        trigger,
+        removedContainers: result.removedContainers.length,
+        removedImages: result.removedImages.length,
+        removedVolumes: result.removedVolumes.length,
+        spaceFreed: result.spaceFreed,
+      },
+    });
+  }
+
+  /** A server's own organization; for the platform host (no record), the organizations of its platform admins. */
+  private async organizationsOfServer(serverId: string): Promise<{ owned: boolean; organizations: string[] }> {
     const db = this.deps.db;
     const owner = await db.selectFrom('servers').select('organizationId').where('id', '=', serverId).executeTakeFirst();
-    const organizations = owner
-      ? [owner.organizationId]
-      : (
-          await db
-            .selectFrom('members')
-            .innerJoin('users', 'users.id', 'members.userId')
-            .select('members.organizationId')
-            .where('users.isPlatformAdmin', '=', true)
-            .distinct()
-            .execute()
-        ).map((r) => r.organizationId);
+    if (owner) return { owned: true, organizations: [owner.organizationId] };
+    const admins = await db
+      .selectFrom('members')
+      .innerJoin('users', 'users.id', 'members.userId')
+      .select('members.organizationId')
+      .where('users.isPlatformAdmin', '=', true)
+      .distinct()
+      .execute();
+    return { owned: false, organizations: admins.map((r) => r.organizationId) };
+  }
+
+  private async recordForEach(organizations: string[], event: Omit<NewEvent, 'organizationId'>): Promise<void> {
     if (organizations.length === 0) return;
-    await db.transaction().execute(async (tx) => {
-      for (const organizationId of organizations) {
-        await recordEvent(tx, {
-          organizationId,
-          kind: 'serverThreshold',
-          outcome: state === 'crossed' ? 'failure' : 'success',
-          serverId: owner ? serverId : null,
-          summary: {
-            subject: `${kind} on ${owner ? `server ${serverId}` : 'the platform host'} ${state === 'crossed' ? 'crossed' : 'is back under'} ${threshold} %`,
-            serverType: owner ? 'Remote' : 'Platform',
-            type: kind,
-            value: Math.round(value * 10) / 10,
-            threshold,
-            state,
-          },
-        });
-      }
+    await this.deps.db.transaction().execute(async (tx) => {
+      for (const organizationId of organizations) await recordEvent(tx, { ...event, organizationId });
     });
     this.signal.notify();
   }

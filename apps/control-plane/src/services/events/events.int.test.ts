@@ -130,6 +130,30 @@ describe('other sources', () => {
     await waitFor(() => sink.at('/restarts').length === 1, { what: 'the restart message' });
     expect(sink.at('/restarts')[0]!.body).toMatchObject({ kind: 'platformRestart', outcome: 'info', title: 'Skiff restarted: control plane' });
   });
+
+  it("a server's threshold alert and its cleanup reach its organization's channels; the platform host's go to its platform admins' organizations", async () => {
+    await channel('/host-events', { serverThreshold: true, containerCleanup: true });
+    const server = await ok('server.create', { name: 'alerting', address: '203.0.113.77' });
+    await t.platform.events.service.serverThreshold(server.serverId, 'memory', 97.25, 90, 'crossed');
+    await t.platform.events.service.containerCleanup(server.serverId, { removedContainers: ['c1'], removedImages: ['i1', 'i2'], removedVolumes: [], spaceFreed: 1024 }, 'cleanAll');
+    // The platform host (no server record): the owner is its platform admin, so this organization hears of it too.
+    await t.platform.events.service.serverThreshold('local', 'cpu', 99, 80, 'crossed');
+    await waitFor(() => sink.at('/host-events').length >= 3, { what: 'the three host messages' });
+    const kinds = sink.at('/host-events').map((m) => m.body.kind as string).sort();
+    expect(kinds).toEqual(['containerCleanup', 'serverThreshold', 'serverThreshold']);
+    const rows = await t.db
+      .selectFrom('events')
+      .select(['kind', 'serverId', 'summary'])
+      .where('kind', 'in', ['serverThreshold', 'containerCleanup'])
+      .where('organizationId', '=', t.organizationId)
+      .orderBy('id')
+      .execute();
+    expect(rows.slice(-3)).toMatchObject([
+      { kind: 'serverThreshold', serverId: server.serverId, summary: { type: 'memory', value: 97.3, threshold: 90, state: 'crossed', serverType: 'Remote' } },
+      { kind: 'containerCleanup', serverId: server.serverId, summary: { trigger: 'cleanAll', removedContainers: 1, removedImages: 2, spaceFreed: 1024 } },
+      { kind: 'serverThreshold', serverId: null, summary: { type: 'cpu', serverType: 'Platform' } },
+    ]);
+  });
 });
 
 describe('delivery', () => {
