@@ -70,11 +70,16 @@ describe('host settings', () => {
     expect(await ok(t.call, 'settings.getReleaseTag')).toEqual({ tag: 'v0.0.0-test' });
   });
 
-  it('leave the operations that need Docker or the proxy unimplemented', async () => {
-    for (const op of ['settings.reloadServer', 'settings.cleanAll', 'settings.updateServer']) {
-      const res = await t.call(op, {});
-      expect(res.status, op).toBe(501);
-    }
+  it('say plainly what a platform without a supervisor or an agent channel cannot do', async () => {
+    const reload = await t.call('settings.reloadServer', {});
+    expect(reload.status).toBe(400);
+    expect(reload.body.message).toMatch(/without a supervisor that would start it again/);
+    const clean = await t.call('settings.cleanAll', {});
+    expect(clean.status).toBe(400);
+    expect(clean.body.message).toMatch(/^The agent of server local \(the platform host\) did not answer/);
+    const update = await t.call('settings.updateServer', {});
+    expect(update.status).toBe(200);
+    expect(update.body.agents).toEqual([expect.objectContaining({ serverId: 'local', status: 'unreachable' })]);
   });
 });
 
