@@ -23,7 +23,7 @@ const END = '\x1ewalkthrough-step-end';
 
 // What the walkthrough makes on the host, by the names the README gives it; removed at the end
 // whatever happened (a section that failed did not clean up after itself).
-const names = [...new Set([...readme.matchAll(/"appName":"([a-z][a-z0-9-]*)"/g)].map((m) => m[1]!))];
+const names = [...new Set([...readme.matchAll(/"(?:appName|volumeName)":"([a-z][a-z0-9-]*)"/g)].map((m) => m[1]!))];
 const files = [...new Set([...readme.matchAll(/(?<![\w.-])(\/tmp\/[\w./-]+?)(?=[\s'"),]|$)/gm)].map((m) => m[1]!.replace(/\/$/, '')))];
 
 let ports: { api: number; grpc: number; nats: number };

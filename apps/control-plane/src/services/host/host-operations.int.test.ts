@@ -8,7 +8,7 @@
  * reloadServer leaving queued commands queued across the restart.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Metadata, type ServiceError, credentials as grpcCredentials, status } from '@grpc/grpc-js';
@@ -54,9 +54,18 @@ beforeAll(async () => {
   outsider = (await addMember(t, 'outsider@example.com', 'admin', ownerThere)).key;
 }, 60_000);
 
+/** Folders of agent programs the tests offer, removed at the end. */
+const bundleDirs: string[] = [];
+const bundleDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-bundle-'));
+  bundleDirs.push(dir);
+  return dir;
+};
+
 afterAll(async () => {
   await t?.close();
   feed?.close();
+  for (const dir of bundleDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const CLEANUPS = ['cleanUnusedImages', 'cleanStoppedContainers', 'cleanContainerBuilder', 'cleanContainerPrune', 'cleanUnusedVolumes', 'cleanAll'];
@@ -311,7 +320,7 @@ describe('through the agent channel (NATS), answered in the agent\'s wire format
   it('cleanAll reaches the agent signed, answers its result and emits the containerCleanup data; updateServer waits for the agent to come back', async () => {
     const nats = await startDedicatedNats();
     const events: Array<[string, CleanupResult, string]> = [];
-    const bundle = join(mkdtempSync(join(tmpdir(), 'skiff-bundle-')), 'main.mjs');
+    const bundle = join(bundleDir(), 'main.mjs');
     writeFileSync(bundle, 'console.log("agent 0.0.0-test")\n');
     const p = await startTestPlatform({
       nats: { url: nats.url, pollMs: 100 },
@@ -374,7 +383,7 @@ describe('through the agent channel (NATS), answered in the agent\'s wire format
 
 describe('AgentArtifacts.FetchAgentBundle', () => {
   it('streams the offered agent program to a joined agent, only by its current SHA-256', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skiff-bundle-'));
+    const dir = bundleDir();
     const bundle = join(dir, 'main.mjs');
     const program = randomBytes(150 * 1024);
     writeFileSync(bundle, program);
