@@ -15,11 +15,12 @@ beforeAll(async () => {
   s = await startTestStack('crash', { rollback: { onCrashLoop: async (event) => void crashLoops.push(event) } });
 }, 120_000);
 afterAll(async () => {
+  // The stack's services go first: an image a container still uses would stay behind, untagged.
+  await s?.close();
   for (const repo of images) {
     const listed = await docker(['images', '--filter', `reference=${repo}`, '--format', '{{.Repository}}:{{.Tag}}']);
     for (const ref of listed.out.split('\n').filter(Boolean)) await docker(['image', 'rm', '--force', ref]);
   }
-  await s?.close();
 }, 60_000);
 
 /** A local image of busybox whose command is `script` (removed by afterAll). */

@@ -6,7 +6,7 @@
  * creates has a name of this run and is removed at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -48,8 +48,17 @@ beforeAll(async () => {
   } as Dockerode.CreateServiceOptions);
 }, 60_000);
 
+/** Folders the test agents journal in, removed at the end. */
+const tempDirs: string[] = [];
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-cc-'));
+  tempDirs.push(dir);
+  return dir;
+};
+
 afterAll(async () => {
   await docker.getService(service).remove().catch(() => undefined);
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('ClusterControl', () => {
@@ -119,7 +128,7 @@ describe('through NATS', () => {
       nc,
       driver: new DockerodeDriver({ docker }),
       nodes,
-      journalDir: join(mkdtempSync(join(tmpdir(), 'skiff-cc-')), 'agent'),
+      journalDir: join(tempDir(), 'agent'),
       reportTarget: reportServer.target,
       credential: `cred-${run}`,
       log,

@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
@@ -74,6 +74,9 @@ async function readStream(request: LogsRequest, keep: (chunks: LogChunk[]) => bo
   return { chunks, lines: chunks.flatMap((c) => c.lines), last: chunks.at(-1)! };
 }
 
+/** The test agent's journal folder, removed at the end. */
+let journalDir: string | undefined;
+
 beforeAll(async () => {
   for (const [name, labels] of [
     [ours, ['--label', 'skiff.managed=true', '--label', 'skiff.kind=application', '--label', `skiff.id=${appId}`]],
@@ -91,7 +94,7 @@ beforeAll(async () => {
     driver: new DockerodeDriver(),
     containers: new DockerodeContainerOps(new Dockerode()),
     logStreams: { heartbeatMs: 300, batchMs: 50, chunkTimeoutMs: 2_000 },
-    journalDir: mkdtempSync(join(tmpdir(), 'skiff-cc-')),
+    journalDir: (journalDir = mkdtempSync(join(tmpdir(), 'skiff-cc-'))),
     reportTarget: reportServer.target,
     credential: `cred-${run}`,
     log,
@@ -108,6 +111,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopAgent?.();
+  if (journalDir) rmSync(journalDir, { recursive: true, force: true });
   await nc?.close();
   await reader?.close();
   for (const name of [ours, foreign]) {
