@@ -106,7 +106,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const agentControl = controlClient();
   // Work an offline agent never received is withdrawn from the command stream (command-withdrawal.ts).
   const commandStream: CommandStream = options.nats
-    ? new JetStreamCommands(() => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started'))))
+    ? new JetStreamCommands(natsConnection)
     : NO_COMMAND_STREAM;
   // Every change of a server's domains, basic-auth users, certificates or the platform's own
   // domain queues its whole proxy configuration.

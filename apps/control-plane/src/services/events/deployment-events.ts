@@ -14,13 +14,7 @@ const REASON_CAP = 500;
 export async function recordDeploymentEnd(tx: Db, d: Deployment, status: 'done' | 'error', at: Date, reason: string | null): Promise<void> {
   const owner = ownerOfDeployment(d);
   const { table } = DEPLOYED_KINDS[owner.kind];
-  const w = await tx
-    .selectFrom(`${table as 'applications'} as w`)
-    .innerJoin('environments as e', 'e.id', 'w.environmentId')
-    .innerJoin('projects as p', 'p.id', 'e.projectId')
-    .select(['w.name', 'w.appName', 'w.serverId', 'e.id as environmentId', 'e.name as environmentName', 'p.id as projectId', 'p.name as projectName', 'p.organizationId'])
-    .where('w.id', '=', owner.id)
-    .executeTakeFirst();
+  const w = await workloadContext(tx, table as 'applications', owner.id);
   if (!w) return;
   await recordEvent(tx, {
     organizationId: w.organizationId,
@@ -52,13 +46,7 @@ const CRASH_LOG_LINES = 10;
  * lines of the failing task's output and the rollback queued, if any.
  */
 export async function recordCrashLoop(db: Db, e: CrashLoopEvent): Promise<void> {
-  const w = await db
-    .selectFrom('applications as w')
-    .innerJoin('environments as e', 'e.id', 'w.environmentId')
-    .innerJoin('projects as p', 'p.id', 'e.projectId')
-    .select(['w.name', 'e.id as environmentId', 'e.name as environmentName', 'p.id as projectId', 'p.name as projectName', 'p.organizationId'])
-    .where('w.id', '=', e.applicationId)
-    .executeTakeFirst();
+  const w = await workloadContext(db, 'applications', e.applicationId);
   if (!w) return;
   const lines = e.logLines.slice(-CRASH_LOG_LINES).join('\n');
   await recordEvent(db, {
@@ -79,4 +67,15 @@ export async function recordCrashLoop(db: Db, e: CrashLoopEvent): Promise<void> 
       rollbackDeploymentId: e.rollback && 'deploymentId' in e.rollback ? e.rollback.deploymentId : null,
     },
   });
+}
+
+/** A workload's names and where it stands (environment, project, organization), as its events carry them. */
+function workloadContext(db: Db, table: 'applications' | 'composeStacks', id: string) {
+  return db
+    .selectFrom(`${table as 'applications'} as w`)
+    .innerJoin('environments as e', 'e.id', 'w.environmentId')
+    .innerJoin('projects as p', 'p.id', 'e.projectId')
+    .select(['w.name', 'w.appName', 'w.serverId', 'e.id as environmentId', 'e.name as environmentName', 'p.id as projectId', 'p.name as projectName', 'p.organizationId'])
+    .where('w.id', '=', id)
+    .executeTakeFirst();
 }
