@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -176,12 +176,13 @@ describe('host cleanup on the real engine', () => {
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
     const serverId = `srv-cl-${run}`;
+    const folder = mkdtempSync(join(tmpdir(), 'skiff-cl-'));
     const { agent, journal, reports } = await startTestAgent({
       serverId,
       nc,
       driver: new DockerodeDriver(),
       cleanup: engine,
-      journalDir: join(mkdtempSync(join(tmpdir(), 'skiff-cl-')), 'agent'),
+      journalDir: join(folder, 'agent'),
       reportTarget: reportServer.target,
       credential: `cred-${run}`,
       log,
@@ -200,6 +201,7 @@ describe('host cleanup on the real engine', () => {
       await journal.close();
       await reportServer.stop();
       await nc.close();
+      rmSync(folder, { recursive: true, force: true });
     }
   }, 90_000);
 });
