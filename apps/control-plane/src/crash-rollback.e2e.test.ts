@@ -19,7 +19,12 @@ afterAll(async () => {
   await s?.close();
   for (const repo of images) {
     const listed = await docker(['images', '--filter', `reference=${repo}`, '--format', '{{.Repository}}:{{.Tag}}']);
-    for (const ref of listed.out.split('\n').filter(Boolean)) await docker(['image', 'rm', '--force', ref]);
+    for (const ref of listed.out.split('\n').filter(Boolean)) {
+      // Swarm removes a removed service's task containers a moment later; they would keep the image, untagged.
+      const users = (await docker(['ps', '--all', '--quiet', '--filter', `ancestor=${ref}`])).out.split('\n').filter(Boolean);
+      if (users.length > 0) await docker(['rm', '--force', ...users]);
+      await docker(['image', 'rm', '--force', ref]);
+    }
   }
 }, 60_000);
 
