@@ -41,6 +41,7 @@ const platform = await buildPlatform({
   agents: config.agents,
   platformUpstream: config.platformUpstream,
   listenHost: config.host,
+  dashboardDir: config.dashboardDir,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
   // The crash loop's event (the onCrashLoop callback) is wired with the events issue.
