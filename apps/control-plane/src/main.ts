@@ -81,6 +81,7 @@ await platform.hostOps.started(first !== null);
 const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {
   log.info({ url: `http://${config.host}:${port}` }, 'control plane listening');
   process.stdout.write(`Skiff API: http://${config.host}:${port}/api\n`);
+  if (existsSync(join(config.dashboardDir, 'index.html'))) process.stdout.write(`Dashboard: http://${config.host}:${port}/\n`);
 });
 
 // Requests in flight finish before the platform closes (queued commands wait in the outbox);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ServerType } from '@hono/node-server';
 import { type Browser, type Page, chromium } from 'playwright-core';
+import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listen } from '../../control-plane/src/http/serve.js';
 import { type TestPlatform, startTestPlatform } from '../../control-plane/src/testing/harness.js';
@@ -23,7 +24,7 @@ let browser: Browser;
 beforeAll(async () => {
   dir = await buildDashboard();
   t = await startTestPlatform({ dashboardDir: dir });
-  server = listen(t.platform.app, { port: 0, hostname: '127.0.0.1', log: t.platform.log });
+  server = listen(t.platform.app, { port: 0, hostname: '127.0.0.1', log: pino({ level: 'silent' }) });
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // --no-sandbox: the tests run as root, where Chromium's sandbox refuses to start.

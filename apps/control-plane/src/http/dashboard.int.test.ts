@@ -67,7 +67,7 @@ describe('the dashboard at /', () => {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type'), path).toContain('application/json');
-      expect((await res.json()).code, path).toBe('NOT_FOUND');
+      expect(((await res.json()) as { code: string }).code, path).toBe('NOT_FOUND');
     }
     // The API still answers as before, and a POST to an app path is not the page.
     expect((await get('/api/project.all')).status).toBe(401);
@@ -86,6 +86,6 @@ describe('the dashboard at /', () => {
   it('is not served when no dashboard folder is configured: / is NOT_FOUND', async () => {
     const res = await get('/', undefined, bare);
     expect(res.status).toBe(404);
-    expect((await res.json()).code).toBe('NOT_FOUND');
+    expect(((await res.json()) as { code: string }).code).toBe('NOT_FOUND');
   });
 });
