@@ -41,7 +41,7 @@ afterAll(async () => {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
-it('signs in, creates a project, opens a workload and shows a live event', async () => {
+it('signs in, creates a project, opens a workload, shows a live event, switches organization and signs out', async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } }); // a phone's width
   const page = await context.newPage();
   const refusals: string[] = [];
@@ -95,6 +95,23 @@ it('signs in, creates a project, opens a workload and shows a live event', async
   expect((await t.as(null)('notification.receiveNotification', report)).status).toBe(200);
   await page.getByRole('list', { name: 'Events' }).getByText('serverThreshold').waitFor({ timeout: 10_000 });
   await shot(page, '4-live-event');
+
+  // Switching organization: the other one's projects, through a key made for it; sign-out deletes that key.
+  await t.call('organization.create', { name: 'Second org' });
+  const keyCount = async () => (await t.db.selectFrom('apiKeys').select('id').execute()).length;
+  const keysBefore = await keyCount();
+  // A reload keeps the session (sessionStorage) and lists the new organization.
+  await page.reload();
+  await page.getByRole('heading', { name: 'web', level: 1 }).waitFor();
+  await page.getByLabel('Organization').selectOption({ label: 'Second org' });
+  await page.getByText('No project yet.').waitFor();
+  expect(await keyCount()).toBe(keysBefore + 1);
+  await page.getByLabel('Organization').selectOption({ label: 'Default' });
+  await page.getByRole('link', { name: 'browser-shop' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('API key').waitFor();
+  await expect.poll(keyCount).toBe(keysBefore);
+  expect(await page.evaluate(() => sessionStorage.getItem('skiff.session'))).toBeNull();
 
   expect(refusals.filter((r) => /Content Security Policy/i.test(r))).toEqual([]);
   await context.close();

@@ -5,7 +5,7 @@ import { LiveEvents } from './live-events.js';
 import { ProjectPage, ProjectsPage } from './pages/projects.js';
 import { SignIn } from './pages/sign-in.js';
 import { WorkloadPage } from './pages/workload.js';
-import { linkTo, usePath } from './router.js';
+import { linkTo, navigate, usePath } from './router.js';
 import { type Session, loadSession, saveSession } from './session.js';
 import './style.css';
 
@@ -27,14 +27,15 @@ function Shell({ session, onChange }: { session: Session; onChange: (s: Session 
   const [orgs, setOrgs] = useState<Organization[]>([]);
   const [error, setError] = useState('');
 
-  useEffect(() => {
-    ok(apiFor(session.signedIn.key).GET('/api/organization.all')).then(setOrgs, (e) => setError(messageOf(e)));
-  }, [session.signedIn.key]);
+  const loadOrgs = () => ok(apiFor(session.signedIn.key).GET('/api/organization.all')).then(setOrgs, (e) => setError(messageOf(e)));
+  useEffect(() => void loadOrgs(), [session.signedIn.key]);
 
   const switchTo = async (organizationId: string) => {
     setError('');
     try {
       onChange(await switchOrganization(session, organizationId));
+      // The page shown belongs to the organization left: start from its projects.
+      navigate('/');
     } catch (e) {
       setError(messageOf(e));
     }
@@ -53,7 +54,7 @@ function Shell({ session, onChange }: { session: Session; onChange: (s: Session 
         <a href="/" onClick={linkTo('/')} class="brand">Skiff</a>
         <label class="org">
           Organization
-          <select value={session.organizationId} onChange={(e) => void switchTo((e.target as HTMLSelectElement).value)}>
+          <select value={session.organizationId} onFocus={() => void loadOrgs()} onChange={(e) => void switchTo((e.target as HTMLSelectElement).value)}>
             {orgs.length === 0 && <option value={session.organizationId}>{session.organizationId}</option>}
             {orgs.map((o) => (
               <option value={o.organizationId} key={o.organizationId}>{o.name}</option>
