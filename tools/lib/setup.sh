@@ -138,3 +138,19 @@ build_agent() {
     --alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs \
     --banner:js="import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);"
 }
+
+# Builds the web dashboard (apps/dashboard, Vite) into dist/dashboard, which the control plane
+# serves at `/` (SKIFF_DASHBOARD_DIR). Only when the build is missing or older than the
+# dashboard's sources (about a second); the output is never committed.
+build_dashboard() {
+  local out=dist/dashboard/index.html
+  if [ ! -f "$out" ] || [ -n "$(find apps/dashboard/web apps/dashboard/index.html apps/dashboard/vite.config.ts -newer "$out" -print -quit)" ]; then
+    echo "==> building the dashboard (apps/dashboard -> dist/dashboard)" >&2
+    (cd apps/dashboard && ../../node_modules/.bin/vite build --logLevel warn) >&2
+  fi
+}
+
+# Debian's Chromium, which the dashboard's browser test drives (playwright-core) at /usr/bin/chromium.
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] || apt_install chromium
+}

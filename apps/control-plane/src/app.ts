@@ -6,6 +6,7 @@ import { mountApiDocs } from './http/api-docs.js';
 import { errorBody } from './http/envelope.js';
 import { type LogRoutes, mountLogs } from './http/logs.js';
 import { mountApi } from './http/mount.js';
+import { mountDashboard } from './http/dashboard.js';
 import { mountWebhooks, type WebhookReceivers } from './http/webhooks.js';
 import { type EventStreamDeps, mountEventStream } from './http/event-stream.js';
 import type { AuditRecorder } from './http/audit-trail.js';
@@ -30,6 +31,8 @@ export interface AppDeps {
   eventStream?: Omit<EventStreamDeps, 'principals' | 'log' | 'newRequestId'>;
   /** The log streams (`GET /api/logs.*`, server-sent events); none: not served. */
   logs?: LogRoutes;
+  /** The built web dashboard, served at `/` (http/dashboard.ts); none: not served. */
+  dashboardDir?: string;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -51,6 +54,7 @@ export function createApp(deps: AppDeps): Hono {
   if (deps.logs) mountLogs(app, deps.logs, { principals: deps.principals, log: deps.log, newRequestId });
   mountApi(app, { ...deps, newRequestId });
   if (deps.webhooks) mountWebhooks(app, deps.webhooks, { log: deps.log, newRequestId });
+  if (deps.dashboardDir) mountDashboard(app, deps.dashboardDir);
   app.notFound((c) => {
     const requestId = newRequestId();
     return c.json(errorBody('NOT_FOUND', requestId, `No route ${c.req.method} ${c.req.path}`), 404);

@@ -263,6 +263,7 @@ export async function buildPlatform(options: PlatformOptions) {
     logs: containers.logRoutes,
     uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
     eventStream: events.stream,
+    dashboardDir: options.dashboardDir,
   });
 
   const agents = await startAgentChannel(options, {

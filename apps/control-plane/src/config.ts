@@ -10,6 +10,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** The built web dashboard served at `/` (`SKIFF_DASHBOARD_DIR`, default `dist/dashboard`). */
+  dashboardDir: string;
   databaseUrl?: string;
   secretKey?: string;
   ownerEmail: string;
@@ -128,6 +130,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     port,
     host: env.SKIFF_HOST ?? '127.0.0.1',
     dataDir: resolve(env.SKIFF_DATA_DIR ?? '.data'),
+    dashboardDir: resolve(env.SKIFF_DASHBOARD_DIR || 'dist/dashboard'),
     databaseUrl: env.DATABASE_URL || undefined,
     secretKey: env.SKIFF_SECRET_KEY || undefined,
     ownerEmail: env.SKIFF_OWNER_EMAIL ?? 'owner@skiff.local',

@@ -41,6 +41,7 @@ const platform = await buildPlatform({
   agents: config.agents,
   platformUpstream: config.platformUpstream,
   listenHost: config.host,
+  dashboardDir: config.dashboardDir,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
   // The crash loop's event (the onCrashLoop callback) is wired with the events issue.
@@ -80,6 +81,7 @@ await platform.hostOps.started(first !== null);
 const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {
   log.info({ url: `http://${config.host}:${port}` }, 'control plane listening');
   process.stdout.write(`Skiff API: http://${config.host}:${port}/api\n`);
+  if (existsSync(join(config.dashboardDir, 'index.html'))) process.stdout.write(`Dashboard: http://${config.host}:${port}/\n`);
 });
 
 // Requests in flight finish before the platform closes (queued commands wait in the outbox);

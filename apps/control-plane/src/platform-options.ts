@@ -74,6 +74,8 @@ export interface PlatformOptions {
    * it is loopback only, since the proxy container cannot reach the control plane there.
    */
   listenHost?: string;
+  /** The built web dashboard (apps/dashboard) served at `/`; none: `/` is NOT_FOUND. */
+  dashboardDir?: string;
   /**
    * Compose templates: the bundled catalog's folder (default: apps/control-plane/templates),
    * the operator's catalog URL (`SKIFF_TEMPLATES_URL`) and the limits of remote fetches.

@@ -70,6 +70,8 @@ export async function startTestPlatform(
     platformUpstream?: string;
     /** The API's listen address (SKIFF_HOST), for settings.assignDomainServer's warning. */
     listenHost?: string;
+    /** A built dashboard folder to serve at `/`; none by default. */
+    dashboardDir?: string;
     /** Compose template catalogs (bundled folder, remote URL, fetch limits). */
     templates?: PlatformOptions['templates'];
     /** Ended deployments kept per workload (default 20). */
@@ -135,6 +137,7 @@ export async function startTestPlatform(
     archives: options.archives,
     platformUpstream: options.platformUpstream,
     listenHost: options.listenHost,
+    dashboardDir: options.dashboardDir,
     templates: options.templates,
     keepDeployments: options.keepDeployments,
     outbound: options.outbound ?? { allowPrivate: true },
