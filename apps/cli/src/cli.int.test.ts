@@ -104,6 +104,9 @@ describe('operations from the contracts', () => {
     const down = await skiff(['project', 'all'], { env: { SKIFF_URL: 'http://127.0.0.1:9' } });
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/);
+    const clear = await skiff(['login', 'http://skiff.invalid:1', '--api-key-stdin'], { stdin: 'skf_x' });
+    expect(clear.code).toBe(3);
+    expect(clear.stderr).toContain('Warning: skiff.invalid:1 is not loopback and the URL is http');
   });
 });
 

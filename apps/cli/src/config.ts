@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { usage } from './errors.js';
+import { trimTrailing } from './text.js';
 
 export interface Context {
   url: string;
@@ -53,5 +54,5 @@ export function resolveContext(env: NodeJS.ProcessEnv, name?: string): Context &
   const url = env.SKIFF_URL || stored?.url;
   const apiKey = env.SKIFF_API_KEY || stored?.apiKey;
   if (!url || !apiKey) throw usage('not logged in: run `skiff login <url>`, or set SKIFF_URL and SKIFF_API_KEY');
-  return { name: stored ? chosen : null, url: url.replace(/\/+$/, ''), apiKey };
+  return { name: stored ? chosen : null, url: trimTrailing(url, '/'), apiKey };
 }

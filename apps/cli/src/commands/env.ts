@@ -6,6 +6,7 @@ import { usage } from '../errors.js';
 import { paint } from '../output.js';
 import type { Session } from '../session.js';
 import { type Workload, findWorkload, op } from '../workloads.js';
+import { trimTrailing } from '../text.js';
 
 const ONE = { application: 'application.one', compose: 'compose.one', cache: 'cache.one' } as const;
 const ID = { application: 'applicationId', compose: 'composeId', cache: 'cacheId' } as const;
@@ -46,7 +47,7 @@ export async function env(s: Session): Promise<void> {
   } catch (err) {
     throw usage(`file: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  next = next.replace(/\n+$/, '');
+  next = trimTrailing(next, '\n');
   const changes = diffDotenv(current, next);
   const dryRun = flagOn(s.args, 'dry-run');
   if (s.json) s.io.out(`${JSON.stringify({ workload: w.id, dryRun, changes })}\n`);

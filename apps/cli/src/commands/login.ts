@@ -5,6 +5,9 @@ import { usage } from '../errors.js';
 import { type Io, human, paint, table } from '../output.js';
 import type { Session } from '../session.js';
 import { op } from '../workloads.js';
+import { trimTrailing } from '../text.js';
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
 /** Reads a line from the terminal without echoing it. */
 export function promptHidden(io: Io, question: string): Promise<string> {
@@ -47,7 +50,8 @@ export async function login(s: Session): Promise<void> {
   } catch {
     throw usage(`url: not an http(s) URL: ${raw}`);
   }
-  const base = url.href.replace(/\/+$/, '');
+  const base = trimTrailing(url.href, '/');
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) s.io.err(`Warning: ${url.host} is not loopback and the URL is http: the key would cross the network in clear.\n`);
   const name = stringFlag(s.args, 'name') ?? url.host;
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(name)) throw usage('name: letters, digits, . _ : - (at most 64)');
   const apiKey = (flagOn(s.args, 'api-key-stdin') ? s.readStdin() : await promptHidden(s.io, `API key for ${base}: `)).trim();
