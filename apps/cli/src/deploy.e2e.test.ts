@@ -40,14 +40,14 @@ async function application(name: string, image: string) {
 describe('skiff deploy', () => {
   it('prints the log as the agent writes it, to "done", and exits 0; a second deploy redeploys', async () => {
     const app = await application('cli-web', 'busybox:latest');
-    const first = await runCli(['deploy', app.name], { env, timeoutMs: 180_000 });
+    const first = await runCli(['deploy', app.appName], { env, timeoutMs: 180_000 });
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain(`Deploying ${app.name}`);
+    expect(first.stderr).toMatch(new RegExp(`^Deploying \\S+ \\(${app.applicationId}\\)`, 'm'));
     expect(first.stdout).toContain('Deployment done');
     expect(first.stderr).toMatch(/Deployment dep_\S+: done/);
     const second = await runCli(['deploy', app.applicationId, '--json'], { env, timeoutMs: 180_000 });
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toContain(`Redeploying ${app.name}`);
+    expect(second.stderr).toMatch(new RegExp(`^Redeploying \\S+ \\(${app.applicationId}\\)`, 'm'));
     expect(JSON.parse(second.stdout)).toMatchObject({ status: 'done' });
     const status = await runCli(['status', '--json'], { env });
     expect(JSON.parse(status.stdout).find((w: { id: string }) => w.id === app.applicationId)).toMatchObject({ applicationStatus: 'done' });
