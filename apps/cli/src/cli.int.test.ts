@@ -1,5 +1,6 @@
 // The skiff program against a running control plane (real Postgres, the API served over
 // HTTP on loopback), spawned as a child process with a temporary HOME.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { ServerType } from '@hono/node-server';
 import { tmpdir } from 'node:os';
@@ -154,6 +155,12 @@ describe('workflows', () => {
       expect(pushed.stdout + pushed.stderr).not.toContain('secret-value');
       expect(JSON.parse((await skiff(['application', 'one', '--application-id', app.applicationId, '--json'])).stdout).env).toBe('A=1\nB=3\nC=secret-value');
       expect((await skiff(['env', 'push', 'envy'], { cwd: dir })).stdout).toBe('No changes.\n');
+      const tail = await skiff(['logs', 'envy', '--tail', 'all']);
+      expect(tail.code).toBe(2);
+      expect(tail.stderr).toContain('tail: a whole number of lines');
+      const ambiguous = await skiff(['logs', 'nothing-by-that-name']);
+      expect(ambiguous.code).toBe(1);
+      expect(ambiguous.stderr).toContain('no application or compose or cache named or numbered "nothing-by-that-name"');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -167,6 +174,7 @@ describe('workflows', () => {
     expect((await skiff(['__complete', 'project', 'cr'])).stdout).toBe('create\n');
     expect((await skiff(['__complete', 'environment', 'create', '--pro'])).stdout).toBe('--project-id\n');
     expect((await skiff(['completion', 'fish'])).code).toBe(2);
+    expect(execFileSync('bash', ['-n'], { input: bash.stdout, encoding: 'utf8' })).toBe('');
   });
 });
 
