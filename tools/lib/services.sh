@@ -217,6 +217,12 @@ ensure_ssh_packages() {
   fi
 }
 
+# tmux for the CLI's interactive tests (apps/cli/src/login-terminal.int.test.ts): a real
+# terminal the test types into; the test starts its own tmux server and kills it.
+ensure_tmux() {
+  command -v tmux >/dev/null 2>&1 || apt_install tmux
+}
+
 nats_server_bin() {
   local p
   for p in /usr/sbin/nats-server /usr/bin/nats-server /usr/local/bin/nats-server; do
