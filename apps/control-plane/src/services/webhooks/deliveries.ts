@@ -1,0 +1,84 @@
+import type { Db, WebhookDecision, WebhookDelivery } from '@skiff/db';
+import type { ServiceDeps } from '../shared/deps.js';
+
+/** How long a delivery key is remembered: the same delivery within it is a replay. */
+export const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+/** Deliveries kept per workload (the newest). */
+export const KEEP_DELIVERIES = 100;
+
+export interface DeliveryOutcome {
+  workload: { kind: 'application' | 'compose'; id: string };
+  source: string;
+  deliveryId: string | null;
+  event: string;
+  ref: string | null;
+  commit: string | null;
+  decision: WebhookDecision;
+  reason: string;
+  deploymentId: string | null;
+}
+
+/** Received deliveries: the replay guard and the per-workload record of decisions. */
+export class WebhookDeliveries {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  private get db(): Db {
+    return this.deps.db;
+  }
+
+  /**
+   * Claims the delivery's keys; false when one was already claimed within the window (a
+   * replay). Concurrent claims of one key: exactly one wins (the key is the primary key).
+   */
+  async claim(keys: readonly string[]): Promise<boolean> {
+    if (keys.length === 0) return true;
+    const now = this.deps.clock();
+    await this.db.deleteFrom('webhookSeen').where('seenAt', '<', new Date(now.getTime() - REPLAY_WINDOW_MS)).execute();
+    const claimed = await this.db
+      .insertInto('webhookSeen')
+      .values(keys.map((key) => ({ key, seenAt: now })))
+      .onConflict((oc) => oc.column('key').doNothing())
+      .returning('key')
+      .execute();
+    return claimed.length === keys.length;
+  }
+
+  async record(outcome: DeliveryOutcome): Promise<void> {
+    const { workload, ...rest } = outcome;
+    const column = workload.kind === 'application' ? 'applicationId' : 'composeId';
+    await this.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('webhookDeliveries')
+        .values({
+          id: this.deps.ids('whd'),
+          applicationId: workload.kind === 'application' ? workload.id : null,
+          composeId: workload.kind === 'compose' ? workload.id : null,
+          ...rest,
+          createdAt: this.deps.clock(),
+        })
+        .execute();
+      const old = await tx
+        .selectFrom('webhookDeliveries')
+        .select('id')
+        .where(column, '=', workload.id)
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .offset(KEEP_DELIVERIES)
+        .limit(1000)
+        .execute();
+      if (old.length > 0) await tx.deleteFrom('webhookDeliveries').where('id', 'in', old.map((r) => r.id)).execute();
+    });
+  }
+
+  /** A workload's deliveries, newest first. */
+  async of(kind: 'application' | 'compose', id: string): Promise<WebhookDelivery[]> {
+    return this.db
+      .selectFrom('webhookDeliveries')
+      .selectAll()
+      .where(kind === 'application' ? 'applicationId' : 'composeId', '=', id)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(KEEP_DELIVERIES)
+      .execute();
+  }
+}
