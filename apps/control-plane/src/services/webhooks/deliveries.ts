@@ -22,6 +22,9 @@ export interface DeliveryOutcome {
 export class WebhookDeliveries {
   constructor(private readonly deps: ServiceDeps) {}
 
+  /** When expired keys were last removed (at most once a minute). */
+  private expiredAt = 0;
+
   private get db(): Db {
     return this.deps.db;
   }
@@ -33,11 +36,17 @@ export class WebhookDeliveries {
   async claim(keys: readonly string[]): Promise<boolean> {
     if (keys.length === 0) return true;
     const now = this.deps.clock();
-    await this.db.deleteFrom('webhookSeen').where('seenAt', '<', new Date(now.getTime() - REPLAY_WINDOW_MS)).execute();
+    if (now.getTime() - this.expiredAt > 60_000) {
+      this.expiredAt = now.getTime();
+      await this.db.deleteFrom('webhookSeen').where('seenAt', '<', new Date(now.getTime() - REPLAY_WINDOW_MS)).execute();
+    }
+    // A key older than the window that was not yet removed counts as new.
     const claimed = await this.db
       .insertInto('webhookSeen')
       .values(keys.map((key) => ({ key, seenAt: now })))
-      .onConflict((oc) => oc.column('key').doNothing())
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({ seenAt: now }).where('webhookSeen.seenAt', '<', new Date(now.getTime() - REPLAY_WINDOW_MS)),
+      )
       .returning('key')
       .execute();
     return claimed.length === keys.length;
@@ -46,28 +55,24 @@ export class WebhookDeliveries {
   async record(outcome: DeliveryOutcome): Promise<void> {
     const { workload, ...rest } = outcome;
     const column = workload.kind === 'application' ? 'applicationId' : 'composeId';
-    await this.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('webhookDeliveries')
-        .values({
-          id: this.deps.ids('whd'),
-          applicationId: workload.kind === 'application' ? workload.id : null,
-          composeId: workload.kind === 'compose' ? workload.id : null,
-          ...rest,
-          createdAt: this.deps.clock(),
-        })
-        .execute();
-      const old = await tx
-        .selectFrom('webhookDeliveries')
-        .select('id')
-        .where(column, '=', workload.id)
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .offset(KEEP_DELIVERIES)
-        .limit(1000)
-        .execute();
-      if (old.length > 0) await tx.deleteFrom('webhookDeliveries').where('id', 'in', old.map((r) => r.id)).execute();
-    });
+    await this.db
+      .insertInto('webhookDeliveries')
+      .values({
+        id: this.deps.ids('whd'),
+        applicationId: workload.kind === 'application' ? workload.id : null,
+        composeId: workload.kind === 'compose' ? workload.id : null,
+        ...rest,
+        createdAt: this.deps.clock(),
+      })
+      .execute();
+    // Everything past the newest KEEP_DELIVERIES of the workload goes.
+    await this.db
+      .deleteFrom('webhookDeliveries')
+      .where(column, '=', workload.id)
+      .where('id', 'not in', (q) =>
+        q.selectFrom('webhookDeliveries').select('id').where(column, '=', workload.id).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(KEEP_DELIVERIES),
+      )
+      .execute();
   }
 
   /** A workload's deliveries, newest first. */

@@ -47,6 +47,9 @@ export class WebhookReceiver {
     private readonly log: Logger,
   ) {}
 
+  /** Deploys being queued, per workload (`kind:id`). */
+  private readonly pending = new Map<string, Promise<{ deploymentId: string; joined: boolean }>>();
+
   private get db() {
     return this.deps.db;
   }
@@ -120,14 +123,47 @@ export class WebhookReceiver {
     const what = event.kind === 'tag' ? `tag ${event.ref}` : event.ref ? `push to ${event.ref}` : 'webhook';
     const title = `Webhook: ${what}${event.commit ? ` (${event.commit.slice(0, 7)})` : ''}`;
     try {
-      const principal = webhookPrincipal(await organizationOf(this.db, w.row.environmentId));
-      const deploymentId = await this.deployer.deploy(principal, { kind: w.kind, id: w.row.id }, title);
-      return { decision: 'deployed' as const, reason: decision.reason, deploymentId };
+      const queued = await this.queueOnce(w, title);
+      const reason = queued.joined ? `${decision.reason}; joins queued deployment ${queued.deploymentId} (it builds the newest commit)` : decision.reason;
+      return { decision: 'deployed' as const, reason, deploymentId: queued.deploymentId };
     } catch (err) {
       // The deploy's own refusal (a missing setting, a forge source not yet buildable) is the reason.
-      if (err instanceof DomainError) return { decision: 'refused' as const, reason: `refused: ${err.message}`, deploymentId: null };
+      if (err instanceof DomainError) {
+        const detail = err.issues.length > 0 ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : err.message;
+        return { decision: 'refused' as const, reason: `refused: ${detail}`, deploymentId: null };
+      }
       throw err;
     }
+  }
+
+  /**
+   * Queues a deploy unless one of the workload's is already waiting: a queued deploy has not
+   * cloned yet and builds the branch's newest commit, so a burst of pushes queues one build.
+   * Deliveries arriving while the deploy is being queued join it (no second lock wait).
+   */
+  private queueOnce(w: WebhookWorkload, title: string): Promise<{ deploymentId: string; joined: boolean }> {
+    const key = `${w.kind}:${w.row.id}`;
+    const pending = this.pending.get(key);
+    if (pending) return pending.then(({ deploymentId }) => ({ deploymentId, joined: true }));
+    const queue = (async () => {
+      const waiting = await this.waitingDeployment(w);
+      if (waiting) return { deploymentId: waiting, joined: true };
+      const principal = webhookPrincipal(await organizationOf(this.db, w.row.environmentId));
+      return { deploymentId: await this.deployer.deploy(principal, { kind: w.kind, id: w.row.id }, title), joined: false };
+    })();
+    this.pending.set(key, queue);
+    return queue.finally(() => this.pending.delete(key));
+  }
+
+  /** A deployment of the workload that is queued and not yet started, if any. */
+  private async waitingDeployment(w: WebhookWorkload): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('deployments')
+      .select('id')
+      .where(w.kind === 'application' ? 'applicationId' : 'composeId', '=', w.row.id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return row?.id ?? null;
   }
 
   /** The forgeA connections whose webhook secret verifies the delivery. */
