@@ -12,7 +12,7 @@ let server: ReturnType<typeof serve>;
 let base: string;
 let env: string;
 
-const ok = async (op: string, input?: unknown) => {
+const ok = async (op: string, input?: Record<string, unknown>) => {
   const res = await t.call(op, input);
   if (res.status !== 200) throw new Error(`${op}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
