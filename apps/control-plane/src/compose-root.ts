@@ -198,7 +198,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const webhooks = buildWebhooks(deps, access, {
     application: (p, input) => deployments.deploy(p, input, 'deploy'),
     compose: (p, input) => composeDeployments.deploy(p, input, 'deploy'),
-  }, options.log);
+  }, { previews, domains }, options.log);
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));

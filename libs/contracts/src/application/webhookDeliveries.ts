@@ -10,7 +10,7 @@ export const WebhookDeliveryRecord = z.object({
   event: z.string(),
   ref: z.string().nullable().describe('branch or tag'),
   commit: z.string().nullable(),
-  decision: z.enum(['deployed', 'ignored', 'refused']),
+  decision: z.enum(['deployed', 'ignored', 'refused', 'preview']).describe('`preview`: a pull request created or removed a preview deployment'),
   reason: z.string().describe('why, in words: "ignored: branch dev is not main"'),
   deploymentId: z.string().nullable(),
   createdAt: z.string(),

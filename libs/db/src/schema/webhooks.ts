@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { CreatedAt } from './columns.js';
 
-export type WebhookDecision = 'deployed' | 'ignored' | 'refused';
+export type WebhookDecision = 'deployed' | 'ignored' | 'refused' | 'preview';
 
 /** One received event and what it did to one workload (migration 2026-12-07T16-00-webhook-deliveries). */
 export interface WebhookDeliveriesTable {

@@ -96,7 +96,7 @@ function refPush(e: ForgeEvent, body: Json): ForgeEvent {
 
 function githubAction(action: string | null): PullRequestEvent['action'] {
   if (action === 'opened' || action === 'reopened') return 'opened';
-  if (action === 'synchronize' || action === 'edited') return 'updated';
+  if (action === 'synchronize' || action === 'synchronized' || action === 'edited') return 'updated';
   if (action === 'closed') return 'closed';
   return 'other';
 }

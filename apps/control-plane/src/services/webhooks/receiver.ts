@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ForgeKind } from '@skiff/db';
 import type { Logger } from 'pino';
-import { type Principal, defaultPermissions } from '../../authz/principal.js';
+import type { Principal } from '../../authz/principal.js';
+import { webhookPrincipal } from './principal.js';
+import type { PreviewHooks } from './previews.js';
 import { DomainError, NotFound, Unauthorized } from '../../errors.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import { decidePush } from './decide.js';
@@ -45,6 +47,7 @@ export class WebhookReceiver {
     private readonly deliveries: WebhookDeliveries,
     private readonly deployer: WorkloadDeployer,
     private readonly log: Logger,
+    private readonly previews?: PreviewHooks,
   ) {}
 
   /** Deploys being queued, per workload (`kind:id`). */
@@ -100,7 +103,12 @@ export class WebhookReceiver {
     const fresh = await this.deliveries.claim(keys);
     const results: WebhookAnswer['results'] = [];
     for (const w of workloads) {
-      const outcome = fresh ? await this.decideAndQueue(w, event) : { decision: 'ignored' as const, reason: 'ignored: replay of a delivery already received', deploymentId: null };
+      const outcome = !fresh
+        ? null
+        : event.kind === 'pull_request' && this.previews
+          ? await this.previews.handle(source, w, event)
+          : await this.decideAndQueue(w, event);
+      const recorded = outcome ?? { decision: 'ignored' as const, reason: 'ignored: replay of a delivery already received', deploymentId: null };
       const record: DeliveryOutcome = {
         workload: { kind: w.kind, id: w.row.id },
         source,
@@ -108,11 +116,11 @@ export class WebhookReceiver {
         event: event.event || event.kind,
         ref: event.ref?.slice(0, 255) ?? null,
         commit: event.commit?.slice(0, 64) ?? null,
-        ...outcome,
+        ...recorded,
       };
       await this.deliveries.record(record);
-      this.log.info({ workload: record.workload, source, deliveryId, decision: outcome.decision, reason: outcome.reason }, 'webhook delivery');
-      results.push({ kind: w.kind, id: w.row.id, decision: outcome.decision, reason: outcome.reason, deploymentId: outcome.deploymentId });
+      this.log.info({ workload: record.workload, source, deliveryId, decision: recorded.decision, reason: recorded.reason }, 'webhook delivery');
+      results.push({ kind: w.kind, id: w.row.id, decision: recorded.decision, reason: recorded.reason, deploymentId: recorded.deploymentId });
     }
     return fresh ? { results } : { results, replay: true };
   }
@@ -177,14 +185,6 @@ export class WebhookReceiver {
     }
     return ok;
   }
-}
-
-/**
- * Who a webhook's deploy acts as: the workload's organization, with an admin's reach, used
- * only for the one workload the delivery was authenticated for.
- */
-export function webhookPrincipal(organizationId: string): Principal {
-  return { userId: 'webhook', organizationId, role: 'admin', apiKeyId: 'webhook', permissions: defaultPermissions(), isPlatformAdmin: false };
 }
 
 /** A body that is not JSON reads as an empty object (its event then decides nothing). */

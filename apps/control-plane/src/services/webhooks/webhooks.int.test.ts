@@ -2,7 +2,9 @@
 // each forge's delivery headers and payload shapes, signed as the forge signs them.
 import { serve } from '@hono/node-server';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { type ForgeSource, signatureFor } from './index.js';
@@ -248,5 +250,91 @@ describe('under load', () => {
     const plainResults = answers.filter((_, i) => i % 2 === 1).map((a) => a.body.results[0]);
     expect(new Set(plainResults.map((r: any) => r.deploymentId))).toEqual(new Set([queued[0].deploymentId]));
     expect(plainResults.filter((r: any) => r.reason.includes('joins queued deployment')).length).toBe(49);
+  });
+});
+
+/** A Gitea-shaped API on loopback: records the comments posted on issues and pull requests. */
+async function startGiteaApi() {
+  const comments: { path: string; authorization: string | undefined; body: { body: string } }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'POST' && /^\/api\/v1\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/.test(req.url ?? '')) {
+        comments.push({ path: req.url!, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: comments.length, body: 'ok' }));
+        return;
+      }
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, comments, stop: () => new Promise((r) => server.close(r)) };
+}
+
+/** Gitea's `pull_request` delivery. */
+const giteaPullRequest = (repo: string, action: string, number: number, branch: string) => ({
+  action,
+  number,
+  pull_request: { id: 9000 + number, number, title: `Change ${number}`, html_url: `http://gitea.test/${repo}/pulls/${number}`, state: action === 'closed' ? 'closed' : 'open', head: { ref: branch, sha: sha() }, base: { ref: 'main' } },
+  repository: { full_name: repo },
+});
+
+describe('preview deployments from pull requests (Gitea)', () => {
+  let gitea: Awaited<ReturnType<typeof startGiteaApi>>;
+  let app: { id: string; token: string };
+  const accessToken = `gitea-${randomUUID()}`;
+
+  beforeAll(async () => {
+    gitea = await startGiteaApi();
+    t.watch.secret(accessToken);
+    const forge = await ok('forgeD.create', { forgeDUrl: gitea.url, accessToken, organizationName: 'acme', authId: (await ok('user.get')).userId, name: 'Gitea test' });
+    app = await forgeApp('forgeD', { forgeDBuildPath: '/', forgeDOwner: 'acme', forgeDRepository: 'pr-site', forgeDId: forge.forgeDId, forgeDBranch: 'main' });
+    await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: true, previewWildcard: '*.preview.test', previewPort: 8080, previewLimit: 1 });
+  });
+  afterAll(() => gitea?.stop());
+
+  const previews = async () => (await ok('previewDeployment.all', { applicationId: app.id })) as any[];
+
+  it('opened creates the preview and its domain, and comments its URL; the limit refuses the next, and says so', async () => {
+    const opened = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 1, 'feature/one'));
+    expect(opened.status).toBe(200);
+    const [result] = opened.body.results;
+    expect(result.decision).toBe('preview');
+    const [preview] = await previews();
+    expect(preview).toMatchObject({ branch: 'feature/one', pullRequestNumber: '1', pullRequestTitle: 'Change 1', pullRequestUrl: 'http://gitea.test/acme/pr-site/pulls/1' });
+    expect(preview.appName).toMatch(/^preview-forgeD-app-[0-9a-z]+-[0-9a-f]{6}$|^preview-.+-[0-9a-f]{6}$/);
+    const host = `${preview.appName}.preview.test`.toLowerCase();
+    expect(preview.domains).toEqual([expect.objectContaining({ host, port: 8080 })]);
+    expect(result.reason).toBe(`preview: created ${preview.appName} at http://${host}`);
+    await waitFor(() => gitea.comments.length >= 1, { timeoutMs: 10_000, what: 'the preview comment' });
+    expect(gitea.comments[0]).toMatchObject({ path: '/api/v1/repos/acme/pr-site/issues/1/comments', authorization: `token ${accessToken}` });
+    expect(gitea.comments[0]!.body.body).toContain(`http://${host}`);
+
+    const second = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 2, 'feature/two'));
+    expect(second.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: preview for pull request #2: the application has 1 previews, its previewLimit is 1' });
+    expect(await previews()).toHaveLength(1);
+    await waitFor(() => gitea.comments.length >= 2, { timeoutMs: 10_000, what: 'the refusal comment' });
+    expect(gitea.comments[1]).toMatchObject({ path: '/api/v1/repos/acme/pr-site/issues/2/comments' });
+    expect(gitea.comments[1]!.body.body).toMatch(/previewLimit/);
+  });
+
+  it('synchronized follows the branch; closed removes the preview with its domain', async () => {
+    const updated = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'synchronized', 1, 'feature/one-b'));
+    expect(updated.body.results[0].decision).toBe('preview');
+    expect((await previews())[0].branch).toBe('feature/one-b');
+    const [{ domains }] = await previews();
+    const closed = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'closed', 1, 'feature/one-b'));
+    expect(closed.body.results[0].reason).toMatch(/^preview: removed preview-.+ \(pull request #1 closed\)$/);
+    expect(await previews()).toEqual([]);
+    expect((await t.call('domain.one', { domainId: domains[0].domainId })).status).toBe(404);
+    await waitFor(() => gitea.comments.length >= 3, { timeoutMs: 10_000, what: 'the removal comment' });
+    expect(gitea.comments[2]!.body.body).toMatch(/removed/);
+  });
+
+  it('previews off: a pull request is recorded as ignored', async () => {
+    await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: false });
+    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 3, 'feature/three'));
+    expect(res.body.results[0].reason).toBe('ignored: preview deployments are off for this application');
   });
 });
