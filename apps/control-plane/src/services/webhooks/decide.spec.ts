@@ -3,6 +3,7 @@ import { decidePush, type DeploySettings } from './decide.js';
 import { readForgeEvent, readGenericEvent } from './payloads.js';
 import { signatureFor, verifySignature } from './signatures.js';
 import { firstWatchedFile } from './watch-paths.js';
+import { previewAppName, previewHost } from './previews.js';
 
 const settings = (over: Partial<DeploySettings> = {}): DeploySettings => ({ autoDeploy: true, branch: 'main', triggerType: 'push', watchPaths: null, ...over });
 const githubPush = (ref: string, files: string[] = ['src/a.ts']) =>
@@ -76,5 +77,33 @@ describe('signatures', () => {
   it('GitHub and Bitbucket carry sha256=, Gitea the bare hex', () => {
     expect(signatureFor('github', 'k', body)).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(signatureFor('gitea', 'k', body)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('pull request events and preview names', () => {
+  it('reads GitHub, GitLab and Bitbucket pull requests into one shape', () => {
+    const github = readForgeEvent('github', 'pull_request', {
+      action: 'synchronize', number: 4,
+      pull_request: { id: 99, number: 4, title: 'Fix', html_url: 'https://github.com/acme/shop/pull/4', head: { ref: 'fix', sha: 'e'.repeat(40) } },
+      repository: { full_name: 'acme/shop' },
+    });
+    expect(github.pullRequest).toEqual({ action: 'updated', number: '4', id: '99', title: 'Fix', url: 'https://github.com/acme/shop/pull/4', headBranch: 'fix', headCommit: 'e'.repeat(40), fromFork: null });
+    const gitlab = readForgeEvent('gitlab', 'Merge Request Hook', {
+      object_kind: 'merge_request', project: { id: 7, path_with_namespace: 'acme/shop' },
+      object_attributes: { id: 501, iid: 12, action: 'merge', source_project_id: 8, target_project_id: 7, title: 'MR', url: 'https://gitlab.example/acme/shop/-/merge_requests/12', source_branch: 'feat', last_commit: { id: 'f'.repeat(40) } },
+    });
+    expect(gitlab.pullRequest).toMatchObject({ action: 'closed', number: '12', id: '501', headBranch: 'feat', fromFork: true });
+    const bitbucket = readForgeEvent('bitbucket', 'pullrequest:created', {
+      repository: { full_name: 'acme/shop' },
+      pullrequest: { id: 3, title: 'BB', links: { html: { href: 'https://bitbucket.org/acme/shop/pull-requests/3' } }, source: { branch: { name: 'bb' }, commit: { hash: 'abc123' } } },
+    });
+    expect(bitbucket.pullRequest).toMatchObject({ action: 'opened', number: '3', url: 'https://bitbucket.org/acme/shop/pull-requests/3', headBranch: 'bb', headCommit: 'abc123' });
+  });
+
+  it('names previews preview-<appName>-<6 hex> within 63 characters, under the wildcard', () => {
+    expect(previewAppName('web', 'a1b2c3')).toBe('preview-web-a1b2c3');
+    expect(previewAppName('x'.repeat(63), 'a1b2c3')).toHaveLength(63);
+    expect(previewHost('*.Preview.Example.com', 'preview-web-a1b2c3')).toBe('preview-web-a1b2c3.preview.example.com');
+    expect(previewHost(null, 'preview-web-a1b2c3')).toBeNull();
   });
 });

@@ -3,8 +3,9 @@ import type { ServiceDeps } from '../shared/deps.js';
 
 /** How long a delivery key is remembered: the same delivery within it is a replay. */
 export const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
-/** Deliveries kept per workload (the newest). */
+/** Deliveries kept per workload (the newest); between prunes at most PRUNE_EVERY more. */
 export const KEEP_DELIVERIES = 100;
+const PRUNE_EVERY = 10;
 
 export interface DeliveryOutcome {
   workload: { kind: 'application' | 'compose'; id: string };
@@ -24,6 +25,8 @@ export class WebhookDeliveries {
 
   /** When expired keys were last removed (at most once a minute). */
   private expiredAt = 0;
+  /** Records written per workload since its last prune. */
+  private readonly sincePrune = new Map<string, number>();
 
   private get db(): Db {
     return this.deps.db;
@@ -65,7 +68,14 @@ export class WebhookDeliveries {
         createdAt: this.deps.clock(),
       })
       .execute();
-    // Everything past the newest KEEP_DELIVERIES of the workload goes.
+    // Everything past the newest KEEP_DELIVERIES of the workload goes, checked every PRUNE_EVERY records.
+    const key = `${workload.kind}:${workload.id}`;
+    const since = (this.sincePrune.get(key) ?? PRUNE_EVERY) + 1;
+    if (since < PRUNE_EVERY) {
+      this.sincePrune.set(key, since);
+      return;
+    }
+    this.sincePrune.set(key, 0);
     await this.db
       .deleteFrom('webhookDeliveries')
       .where(column, '=', workload.id)

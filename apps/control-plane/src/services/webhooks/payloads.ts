@@ -10,6 +10,8 @@ export interface PullRequestEvent {
   /** The branch the request would merge (where the preview is built from). */
   headBranch: string;
   headCommit: string | null;
+  /** The head branch lives in another repository than the base (a fork); null when the payload does not say. */
+  fromFork: boolean | null;
 }
 
 /** What the receiver needs from any forge's delivery. */
@@ -79,6 +81,9 @@ const blank = (event: string): ForgeEvent => ({
 
 const ZERO_SHA = /^0+$/;
 
+/** Whether two repository names differ (a fork), when both are known. */
+const differs = (head: string | null, base: string | null): boolean | null => (head && base ? head.toLowerCase() !== base.toLowerCase() : null);
+
 /** A GitHub- or Gitea-shaped push (both send `ref`, `after`, `commits[].added…`). */
 function refPush(e: ForgeEvent, body: Json): ForgeEvent {
   const ref = splitRef(str(body.ref));
@@ -119,6 +124,7 @@ function githubLike(event: string, body: Json): ForgeEvent {
         url: str(pr.html_url) ?? '',
         headBranch: str(head.ref) ?? '',
         headCommit: str(head.sha),
+        fromFork: differs(str(obj(head.repo).full_name), e.repository),
       },
     };
   }
@@ -153,6 +159,7 @@ function gitlab(event: string, body: Json): ForgeEvent {
         url: str(mr.url) ?? '',
         headBranch: str(mr.source_branch) ?? '',
         headCommit: str(obj(mr.last_commit).id),
+        fromFork: differs(str(mr.source_project_id), str(mr.target_project_id)),
       },
     };
   }
@@ -193,6 +200,7 @@ function bitbucket(event: string, body: Json): ForgeEvent {
         url: str(obj(obj(pr.links).html).href) ?? '',
         headBranch: str(obj(source.branch).name) ?? '',
         headCommit: str(obj(source.commit).hash),
+        fromFork: differs(str(obj(source.repository).full_name), e.repository),
       },
     };
   }

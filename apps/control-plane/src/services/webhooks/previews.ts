@@ -59,6 +59,15 @@ export class PreviewHooks {
     if (!app.isPreviewDeploymentsActive) return ignored('preview deployments are off for this application');
     if (pr.action === 'other') return ignored(`pull request #${pr.number} event does not change its preview`);
     const target: PullRequestTarget = { source, workload: app, repository: event.repository ?? '', number: pr.number };
+    // Collaborators cannot be asked of the forge here yet: with the setting on, a pull request
+    // from a fork (or one whose origin the forge does not say) gets no preview at all.
+    if (app.previewRequireCollaboratorPermissions && pr.action !== 'closed' && pr.fromFork !== false) {
+      return {
+        decision: 'refused',
+        reason: `refused: pull request #${pr.number} ${pr.fromFork ? 'comes from a fork' : 'does not say where it comes from'}, and previewRequireCollaboratorPermissions is set`,
+        deploymentId: null,
+      };
+    }
     const principal = webhookPrincipal(await organizationOf(this.db, app.environmentId));
     const existing = await this.db
       .selectFrom('previewDeployments')
