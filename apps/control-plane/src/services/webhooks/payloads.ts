@@ -38,7 +38,8 @@ export interface ForgeEvent {
 type Json = Record<string, unknown>;
 
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+/** A non-empty string or number as text, cut at 1024 characters (refs, titles and URLs stay bounded). */
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v.slice(0, 1024) : typeof v === 'number' ? String(v) : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Most files read from one delivery (GitHub lists at most 20 commits; each may list many files). */

@@ -113,10 +113,11 @@ export class WebhookReceiver {
         workload: { kind: w.kind, id: w.row.id },
         source,
         deliveryId,
-        event: event.event || event.kind,
+        event: (event.event || event.kind).slice(0, 100),
         ref: event.ref?.slice(0, 255) ?? null,
         commit: event.commit?.slice(0, 64) ?? null,
         ...recorded,
+        reason: recorded.reason.slice(0, 2000),
       };
       await this.deliveries.record(record);
       this.log.info({ workload: record.workload, source, deliveryId, decision: recorded.decision, reason: recorded.reason }, 'webhook delivery');
