@@ -276,14 +276,16 @@ describe('under load', () => {
   });
 });
 
-/** A Gitea-shaped API on loopback: records the comments posted on issues and pull requests. */
+/** Gitea- and Bitbucket-shaped comment APIs on loopback: record the comments posted on pull requests. */
 async function startGiteaApi() {
-  const comments: { path: string; authorization: string | undefined; body: { body: string } }[] = [];
+  const comments: { path: string; authorization: string | undefined; body: { body?: string; content?: { raw: string } } }[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.method === 'POST' && /^\/api\/v1\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/.test(req.url ?? '')) {
+      const gitea = /^\/api\/v1\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/.test(req.url ?? '');
+      const bitbucket = /^\/2\.0\/repositories\/[^/]+\/[^/]+\/pullrequests\/\d+\/comments$/.test(req.url ?? '');
+      if (req.method === 'POST' && (gitea || bitbucket)) {
         comments.push({ path: req.url!, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
         res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: comments.length, body: 'ok' }));
         return;
@@ -369,5 +371,28 @@ describe('preview deployments from pull requests (Gitea)', () => {
     await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: false });
     const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 3, 'feature/three'));
     expect(res.body.results[0].reason).toBe('ignored: preview deployments are off for this application');
+  });
+});
+
+describe('preview comments on Bitbucket', () => {
+  it('a pull request created: the comment goes to the Bitbucket API with the connection\'s API token', async () => {
+    const api = await startGiteaApi();
+    try {
+      const apiToken = `bb-${randomUUID()}`;
+      t.watch.secret(apiToken);
+      const forge = await ok('forgeC.create', { forgeCUsername: 'jdoe', apiToken, forgeCWorkspaceName: 'acme', apiUrl: `${api.url}/2.0`, authId: (await ok('user.get')).userId, name: 'Bitbucket test' });
+      const app = await forgeApp('forgeC', { forgeCBuildPath: '/', forgeCOwner: 'acme', forgeCRepository: 'Site Two', forgeCRepositorySlug: 'site-two', forgeCId: forge.forgeCId, forgeCBranch: 'main' });
+      await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: true });
+      const res = await deliver('bitbucket', app.token, 'pullrequest:created', {
+        repository: { full_name: 'acme/site-two' },
+        pullrequest: { id: 5, title: 'BB change', links: { html: { href: 'https://bitbucket.org/acme/site-two/pull-requests/5' } }, source: { branch: { name: 'bb' }, commit: { hash: 'abc1234' }, repository: { full_name: 'acme/site-two' } } },
+      });
+      expect(res.body.results[0].reason).toMatch(/^preview: created preview-[\w.-]+-[0-9a-f]{6}$/);
+      await waitFor(() => api.comments.length >= 1, { timeoutMs: 10_000, what: 'the Bitbucket comment' });
+      expect(api.comments[0]).toMatchObject({ path: '/2.0/repositories/acme/site-two/pullrequests/5/comments', authorization: `Bearer ${apiToken}` });
+      expect(api.comments[0]!.body.content!.raw).toMatch(/^Preview `preview-.+` created \(state: idle\)\.$/);
+    } finally {
+      await api.stop();
+    }
   });
 });
