@@ -28,7 +28,7 @@ import { certificatesHandlers } from './routers/certificates.js';
 import { clusterHandlers } from './routers/cluster.js';
 import { settingsMetricsHandlers, userMetricsHandlers } from './routers/metrics.js';
 import { MetricsRetention, MetricsService } from './services/metrics/index.js';
-import { composeHandlers, composeTemplateHandlers } from './routers/compose.js';
+import { composeHandlers, composeTemplateHandlers, composeWebhookHandlers } from './routers/compose.js';
 import { deploymentHandlers } from './routers/deployment.js';
 import { commandHandlers } from './routers/command.js';
 import { destinationHandlers } from './routers/destination.js';
@@ -70,6 +70,7 @@ import { buildEvents, recordCrashLoop } from './services/events/index.js';
 import { buildHostOperations } from './host-operations.js';
 import { buildContainers } from './containers-root.js';
 import { ProjectService } from './services/projects/index.js';
+import { buildWebhooks } from './services/webhooks/index.js';
 import { agentEndpoints, CLUSTER_REQUEST_TIMEOUT_MS, ClusterService, NODE_REMOVAL_TIMEOUT_MS, ServerAgents, ServerService, SshKeyService } from './services/servers/index.js';
 
 export type { PlatformOptions };
@@ -194,6 +195,10 @@ export async function buildPlatform(options: PlatformOptions) {
   const deploymentControl = new DeploymentControl(deps, access, agentControl, 'application', commandStream);
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox);
+  const webhooks = buildWebhooks(deps, access, {
+    application: (p, input) => deployments.deploy(p, input, 'deploy'),
+    compose: (p, input) => composeDeployments.deploy(p, input, 'deploy'),
+  }, { previews, domains }, options.log);
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
@@ -221,7 +226,7 @@ export async function buildPlatform(options: PlatformOptions) {
     notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations, backupParts.runner),
     backup: backupHandlers(backups, backupParts.runner),
-    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts)),
+    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts), webhooks.reads),
     mounts: mountsHandlers(mounts),
     deployment: deploymentHandlers(deployments),
     command: commandHandlers(new CommandService(deps, access)),
@@ -232,6 +237,7 @@ export async function buildPlatform(options: PlatformOptions) {
     compose: {
       ...composeHandlers(composeStacks, composeDeployments, composeLifecycle, composeControl, composeFiles),
       ...composeTemplateHandlers(composeTemplates),
+      ...composeWebhookHandlers(webhooks.reads),
     },
     cache: cacheHandlers(caches, cacheLifecycle),
     ...databases.handlers,
@@ -259,7 +265,7 @@ export async function buildPlatform(options: PlatformOptions) {
       await sql`select 1`.execute(database.db);
     },
     validateOutput: options.validateOutput,
-    webhooks: { billing: (rawBody, signature) => billing.receiveWebhook(rawBody, signature) },
+    webhooks: { billing: (rawBody, signature) => billing.receiveWebhook(rawBody, signature), push: webhooks.receiver },
     logs: containers.logRoutes,
     uploads: { dir: drops.incomingDir, maxBytes: options.archives?.maxBytes ?? DEFAULT_MAX_ARCHIVE_BYTES },
     eventStream: events.stream,

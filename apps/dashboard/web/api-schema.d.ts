@@ -617,6 +617,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/application.refreshToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a new webhook token for the application
+         * @description The previous deploy-hook address and forge hook secret stop working; the answer is the application with its new `refreshToken` (random, encrypted at rest).
+         */
+        post: operations["application.refreshToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/application.webhookDeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The application's received webhook events and what each decided
+         * @description Every push, tag or ping received for the application (through its forge route or its generic deploy hook), with the decision (`deployed` and its deployment, `ignored` or `refused`) and the reason. Access follows access to the application.
+         */
+        get: operations["application.webhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compose.create": {
         parameters: {
             query?: never;
@@ -1134,6 +1174,26 @@ export interface paths {
          * @description `base64` is a template encoded in base64: a JSON object `{compose, config}` holding the compose YAML and the template configuration (TOML: `[variables]`, `[[config.domains]]`, `[[config.env]]`, `[[config.mounts]]`); helpers such as `${password:32}` get fresh values. The stack's compose file becomes the template's (`sourceType` becomes `raw`) and its `env` is replaced by the template's; the template's domains are added (plain HTTP, `certificateType: none`; change them with domain.update). Everything is stored together or nothing is: a template that cannot be read or processed, or a domain whose host and path are already routed on the server, is BAD_REQUEST naming `base64`. Templates with `[[config.mounts]]` are refused for now: the files beside the compose file are not stored yet.
          */
         post: operations["compose.import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compose.webhookDeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stack's received webhook events and what each decided
+         * @description Every push, tag or ping received for the stack, with the decision (`deployed` and its deployment, `ignored` or `refused`) and the reason. Access follows access to the stack.
+         */
+        get: operations["compose.webhookDeliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -12339,6 +12399,387 @@ export interface operations {
             };
         };
     };
+    "application.refreshToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "applicationId": "app_example"
+                 *     }
+                 */
+                "application/json": {
+                    applicationId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        appName: string;
+                        /**
+                         * @description Where an application comes from: git (any git URL), a forge connection (forgeA GitHub, forgeB GitLab, forgeC Bitbucket, forgeD Gitea or Forgejo), container (a registry image), drop (an uploaded archive)
+                         * @enum {string}
+                         */
+                        sourceType: "forgeA" | "container" | "git" | "forgeB" | "forgeC" | "forgeD" | "drop";
+                        /** @enum {string} */
+                        applicationStatus: "idle" | "running" | "done" | "error";
+                        replicas: number;
+                        enableSubmodules: boolean;
+                        previewHttps: boolean;
+                        /**
+                         * @description acme (issued automatically by the proxy), custom (a stored certificate), none
+                         * @enum {string}
+                         */
+                        previewCertificateType: "acme" | "none" | "custom";
+                        description: string | null;
+                        /** @description dotenv text; `${{project.X}}`, `${{environment.X}}`, `${{X}}` are resolved at deploy time */
+                        env: string;
+                        previewEnv: string | null;
+                        buildArgs: string | null;
+                        previewBuildArgs: string | null;
+                        previewWildcard: string | null;
+                        previewPath: string | null;
+                        previewCustomCertResolver: string | null;
+                        memoryReservation: string | null;
+                        memoryLimit: string | null;
+                        cpuReservation: string | null;
+                        cpuLimit: string | null;
+                        title: string | null;
+                        subtitle: string | null;
+                        command: string | null;
+                        refreshToken: string | null;
+                        repository: string | null;
+                        owner: string | null;
+                        branch: string | null;
+                        buildPath: string | null;
+                        triggerType: string | null;
+                        forgeBRepository: string | null;
+                        forgeBOwner: string | null;
+                        forgeBBranch: string | null;
+                        forgeBBuildPath: string | null;
+                        forgeBPathNamespace: string | null;
+                        forgeDRepository: string | null;
+                        forgeDOwner: string | null;
+                        forgeDBranch: string | null;
+                        forgeDBuildPath: string | null;
+                        forgeCRepository: string | null;
+                        forgeCRepositorySlug: string | null;
+                        forgeCOwner: string | null;
+                        forgeCBranch: string | null;
+                        forgeCBuildPath: string | null;
+                        username: string | null;
+                        containerImage: string | null;
+                        registryUrl: string | null;
+                        customGitUrl: string | null;
+                        customGitBranch: string | null;
+                        customGitBuildPath: string | null;
+                        customGitSSHKeyId: string | null;
+                        containerfile: string | null;
+                        containerContextPath: string | null;
+                        containerBuildStage: string | null;
+                        dropBuildPath: string | null;
+                        previewPort: number | null;
+                        previewLimit: number | null;
+                        forgeBProjectId: number | null;
+                        isPreviewDeploymentsActive: boolean | null;
+                        previewRequireCollaboratorPermissions: boolean | null;
+                        rollbackActive: boolean | null;
+                        enabled: boolean | null;
+                        cleanCache: boolean | null;
+                        autoDeploy: boolean | null;
+                        watchPaths: string[] | null;
+                        previewLabels: string[] | null;
+                        args: string[] | null;
+                        icon: string | null;
+                        healthCheckCluster: {
+                            /** @description [] inherits the image check; ["NONE"], ["CMD", ...] or ["CMD-SHELL", cmd] */
+                            Test: string[];
+                            /** @description a duration in nanoseconds */
+                            Interval?: number;
+                            /** @description a duration in nanoseconds */
+                            Timeout?: number;
+                            /** @description a duration in nanoseconds */
+                            StartPeriod?: number;
+                            /** @description a duration in nanoseconds */
+                            StartInterval?: number;
+                            Retries?: number;
+                        } | null;
+                        restartPolicyCluster: {
+                            /** @enum {string} */
+                            Condition?: "none" | "on-failure" | "any";
+                            /** @description a duration in nanoseconds */
+                            Delay?: number;
+                            MaxAttempts?: number;
+                            /** @description a duration in nanoseconds */
+                            Window?: number;
+                        } | null;
+                        placementCluster: {
+                            Constraints?: string[];
+                            Preferences?: {
+                                Spread: {
+                                    SpreadDescriptor: string;
+                                };
+                            }[];
+                            MaxReplicas?: number;
+                            Platforms?: {
+                                Architecture?: string;
+                                OS?: string;
+                            }[];
+                        } | null;
+                        updateConfigCluster: {
+                            Parallelism: number;
+                            /** @description a duration in nanoseconds */
+                            Delay?: number;
+                            /** @description a duration in nanoseconds */
+                            Monitor?: number;
+                            MaxFailureRatio?: number;
+                            /** @enum {string} */
+                            Order?: "stop-first" | "start-first";
+                            /** @enum {string} */
+                            FailureAction?: "continue" | "pause" | "rollback";
+                        } | null;
+                        rollbackConfigCluster: {
+                            Parallelism: number;
+                            /** @description a duration in nanoseconds */
+                            Delay?: number;
+                            /** @description a duration in nanoseconds */
+                            Monitor?: number;
+                            MaxFailureRatio?: number;
+                            /** @enum {string} */
+                            Order?: "stop-first" | "start-first";
+                            /** @enum {string} */
+                            FailureAction?: "continue" | "pause";
+                        } | null;
+                        modeCluster: ({
+                            Replicated: {
+                                Replicas?: number;
+                            };
+                        } | {
+                            Global: Record<string, never>;
+                        } | {
+                            ReplicatedJob: {
+                                MaxConcurrent?: number;
+                                TotalCompletions?: number;
+                            };
+                        } | {
+                            GlobalJob: Record<string, never>;
+                        }) | null;
+                        labelsCluster: {
+                            [key: string]: string;
+                        } | null;
+                        networkCluster: {
+                            /** @description network name or id */
+                            Target: string;
+                            Aliases?: string[];
+                            DriverOpts?: {
+                                [key: string]: string;
+                            };
+                        }[] | null;
+                        stopGracePeriodCluster: number | null;
+                        endpointSpecCluster: {
+                            /** @enum {string} */
+                            Mode?: "vip" | "dnsrr";
+                            Ports?: {
+                                /** @enum {string} */
+                                Protocol?: "tcp" | "udp" | "sctp";
+                                TargetPort: number;
+                                PublishedPort?: number;
+                                /** @enum {string} */
+                                PublishMode?: "ingress" | "host";
+                                Name?: string;
+                            }[];
+                        } | null;
+                        ulimitsCluster: {
+                            Name: string;
+                            Soft: number;
+                            Hard: number;
+                        }[] | null;
+                        applicationId: string;
+                        environmentId: string;
+                        serverId: string | null;
+                        buildType: ("containerfile" | "legacy_buildpacks" | "cloudnative_buildpacks" | "pack_one" | "static" | "pack_two") | null;
+                        legacyVersion: string | null;
+                        packTwoVersion: string | null;
+                        publishDirectory: string | null;
+                        isStaticSpa: boolean | null;
+                        createEnvFile: boolean | null;
+                        forgeAId: string | null;
+                        forgeBId: string | null;
+                        forgeCId: string | null;
+                        forgeDId: string | null;
+                        /** @description a registry password is set */
+                        hasPassword: boolean;
+                        /** @description build secrets are set */
+                        hasBuildSecrets: boolean;
+                        /** @description preview build secrets are set */
+                        hasPreviewBuildSecrets: boolean;
+                        /** @description ISO-8601 timestamp */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "application.webhookDeliveries": {
+        parameters: {
+            query: {
+                applicationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the generic deploy hook (`/webhooks/deploy/<kind>/<id>/<refreshToken>`); null without a refreshToken */
+                        webhookPath: string | null;
+                        /** @description newest first, the newest 100 */
+                        deliveries: {
+                            webhookDeliveryId: string;
+                            /**
+                             * @description the route it came through (`token`: the generic one)
+                             * @enum {string}
+                             */
+                            source: "github" | "gitlab" | "bitbucket" | "gitea" | "token";
+                            /** @description the forge's delivery id */
+                            deliveryId: string | null;
+                            event: string;
+                            /** @description branch or tag */
+                            ref: string | null;
+                            commit: string | null;
+                            /**
+                             * @description `preview`: a pull request created or removed a preview deployment
+                             * @enum {string}
+                             */
+                            decision: "deployed" | "ignored" | "refused" | "preview";
+                            /** @description why, in words: "ignored: branch dev is not main" */
+                            reason: string;
+                            deploymentId: string | null;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "compose.create": {
         parameters: {
             query?: never;
@@ -15356,6 +15797,109 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "compose.webhookDeliveries": {
+        parameters: {
+            query: {
+                composeId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the generic deploy hook (`/webhooks/deploy/<kind>/<id>/<refreshToken>`); null without a refreshToken */
+                        webhookPath: string | null;
+                        /** @description newest first, the newest 100 */
+                        deliveries: {
+                            webhookDeliveryId: string;
+                            /**
+                             * @description the route it came through (`token`: the generic one)
+                             * @enum {string}
+                             */
+                            source: "github" | "gitlab" | "bitbucket" | "gitea" | "token";
+                            /** @description the forge's delivery id */
+                            deliveryId: string | null;
+                            event: string;
+                            /** @description branch or tag */
+                            ref: string | null;
+                            commit: string | null;
+                            /**
+                             * @description `preview`: a pull request created or removed a preview deployment
+                             * @enum {string}
+                             */
+                            decision: "deployed" | "ignored" | "refused" | "preview";
+                            /** @description why, in words: "ignored: branch dev is not main" */
+                            reason: string;
+                            deploymentId: string | null;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

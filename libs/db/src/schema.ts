@@ -23,6 +23,7 @@ import type { CleanupSchedulesTable, PlatformSettingsTable } from './schema/sett
 import type { AuditEventsTable } from './schema/audit.js';
 import type { BillingAccountsTable, BillingEventsTable } from './schema/billing.js';
 import type { EventDeliveriesTable, EventsTable } from './schema/events.js';
+import type { WebhookDeliveriesTable, WebhookSeenTable } from './schema/webhooks.js';
 import type { ContainerMetricsTable, HostMetricsTable, ServerMetricThresholdsTable } from './schema/metrics.js';
 
 export type { ServiceColumns } from './schema/columns.js';
@@ -43,6 +44,7 @@ export type * from './schema/audit.js';
 export type * from './schema/billing.js';
 export type * from './schema/events.js';
 export type * from './schema/metrics.js';
+export type * from './schema/webhooks.js';
 
 export interface Database {
   users: UsersTable;
@@ -83,6 +85,8 @@ export interface Database {
   hostMetrics: HostMetricsTable;
   containerMetrics: ContainerMetricsTable;
   serverMetricThresholds: ServerMetricThresholdsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+  webhookSeen: WebhookSeenTable;
 }
 
 export type ServiceTable = 'applications' | 'composeStacks' | 'cacheInstances' | 'databaseServices';

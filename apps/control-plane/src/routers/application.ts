@@ -5,6 +5,7 @@ import type { DeploymentService } from '../services/deployments/index.js';
 import type { DropArchiveService } from '../services/deployments/index.js';
 import type { WorkloadLifecycle } from '../services/deployments/index.js';
 import type { ApplicationDeletion } from '../services/mounts/index.js';
+import type { WebhookDeliveryReads } from '../services/webhooks/index.js';
 
 export const applicationHandlers = (
   apps: ApplicationService,
@@ -13,7 +14,10 @@ export const applicationHandlers = (
   drops: DropArchiveService,
   control: DeploymentControl,
   deletion: ApplicationDeletion,
+  webhooks: WebhookDeliveryReads,
 ): RouterHandlers<'application'> => ({
+  refreshToken: (input, { principal }) => apps.refreshToken(principal, input.applicationId),
+  webhookDeliveries: (input, { principal }) => webhooks.of(principal, 'application', input.applicationId),
   create: (input, { principal }) => apps.create(principal, input),
   one: (input, { principal }) => apps.one(principal, input.applicationId),
   update: (input, { principal }) => apps.update(principal, input),

@@ -5,6 +5,7 @@ import type { ComposeFiles } from '../services/compose/index.js';
 import type { DeploymentControl } from '../services/deployments/index.js';
 import type { WorkloadLifecycle } from '../services/deployments/index.js';
 import type { ComposeTemplateService } from '../services/compose/index.js';
+import type { WebhookDeliveryReads } from '../services/webhooks/index.js';
 
 /** The records of compose stacks, their deploys and lifecycle, and their files as deployed. */
 export const composeHandlers = (
@@ -47,4 +48,9 @@ export const composeTemplateHandlers = (templates: ComposeTemplateService): Rout
   processTemplate: (input, { principal }) => templates.process(principal, input),
   import: (input, { principal }) => templates.import(principal, input),
   deployTemplate: (input, { principal }) => templates.deployTemplate(principal, input),
+});
+
+/** What the stack's webhooks received and decided (services/webhooks). */
+export const composeWebhookHandlers = (webhooks: WebhookDeliveryReads): RouterHandlers<'compose'> => ({
+  webhookDeliveries: (input, { principal }) => webhooks.of(principal, 'compose', input.composeId),
 });

@@ -22,6 +22,8 @@ import { saveGitProvider } from './saveGitProvider.js';
 import { start } from './start.js';
 import { stop } from './stop.js';
 import { update } from './update.js';
+import { refreshToken } from './refreshToken.js';
+import { webhookDeliveries } from './webhookDeliveries.js';
 
 export const application = defineRouter('application', {
   create,
@@ -47,4 +49,6 @@ export const application = defineRouter('application', {
   killBuild,
   cleanQueues,
   dropDeployment,
+  refreshToken,
+  webhookDeliveries,
 });

@@ -21,6 +21,7 @@ import { processTemplate } from './processTemplate.js';
 import { randomizeCompose } from './randomizeCompose.js';
 import { redeploy } from './redeploy.js';
 import { refreshToken } from './refreshToken.js';
+import { webhookDeliveries } from './webhookDeliveries.js';
 import { start } from './start.js';
 import { stop } from './stop.js';
 import { templates } from './templates.js';
@@ -53,4 +54,5 @@ export const compose = defineRouter('compose', {
   move,
   processTemplate,
   import: import_,
+  webhookDeliveries,
 });

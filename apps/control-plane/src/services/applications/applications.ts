@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { Application } from '@skiff/db';
 import type { Principal } from '../../authz/principal.js';
@@ -134,6 +135,11 @@ export class ApplicationService {
   /** A save*Provider: the source fields given, and the source type they imply. */
   saveSource(p: Principal, sourceType: string, input: Values & { applicationId: string }) {
     return this.update(p, { ...input, sourceType });
+  }
+
+  /** A new random webhook token (the generic deploy hook's and forge hooks' secret); the previous one stops working. */
+  refreshToken(p: Principal, applicationId: string) {
+    return this.update(p, { applicationId, refreshToken: randomBytes(32).toString('base64url') });
   }
 
   disconnectGitProvider(p: Principal, applicationId: string) {

@@ -1,0 +1,398 @@
+// Push-to-deploy through the public routes, over real HTTP on loopback, against real Postgres:
+// each forge's delivery headers and payload shapes, signed as the forge signs them.
+import { serve } from '@hono/node-server';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { waitFor } from '@skiff/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { KEEP_DELIVERIES, type ForgeSource, signatureFor, WebhookDeliveries } from './index.js';
+
+let t: TestPlatform;
+let server: ReturnType<typeof serve>;
+let base: string;
+let env: string;
+
+const ok = async (op: string, input?: Record<string, unknown>) => {
+  const res = await t.call(op, input);
+  if (res.status !== 200) throw new Error(`${op}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+};
+
+beforeAll(async () => {
+  t = await startTestPlatform();
+  server = serve({ fetch: t.platform.app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  env = (await ok('project.create', { name: 'hooks' })).environments[0].environmentId;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.close();
+});
+
+/** Each forge's event and delivery headers, as the forge sends them. */
+const EVENT: Record<ForgeSource, [string, string]> = {
+  github: ['x-github-event', 'x-github-delivery'],
+  gitlab: ['x-gitlab-event', 'x-gitlab-event-uuid'],
+  bitbucket: ['x-event-key', 'x-request-uuid'],
+  gitea: ['x-gitea-event', 'x-gitea-delivery'],
+};
+const SIGNATURE: Record<ForgeSource, string> = { github: 'x-hub-signature-256', gitlab: 'x-gitlab-token', bitbucket: 'x-hub-signature', gitea: 'x-gitea-signature' };
+
+/** Sends a delivery as `source` does (its headers, its signature with `secret`); answers status, body and time taken. */
+async function deliver(source: ForgeSource, secret: string, event: string, payload: unknown, deliveryId = randomUUID(), signWith = secret) {
+  const body = JSON.stringify(payload);
+  const [eventHeader, deliveryHeader] = EVENT[source];
+  const started = performance.now();
+  const res = await fetch(`${base}/webhooks/${source}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': `${source}-Hookshot/test`,
+      [eventHeader]: event,
+      [deliveryHeader]: deliveryId,
+      [SIGNATURE[source]]: signatureFor(source, signWith, body),
+    },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as any, ms: performance.now() - started };
+}
+
+const sha = () => randomUUID().replaceAll('-', '').padEnd(40, '0');
+const commits = (files: string[]) => [{ id: sha(), message: 'change', added: [], modified: files, removed: [] }];
+const githubPush = (repo: string, branch: string, files = ['src/index.ts']) => ({
+  ref: `refs/heads/${branch}`, before: '0'.repeat(40), after: sha(), deleted: false,
+  repository: { full_name: repo, name: repo.split('/')[1], owner: { login: repo.split('/')[0] } },
+  installation: { id: 7654321 }, head_commit: { id: sha() }, commits: commits(files),
+});
+const gitlabPush = (repo: string, branch: string, files = ['src/index.ts']) => {
+  const after = sha();
+  return { object_kind: 'push', event_name: 'push', ref: `refs/heads/${branch}`, before: '0'.repeat(40), after, checkout_sha: after, project_id: 4211, project: { id: 4211, path_with_namespace: repo }, commits: commits(files) };
+};
+const bitbucketPush = (repo: string, branch: string) => ({
+  repository: { full_name: repo, type: 'repository' },
+  push: { changes: [{ old: { type: 'branch', name: branch }, new: { type: 'branch', name: branch, target: { type: 'commit', hash: sha() } } }] },
+});
+
+/** A GitHub App connection whose webhook secret is `secret`. */
+async function githubApp(name: string, secret: string) {
+  const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  return ok('forgeA.create', { appName: name, appId: 1, clientId: 'Iv1.test', clientSecret: 'client-secret', privateKey, installationId: '7654321', webhookSecret: secret, authId: (await ok('user.get')).userId, name });
+}
+
+const deliveries = async (applicationId: string) => (await ok('application.webhookDeliveries', { applicationId })).deliveries as any[];
+
+async function forgeApp(kind: 'forgeA' | 'forgeB' | 'forgeC' | 'forgeD', source: Record<string, unknown>) {
+  const app = await ok('application.create', { name: `${kind}-app`, environmentId: env, sourceType: kind });
+  const save = { forgeA: 'saveForgeAProvider', forgeB: 'saveForgeBProvider', forgeC: 'saveForgeCProvider', forgeD: 'saveForgeDProvider' }[kind];
+  await ok(`application.${save}`, { applicationId: app.applicationId, ...source });
+  const token = (await ok('application.refreshToken', { applicationId: app.applicationId })).refreshToken as string;
+  t.watch.secret(token);
+  return { id: app.applicationId as string, token };
+}
+
+describe('GitHub (forgeA): the App connection\'s webhook secret', () => {
+  const secret = `whsec-${randomUUID()}`;
+  let app: { id: string };
+
+  beforeAll(async () => {
+    t.watch.secret(secret);
+    const forge = await githubApp('skiff-test', secret);
+    app = await forgeApp('forgeA', { repository: 'shop', owner: 'acme', buildPath: '/', forgeAId: forge.forgeAId, branch: 'main', triggerType: 'push', watchPaths: ['src/**'] });
+  });
+
+  it('a push on the branch is decided for deploy; the deploy of a forge source is refused until its integration, and says so', async () => {
+    const res = await deliver('github', secret, 'push', githubPush('acme/shop', 'main'));
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([expect.objectContaining({ id: app.id, decision: 'refused' })]);
+    const [last] = await deliveries(app.id);
+    expect(last).toMatchObject({ source: 'github', event: 'push', ref: 'main', decision: 'refused' });
+    expect(last.reason).toMatch(/^refused: sourceType: deploying from forgeA comes with its forge integration/);
+  });
+
+  it('a push to another branch is ignored with its reason', async () => {
+    const res = await deliver('github', secret, 'push', githubPush('acme/shop', 'dev'));
+    expect(res.body.results[0].reason).toBe('ignored: branch dev is not main');
+    expect((await deliveries(app.id))[0]).toMatchObject({ ref: 'dev', decision: 'ignored', reason: 'ignored: branch dev is not main' });
+  });
+
+  it('a watch-path miss is ignored', async () => {
+    const res = await deliver('github', secret, 'push', githubPush('acme/shop', 'main', ['README.md', 'docs/intro.md']));
+    expect(res.body.results[0].reason).toBe('ignored: no changed file matches the watch paths (src/**)');
+  });
+
+  it('a forged signature is refused and recorded nowhere', async () => {
+    const before = (await deliveries(app.id)).length;
+    const res = await deliver('github', secret, 'push', githubPush('acme/shop', 'main'), randomUUID(), 'not-the-secret');
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('UNAUTHORIZED');
+    expect((await deliveries(app.id)).length).toBe(before);
+  });
+
+  it('a replay (the same delivery id, or the same body under a new id) is ignored', async () => {
+    const payload = githubPush('acme/shop', 'dev');
+    const id = randomUUID();
+    expect((await deliver('github', secret, 'push', payload, id)).body.replay).toBeUndefined();
+    for (const again of [id, randomUUID()]) {
+      const res = await deliver('github', secret, 'push', payload, again);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ replay: true, results: [{ decision: 'ignored', reason: 'ignored: replay of a delivery already received' }] });
+    }
+  });
+});
+
+describe('GitLab, Gitea and Bitbucket: the workload\'s refreshToken as the hook secret', () => {
+  it('GitLab X-Gitlab-Token: a push decides; another token is refused', async () => {
+    const app = await forgeApp('forgeB', { forgeBBuildPath: '/', forgeBOwner: 'acme', forgeBRepository: 'api', forgeBId: null, forgeBProjectId: 4211, forgeBPathNamespace: 'acme/api', forgeBBranch: 'main', watchPaths: null });
+    const res = await deliver('gitlab', app.token, 'Push Hook', gitlabPush('acme/api', 'main'));
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ id: app.id, decision: 'refused' });
+    expect((await deliver('gitlab', 'wrong', 'Push Hook', gitlabPush('acme/api', 'main'))).status).toBe(401);
+    expect((await deliver('gitlab', app.token, 'Push Hook', gitlabPush('acme/api', 'feature/x'))).body.results[0].reason).toBe('ignored: branch feature/x is not main');
+  });
+
+  it('Gitea X-Gitea-Signature: a push decides; a forged one is refused', async () => {
+    const app = await forgeApp('forgeD', { forgeDBuildPath: '/', forgeDOwner: 'acme', forgeDRepository: 'web', forgeDId: null, forgeDBranch: 'main' });
+    const res = await deliver('gitea', app.token, 'push', githubPush('acme/web', 'main'));
+    expect(res.body.results[0]).toMatchObject({ id: app.id, decision: 'refused' });
+    expect((await deliver('gitea', app.token, 'push', githubPush('acme/web', 'main'), randomUUID(), 'forged')).status).toBe(401);
+  });
+
+  it('Bitbucket X-Hub-Signature: a push decides; with watch paths it is ignored (Bitbucket lists no files)', async () => {
+    const app = await forgeApp('forgeC', { forgeCBuildPath: '/', forgeCOwner: 'acme', forgeCRepository: 'Site', forgeCRepositorySlug: 'site', forgeCId: null, forgeCBranch: 'main' });
+    const res = await deliver('bitbucket', app.token, 'repo:push', bitbucketPush('acme/site', 'main'));
+    expect(res.body.results[0]).toMatchObject({ id: app.id, decision: 'refused' });
+    await ok('application.update', { applicationId: app.id, watchPaths: ['src/**'] });
+    const watched = await deliver('bitbucket', app.token, 'repo:push', bitbucketPush('acme/site', 'main'));
+    expect(watched.body.results[0].reason).toMatch(/^ignored: the forge did not list changed files/);
+  });
+});
+
+describe('the generic deploy hook (plain git, registries)', () => {
+  let app: { id: string; token: string };
+  let path: string;
+
+  beforeAll(async () => {
+    const created = await ok('application.create', { name: 'plain', environmentId: env });
+    await ok('application.saveGitProvider', { applicationId: created.applicationId, customGitUrl: 'https://git.example.com/acme/plain.git', customGitBranch: 'main', customGitBuildPath: '/', watchPaths: ['app/**'] });
+    const token = (await ok('application.refreshToken', { applicationId: created.applicationId })).refreshToken;
+    t.watch.secret(token);
+    app = { id: created.applicationId, token };
+    path = (await ok('application.webhookDeliveries', { applicationId: app.id })).webhookPath;
+  });
+
+  const post = (url: string, payload: unknown) => fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+
+  it('shows its address, and queues a deploy for a push that matches', async () => {
+    expect(path).toBe(`/webhooks/deploy/application/${app.id}/${app.token}`);
+    const res = await post(path, githubPush('acme/plain', 'main', ['app/server.js']));
+    expect(res.status).toBe(200);
+    const [result] = ((await res.json()) as any).results;
+    expect(result).toMatchObject({ decision: 'deployed', reason: 'deployed: push to main changed app/server.js' });
+    const [deployment] = await ok('deployment.all', { applicationId: app.id });
+    expect(deployment).toMatchObject({ deploymentId: result.deploymentId, status: 'queued' });
+    expect(deployment.title).toMatch(/^Webhook: push to main \([0-9a-f]{7}\)$/);
+  });
+
+  it('ignores a watch-path miss, and answers NOT_FOUND alike for a wrong token and an unknown workload', async () => {
+    const miss = (await (await post(path, githubPush('acme/plain', 'main', ['README.md']))).json()) as any;
+    expect(miss.results[0].reason).toBe('ignored: no changed file matches the watch paths (app/**)');
+    const wrong = await post(`/webhooks/deploy/application/${app.id}/${'x'.repeat(43)}`, {});
+    const unknown = await post(`/webhooks/deploy/application/app_nope/${app.token}`, {});
+    expect([wrong.status, unknown.status]).toEqual([404, 404]);
+    expect(((await wrong.json()) as any).message).toBe(((await unknown.json()) as any).message);
+  });
+
+  it('refuses a body over 1 MiB with 413 before reading it', async () => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(1024 * 1024 + 1) });
+    expect(res.status).toBe(413);
+  });
+
+  it('a new token retires the old address', async () => {
+    const fresh = (await ok('application.refreshToken', { applicationId: app.id })).refreshToken;
+    t.watch.secret(fresh);
+    expect((await post(path, {})).status).toBe(404);
+    expect((await post(`/webhooks/deploy/application/${app.id}/${fresh}`, {})).status).toBe(200);
+    path = `/webhooks/deploy/application/${app.id}/${fresh}`;
+  });
+});
+
+describe('delivery records', () => {
+  it('keep the newest 100 per workload', async () => {
+    const app = await ok('application.create', { name: 'bounded', environmentId: env });
+    let n = 0;
+    const store = new WebhookDeliveries({ db: t.db, ids: (prefix: string) => `${prefix}_${String(++n).padStart(4, '0')}`, clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, n)) } as never);
+    for (let i = 0; i < KEEP_DELIVERIES + 25; i++) {
+      await store.record({ workload: { kind: 'application', id: app.applicationId }, source: 'token', deliveryId: null, event: 'push', ref: 'main', commit: null, decision: 'ignored', reason: `ignored: #${i}`, deploymentId: null });
+    }
+    const kept = await t.db.selectFrom('webhookDeliveries').select('reason').where('applicationId', '=', app.applicationId).orderBy('createdAt', 'desc').execute();
+    expect(kept.length).toBeGreaterThanOrEqual(KEEP_DELIVERIES);
+    expect(kept.length).toBeLessThanOrEqual(KEEP_DELIVERIES + 10);
+    expect(kept[0]!.reason).toBe(`ignored: #${KEEP_DELIVERIES + 24}`);
+    expect((await deliveries(app.applicationId)).length).toBe(KEEP_DELIVERIES);
+  });
+});
+
+describe('under load', () => {
+  it('answers 100 deliveries sent within a second, each in under 1 s (it only queues)', async () => {
+    const secret = `whsec-${randomUUID()}`;
+    t.watch.secret(secret);
+    const forge = await githubApp('load', secret);
+    const plain = await ok('application.create', { name: 'load-plain', environmentId: env });
+    await ok('application.saveGitProvider', { applicationId: plain.applicationId, customGitUrl: 'https://git.example.com/acme/load.git', customGitBranch: 'main', customGitBuildPath: '/', watchPaths: null });
+    const token = (await ok('application.refreshToken', { applicationId: plain.applicationId })).refreshToken;
+    t.watch.secret(token);
+    await forgeApp('forgeA', { repository: 'load', owner: 'acme', buildPath: '/', forgeAId: forge.forgeAId, branch: 'main', triggerType: 'push' });
+
+    // A running control plane has its database connections open and its code warm: so does this one.
+    await Promise.all(Array.from({ length: 10 }, () => deliver('github', secret, 'push', githubPush('acme/load', 'warm-up'))));
+
+    const sends = Array.from({ length: 100 }, (_, i) => async () => {
+      await new Promise((r) => setTimeout(r, i * 9)); // spread over ~0.9 s
+      if (i % 2 === 0) return deliver('github', secret, 'push', githubPush('acme/load', i % 4 === 0 ? 'main' : 'dev'));
+      const started = performance.now();
+      const res = await fetch(`${base}/webhooks/deploy/application/${plain.applicationId}/${token}`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(githubPush('acme/load', 'main')),
+      });
+      return { status: res.status, body: await res.json(), ms: performance.now() - started };
+    });
+    const cpu = process.cpuUsage();
+    const wall = performance.now();
+    const answers = await Promise.all(sends.map((s) => s()));
+    const used = process.cpuUsage(cpu);
+    console.log(`burst: ${(performance.now() - wall).toFixed(0)} ms wall, ${((used.user + used.system) / 1000).toFixed(0)} ms CPU of this process (server and senders)`);
+    const times = answers.map((a) => a.ms).sort((a, b) => a - b);
+    console.log(`100 webhook deliveries: median ${times[50]!.toFixed(0)} ms, slowest ${times[99]!.toFixed(0)} ms`);
+    expect(answers.map((a) => a.status)).toEqual(Array(100).fill(200));
+    expect(times[99]).toBeLessThan(1000);
+    // A burst on one workload queues one build (a queued deploy builds the newest commit); each delivery names it.
+    const queued = await ok('deployment.all', { applicationId: plain.applicationId });
+    expect(queued.map((d: any) => d.status)).toEqual(['queued']);
+    const plainResults = answers.filter((_, i) => i % 2 === 1).map((a) => a.body.results[0]);
+    expect(new Set(plainResults.map((r: any) => r.deploymentId))).toEqual(new Set([queued[0].deploymentId]));
+    expect(plainResults.filter((r: any) => r.reason.includes('joins queued deployment')).length).toBe(49);
+  });
+});
+
+/** Gitea- and Bitbucket-shaped comment APIs on loopback: record the comments posted on pull requests. */
+async function startGiteaApi() {
+  const comments: { path: string; authorization: string | undefined; body: { body?: string; content?: { raw: string } } }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const gitea = /^\/api\/v1\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/.test(req.url ?? '');
+      const bitbucket = /^\/2\.0\/repositories\/[^/]+\/[^/]+\/pullrequests\/\d+\/comments$/.test(req.url ?? '');
+      if (req.method === 'POST' && (gitea || bitbucket)) {
+        comments.push({ path: req.url!, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: comments.length, body: 'ok' }));
+        return;
+      }
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, comments, stop: () => new Promise((r) => server.close(r)) };
+}
+
+/** Gitea's `pull_request` delivery. */
+const giteaPullRequest = (repo: string, action: string, number: number, branch: string, headRepo = repo) => ({
+  action,
+  number,
+  pull_request: {
+    id: 9000 + number, number, title: `Change ${number}`, html_url: `http://gitea.test/${repo}/pulls/${number}`, state: action === 'closed' ? 'closed' : 'open',
+    head: { ref: branch, sha: sha(), repo: { full_name: headRepo } }, base: { ref: 'main', repo: { full_name: repo } },
+  },
+  repository: { full_name: repo },
+});
+
+describe('preview deployments from pull requests (Gitea)', () => {
+  let gitea: Awaited<ReturnType<typeof startGiteaApi>>;
+  let app: { id: string; token: string };
+  const accessToken = `gitea-${randomUUID()}`;
+
+  beforeAll(async () => {
+    gitea = await startGiteaApi();
+    t.watch.secret(accessToken);
+    const forge = await ok('forgeD.create', { forgeDUrl: gitea.url, accessToken, organizationName: 'acme', authId: (await ok('user.get')).userId, name: 'Gitea test' });
+    app = await forgeApp('forgeD', { forgeDBuildPath: '/', forgeDOwner: 'acme', forgeDRepository: 'pr-site', forgeDId: forge.forgeDId, forgeDBranch: 'main' });
+    await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: true, previewWildcard: '*.preview.test', previewPort: 8080, previewLimit: 1 });
+  });
+  afterAll(() => gitea?.stop());
+
+  const previews = async () => (await ok('previewDeployment.all', { applicationId: app.id })) as any[];
+
+  it('opened creates the preview and its domain, and comments its URL; the limit refuses the next, and says so', async () => {
+    const opened = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 1, 'feature/one'));
+    expect(opened.status).toBe(200);
+    const [result] = opened.body.results;
+    expect(result.decision).toBe('preview');
+    const [preview] = await previews();
+    expect(preview).toMatchObject({ branch: 'feature/one', pullRequestNumber: '1', pullRequestTitle: 'Change 1', pullRequestUrl: 'http://gitea.test/acme/pr-site/pulls/1' });
+    expect(preview.appName).toMatch(/^preview-[\w.-]+-[0-9a-f]{6}$/);
+    const host = `${preview.appName}.preview.test`.toLowerCase();
+    expect(preview.domains).toEqual([expect.objectContaining({ host, port: 8080 })]);
+    expect(result.reason).toBe(`preview: created ${preview.appName} at http://${host}`);
+    await waitFor(() => gitea.comments.length >= 1, { timeoutMs: 10_000, what: 'the preview comment' });
+    expect(gitea.comments[0]).toMatchObject({ path: '/api/v1/repos/acme/pr-site/issues/1/comments', authorization: `token ${accessToken}` });
+    expect(gitea.comments[0]!.body.body).toContain(`http://${host}`);
+
+    const second = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 2, 'feature/two'));
+    expect(second.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: preview for pull request #2: the application has 1 previews, its previewLimit is 1' });
+    expect(await previews()).toHaveLength(1);
+    await waitFor(() => gitea.comments.length >= 2, { timeoutMs: 10_000, what: 'the refusal comment' });
+    expect(gitea.comments[1]).toMatchObject({ path: '/api/v1/repos/acme/pr-site/issues/2/comments' });
+    expect(gitea.comments[1]!.body.body).toMatch(/previewLimit/);
+  });
+
+  it('synchronized follows the branch; closed removes the preview with its domain', async () => {
+    const updated = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'synchronized', 1, 'feature/one-b'));
+    expect(updated.body.results[0].decision).toBe('preview');
+    expect((await previews())[0].branch).toBe('feature/one-b');
+    const [{ domains }] = await previews();
+    const closed = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'closed', 1, 'feature/one-b'));
+    expect(closed.body.results[0].reason).toMatch(/^preview: removed preview-.+ \(pull request #1 closed\)$/);
+    expect(await previews()).toEqual([]);
+    expect((await t.call('domain.one', { domainId: domains[0].domainId })).status).toBe(404);
+    await waitFor(() => gitea.comments.length >= 3, { timeoutMs: 10_000, what: 'the removal comment' });
+    expect(gitea.comments[2]!.body.body).toMatch(/removed/);
+  });
+
+  it('with previewRequireCollaboratorPermissions, a pull request from a fork gets no preview', async () => {
+    await ok('application.update', { applicationId: app.id, previewRequireCollaboratorPermissions: true });
+    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 4, 'evil', 'mallory/pr-site'));
+    expect(res.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: pull request #4 comes from a fork, and previewRequireCollaboratorPermissions is set' });
+    expect(await previews()).toEqual([]);
+  });
+
+  it('previews off: a pull request is recorded as ignored', async () => {
+    await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: false });
+    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 3, 'feature/three'));
+    expect(res.body.results[0].reason).toBe('ignored: preview deployments are off for this application');
+  });
+});
+
+describe('preview comments on Bitbucket', () => {
+  it('a pull request created: the comment goes to the Bitbucket API with the connection\'s API token', async () => {
+    const api = await startGiteaApi();
+    try {
+      const apiToken = `bb-${randomUUID()}`;
+      t.watch.secret(apiToken);
+      const forge = await ok('forgeC.create', { forgeCUsername: 'jdoe', apiToken, forgeCWorkspaceName: 'acme', apiUrl: `${api.url}/2.0`, authId: (await ok('user.get')).userId, name: 'Bitbucket test' });
+      const app = await forgeApp('forgeC', { forgeCBuildPath: '/', forgeCOwner: 'acme', forgeCRepository: 'Site Two', forgeCRepositorySlug: 'site-two', forgeCId: forge.forgeCId, forgeCBranch: 'main' });
+      await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: true });
+      const res = await deliver('bitbucket', app.token, 'pullrequest:created', {
+        repository: { full_name: 'acme/site-two' },
+        pullrequest: { id: 5, title: 'BB change', links: { html: { href: 'https://bitbucket.org/acme/site-two/pull-requests/5' } }, source: { branch: { name: 'bb' }, commit: { hash: 'abc1234' }, repository: { full_name: 'acme/site-two' } } },
+      });
+      expect(res.body.results[0].reason).toMatch(/^preview: created preview-[\w.-]+-[0-9a-f]{6}$/);
+      await waitFor(() => api.comments.length >= 1, { timeoutMs: 10_000, what: 'the Bitbucket comment' });
+      expect(api.comments[0]).toMatchObject({ path: '/2.0/repositories/acme/site-two/pullrequests/5/comments', authorization: `Bearer ${apiToken}` });
+      expect(api.comments[0]!.body.content!.raw).toMatch(/^Preview `preview-.+` created \(state: idle\)\.$/);
+    } finally {
+      await api.stop();
+    }
+  });
+});
