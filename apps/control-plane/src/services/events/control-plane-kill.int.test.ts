@@ -4,7 +4,6 @@
 // again on the same database, it sends what was not recorded once its lease (3 s here) passed.
 // Every event arrives exactly once at the sink that de-duplicates by Idempotency-Key, at least
 // once at the other, and nothing stays claimed.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +92,7 @@ it('delivers every event after a kill -9 of the control plane: exactly once wher
   sink.dedupeOn('/dedupe');
   sink.slow('/dedupe', 800);
   sink.slow('/plain', 800);
-  const token = (await fetch(`${api}/api/user.getMetricsToken`, { headers: { 'x-api-key': key } }).then((r) => r.json())).token as string;
+  const token = ((await fetch(`${api}/api/user.getMetricsToken`, { headers: { 'x-api-key': key } }).then((r) => r.json())) as { token: string }).token;
   for (let i = 0; i < EVENTS; i++) {
     await call('notification.receiveNotification', { Type: 'CPU', Value: 90, Threshold: 85, Message: `alert ${i}`, Timestamp: 'now', Token: token }, false);
   }
