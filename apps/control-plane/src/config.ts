@@ -66,9 +66,10 @@ export interface Config {
    * Retention (issue 13): `SKIFF_KEEP_DEPLOYMENTS`, the ended deployments kept per workload
    * (default 20, at least 1); `SKIFF_COMMAND_RETENTION_DAYS`, the days ended commands are
    * kept (default 7, at least 1); `SKIFF_AUDIT_RETENTION_DAYS`, the days audit events are kept
-   * (default 90, at least 1).
+   * (default 90, at least 1); `SKIFF_EVENT_RETENTION_DAYS`, the days events and their ended
+   * deliveries are kept (default 30, at least 1).
    */
-  retention: { keepDeployments: number; commandRetentionDays: number; auditRetentionDays: number; rollbackImages: number };
+  retention: { keepDeployments: number; commandRetentionDays: number; auditRetentionDays: number; eventRetentionDays: number; rollbackImages: number };
   /**
    * `SKIFF_OUTBOUND_ALLOW_PRIVATE` (`1`/`0`, default 0): whether git clones (here and on every
    * agent, carried in the commands) and caller-named template catalogs may reach loopback and
@@ -89,6 +90,11 @@ export interface Config {
    * stays past a threshold before it alerts or recovers (default 60).
    */
   metrics: { maxContainers: number; alertSeconds: number };
+  /**
+   * `SKIFF_EVENT_LEASE_SECONDS` (default 120): how long a control plane holds the event
+   * deliveries it claimed; past it, those of a control plane that died are sent again.
+   */
+  eventLeaseSeconds: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -124,6 +130,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     keepDeployments: wholeNumber(env, 'SKIFF_KEEP_DEPLOYMENTS', 20, 1, 100_000),
     commandRetentionDays: wholeNumber(env, 'SKIFF_COMMAND_RETENTION_DAYS', 7, 1, 36_500),
     auditRetentionDays: wholeNumber(env, 'SKIFF_AUDIT_RETENTION_DAYS', 90, 1, 36_500),
+    eventRetentionDays: wholeNumber(env, 'SKIFF_EVENT_RETENTION_DAYS', 30, 1, 36_500),
     rollbackImages: wholeNumber(env, 'SKIFF_ROLLBACK_KEEP_IMAGES', 3, 1, 100),
   };
   return {
@@ -162,6 +169,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
       maxContainers: wholeNumber(env, 'SKIFF_METRICS_MAX_CONTAINERS', 50, 1, 1000),
       alertSeconds: wholeNumber(env, 'SKIFF_METRICS_ALERT_SECONDS', 60, 0, 86_400),
     },
+    eventLeaseSeconds: wholeNumber(env, 'SKIFF_EVENT_LEASE_SECONDS', 120, 1, 86_400),
   };
 }
 

@@ -56,6 +56,7 @@ const platform = await buildPlatform({
   commandRetentionMs: config.retention.commandRetentionDays * 24 * 3600_000,
   auditRetentionMs: config.retention.auditRetentionDays * 24 * 3600_000,
   host: { releaseFeedUrl: config.releaseFeedUrl, agentBundlePath: config.agentBundlePath, restart: () => shutdown(RESTART_EXIT_CODE) },
+  events: { worker: { leaseMs: config.eventLeaseSeconds * 1000, retentionMs: config.retention.eventRetentionDays * 24 * 3600_000 } },
   metrics: { maxContainers: config.metrics.maxContainers, thresholdDurationMs: config.metrics.alertSeconds * 1000 },
 });
 log.info({ database: platform.database.kind }, 'database ready');

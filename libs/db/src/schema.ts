@@ -22,7 +22,7 @@ import type { AiConfigsTable } from './schema/ai.js';
 import type { CleanupSchedulesTable, PlatformSettingsTable } from './schema/settings.js';
 import type { AuditEventsTable } from './schema/audit.js';
 import type { BillingAccountsTable, BillingEventsTable } from './schema/billing.js';
-import type { EventDeliveriesTable, EventsTable } from './schema/events.js';
+import type { EventDeliveriesTable, EventPruneMarksTable, EventsTable } from './schema/events.js';
 import type { WebhookDeliveriesTable, WebhookSeenTable } from './schema/webhooks.js';
 import type { ContainerMetricsTable, HostMetricsTable, ServerMetricThresholdsTable } from './schema/metrics.js';
 
@@ -79,6 +79,7 @@ export interface Database {
   auditEvents: AuditEventsTable;
   events: EventsTable;
   eventDeliveries: EventDeliveriesTable;
+  eventPruneMarks: EventPruneMarksTable;
   applicationArchives: ApplicationArchivesTable;
   applicationMounts: ApplicationMountsTable;
   proxyRevisions: ProxyRevisionsTable;

@@ -136,6 +136,7 @@ interface DeployOptions {
   command?: string[];
   git?: GitSource;
   composePath?: string;
+  configFiles?: { path: string; content: string }[];
 }
 
 function deployCommand(appName: string, text: string, options: DeployOptions = {}): Command {
@@ -158,6 +159,7 @@ function deployCommand(appName: string, text: string, options: DeployOptions = {
         composePath: options.composePath ?? '',
         conversion: { randomize: false, suffix: '', isolated: false, isolatedVolumes: false, routedServices: [], ...options.conversion },
         envFile: formatComposeDotenv(new Map(Object.entries(options.env ?? {}))),
+        configFiles: (options.configFiles ?? []).map((f) => ({ ...f, target: '' })),
         command: options.command ?? [],
         allowHostPrivileges: false,
       },
@@ -361,6 +363,28 @@ describe('a Compose project (container-compose)', { timeout: 240_000 }, () => {
     expect(await exists(stackDir(app))).toBe(false);
     const networks = await docker.listNetworks({ filters: { label: [`com.docker.compose.project=${app}`] } });
     expect(networks).toEqual([]);
+  });
+});
+
+describe('config files beside the compose file', { timeout: 240_000 }, () => {
+  it('writes them where the relative bind mounts find them, rewritten at each deploy; a path leaving the folder fails the deploy', async () => {
+    const app = stackName('conf');
+    const file = 'services:\n  app:\n    image: busybox:latest\n    init: true\n    command: ["sleep", "3600"]\n    volumes:\n      - ./conf/motd.txt:/motd.txt:ro\n';
+    const motd = async () => execIn((await projectContainers(app)).find((c) => c.service === 'app')!.id, ['cat', '/motd.txt']);
+    const first = deployCommand(app, file, { configFiles: [{ path: 'conf/motd.txt', content: 'hello v1\n' }] });
+    await expectSucceeded(first);
+    expect(logOf(first)).toContain('Wrote 1 config file(s) beside the compose file: conf/motd.txt');
+    expect(await motd()).toBe('hello v1');
+    await expectSucceeded(deployCommand(app, file, { configFiles: [{ path: 'conf/motd.txt', content: 'hello v2\n' }] }));
+    expect(await motd()).toBe('hello v2');
+
+    const outside = deployCommand(app, file, { configFiles: [{ path: '../escape.txt', content: 'x' }] });
+    const result = await send(outside);
+    expect(result.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+    expect(result.reason).toContain('config files');
+    expect(await exists(join(stackDir(app), 'escape.txt'))).toBe(false);
+    expect(await motd()).toBe('hello v2');
+    await expectSucceeded(workloadCommand('removeWorkload', app, true));
   });
 });
 

@@ -83,6 +83,7 @@ describe('a container-compose deploy without a Compose program', () => {
           composePath: '',
           conversion: undefined,
           envFile: '',
+          configFiles: [],
           command: [],
           allowHostPrivileges: false,
         },

@@ -45,24 +45,30 @@ export function fileBinds(dir: string, files: readonly FileMount[]): VolumeInput
 export async function writeFileMounts(dir: string, files: readonly FileMount[]): Promise<void> {
   await removeFilesDir(dir);
   await mkdir(dir, { recursive: true, mode: 0o755 });
-  for (const file of files) {
-    const segments = fileSegments(file.path);
-    let at = dir;
-    for (const segment of segments.slice(0, -1)) {
-      at = join(at, segment);
-      await ensurePlainDir(at);
-    }
-    const target = join(at, segments[segments.length - 1]!);
-    // O_NOFOLLOW: a link in the file's place is an error, never a way out of the folder.
-    const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ELOOP' || err.code === 'EISDIR') throw new FileMountError(`file mount path "${file.path}" is taken by a directory or link`);
-      throw err;
-    });
-    try {
-      await handle.writeFile(file.content, 'utf8');
-    } finally {
-      await handle.close();
-    }
+  for (const file of files) await writeFileInto(dir, file);
+}
+
+/**
+ * Writes one file at its relative path under `dir`, which exists: missing folders are made,
+ * and a link met on the way or in the file's place is refused (FileMountError), never followed.
+ */
+export async function writeFileInto(dir: string, file: Pick<FileMount, 'path' | 'content'>): Promise<void> {
+  const segments = fileSegments(file.path);
+  let at = dir;
+  for (const segment of segments.slice(0, -1)) {
+    at = join(at, segment);
+    await ensurePlainDir(at);
+  }
+  const target = join(at, segments[segments.length - 1]!);
+  // O_NOFOLLOW: a link in the file's place is an error, never a way out of the folder.
+  const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ELOOP' || err.code === 'EISDIR') throw new FileMountError(`file mount path "${file.path}" is taken by a directory or link`);
+    throw err;
+  });
+  try {
+    await handle.writeFile(file.content, 'utf8');
+  } finally {
+    await handle.close();
   }
 }
 

@@ -37,6 +37,7 @@ function deployCommand(n: number, allowHostPrivileges: boolean): Command {
         composePath: '',
         conversion: undefined,
         envFile: '',
+        configFiles: [],
         command: [],
         allowHostPrivileges,
       },

@@ -42,6 +42,7 @@ import { deployArgs, servicesToWait, type DeployArgs } from '../compose/deploy-a
 import { deployedFile } from '../compose/deployed-file.js';
 import { readComposeDotenv } from '../compose/dotenv-values.js';
 import { prepareKeptMounts } from '../compose/kept-files.js';
+import { FileMountError, writeFileInto } from '../deployments/file-mounts.js';
 import { projectContainers, readComposeRunning, readStackRunning } from '../compose/readiness.js';
 import { stackServiceStates } from '../compose/stack-services.js';
 import { CONVERTED_FILE, ENV_FILE, openDeployDirs, removeDeployWork, stackDirOf, swapInCode, type StackDir } from '../compose/stack-dir.js';
@@ -205,6 +206,17 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
         deploymentId: deploy.deploymentId,
         dataDir: settings.dataDir,
       });
+      const composeDir = posix.dirname(fetched.composePath);
+      if (deploy.configFiles.length > 0) {
+        const at = join(fetched.root, ...composeDir.split('/').filter((s) => s !== '.'));
+        try {
+          for (const file of deploy.configFiles) await writeFileInto(at, file);
+        } catch (err) {
+          if (err instanceof FileMountError) return { failed: `config files: ${err.message}` };
+          throw err;
+        }
+        await events.log(`Wrote ${deploy.configFiles.length} config file(s) beside the compose file: ${deploy.configFiles.map((f) => f.path).join(', ')}`);
+      }
       const text = await readFile(join(fetched.root, ...fetched.composePath.split('/')), 'utf8');
       // Checked on the file as fetched (a git source's too), before relative mounts become absolute.
       if (!deploy.allowHostPrivileges) {
@@ -223,7 +235,6 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
       });
       const keptLines = await prepareKeptMounts(deployed.kept, fetched.root, dir.files);
       if (keptLines.length > 0) await events.log(...keptLines);
-      const composeDir = posix.dirname(fetched.composePath);
       await writeFile(join(fetched.root, composeDir, CONVERTED_FILE), deployed.text, { mode: 0o644 });
       const envPath = join(fetched.root, composeDir, ENV_FILE);
       await writeFile(envPath, deploy.envFile, { mode: 0o600 });

@@ -30,7 +30,10 @@ const EVENT_ID = /^\d{1,18}$/;
  * `GET /api/events`: the organization's events as server-sent events (`id:` the event id,
  * `event:` its kind, `data:` its JSON), only those the caller may see (policy.ts
  * canSeeEvent). Authenticated as the API is; `Last-Event-ID` (or `?lastEventId=`) resumes
- * after that event, within the last day; without it the stream starts with the next event.
+ * after that event; without it the stream starts with the next event. When retention
+ * (SKIFF_EVENT_RETENTION_DAYS) deleted events after the given id, the first message is an
+ * `event: pruned` without an `id:` (EventSource keeps its last id), and the stream goes on
+ * with the oldest event kept.
  */
 export function mountEventStream(app: Hono, deps: EventStreamDeps): void {
   const open = new Map<string, number>();
@@ -43,6 +46,7 @@ export function mountEventStream(app: Hono, deps: EventStreamDeps): void {
     let principal: Principal;
     let key: string;
     let after: string;
+    let resumed = false;
     try {
       const presented = presentedKey({ get: (h) => ctx.req.header(h) });
       if (!presented) throw new DomainError('UNAUTHORIZED', 'Authorization not provided');
@@ -58,6 +62,7 @@ export function mountEventStream(app: Hono, deps: EventStreamDeps): void {
       const unknown = [...new URL(ctx.req.url).searchParams.keys()].filter((k) => k !== 'lastEventId');
       if (unknown.length > 0) throw Invalid(unknown[0]!, 'unknown field');
       if ((open.get(principal.apiKeyId) ?? 0) >= max) throw Forbidden(`At most ${max} event streams may be open per API key`);
+      resumed = given !== undefined;
       after = given !== undefined ? given.trim() : await deps.events.latestId(principal.organizationId);
     } catch (err) {
       return errorAnswer(ctx, err, log, requestId);
@@ -79,6 +84,13 @@ export function mountEventStream(app: Hono, deps: EventStreamDeps): void {
       let beatAt = Date.now() + heartbeatMs;
       try {
         await stream.write(': connected\n\n');
+        if (resumed) {
+          const gap = await deps.events.resumeGap(principal.organizationId, after);
+          if (gap) {
+            const data = { lastEventId: after, prunedThrough: gap.prunedThrough, resumesWith: gap.oldestKept, message: 'events after lastEventId were deleted by retention; the stream goes on with the oldest kept' };
+            await stream.writeSSE({ event: 'pruned', data: JSON.stringify(data) });
+          }
+        }
         while (!stream.aborted && !stream.closed) {
           woken = false;
           for (;;) {

@@ -24,6 +24,8 @@ import * as metrics from './2026-12-04T15-00-metrics.js';
 import * as applicationMounts from './2026-12-05T18-00-application-mounts.js';
 import * as webhookDeliveries from './2026-12-07T16-00-webhook-deliveries.js';
 import * as databaseServices from './2026-12-05T16-01-database-services.js';
+import * as composeConfigFiles from './2026-12-07T12-00-compose-config-files.js';
+import * as eventRetention from './2026-12-07T12-00-event-retention.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -51,5 +53,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-05T17-01-backup-runs': backupRuns,
   '2026-12-05T18-00-application-mounts': applicationMounts,
   '2026-12-05T16-01-database-services': databaseServices,
+  '2026-12-07T12-00-compose-config-files': composeConfigFiles,
+  '2026-12-07T12-00-event-retention': eventRetention,
   '2026-12-07T16-00-webhook-deliveries': webhookDeliveries,
 };

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 import type { ServiceColumns, SourceColumns } from './columns.js';
 
 export interface ComposeStacksTable extends ServiceColumns, SourceColumns {
@@ -11,6 +11,8 @@ export interface ComposeStacksTable extends ServiceColumns, SourceColumns {
   randomize: boolean | null;
   isolatedDeployment: boolean | null;
   isolatedDeploymentsVolume: boolean | null;
+  /** Sealed JSON `[{filePath, content}]`: files written beside the compose file at each deploy; null: none. */
+  configFiles: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type ComposeStack = Selectable<ComposeStacksTable>;

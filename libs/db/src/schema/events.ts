@@ -40,5 +40,12 @@ export interface EventDeliveriesTable {
   deliveredAt: Date | null;
 }
 
+/** Per organization, the newest event id deleted by retention (a stream resumed before it missed some). */
+export interface EventPruneMarksTable {
+  organizationId: string;
+  prunedThrough: ColumnType<string, string, string>;
+  prunedAt: ColumnType<Date, Date | undefined, Date>;
+}
+
 export type EventRecord = Selectable<EventsTable>;
 export type EventDelivery = Selectable<EventDeliveriesTable>;

@@ -4,8 +4,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseDotenv } from '@skiff/domain';
+import { Command } from '@skiff/proto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
 
 const KEY = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
 const WRONG_KEY = 'sk-wrong-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210';
@@ -352,6 +354,19 @@ describe('ai.deploy', () => {
     expect(command?.kind).toMatch(/DEPLOY_COMPOSE/);
   });
 
+  it('keeps the config files with the stack, sealed, and sends them with its deploy', async () => {
+    const compose = 'services:\n  web:\n    image: nginx:1.27\n    volumes:\n      - ./config/umami.conf:/etc/umami.conf:ro\n';
+    const content = 'secret-ish=4f1c9a7e2b\n';
+    const res = await t.call('ai.deploy', deployInput({ name: 'Umami files', containerCompose: compose, domains: [], configFiles: [{ filePath: './config/umami.conf', content }] }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const row = await t.db.selectFrom('composeStacks').select('configFiles').where('id', '=', res.body.compose.composeId).executeTakeFirstOrThrow();
+    expect(row.configFiles).not.toContain('secret-ish');
+    const command = await t.db.selectFrom('commands').select('payload').where('deploymentId', '=', res.body.deployment.deploymentId).executeTakeFirstOrThrow();
+    const payload = Command.decode(new CommandOutbox(t.platform.secrets).open(command.payload)).payload;
+    if (payload?.$case !== 'deployCompose') throw new Error(`not a DeployCompose: ${payload?.$case}`);
+    expect(payload.value.configFiles).toEqual([{ path: 'config/umami.conf', content, target: '' }]);
+  });
+
   it('refuses what would not deploy, naming the field, and leaves nothing behind', async () => {
     const stacks = async () => (await t.db.selectFrom('composeStacks').select('id').where('environmentId', '=', env).execute()).length;
     const before = await stacks();
@@ -365,7 +380,11 @@ describe('ai.deploy', () => {
     await refused({ envVariables: 'not a variable line' }, 'envVariables');
     await refused({ domains: [{ host: 'a.example.com', port: 80, serviceName: 'nope' }] }, 'domains');
     await refused({ domains: [{ host: 'https://a.example.com/', port: 80, serviceName: 'umami' }] }, 'domains');
-    await refused({ configFiles: [{ filePath: 'config/app.env', content: 'A=1\n' }] }, 'configFiles');
+    await refused({ configFiles: [{ filePath: '../outside.conf', content: 'A=1\n' }] }, 'configFiles');
+    await refused({ configFiles: [{ filePath: '/etc/app.conf', content: 'A=1\n' }] }, 'configFiles');
+    await refused({ configFiles: [{ filePath: '.env', content: 'A=1\n' }] }, 'configFiles');
+    await refused({ configFiles: [{ filePath: 'a.conf', content: 'x' }, { filePath: './a.conf', content: 'y' }] }, 'configFiles');
+    await refused({ configFiles: [{ filePath: 'big.conf', content: 'x'.repeat(256 * 1024 + 1) }] }, 'configFiles');
     expect(await stacks()).toBe(before);
     expect((await t.call('ai.deploy', deployInput({ environmentId: 'env_missing' }))).status).toBe(404);
   });

@@ -48,6 +48,8 @@ describe('deployableProblem', () => {
     expect(deployableProblem({ ...deployable, domains: [{ host: '*.example.com', serviceName: 'web' }] }, options)?.field).toBe('domains');
     expect(deployableProblem({ ...deployable, domains: [{ host: 'a.example.com', port: 70000, serviceName: 'web' }] }, options)?.field).toBe('domains');
     expect(deployableProblem({ ...deployable, domains: [{ host: 'a.example.com', serviceName: 'web', path: 'no-slash' }] }, options)?.field).toBe('domains');
-    expect(deployableProblem({ ...deployable, configFiles: [{ filePath: 'a.conf', content: '' }] }, options)?.field).toBe('configFiles');
+    expect(deployableProblem({ ...deployable, configFiles: [{ filePath: 'conf/a.conf', content: '' }] }, options)).toBeNull();
+    expect(deployableProblem({ ...deployable, configFiles: [{ filePath: 'conf/../../a.conf', content: '' }] }, options)?.field).toBe('configFiles');
+    expect(deployableProblem({ ...deployable, configFiles: [{ filePath: 'docker-compose.yml', content: '' }] }, options)?.field).toBe('configFiles');
   });
 });

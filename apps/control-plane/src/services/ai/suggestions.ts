@@ -18,6 +18,7 @@ import {
   trimChar,
 } from '@skiff/domain';
 import { z } from 'zod';
+import { cleanConfigPath, configFilesProblem } from '../compose/config-files.js';
 
 /** Suggestions asked for per request. */
 export const SUGGESTION_COUNT = 3;
@@ -78,8 +79,9 @@ export function systemPrompt(): string {
     '- envVariables: the variables the file references, as KEY=VALUE lines; generate long random values for passwords;',
     '- domains: for each web interface, `host` (a placeholder under example.com the user will replace), `port` (the port',
     '  the service listens on inside its container) and `serviceName` (the compose service);',
-    '- configFiles: an empty list (Skiff cannot write files beside the compose file yet: put configuration in',
-    '  environment variables or in the compose file).',
+    '- configFiles: configuration files a service needs and no environment variable can replace, each a `filePath`',
+    '  relative to the compose file (e.g. `nginx/default.conf`) and its `content`; the compose file mounts each with a',
+    '  relative bind path (`./nginx/default.conf:/etc/nginx/conf.d/default.conf:ro`). An empty list when none is needed.',
   ].join('\n');
 }
 
@@ -186,9 +188,8 @@ export function deployableProblem(d: Deployable, options: { appName: string; all
       if (!path.ok) return at(`path ${path.reason}`);
     }
   }
-  if ((d.configFiles ?? []).length > 0) {
-    return { field: 'configFiles', message: 'files beside the compose file cannot be stored yet: put their content in environment variables or the compose file' };
-  }
+  const files = configFilesProblem(d.configFiles ?? []);
+  if (files) return { field: 'configFiles', message: files };
   const settings: ComposeDeploySettings = {
     appName: options.appName,
     randomize: false,
@@ -212,7 +213,7 @@ export function processedOf(d: Deployable): ProcessedTemplate {
     compose: d.containerCompose,
     env: d.envVariables,
     domains: (d.domains ?? []).map((x) => ({ host: x.host, port: x.port ?? 80, serviceName: x.serviceName, path: x.path ?? null })),
-    mounts: [],
+    mounts: (d.configFiles ?? []).map((f) => ({ filePath: cleanConfigPath(f.filePath), content: f.content })),
   };
 }
 

@@ -2,6 +2,7 @@ import { EnvError, composeDotenv } from '@skiff/domain';
 import type { ComposeConversion } from '@skiff/proto';
 import type { Principal } from '../../authz/principal.js';
 import { Invalid } from '../../errors.js';
+import { openConfigFiles } from './config-files.js';
 import { COMPOSE_TYPES, type ComposeSource, DEPLOY_COMPOSE_DEADLINE_MS, deployComposeCommand } from '../../agents/outbound/kinds/deploy-compose.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { composePathOf, convertOrRefuse, customCommandArgs, deploySettings, refuseForgeSource, routedServices } from './compose-settings.js';
@@ -46,6 +47,7 @@ export class ComposeDeployments {
     if (composeType === undefined) throw Invalid('composeType', `unknown compose type ${row.composeType}`);
     const command = customCommandArgs(row);
     const envFile = this.envFile(located);
+    const configFiles = openConfigFiles(this.deps.secrets, row.configFiles);
 
     const now = this.deps.clock();
     const deploymentId = this.deps.ids('dep');
@@ -61,7 +63,7 @@ export class ComposeDeployments {
         routedServices: routed,
       };
       const deadline = new Date(now.getTime() + DEPLOY_COMPOSE_DEADLINE_MS);
-      await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, command, allowHostPrivileges, createdAt: now, deadline }), {
+      await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, configFiles, command, allowHostPrivileges, createdAt: now, deadline }), {
         deploymentId,
       });
       return created;

@@ -126,6 +126,7 @@ describe('compose.deploy', () => {
       composePath: '',
       conversion: { randomize: false, suffix: '', isolated: false, isolatedVolumes: false, routedServices: [] },
       envFile: "REGION=eu\nDB_HOST=db.internal\nTIER=staging\nURL=https://db.internal/x\nSTAGE=staging\nPASS='it\\'s $ecret'\n",
+      configFiles: [],
       command: [],
       // The platform host, an organization not trusted there: the agent refuses host privileges.
       allowHostPrivileges: false,

@@ -307,16 +307,24 @@ describe('compose.import', () => {
     expect((await outsider('domain.byComposeId', { composeId: theirs.composeId })).body).toEqual([]);
   });
 
-  it('refuses templates with files beside the compose file, changing nothing', async () => {
+  it('keeps the files a template writes beside the compose file, sealed; refuses one named like the compose file', async () => {
     const stack = await createStack();
     const withMount = encode(WEB_COMPOSE, '[[config.mounts]]\nfilePath = "conf/app.conf"\ncontent = "x=${password:8}"\n');
     const preview = await t.call('compose.processTemplate', { composeId: stack.composeId, base64: withMount });
     expect(preview.body.mounts[0].filePath).toBe('conf/app.conf');
     expect(preview.body.mounts[0].content).toMatch(/^x=[A-Za-z0-9]{8}$/);
     const res = await t.call('compose.import', { composeId: stack.composeId, base64: withMount });
-    expect(res.status).toBe(400);
-    expect(res.body.issues[0].message).toContain('config.mounts');
-    expect((await t.call('compose.one', { composeId: stack.composeId })).body).toEqual(stack);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const sealed = (await t.db.selectFrom('composeStacks').select('configFiles').where('id', '=', stack.composeId).executeTakeFirstOrThrow()).configFiles;
+    const files = JSON.parse(t.platform.secrets.open(sealed!)) as { filePath: string; content: string }[];
+    expect(files).toEqual([{ filePath: 'conf/app.conf', content: expect.stringMatching(/^x=[A-Za-z0-9]{8}$/) }]);
+
+    const other = await createStack();
+    const taken = encode(WEB_COMPOSE, '[[config.mounts]]\nfilePath = ".env"\ncontent = "A=1"\n');
+    const refused = await t.call('compose.import', { composeId: other.composeId, base64: taken });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues[0].message).toContain('config.mounts');
+    expect((await t.call('compose.one', { composeId: other.composeId })).body).toEqual(other);
   });
 });
 

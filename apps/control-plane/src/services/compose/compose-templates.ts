@@ -21,6 +21,7 @@ import type { Principal } from '../../authz/principal.js';
 import { assertNoHostPrivileges } from './host-privileges.js';
 import { Invalid } from '../../errors.js';
 import type { ComposeService } from './compose.js';
+import { configFilesProblem, sealConfigFiles } from './config-files.js';
 import { type BundledCatalog, type TemplateSummary, TEMPLATE_ID } from './compose-templates-catalog.js';
 import { OPERATOR_CATALOG } from './compose-templates-fetch.js';
 import { RemoteCatalog, RemoteCatalogError, type RemoteCatalogLimits } from './compose-templates-remote.js';
@@ -144,7 +145,7 @@ export class ComposeTemplateService {
     processed: ProcessedTemplate,
     place: StorePlace,
   ) {
-    refuseMounts(processed, place.field);
+    checkMounts(processed, place.field);
     await assertNoHostPrivileges(this.deps.db, p.organizationId, stack.serverId, processed.compose, place.field);
     const created = await this.stacks.create(p, {
       name: stack.name,
@@ -269,7 +270,7 @@ export class ComposeTemplateService {
   private async store(stack: Stack, organizationId: string, processed: ProcessedTemplate, place: StorePlace) {
     const { field, domainsAt } = place;
     const domainsField = place.domainsField ?? field;
-    refuseMounts(processed, field);
+    checkMounts(processed, field);
     await assertNoHostPrivileges(this.deps.db, organizationId, stack.serverId, processed.compose, field);
     const routes = processed.domains.map((domain, index) => this.route(stack, organizationId, domain, domainsField, `${domainsAt}[${index}]`));
     const seen = new Set<string>();
@@ -286,7 +287,7 @@ export class ComposeTemplateService {
       }
       const row = await tx
         .updateTable('composeStacks')
-        .set({ composeFile: processed.compose, sourceType: 'raw', env: this.deps.secrets.seal(processed.env) })
+        .set({ composeFile: processed.compose, sourceType: 'raw', env: this.deps.secrets.seal(processed.env), configFiles: sealConfigFiles(this.deps.secrets, processed.mounts) })
         .where('id', '=', stack.id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -348,11 +349,10 @@ function decoded(base64: string): ComposeTemplate {
   }
 }
 
-/** Files beside the compose file have no place in a stack yet: refused rather than dropped. */
-function refuseMounts(processed: ProcessedTemplate, field: string) {
-  if (processed.mounts.length > 0) {
-    throw Invalid(field, 'config.mounts: templates that write files beside the compose file cannot be stored yet');
-  }
+/** The files a stack keeps beside its compose file (config-files.ts), checked. */
+function checkMounts(processed: ProcessedTemplate, field: string) {
+  const problem = configFilesProblem(processed.mounts);
+  if (problem) throw Invalid(field, `config.mounts: ${problem.replace(/^configFiles/, 'mounts')}`);
 }
 
 /** Whether processing will ask for a generated domain (`${domain}`, or a domain without a host). */

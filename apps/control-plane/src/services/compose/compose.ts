@@ -53,6 +53,8 @@ export class ComposeService {
       blankWhenNull: ['env'],
       sealed: ['env', 'refreshToken'],
       json: ['watchPaths'],
+      // Sealed config files (config-files.ts): sent to the agent, never answered.
+      hidden: ['configFiles'],
     });
   }
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { type ChannelSender, DeliveryError } from '../notifications/channels/channel-sender.js';
 import { renderEvent } from './event-message.js';
+import { DEFAULT_EVENT_RETENTION_DAYS, pruneEvents } from './event-retention.js';
 import type { EventSignal } from './events.js';
 import { TokenBucket } from './rate-limit.js';
 
@@ -33,6 +34,10 @@ export interface DeliveryWorkerOptions {
   /** The platform's public address, for links in messages. */
   baseUrl?: string;
   batchSize?: number;
+  /** Events older than this, none of whose deliveries is pending, are deleted with their deliveries; 30 days. */
+  retentionMs?: number;
+  /** How often retention runs (in the background of the queue's reads); 1 h. */
+  pruneEveryMs?: number;
 }
 
 interface Failure {
@@ -56,6 +61,8 @@ export class DeliveryWorker {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly failing = new Map<string, number>();
   private loopDone: Promise<void> | undefined;
+  private pruning: Promise<unknown> | undefined;
+  private prunedAt: number | undefined;
   private stopped = false;
   private woken = false;
   private unsubscribe: () => void = () => {};
@@ -82,6 +89,7 @@ export class DeliveryWorker {
     this.unsubscribe();
     this.sleeper.wake();
     await this.loopDone;
+    await this.pruning;
     for (const lane of this.lanes.values()) lane.abort.abort();
     await Promise.all([...this.lanes.values()].map((l) => l.done));
   }
@@ -94,11 +102,34 @@ export class DeliveryWorker {
         this.o.log.warn({ err: messageOf(err) }, 'event delivery: cannot read the queue; retrying');
       }
       if (this.stopped) break;
+      this.pruneIfDue();
       if (this.woken) {
         this.woken = false;
         continue;
       }
       await this.sleeper.sleep(this.o.pollMs ?? 1000);
+    }
+  }
+
+  /** Starts retention when it is due and not running; the queue's reads go on meanwhile. */
+  private pruneIfDue(): void {
+    const now = this.clock().getTime();
+    if (this.pruning || (this.prunedAt !== undefined && now - this.prunedAt < (this.o.pruneEveryMs ?? 3600_000))) return;
+    this.prunedAt = now;
+    this.pruning = this.prune(new Date(now - (this.o.retentionMs ?? DEFAULT_EVENT_RETENTION_DAYS * 24 * 3600_000))).finally(() => {
+      this.pruning = undefined;
+    });
+  }
+
+  /** Deletes the events (with their deliveries) older than `before`; answers how many. Never throws. */
+  async prune(before: Date): Promise<number> {
+    try {
+      const deleted = await pruneEvents(this.o.db, before, { stopped: () => this.stopped });
+      if (deleted > 0) this.o.log.info({ deleted, before: before.toISOString() }, 'event retention: deleted old events and their deliveries');
+      return deleted;
+    } catch (err) {
+      this.o.log.warn({ err: messageOf(err) }, 'event retention: cannot delete old events; trying again later');
+      return 0;
     }
   }
 
@@ -168,11 +199,18 @@ export class DeliveryWorker {
         return;
       }
       try {
+        // The lease covers one send from here, not the whole lane (its rate waits and sends).
+        await this.renew(ids.slice(ids.indexOf(id)));
         await this.deliver(id, stop);
       } catch (err) {
         this.o.log.warn({ err: messageOf(err), deliveryId: id, notificationId }, 'event delivery: could not record an attempt; it is claimed again after its lease');
       }
     }
+  }
+
+  private async renew(ids: string[]): Promise<void> {
+    const until = new Date(this.clock().getTime() + (this.o.leaseMs ?? 120_000));
+    await this.o.db.updateTable('eventDeliveries').set({ claimedUntil: until }).where('id', 'in', ids).where('status', '=', 'pending').execute();
   }
 
   /** Gives deliveries back to the queue without counting an attempt (the worker stops). */

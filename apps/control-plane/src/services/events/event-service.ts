@@ -4,10 +4,9 @@ import { canSeeEvent } from '../../authz/policy.js';
 import type { Principal } from '../../authz/principal.js';
 import type { MetricsTokenService } from '../identity/metrics-tokens.js';
 import { iso, type ServiceDeps } from '../shared/deps.js';
+import { prunedThrough } from './event-retention.js';
 import { type EventSignal, type NewEvent, recordEvent } from './events.js';
 
-/** How far back a stream resumed with Last-Event-ID goes: events of the last day. */
-export const RESUME_WINDOW_MS = 24 * 3600_000;
 const MESSAGE_CAP = 500;
 
 /** Events as API callers meet them: threshold reports, the restart event, delivery records, the stream's reads. */
@@ -155,18 +154,28 @@ export class EventService {
   }
 
   /**
+   * When a stream resumes after `afterId`: whether retention deleted events of the
+   * organization after it (the stream then starts with the oldest kept), with the newest
+   * deleted id and the oldest kept one (null: none kept).
+   */
+  async resumeGap(organizationId: string, afterId: string): Promise<{ prunedThrough: string; oldestKept: string | null } | null> {
+    const through = await prunedThrough(this.deps.db, organizationId);
+    if (through === null || BigInt(afterId) >= BigInt(through)) return null;
+    const oldest = await this.deps.db.selectFrom('events').select((eb) => eb.fn.min('id').as('id')).where('organizationId', '=', organizationId).executeTakeFirst();
+    return { prunedThrough: through, oldestKept: oldest?.id == null ? null : String(oldest.id) };
+  }
+
+  /**
    * Events of the caller's organization after `afterId`, oldest first, at most `limit` read
-   * (the caller pages on with the last id read, `next`), within the resume window; only
-   * those the caller may see are in `events`.
+   * (the caller pages on with the last id read, `next`), as far back as retention keeps them;
+   * only those the caller may see are in `events`.
    */
   async after(p: Principal, afterId: string, limit = 200): Promise<{ events: EventRecord[]; next: string; read: number }> {
-    const since = new Date(this.deps.clock().getTime() - RESUME_WINDOW_MS);
     const rows = await this.deps.db
       .selectFrom('events')
       .selectAll()
       .where('organizationId', '=', p.organizationId)
       .where('id', '>', afterId as never)
-      .where('occurredAt', '>=', since)
       .orderBy('id')
       .limit(limit)
       .execute();

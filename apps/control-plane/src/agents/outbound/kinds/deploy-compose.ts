@@ -25,6 +25,8 @@ export interface DeployComposeInput {
   source: ComposeSource;
   conversion: ComposeConversion;
   envFile: string;
+  /** The stack's config files, opened: written beside the compose file. */
+  configFiles: { filePath: string; content: string }[];
   command: string[];
   /** The stack may use host privileges (a remote server, or an organization trusted on the platform host). */
   allowHostPrivileges: boolean;
@@ -53,6 +55,7 @@ export function deployComposeCommand(input: DeployComposeInput): Command {
         composePath: input.source.composePath,
         conversion: input.conversion,
         envFile: input.envFile,
+        configFiles: input.configFiles.map((f) => ({ path: f.filePath, content: f.content, target: '' })),
         command: input.command,
         allowHostPrivileges: input.allowHostPrivileges,
       },

@@ -891,6 +891,14 @@ export interface DeployCompose {
    * administrator trusts on the platform host.
    */
   allowHostPrivileges: boolean;
+  /**
+   * The stack's config files (ai.deploy configFiles, templates' config.mounts): `path` relative
+   * to the compose file's folder (no `.` or `..` segment, no leading `/`), `content` its text
+   * (may be a secret: never log it), `target` unused. Written there after the fetch, before the
+   * conversion, so the file's relative bind mounts (`./app.conf:/etc/app.conf`) find them and
+   * carry them into the kept `files/`; a file of the source at that path is replaced.
+   */
+  configFiles: FileMount[];
 }
 
 export interface ComposeConversion {
@@ -5754,6 +5762,7 @@ function createBaseDeployCompose(): DeployCompose {
     envFile: "",
     command: [],
     allowHostPrivileges: false,
+    configFiles: [],
   };
 }
 
@@ -5788,6 +5797,9 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     }
     if (message.allowHostPrivileges !== false) {
       writer.uint32(80).bool(message.allowHostPrivileges);
+    }
+    for (const v of message.configFiles) {
+      FileMount.encode(v!, writer.uint32(602).fork()).join();
     }
     return writer;
   },
@@ -5885,6 +5897,14 @@ export const DeployCompose: MessageFns<DeployCompose> = {
             message.allowHostPrivileges = reader.bool();
             continue;
           }
+          case 75: {
+            if (tag !== 602) {
+              break;
+            }
+
+            message.configFiles.push(FileMount.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5935,6 +5955,11 @@ export const DeployCompose: MessageFns<DeployCompose> = {
         : isSet(object.allow_host_privileges)
         ? globalThis.Boolean(object.allow_host_privileges)
         : false,
+      configFiles: globalThis.Array.isArray(object?.configFiles)
+        ? object.configFiles.map((e: any) => FileMount.fromJSON(e))
+        : globalThis.Array.isArray(object?.config_files)
+        ? object.config_files.map((e: any) => FileMount.fromJSON(e))
+        : [],
     };
   },
 
@@ -5970,6 +5995,9 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     if (message.allowHostPrivileges !== false) {
       obj.allowHostPrivileges = message.allowHostPrivileges;
     }
+    if (message.configFiles?.length) {
+      obj.configFiles = message.configFiles.map((e) => FileMount.toJSON(e));
+    }
     return obj;
   },
 
@@ -5994,6 +6022,7 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     message.envFile = object.envFile ?? "";
     message.command = object.command?.map((e) => e) || [];
     message.allowHostPrivileges = object.allowHostPrivileges ?? false;
+    message.configFiles = object.configFiles?.map((e) => FileMount.fromPartial(e)) || [];
     return message;
   },
 };
