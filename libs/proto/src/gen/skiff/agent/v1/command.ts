@@ -768,7 +768,16 @@ export interface GitSource {
    * Which addresses the clone may connect to (the control plane's SKIFF_OUTBOUND_ALLOW_PRIVATE);
    * absent: public addresses only.
    */
-  outbound?: OutboundPolicy | undefined;
+  outbound?:
+    | OutboundPolicy
+    | undefined;
+  /**
+   * An http(s) login for the clone (a forge's short-lived token, minted per deploy). git gets
+   * it only as an `Authorization: Basic` header for the URL's origin, through the environment:
+   * never in argv, the URL or `.git/config`. Secrets: never log them.
+   */
+  httpUsername: string;
+  httpPassword: string;
 }
 
 /**
@@ -4801,7 +4810,15 @@ export const BuildSource: MessageFns<BuildSource> = {
 };
 
 function createBaseGitSource(): GitSource {
-  return { url: "", branch: "", submodules: false, sshPrivateKey: "", outbound: undefined };
+  return {
+    url: "",
+    branch: "",
+    submodules: false,
+    sshPrivateKey: "",
+    outbound: undefined,
+    httpUsername: "",
+    httpPassword: "",
+  };
 }
 
 export const GitSource: MessageFns<GitSource> = {
@@ -4820,6 +4837,12 @@ export const GitSource: MessageFns<GitSource> = {
     }
     if (message.outbound !== undefined) {
       OutboundPolicy.encode(message.outbound, writer.uint32(42).fork()).join();
+    }
+    if (message.httpUsername !== "") {
+      writer.uint32(402).string(message.httpUsername);
+    }
+    if (message.httpPassword !== "") {
+      writer.uint32(410).string(message.httpPassword);
     }
     return writer;
   },
@@ -4877,6 +4900,22 @@ export const GitSource: MessageFns<GitSource> = {
             message.outbound = OutboundPolicy.decode(reader, reader.uint32());
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.httpUsername = reader.string();
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.httpPassword = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4900,6 +4939,16 @@ export const GitSource: MessageFns<GitSource> = {
         ? globalThis.String(object.ssh_private_key)
         : "",
       outbound: isSet(object.outbound) ? OutboundPolicy.fromJSON(object.outbound) : undefined,
+      httpUsername: isSet(object.httpUsername)
+        ? globalThis.String(object.httpUsername)
+        : isSet(object.http_username)
+        ? globalThis.String(object.http_username)
+        : "",
+      httpPassword: isSet(object.httpPassword)
+        ? globalThis.String(object.httpPassword)
+        : isSet(object.http_password)
+        ? globalThis.String(object.http_password)
+        : "",
     };
   },
 
@@ -4920,6 +4969,12 @@ export const GitSource: MessageFns<GitSource> = {
     if (message.outbound !== undefined) {
       obj.outbound = OutboundPolicy.toJSON(message.outbound);
     }
+    if (message.httpUsername !== "") {
+      obj.httpUsername = message.httpUsername;
+    }
+    if (message.httpPassword !== "") {
+      obj.httpPassword = message.httpPassword;
+    }
     return obj;
   },
 
@@ -4935,6 +4990,8 @@ export const GitSource: MessageFns<GitSource> = {
     message.outbound = (object.outbound !== undefined && object.outbound !== null)
       ? OutboundPolicy.fromPartial(object.outbound)
       : undefined;
+    message.httpUsername = object.httpUsername ?? "";
+    message.httpPassword = object.httpPassword ?? "";
     return message;
   },
 };
