@@ -25,7 +25,7 @@ import type { BillingAccountsTable, BillingEventsTable } from './schema/billing.
 import type { EventDeliveriesTable, EventsTable } from './schema/events.js';
 import type { ContainerMetricsTable, HostMetricsTable, ServerMetricThresholdsTable } from './schema/metrics.js';
 
-export type { ServiceColumns } from './schema/columns.js';
+export type { ServiceColumns, SourceColumns } from './schema/columns.js';
 export type * from './schema/identity.js';
 export type * from './schema/projects.js';
 export type * from './schema/applications.js';

@@ -18,7 +18,8 @@ export const create = defineContract({
     'readable RSA private key. Secrets are stored encrypted and never returned ' +
     '(`hasPrivateKey`, `hasClientSecret`, `hasWebhookSecret`). The ids (`forgeAId`, ' +
     '`gitProviderId`) are generated; a `gitProviderId` given here is ignored. A member who ' +
-    'creates a connection is granted it.',
+    'creates a connection is granted it. `accessToken` (optional, write-only: `hasAccessToken`) is a ' +
+    'personal or fine-grained token, used instead of the App when no installation is set up.',
   input: z.object({
     appName: z.string().optional(),
     appId: z.number().int().min(1),
@@ -28,6 +29,7 @@ export const create = defineContract({
     privateKey: NonEmpty,
     webhookSecret: NonEmpty,
     apiUrl: z.string().optional(),
+    accessToken: z.string().optional(),
     gitProviderId: z.string().optional(),
     authId: NonEmpty,
     name: NonEmpty,

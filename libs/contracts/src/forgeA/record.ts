@@ -16,4 +16,5 @@ export const ForgeARecord = GitProviderFields.extend({
   hasPrivateKey: z.boolean(),
   hasClientSecret: z.boolean(),
   hasWebhookSecret: z.boolean(),
+  hasAccessToken: z.boolean().describe('a personal token is set (used when the App has no installation)'),
 });
