@@ -774,9 +774,10 @@ export interface GitSource {
   /**
    * An http(s) login for the clone (a forge's short-lived token, minted per deploy). git gets
    * it only as an `Authorization: Basic` header for the URL's origin, through the environment:
-   * never in argv, the URL or `.git/config`. Secrets: never log them.
+   * never in argv, the URL or `.git/config`. The user name the forge expects with its token.
    */
   httpUsername: string;
+  /** The token (or app password). A secret: never log it. */
   httpPassword: string;
 }
 
