@@ -221,7 +221,7 @@ describe('fetching a git source on the control plane', () => {
     expect(await leftovers()).toEqual([]);
   });
 
-  it('refuses, naming the field and changing nothing: no such branch, file, folder, link or compose content, a wrong login, a forge source', async () => {
+  it('refuses, naming the field and changing nothing: no such branch, file, folder, link or compose content, a wrong login, a forge source without its connection', async () => {
     const repo = await git.createRepo(unique('odd'), {
       'docker-compose.yml': STACK,
       'notes.txt': 'just: [text',
@@ -249,7 +249,7 @@ describe('fetching a git source on the control plane', () => {
       expect((await ok('compose.one', { composeId: s.composeId })).composeFile).toBe('');
     }
     const forge = await stack({ sourceType: 'forgeB' });
-    expect((await refusal('compose.fetchSourceType', { composeId: forge.composeId })).field).toBe('sourceType');
+    expect((await refusal('compose.fetchSourceType', { composeId: forge.composeId })).field).toBe('forgeBId');
     expect(await leftovers()).toEqual([]);
   });
 
