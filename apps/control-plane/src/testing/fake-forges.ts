@@ -18,7 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 export interface FakeForgeOptions {
-  github: { appId: number; installationId: string; publicKey: KeyObject | string; token?: string };
+  github: { appId: number; installationId: string; publicKey: KeyObject | string; token?: string; personalToken?: string };
   gitlab: { accessToken: string; refreshToken: string; clientId: string; clientSecret: string };
   bitbucket: { username: string; appPassword: string };
   gitea: { token: string };
@@ -88,16 +88,19 @@ export async function startFakeForges(o: FakeForgeOptions, repoCount = 5): Promi
       return send(res, 201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString() });
     }
     state.seen.gh.push(auth ?? '');
-    if (!state.minted.some((t) => auth === `Bearer ${t}`)) return send(res, 401, { message: 'Bad credentials' });
+    const personal = o.github.personalToken !== undefined && auth === `Bearer ${o.github.personalToken}`;
+    if (!personal && !state.minted.some((t) => auth === `Bearer ${t}`)) return send(res, 401, { message: 'Bad credentials' });
     const page = Number(url.searchParams.get('page') ?? '1');
     const link = (last: number, p: string): Record<string, string> =>
       page < last ? { link: `<${base()}/gh${p}?per_page=2&page=${page + 1}>; rel="next", <${base()}/gh${p}?per_page=2&page=${last}>; rel="last"` } : {};
-    if (path === '/installation/repositories') {
+    if (path === '/installation/repositories' || (personal && path === '/user/repos')) {
       const repos = pageOf(names, page, 2).map((name, i) => ({
         id: 1000 + page * 10 + i, name, full_name: `acme/${name}`, owner: { login: 'acme' }, private: true, default_branch: 'main',
         clone_url: `https://github.example/acme/${name}.git`,
       }));
-      return send(res, 200, { total_count: names.length, repositories: repos }, link(Math.ceil(names.length / 2), path));
+      // The installation listing wraps the page in an object; the user's is the list itself.
+      const body = path === '/user/repos' ? repos : { total_count: names.length, repositories: repos };
+      return send(res, 200, body, link(Math.ceil(names.length / 2), path));
     }
     if (path === '/repos/acme/shop/branches') {
       return send(res, 200, pageOf(BRANCHES, page, 2).map((name) => ({ name, commit: { sha: `sha-${name}` }, protected: false })), link(2, path));

@@ -19,6 +19,7 @@ const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const privateKey = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
 const secrets = {
   ghToken: `ghs_${randomBytes(12).toString('hex')}`,
+  ghPersonal: `ghp_${randomBytes(12).toString('hex')}`,
   glAccess: `glpat-old-${randomBytes(8).toString('hex')}`,
   glRefresh: `glrt-${randomBytes(8).toString('hex')}`,
   glClientSecret: `gloas-${randomBytes(8).toString('hex')}`,
@@ -51,7 +52,7 @@ beforeAll(async () => {
     if (server) git[kind] = server;
   }
   forges = await startFakeForges({
-    github: { appId: 4242, installationId: '77', publicKey: keys.publicKey, token: secrets.ghToken },
+    github: { appId: 4242, installationId: '77', publicKey: keys.publicKey, token: secrets.ghToken, personalToken: secrets.ghPersonal },
     gitlab: { accessToken: secrets.glAccess, refreshToken: secrets.glRefresh, clientId: 'gl-app', clientSecret: secrets.glClientSecret },
     bitbucket: { username: 'jdoe', appPassword: secrets.bbPassword },
     gitea: { token: secrets.gtToken },
@@ -139,6 +140,18 @@ describe('forge repositories, branches and connection tests', () => {
     const res = await t.call('forgeA.testConnection', { forgeAId: wrongKey.forgeAId });
     expect(res.status).toBe(400);
     expect(res.body.issues[0].message).toBe('forgeA (GitHub) refused the credentials (HTTP 401): A JSON web token could not be decoded');
+  });
+
+  it('forgeA: a connection by personal token lists the user\'s repositories; one with neither App nor token is refused', async () => {
+    const ownerId = (await t.call('user.get')).body.userId;
+    const byToken = await ok('forgeA.create', { name: 'by token', authId: ownerId, accessToken: secrets.ghPersonal, apiUrl: `${forges.baseUrl}/gh` });
+    expect(byToken).toMatchObject({ appId: null, clientId: null, hasAccessToken: true, hasPrivateKey: false });
+    const minted = forges.minted.length;
+    expect(await ok('forgeA.getForgeARepositories', { forgeAId: byToken.forgeAId })).toHaveLength(5);
+    expect(forges.minted.length).toBe(minted);
+    const neither = await t.call('forgeA.create', { name: 'neither', authId: ownerId, apiUrl: `${forges.baseUrl}/gh` });
+    expect(neither.status).toBe(400);
+    expect(neither.body.issues).toEqual([{ path: ['accessToken'], message: 'required unless the App is given (appId and privateKey)' }]);
   });
 
   it('forgeB: a refused OAuth token is refreshed, and the new tokens are stored sealed and write-only', async () => {

@@ -179,6 +179,7 @@ export class GitProviderService {
 
   async create<K extends ForgeKind>(p: Principal, kind: K, input: Values & { authId: string; name: string }): Promise<ForgeRecord<K>> {
     const { config, secrets } = this.merge(kind, input, {}, {});
+    checkCredentials(kind, config, secrets);
     await this.checkAuthId(p, input.authId);
     const gitProviderId = this.deps.ids('gp');
     const row = await this.db
@@ -215,6 +216,7 @@ export class GitProviderService {
       throw Invalid('organizationId', "must be the connection's own organization");
     }
     const { config, secrets } = this.merge(kind, input, row.config, this.openSecrets(row));
+    checkCredentials(kind, config, secrets);
     const updated = await this.db
       .updateTable('gitProviders')
       .set({ name: input.name, config: JSON.stringify(config), secrets: this.deps.secrets.seal(JSON.stringify(secrets)) })
@@ -262,6 +264,12 @@ export class GitProviderService {
     await this.db.deleteFrom('gitProviders').where('id', '=', row.id).execute();
     return this.summary(row);
   }
+}
+
+/** A GitHub connection works through its App (id and key) or a token: one of them must be set. */
+function checkCredentials(kind: ForgeKind, config: Values, secrets: Values) {
+  if (kind !== 'forgeA' || (config.appId !== undefined && secrets.privateKey !== undefined) || secrets.accessToken !== undefined) return;
+  throw Invalid('accessToken', 'required unless the App is given (appId and privateKey)');
 }
 
 /** An OAuth callback address: an http(s) URL. */
