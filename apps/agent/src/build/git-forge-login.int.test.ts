@@ -8,8 +8,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitSource } from '@skiff/proto';
 import { startGitServer, type TestGitRepo, type TestGitServer } from '@skiff/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ChildRun } from './child-process.js';
 import { fetchGitSource } from './git-source.js';
+
+/** Every program the clone starts, with its arguments and environment, as spawned. */
+const spawned = vi.hoisted(() => [] as Array<{ file: string; args: string[]; env: Record<string, string> }>);
+vi.mock('./child-process.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('./child-process.js')>();
+  return {
+    ...actual,
+    runChild: (run: ChildRun) => {
+      spawned.push({ file: run.file, args: [...run.args], env: { ...(run.env as Record<string, string>) } });
+      return actual.runChild(run);
+    },
+  };
+});
 
 const run = randomBytes(4).toString('hex');
 const token = `ghs_${randomBytes(16).toString('hex')}`;
@@ -73,11 +87,22 @@ async function clone(src: GitSource) {
 
 describe("git clones with a forge's token", () => {
   it('clones with the token given through the environment only: not in argv, .git/config or the log', async () => {
+    spawned.length = 0;
     const { result, argv } = await argvDuring(() => clone(source()));
     expect(result.error).toBeNull();
     expect(await readFile(join(result.dir, 'Dockerfile'), 'utf8')).toBe('FROM busybox:latest\n');
-    expect(argv.some((a) => a.includes('clone'))).toBe(true);
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    // As spawned: the clone's arguments carry the plain URL; the header is in its environment, for the origin only.
+    const gitClone = spawned.find((s) => s.file === 'git' && s.args.includes('clone'));
+    expect(gitClone?.args).toContain(repo.url);
+    expect(JSON.stringify(gitClone?.args)).not.toContain(token);
+    expect(JSON.stringify(gitClone?.args)).not.toContain(basic);
+    expect(gitClone?.env).toMatchObject({
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: `http.${new URL(repo.url).origin}/.extraHeader`,
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    });
+    // And as every process on the machine could read it while the clone ran (/proc/*/cmdline).
     for (const a of argv) {
       expect(a).not.toContain(token);
       expect(a).not.toContain(basic);
@@ -94,6 +119,16 @@ describe("git clones with a forge's token", () => {
     const { dir, error } = await clone(source({ branch: 'release' }));
     expect(error).toBeNull();
     expect(await readFile(join(dir, 'tagged.txt'), 'utf8')).toBe('v1\n');
+  });
+
+  it('fetches submodules on the same origin with the same login, when asked', async () => {
+    const lib = await git.createRepo(`forge-lib-${run}`, { 'lib.txt': 'the library\n' });
+    const app = await git.createRepo(`forge-app-${run}`, { 'app.txt': 'the app\n' });
+    await app.addSubmodule('vendor/lib', lib);
+    const { dir, error } = await clone(source({ url: app.url, submodules: true }));
+    expect(error).toBeNull();
+    expect(await readFile(join(dir, 'vendor', 'lib', 'lib.txt'), 'utf8')).toBe('the library\n');
+    expect(await readFile(join(dir, '.git', 'modules', 'vendor', 'lib', 'config'), 'utf8')).not.toContain(token);
   });
 
   it('fails clearly with a wrong token, without showing it', async () => {

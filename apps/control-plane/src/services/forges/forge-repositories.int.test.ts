@@ -232,6 +232,13 @@ describe('deploys from a forge source', () => {
     const fetched = await ok('compose.one', { composeId: stack.composeId });
     expect(fetched.composeFile).toBe(COMPOSE);
     expect(t.logText()).not.toContain(gitLogins[kind]().password);
+    // compose.deploy: the agent gets the same clone address and a login, in the sealed command.
+    await ok('compose.deploy', { composeId: stack.composeId });
+    const row = await t.db.selectFrom('commands').selectAll().where('workloadKey', '=', `compose:${stack.composeId}`).orderBy('createdAt', 'desc').executeTakeFirstOrThrow();
+    const command = decode(row.payload);
+    const source = command.payload?.$case === 'deployCompose' ? command.payload.value.source?.kind : undefined;
+    expect(source?.$case).toBe('git');
+    expect(source?.value).toMatchObject({ url: repo.url, branch: 'main', httpUsername: gitLogins[kind]().username, httpPassword: gitLogins[kind]().password });
   });
 
   it('a source without its connection is BAD_REQUEST naming the column', async () => {
