@@ -176,6 +176,21 @@ describe('forge repositories, branches and connection tests', () => {
     expect(JSON.stringify(record)).not.toContain(forges.gitlab.accessToken);
   });
 
+  it('forgeB: an OAuth token past its expiry is refreshed before use, without a refused call first', async () => {
+    const row = await t.db.selectFrom('gitProviders').selectAll().where('id', '=', ids.forgeB!).executeTakeFirstOrThrow();
+    const opened = JSON.parse(t.platform.secrets.open(row.secrets));
+    const expired = { ...opened, tokenExpiresAt: new Date(Date.now() - 1000).toISOString() };
+    await t.db.updateTable('gitProviders').set({ secrets: t.platform.secrets.seal(JSON.stringify(expired)) }).where('id', '=', row.id).execute();
+    const refreshes = forges.gitlab.refreshes;
+    const seen = forges.seen.gl.length;
+    await ok('forgeB.getForgeBRepositories', idOf('forgeB'));
+    expect(forges.gitlab.refreshes).toBe(refreshes + 1);
+    t.watch.secret(forges.gitlab.accessToken);
+    t.watch.secret(forges.gitlab.refreshToken);
+    // Every API call carried the new token: the expired one was never sent.
+    expect(forges.seen.gl.slice(seen).every((h) => h === `Bearer ${forges.gitlab.accessToken}`)).toBe(true);
+  });
+
   it('branches without a connection id is BAD_REQUEST naming it', async () => {
     const res = await t.call('forgeC.getForgeCBranches', { owner: 'acme', repo: 'shop' });
     expect(res.status).toBe(400);
