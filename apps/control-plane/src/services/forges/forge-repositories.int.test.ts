@@ -171,6 +171,9 @@ describe('forge repositories, branches and connection tests', () => {
     // The next call uses the stored new token: no second refresh.
     await ok('forgeB.getForgeBBranches', { owner: 'acme', repo: 'shop', forgeBId: ids.forgeB! });
     expect(forges.gitlab.refreshes).toBe(refreshes + 1);
+    // The numeric project id names the project instead of owner/repo.
+    const byId = await ok('forgeB.getForgeBBranches', { id: 2010, owner: '', repo: '', forgeBId: ids.forgeB! });
+    expect(byId.map((b: { name: string }) => b.name)).toEqual(['main', 'release', 'v1.0']);
     const record = await ok('forgeB.one', idOf('forgeB'));
     expect(record).toMatchObject({ hasAccessToken: true, hasRefreshToken: true, hasSecret: true });
     expect(JSON.stringify(record)).not.toContain(forges.gitlab.accessToken);
