@@ -63,7 +63,7 @@ import { bundledCatalogDir, ComposeDeployments, ComposeFiles, ComposeService, Co
 import { CommandService, CrashLoops, DeploymentControl, DeploymentService, DropArchiveService, WorkloadLifecycle } from './services/deployments/index.js';
 import { ServiceAccess, type ServiceDeps } from './services/shared/index.js';
 import { lateWorkloadRemovals } from './services/shared/workload-removals.js';
-import { GitProviderService } from './services/forges/index.js';
+import { buildForges } from './services/forges/index.js';
 import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
 import { buildEvents, recordCrashLoop } from './services/events/index.js';
@@ -154,7 +154,8 @@ export async function buildPlatform(options: PlatformOptions) {
   const ai = new AiService(deps);
   const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });
   const aiAssistant = new AiAssistant(deps, access, projects, ai, composeTemplates, aiClient, options.log.child({ component: 'ai' }));
-  const gitProviders = new GitProviderService(deps, identity);
+  const forges = buildForges(deps, identity);
+  const gitProviders = forges.providers;
   const agentCredentials: AgentCredentials = new AgentCredentials({
     onLoadError: (err) => options.log.error({ err }, 'could not reload the agents\' credentials'),
     load: () => serverAgents.credentialSource(),
@@ -187,19 +188,19 @@ export async function buildPlatform(options: PlatformOptions) {
   });
   const proxySettings = new ProxySettingsService(deps.db, new ProxyRequests(controlClient(PROXY_REQUEST_TIMEOUT_MS)));
   const billing = new BillingService(deps, billingConfig, servers);
-  const deployments = new DeploymentService(deps, access, outbox);
+  const deployments = new DeploymentService(deps, access, outbox, forges.reads);
   const containers = buildContainers({ db: deps.db, access, agentControl, connection: natsConnection, deployments, limits: options.logs });
   const lifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'application', applications.record, commandStream, { removeFiles: removeArchiveFiles });
   const composeLifecycle = new WorkloadLifecycle(deps, access, outbox, proxy, 'compose', composeStacks.record, commandStream);
   const cacheLifecycle = new CacheLifecycle(deps, access, outbox, caches, commandStream);
   const deploymentControl = new DeploymentControl(deps, access, agentControl, 'application', commandStream);
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
-  const composeDeployments = new ComposeDeployments(deps, access, outbox);
+  const composeDeployments = new ComposeDeployments(deps, access, outbox, forges.reads);
   const webhooks = buildWebhooks(deps, access, {
     application: (p, input) => deployments.deploy(p, input, 'deploy'),
     compose: (p, input) => composeDeployments.deploy(p, input, 'deploy'),
   }, { previews, domains }, options.log);
-  const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile } });
+  const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile }, forges: forges.reads });
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
@@ -242,10 +243,10 @@ export async function buildPlatform(options: PlatformOptions) {
     cache: cacheHandlers(caches, cacheLifecycle),
     ...databases.handlers,
     ai: aiHandlers(ai, aiAssistant),
-    forgeA: forgeAHandlers(gitProviders),
-    forgeB: forgeBHandlers(gitProviders),
-    forgeC: forgeCHandlers(gitProviders),
-    forgeD: forgeDHandlers(gitProviders),
+    forgeA: forgeAHandlers(gitProviders, forges.reads),
+    forgeB: forgeBHandlers(gitProviders, forges.reads),
+    forgeC: forgeCHandlers(gitProviders, forges.reads),
+    forgeD: forgeDHandlers(gitProviders, forges.reads),
     gitProvider: gitProviderHandlers(gitProviders),
     server: serverHandlers(servers),
     cluster: clusterHandlers(new ClusterService(deps.db, { reads: controlClient(CLUSTER_REQUEST_TIMEOUT_MS), removals: controlClient(NODE_REMOVAL_TIMEOUT_MS) })),

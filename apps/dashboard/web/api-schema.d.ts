@@ -528,7 +528,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a build and deployment of the application
-         * @description The first deployment of an application (redeploy repeats one). The job joins the application's FIFO queue; `title` and `description` label the deployment record. Answers the new deployment, `queued` until the server's agent takes it. The environment is resolved now (`${{project.NAME}}`, `${{environment.NAME}}`, `${{NAME}}`): an undefined reference is BAD_REQUEST naming `env`, and nothing is queued. Today only registry images (`sourceType: container`) deploy; other sources answer BAD_REQUEST.
+         * @description The first deployment of an application (redeploy repeats one). The job joins the application's FIFO queue; `title` and `description` label the deployment record. Answers the new deployment, `queued` until the server's agent takes it. The environment is resolved now (`${{project.NAME}}`, `${{environment.NAME}}`, `${{NAME}}`): an undefined reference is BAD_REQUEST naming `env`, and nothing is queued. Sources: a registry image (`container`), a git repository (`git`), an uploaded archive (`drop`), or a forge repository (`forgeA`..`forgeD`: cloned from the address the forge gives, at the saved branch or tag, with a login minted for this deploy and given to git through its environment only); a missing setting is BAD_REQUEST naming it.
          */
         post: operations["application.deploy"];
         delete?: never;
@@ -849,7 +849,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a deployment of the stack
-         * @description The job joins the stack's FIFO queue on its server; the answer is the new deployment, `queued` until the server's agent takes it (its progress and log: `deployment.allByCompose`, `deployment.readLogs`). The agent takes the compose file (the stored text of a `raw` stack, or a shallow clone of `customGitUrl` at `customGitBranch`, with its SSH key, reading `composePath`), converts it as `getConvertedCompose` shows, writes the `.env` file (the stack's `env` over its environment's and project's, `${{…}}` resolved) beside it and runs `docker compose` (`container-compose`, project name = appName) or `docker stack deploy` (`stack`) with the default command (`getDefaultCommand`) or the custom `command`. The services that domains route to join the platform network at each deploy: redeploy after adding a domain to a new service. `applicationStatus` is `running` while it runs, then `done` or `error`. Refused (BAD_REQUEST naming the field, nothing queued): an empty or invalid raw `composeFile`, a missing `customGitUrl`/`customGitBranch`, a forge `sourceType` (forge integrations come later), an undefined `${{…}}` reference (`env`), `randomize` without a `suffix`, a `command` that is not a compose command, a stack being deleted.
+         * @description The job joins the stack's FIFO queue on its server; the answer is the new deployment, `queued` until the server's agent takes it (its progress and log: `deployment.allByCompose`, `deployment.readLogs`). The agent takes the compose file (the stored text of a `raw` stack, or a shallow clone of `customGitUrl` at `customGitBranch`, with its SSH key, reading `composePath`), converts it as `getConvertedCompose` shows, writes the `.env` file (the stack's `env` over its environment's and project's, `${{…}}` resolved) beside it and runs `docker compose` (`container-compose`, project name = appName) or `docker stack deploy` (`stack`) with the default command (`getDefaultCommand`) or the custom `command`. The services that domains route to join the platform network at each deploy: redeploy after adding a domain to a new service. `applicationStatus` is `running` while it runs, then `done` or `error`. Refused (BAD_REQUEST naming the field, nothing queued): an empty or invalid raw `composeFile`, a missing `customGitUrl`/`customGitBranch`, a forge source without its connection, repository or branch (a forge `sourceType` is cloned from the address the forge gives, with a login minted for the deploy and given to git through its environment only; a forge refusing it is BAD_REQUEST naming the connection field), an undefined `${{…}}` reference (`env`), `randomize` without a `suffix`, a `command` that is not a compose command, a stack being deleted.
          */
         post: operations["compose.deploy"];
         delete?: never;
@@ -3832,7 +3832,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a forgeB (GitLab) instance through an OAuth application
-         * @description `forgeBUrl` is the instance address (gitlab.com or self-hosted), `forgeBInternalUrl` the address the platform uses to reach it when different. `applicationId` and `secret` are the OAuth application credentials, `redirectUri` its callback; `groupName` limits repositories to that group. `authId` is the user the connection is created for (a member of the organization). `forgeBUrl` and `forgeBInternalUrl` must be http(s) URLs; link-local and cloud-metadata addresses are refused. `secret` is stored encrypted and never returned (`hasSecret`). The ids (`forgeBId`, `gitProviderId`) are generated; a `gitProviderId` given here is ignored. A member who creates a connection is granted it.
+         * @description `forgeBUrl` is the instance address (gitlab.com or self-hosted), `forgeBInternalUrl` the address the platform uses to reach it when different. `applicationId` and `secret` are the OAuth application credentials, `redirectUri` its callback; `groupName` limits repositories to that group. `authId` is the user the connection is created for (a member of the organization). `forgeBUrl` and `forgeBInternalUrl` must be http(s) URLs; link-local and cloud-metadata addresses are refused. `secret` is stored encrypted and never returned (`hasSecret`). The ids (`forgeBId`, `gitProviderId`) are generated; a `gitProviderId` given here is ignored. A member who creates a connection is granted it. `accessToken` is the token the API and clones use: an OAuth access token (with its `refreshToken`: renewed through `{forgeBUrl}/oauth/token` with `applicationId` and `secret` when expired or refused, the new tokens stored encrypted) or a personal/group access token. Both write-only (`hasAccessToken`, `hasRefreshToken`).
          *
          *     Members need the `canAccessToGitProviders` permission.
          */
@@ -3984,7 +3984,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a forgeA (GitHub) App
-         * @description Registers a GitHub App the user created on the forge: `appId`, `clientId` and `clientSecret` from its settings, `privateKey` the PEM key generated for it, `webhookSecret` the secret its webhook deliveries are signed with, `installationId` the id of its installation on the account or organization whose repositories are deployed (may be set later with `forgeA.update`). `apiUrl` is the REST API base: https://api.github.com unless set (https://HOST/api/v3 for an enterprise server); an http(s) URL, link-local and cloud-metadata addresses refused. `authId` is the user the connection is created for (a member of the organization). The private key must be a readable RSA private key. Secrets are stored encrypted and never returned (`hasPrivateKey`, `hasClientSecret`, `hasWebhookSecret`). The ids (`forgeAId`, `gitProviderId`) are generated; a `gitProviderId` given here is ignored. A member who creates a connection is granted it.
+         * @description Registers a GitHub App the user created on the forge: `appId`, `clientId` and `clientSecret` from its settings, `privateKey` the PEM key generated for it, `webhookSecret` the secret its webhook deliveries are signed with, `installationId` the id of its installation on the account or organization whose repositories are deployed (may be set later with `forgeA.update`). `apiUrl` is the REST API base: https://api.github.com unless set (https://HOST/api/v3 for an enterprise server); an http(s) URL, link-local and cloud-metadata addresses refused. `authId` is the user the connection is created for (a member of the organization). The private key must be a readable RSA private key. Secrets are stored encrypted and never returned (`hasPrivateKey`, `hasClientSecret`, `hasWebhookSecret`). The ids (`forgeAId`, `gitProviderId`) are generated; a `gitProviderId` given here is ignored. A member who creates a connection is granted it. `accessToken` (optional, write-only: `hasAccessToken`) is a personal or fine-grained token, used instead of the App when no installation is set up. A connection needs the App (`appId` and `privateKey`) or an `accessToken`: without either it is BAD_REQUEST naming `accessToken`.
          *
          *     Members need the `canAccessToGitProviders` permission.
          */
@@ -4033,6 +4033,72 @@ export interface paths {
         get: operations["forgeA.forgeAProviders"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/forgeA.getForgeARepositories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The repositories reachable through a forgeA (GitHub App) connection
+         * @description Every page the forge has, as `{id, name, fullName, owner, defaultBranch, private, cloneUrl}`. A forge that refuses the credentials or cannot be reached is BAD_REQUEST naming `forgeAId`, with its reason.
+         *
+         *     Members need the `canAccessToGitProviders` permission.
+         */
+        get: operations["forgeA.getForgeARepositories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/forgeA.getForgeABranches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The branches of a forgeA (GitHub App) repository
+         * @description Every page, as `{name, commit}`. `owner` is the account or organization, `repo` the repository name; `forgeAId` is required.
+         *
+         *     Members need the `canAccessToGitProviders` permission.
+         */
+        get: operations["forgeA.getForgeABranches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/forgeA.testConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check that a forgeA (GitHub App) connection can list repositories
+         * @description Answers `{ok, repositories, message}`; refused credentials are BAD_REQUEST naming `forgeAId`, with the forge's reason and no secret.
+         *
+         *     Members need the `canAccessToGitProviders` permission.
+         */
+        post: operations["forgeA.testConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4121,6 +4187,72 @@ export interface paths {
         get: operations["forgeD.forgeDProviders"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/forgeD.getForgeDRepositories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The repositories reachable through a forgeD (Gitea/Forgejo) connection
+         * @description Every page the forge has, as `{id, name, fullName, owner, defaultBranch, private, cloneUrl}`. A forge that refuses the credentials or cannot be reached is BAD_REQUEST naming `forgeDId`, with its reason.
+         *
+         *     Members need the `canAccessToGitProviders` permission.
+         */
+        get: operations["forgeD.getForgeDRepositories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/forgeD.getForgeDBranches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The branches of a forgeD (Gitea/Forgejo) repository
+         * @description Every page, as `{name, commit}`. `owner` is the account or organization, `repo` the repository name; `forgeDId` is required.
+         *
+         *     Members need the `canAccessToGitProviders` permission.
+         */
+        get: operations["forgeD.getForgeDBranches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/forgeD.testConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check that a forgeD (Gitea/Forgejo) connection can list repositories
+         * @description Answers `{ok, repositories, message}`; refused credentials are BAD_REQUEST naming `forgeDId`, with the forge's reason and no secret.
+         *
+         *     Members need the `canAccessToGitProviders` permission.
+         */
+        post: operations["forgeD.testConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -35313,6 +35445,8 @@ export interface operations {
                 "application/json": {
                     applicationId?: string;
                     secret?: string;
+                    accessToken?: string;
+                    refreshToken?: string;
                     groupName?: string;
                     gitProviderId?: string;
                     redirectUri?: string;
@@ -35352,6 +35486,10 @@ export interface operations {
                         /** @description repositories are limited to this group */
                         groupName: string | null;
                         hasSecret: boolean;
+                        /** @description an OAuth access token or a personal/group token is set */
+                        hasAccessToken: boolean;
+                        /** @description an OAuth refresh token is set: an expired or refused access token is renewed with it */
+                        hasRefreshToken: boolean;
                     };
                 };
             };
@@ -35441,6 +35579,10 @@ export interface operations {
                         /** @description repositories are limited to this group */
                         groupName: string | null;
                         hasSecret: boolean;
+                        /** @description an OAuth access token or a personal/group token is set */
+                        hasAccessToken: boolean;
+                        /** @description an OAuth refresh token is set: an expired or refused access token is renewed with it */
+                        hasRefreshToken: boolean;
                     };
                 };
             };
@@ -35537,6 +35679,10 @@ export interface operations {
                         /** @description repositories are limited to this group */
                         groupName: string | null;
                         hasSecret: boolean;
+                        /** @description an OAuth access token or a personal/group token is set */
+                        hasAccessToken: boolean;
+                        /** @description an OAuth refresh token is set: an expired or refused access token is renewed with it */
+                        hasRefreshToken: boolean;
                     }[];
                 };
             };
@@ -35856,6 +36002,8 @@ export interface operations {
                 "application/json": {
                     applicationId?: string;
                     secret?: string;
+                    accessToken?: string;
+                    refreshToken?: string;
                     groupName?: string;
                     redirectUri?: string;
                     name: string;
@@ -35895,6 +36043,10 @@ export interface operations {
                         /** @description repositories are limited to this group */
                         groupName: string | null;
                         hasSecret: boolean;
+                        /** @description an OAuth access token or a personal/group token is set */
+                        hasAccessToken: boolean;
+                        /** @description an OAuth refresh token is set: an expired or refused access token is renewed with it */
+                        hasRefreshToken: boolean;
                     };
                 };
             };
@@ -35969,13 +36121,14 @@ export interface operations {
                  */
                 "application/json": {
                     appName?: string;
-                    appId: number;
-                    clientId: string;
-                    clientSecret: string;
+                    appId?: number;
+                    clientId?: string;
+                    clientSecret?: string;
                     installationId?: string;
-                    privateKey: string;
-                    webhookSecret: string;
+                    privateKey?: string;
+                    webhookSecret?: string;
                     apiUrl?: string;
+                    accessToken?: string;
                     gitProviderId?: string;
                     authId: string;
                     name: string;
@@ -36003,9 +36156,9 @@ export interface operations {
                         forgeAId: string;
                         /** @description the App's slug on the forge */
                         appName: string | null;
-                        /** @description the numeric App id */
-                        appId: number;
-                        clientId: string;
+                        /** @description the numeric App id (null for a connection by token) */
+                        appId: number | null;
+                        clientId: string | null;
                         /** @description the numeric id of the App installation used */
                         installationId: string | null;
                         /** @description the REST API base (https://api.github.com, or https://HOST/api/v3 for an enterprise server) */
@@ -36013,6 +36166,8 @@ export interface operations {
                         hasPrivateKey: boolean;
                         hasClientSecret: boolean;
                         hasWebhookSecret: boolean;
+                        /** @description a personal token is set (used when the App has no installation) */
+                        hasAccessToken: boolean;
                     };
                 };
             };
@@ -36094,9 +36249,9 @@ export interface operations {
                         forgeAId: string;
                         /** @description the App's slug on the forge */
                         appName: string | null;
-                        /** @description the numeric App id */
-                        appId: number;
-                        clientId: string;
+                        /** @description the numeric App id (null for a connection by token) */
+                        appId: number | null;
+                        clientId: string | null;
                         /** @description the numeric id of the App installation used */
                         installationId: string | null;
                         /** @description the REST API base (https://api.github.com, or https://HOST/api/v3 for an enterprise server) */
@@ -36104,6 +36259,8 @@ export interface operations {
                         hasPrivateKey: boolean;
                         hasClientSecret: boolean;
                         hasWebhookSecret: boolean;
+                        /** @description a personal token is set (used when the App has no installation) */
+                        hasAccessToken: boolean;
                     };
                 };
             };
@@ -36192,9 +36349,9 @@ export interface operations {
                         forgeAId: string;
                         /** @description the App's slug on the forge */
                         appName: string | null;
-                        /** @description the numeric App id */
-                        appId: number;
-                        clientId: string;
+                        /** @description the numeric App id (null for a connection by token) */
+                        appId: number | null;
+                        clientId: string | null;
                         /** @description the numeric id of the App installation used */
                         installationId: string | null;
                         /** @description the REST API base (https://api.github.com, or https://HOST/api/v3 for an enterprise server) */
@@ -36202,6 +36359,8 @@ export interface operations {
                         hasPrivateKey: boolean;
                         hasClientSecret: boolean;
                         hasWebhookSecret: boolean;
+                        /** @description a personal token is set (used when the App has no installation) */
+                        hasAccessToken: boolean;
                     }[];
                 };
             };
@@ -36261,6 +36420,242 @@ export interface operations {
             };
         };
     };
+    "forgeA.getForgeARepositories": {
+        parameters: {
+            query: {
+                forgeAId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "forgeA.getForgeABranches": {
+        parameters: {
+            query: {
+                owner: string;
+                repo: string;
+                forgeAId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "forgeA.testConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "forgeAId": "fga_example"
+                 *     }
+                 */
+                "application/json": {
+                    forgeAId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "forgeA.update": {
         parameters: {
             query?: never;
@@ -36288,6 +36683,7 @@ export interface operations {
                     privateKey?: string;
                     webhookSecret?: string;
                     apiUrl?: string;
+                    accessToken?: string;
                     gitProviderId: string;
                     name: string;
                     organizationId?: string;
@@ -36315,9 +36711,9 @@ export interface operations {
                         forgeAId: string;
                         /** @description the App's slug on the forge */
                         appName: string | null;
-                        /** @description the numeric App id */
-                        appId: number;
-                        clientId: string;
+                        /** @description the numeric App id (null for a connection by token) */
+                        appId: number | null;
+                        clientId: string | null;
                         /** @description the numeric id of the App installation used */
                         installationId: string | null;
                         /** @description the REST API base (https://api.github.com, or https://HOST/api/v3 for an enterprise server) */
@@ -36325,6 +36721,8 @@ export interface operations {
                         hasPrivateKey: boolean;
                         hasClientSecret: boolean;
                         hasWebhookSecret: boolean;
+                        /** @description a personal token is set (used when the App has no installation) */
+                        hasAccessToken: boolean;
                     };
                 };
             };
@@ -36656,6 +37054,242 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such resource in the organization */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "forgeD.getForgeDRepositories": {
+        parameters: {
+            query: {
+                forgeDId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "forgeD.getForgeDBranches": {
+        parameters: {
+            query: {
+                owner: string;
+                repo: string;
+                forgeDId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "forgeD.testConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "forgeDId": "fgd_example"
+                 *     }
+                 */
+                "application/json": {
+                    forgeDId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,7 +26,7 @@ import type { EventDeliveriesTable, EventPruneMarksTable, EventsTable } from './
 import type { WebhookDeliveriesTable, WebhookSeenTable } from './schema/webhooks.js';
 import type { ContainerMetricsTable, HostMetricsTable, ServerMetricThresholdsTable } from './schema/metrics.js';
 
-export type { ServiceColumns } from './schema/columns.js';
+export type { ServiceColumns, SourceColumns } from './schema/columns.js';
 export type * from './schema/identity.js';
 export type * from './schema/projects.js';
 export type * from './schema/applications.js';

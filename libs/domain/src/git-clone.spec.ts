@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GitSetupError, gitEnv, gitFailure, gitUrlSecrets, httpLogin, sshKeyFileContent } from './git-clone.js';
+import { GitSetupError, gitEnv, gitFailure, gitUrlSecrets, httpBasicEnv, httpLogin, sshKeyFileContent } from './git-clone.js';
 
 describe('gitEnv', () => {
   it('keeps git away from the host configuration and offers only the given key', () => {
@@ -21,6 +21,18 @@ describe('gitEnv', () => {
   it('refuses paths ssh would split or interpret', () => {
     expect(() => gitEnv({ home: '/h', sshKeyFile: '/tmp/a b/id', knownHostsFile: '/k' })).toThrow(GitSetupError);
     expect(() => gitEnv({ home: '/h', sshKeyFile: null, knownHostsFile: '/k;rm' })).toThrow(GitSetupError);
+  });
+});
+
+describe('httpBasicEnv', () => {
+  it("gives a forge's login as an Authorization header for the URL's origin only, through git's environment", () => {
+    expect(httpBasicEnv('https://gitlab.example.com:8443/acme/shop.git', 'oauth2', 'glpat-x')).toEqual({
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'http.https://gitlab.example.com:8443/.extraHeader',
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from('oauth2:glpat-x').toString('base64')}`,
+    });
+    expect(httpBasicEnv('git@github.com:acme/shop.git', 'x', 'y')).toBeNull();
+    expect(httpBasicEnv('ssh://git@github.com/acme/shop.git', 'x', 'y')).toBeNull();
   });
 });
 

@@ -78,6 +78,17 @@ export function httpLogin(raw: string): { url: string; env: Record<string, strin
   };
 }
 
+/**
+ * A login given apart from the URL (a forge's token) as the same environment-only header as
+ * `httpLogin`, for the URL's origin; null for a URL that is not http(s).
+ */
+export function httpBasicEnv(raw: string, username: string, password: string): Record<string, string> | null {
+  const url = URL.parse(raw);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
+  const basic = Buffer.from(`${username}:${password}`).toString('base64');
+  return { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${url.origin}/.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
+}
+
 /** The login an http(s) URL carries, in the forms git may print it, to hide from logs and errors. */
 export function gitUrlSecrets(url: string): string[] {
   try {

@@ -21,6 +21,7 @@ export const SECRET_LOG_FIELDS: readonly string[] = [
   'accessToken',
   'refreshToken',
   'apiToken',
+  'httpPassword',
   'appToken',
   'botToken',
   'apiKey',

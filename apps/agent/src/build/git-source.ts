@@ -19,6 +19,8 @@
  *   pinned in `<agent data>/known_hosts`.
  * - An SSH private key is written to a 0600 file in the build's private directory and
  *   removed after the clone, whatever happens.
+ * - A forge's token (`httpUsername`/`httpPassword`) is given to git the same way: an
+ *   `Authorization` header for the URL's origin, through the environment only.
  * - Credentials in an http URL never reach the log: URLs are shown as `https://***@host/…`
  *   and any line carrying the user name or password is hidden.
  * - The deadline and the signal kill git and its children (ssh, remote helpers).
@@ -26,7 +28,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitSetupError, gitEnv as safeGitEnv, gitFailure, gitUrlSecrets, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
+import { GitSetupError, gitEnv as safeGitEnv, gitFailure, gitUrlSecrets, httpBasicEnv, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
 import { type GitPin, OutboundRefused, pinGitRemote } from '@skiff/outbound';
 import type { GitSource } from '@skiff/proto';
 import { AbandonedError } from '../abort/abandoned.js';
@@ -49,13 +51,13 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
     // The login travels in a header (env config, never saved); the URL git keeps in .git/config,
     // which a `COPY . .` would put in the image, has none.
     const pin = await pinned(login?.url ?? source.url, source, ctx);
-    const env = { ...(await gitEnv(source, keyDir, ctx.dataDir ?? keyDir, pin)), ...(login?.env ?? {}) };
+    const env = { ...(await gitEnv(source, keyDir, ctx.dataDir ?? keyDir, pin)), ...(login?.env ?? {}), ...givenLogin(source, login?.url ?? source.url) };
     const args = [...pin.configArgs, 'clone', '--progress', '--depth', '1', `--branch=${source.branch}`];
     if (source.submodules) args.push('--recurse-submodules', '--shallow-submodules');
     args.push('--', pin.url, dir);
 
     await ctx.log(
-      `Cloning ${displayUrl(source.url)} (branch ${source.branch}${source.submodules ? ', with submodules' : ''}${source.sshPrivateKey ? ', with the SSH key' : ''})`,
+      `Cloning ${displayUrl(source.url)} (branch ${source.branch}${source.submodules ? ', with submodules' : ''}${source.sshPrivateKey ? ', with the SSH key' : ''}${source.httpPassword ? ", with the forge's token" : ''})`,
     );
     await runLoggedProgram({
       name: 'git clone',
@@ -64,7 +66,7 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
       env,
       signal: ctx.signal,
       deadline: ctx.deadline,
-      log: new BuildLog(ctx.log, { secrets: [...gitUrlSecrets(source.url), source.sshPrivateKey] }),
+      log: new BuildLog(ctx.log, { secrets: [...gitUrlSecrets(source.url), source.sshPrivateKey, ...loginSecrets(source)] }),
       tailLines: 20,
       timeoutMessage: 'the git clone did not finish before the deadline',
       failure: gitFailure,
@@ -75,6 +77,20 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
   } finally {
     await rm(keyDir, { recursive: true, force: true });
   }
+}
+
+/** The source's own http login (a forge token) as git's environment-only header; it replaces a login in the URL. */
+function givenLogin(source: GitSource, url: string): Record<string, string> {
+  if (!source.httpPassword) return {};
+  const env = httpBasicEnv(url, source.httpUsername, source.httpPassword);
+  if (!env) throw new BuildError('a login for the clone needs an http(s) URL');
+  return env;
+}
+
+/** The forms of the source's http login git could print. */
+function loginSecrets(source: GitSource): string[] {
+  if (!source.httpPassword) return [];
+  return [source.httpPassword, Buffer.from(`${source.httpUsername}:${source.httpPassword}`).toString('base64')];
 }
 
 /** The repository's host checked under the command's outbound policy, and git's pin to it. */

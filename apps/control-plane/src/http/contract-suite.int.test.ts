@@ -102,11 +102,10 @@ describe('the generic mount', () => {
     }
   });
 
-  it('answers NOT_IMPLEMENTED naming the operation for capabilities not built yet', async () => {
+  it('answers NOT_FOUND for a forge connection that does not exist (the forge operations are built)', async () => {
     const res = await t.call('forgeB.testConnection', { forgeBId: 'fgb_example' });
-    expect(res.status).toBe(501);
-    expect(res.body).toMatchObject({ code: 'NOT_IMPLEMENTED' });
-    expect(res.body.message).toContain('forgeB.testConnection');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'NOT_FOUND', message: 'No such forgeB (GitLab) connection' });
   });
 
   it('refuses unknown fields naming them, and parses query values strictly', async () => {

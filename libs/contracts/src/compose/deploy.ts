@@ -18,7 +18,10 @@ export const deploy = defineContract({
     'to join the platform network at each deploy: redeploy after adding a domain to a new service. ' +
     '`applicationStatus` is `running` while it runs, then `done` or `error`. Refused (BAD_REQUEST ' +
     'naming the field, nothing queued): an empty or invalid raw `composeFile`, a missing ' +
-    '`customGitUrl`/`customGitBranch`, a forge `sourceType` (forge integrations come later), an ' +
+    '`customGitUrl`/`customGitBranch`, a forge source without its connection, repository or branch ' +
+    '(a forge `sourceType` is cloned from the address the forge gives, with a login minted for the ' +
+    'deploy and given to git through its environment only; a forge refusing it is BAD_REQUEST naming ' +
+    'the connection field), an ' +
     'undefined `${{…}}` reference (`env`), `randomize` without a `suffix`, a `command` that is not a ' +
     'compose command, a stack being deleted.',
   input: z.object({ composeId: RequiredId, title: z.string().optional(), description: z.string().optional() }),

@@ -18,16 +18,20 @@ export const create = defineContract({
     'readable RSA private key. Secrets are stored encrypted and never returned ' +
     '(`hasPrivateKey`, `hasClientSecret`, `hasWebhookSecret`). The ids (`forgeAId`, ' +
     '`gitProviderId`) are generated; a `gitProviderId` given here is ignored. A member who ' +
-    'creates a connection is granted it.',
+    'creates a connection is granted it. `accessToken` (optional, write-only: `hasAccessToken`) is a ' +
+    'personal or fine-grained token, used instead of the App when no installation is set up. ' +
+    'A connection needs the App (`appId` and `privateKey`) or an `accessToken`: without either ' +
+    'it is BAD_REQUEST naming `accessToken`.',
   input: z.object({
     appName: z.string().optional(),
-    appId: z.number().int().min(1),
-    clientId: NonEmpty,
-    clientSecret: NonEmpty,
+    appId: z.number().int().min(1).optional(),
+    clientId: NonEmpty.optional(),
+    clientSecret: NonEmpty.optional(),
     installationId: z.string().regex(/^\d+$/, 'the numeric installation id').optional(),
-    privateKey: NonEmpty,
-    webhookSecret: NonEmpty,
+    privateKey: NonEmpty.optional(),
+    webhookSecret: NonEmpty.optional(),
     apiUrl: z.string().optional(),
+    accessToken: z.string().optional(),
     gitProviderId: z.string().optional(),
     authId: NonEmpty,
     name: NonEmpty,

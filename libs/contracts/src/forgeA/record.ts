@@ -9,11 +9,12 @@ import { GitProviderFields } from '../gitProvider/record.js';
 export const ForgeARecord = GitProviderFields.extend({
   forgeAId: z.string(),
   appName: z.string().nullable().describe('the App\'s slug on the forge'),
-  appId: z.number().describe('the numeric App id'),
-  clientId: z.string(),
+  appId: z.number().nullable().describe('the numeric App id (null for a connection by token)'),
+  clientId: z.string().nullable(),
   installationId: z.string().nullable().describe('the numeric id of the App installation used'),
   apiUrl: z.string().describe('the REST API base (https://api.github.com, or https://HOST/api/v3 for an enterprise server)'),
   hasPrivateKey: z.boolean(),
   hasClientSecret: z.boolean(),
   hasWebhookSecret: z.boolean(),
+  hasAccessToken: z.boolean().describe('a personal token is set (used when the App has no installation)'),
 });

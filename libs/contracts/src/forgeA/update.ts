@@ -20,6 +20,7 @@ export const update = defineContract({
     privateKey: NonEmpty.optional(),
     webhookSecret: NonEmpty.optional(),
     apiUrl: z.string().optional(),
+    accessToken: z.string().optional(),
     gitProviderId: RequiredId,
     name: NonEmpty,
     organizationId: z.string().optional(),

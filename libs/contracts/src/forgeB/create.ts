@@ -14,10 +14,16 @@ export const create = defineContract({
     'of the organization). `forgeBUrl` and `forgeBInternalUrl` must be http(s) URLs; ' +
     'link-local and cloud-metadata addresses are refused. `secret` is stored encrypted and ' +
     'never returned (`hasSecret`). The ids (`forgeBId`, `gitProviderId`) are generated; a ' +
-    '`gitProviderId` given here is ignored. A member who creates a connection is granted it.',
+    '`gitProviderId` given here is ignored. A member who creates a connection is granted it. ' +
+    '`accessToken` is the token the API and clones use: an OAuth access token (with its ' +
+    '`refreshToken`: renewed through `{forgeBUrl}/oauth/token` with `applicationId` and `secret` ' +
+    'when expired or refused, the new tokens stored encrypted) or a personal/group access ' +
+    'token. Both write-only (`hasAccessToken`, `hasRefreshToken`).',
   input: z.object({
     applicationId: z.string().optional(),
     secret: z.string().optional(),
+    accessToken: z.string().optional(),
+    refreshToken: z.string().optional(),
     groupName: z.string().optional(),
     gitProviderId: z.string().optional(),
     redirectUri: z.string().optional(),

@@ -13,4 +13,6 @@ export const ForgeBRecord = GitProviderFields.extend({
   redirectUri: z.string().nullable(),
   groupName: z.string().nullable().describe('repositories are limited to this group'),
   hasSecret: z.boolean(),
+  hasAccessToken: z.boolean().describe('an OAuth access token or a personal/group token is set'),
+  hasRefreshToken: z.boolean().describe('an OAuth refresh token is set: an expired or refused access token is renewed with it'),
 });

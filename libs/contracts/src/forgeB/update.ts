@@ -13,6 +13,8 @@ export const update = defineContract({
   input: z.object({
     applicationId: z.string().optional(),
     secret: z.string().optional(),
+    accessToken: z.string().optional(),
+    refreshToken: z.string().optional(),
     groupName: z.string().optional(),
     redirectUri: z.string().optional(),
     name: NonEmpty,

@@ -9,6 +9,8 @@ import { composePathOf, convertOrRefuse, customCommandArgs, deploySettings, refu
 import { deploymentRecord, envSourcesOf, insertDeployment } from '../deployments/deployments.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import { plainGitSource } from '../deployments/git-sources.js';
+import { forgeGitSource, isForgeSource } from '../deployments/forge-sources.js';
+import type { ForgeRepositories } from '../forges/forge-repositories.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { lockWorkloadForWork } from '../deployments/workloads.js';
 import { assertNoHostPrivileges, mayUseHostPrivileges } from './host-privileges.js';
@@ -27,6 +29,8 @@ export class ComposeDeployments {
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly outbox: CommandOutbox,
+    /** Forge connections, for forge sources (a login minted per deploy). */
+    private readonly forges?: ForgeRepositories,
   ) {}
 
   async deploy(p: Principal, input: { composeId: string; title?: string; description?: string }, how: 'deploy' | 'redeploy') {
@@ -80,6 +84,9 @@ export class ComposeDeployments {
       case 'git':
         return { composeText: '', source: await plainGitSource(this.deps, located, 'compose.update'), composePath: composePathOf(row) };
       default:
+        if (isForgeSource(row.sourceType)) {
+          return { composeText: '', source: await forgeGitSource(this.deps, this.forges, located, 'compose'), composePath: composePathOf(row) };
+        }
         return refuseForgeSource(row.sourceType);
     }
   }

@@ -9,6 +9,8 @@ import { commandArgs, composePathOf, convertOrRefuse, deploySettings, noFile, re
 import { type GitFileOptions, readGitFile } from './compose-git.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import { plainGitSource } from '../deployments/git-sources.js';
+import { forgeGitSource, isForgeSource } from '../deployments/forge-sources.js';
+import type { ForgeRepositories } from '../forges/forge-repositories.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 
 type ConvertedCompose = OutputOf<Contracts['compose']['getConvertedCompose']>;
@@ -24,7 +26,7 @@ export class ComposeFiles {
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly stacks: ComposeService,
-    private readonly options: { git?: GitFileOptions } = {},
+    private readonly options: { git?: GitFileOptions; forges?: ForgeRepositories } = {},
   ) {}
 
   private get db() {
@@ -106,9 +108,11 @@ export class ComposeFiles {
   private async fetch(located: Located<'compose'>): Promise<ComposeStack> {
     const { row } = located;
     if (row.sourceType === 'raw') return row;
-    if (row.sourceType !== 'git') refuseForgeSource(row.sourceType);
+    if (row.sourceType !== 'git' && !isForgeSource(row.sourceType)) refuseForgeSource(row.sourceType);
     const path = composePathOf(row);
-    const source = await plainGitSource(this.deps, located, 'compose.update');
+    const source = isForgeSource(row.sourceType)
+      ? await forgeGitSource(this.deps, this.options.forges, located, 'compose')
+      : await plainGitSource(this.deps, located, 'compose.update');
     const text = await readGitFile(source.kind.value, path, this.options.git);
     try {
       parseCompose(text);

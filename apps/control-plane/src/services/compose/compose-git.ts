@@ -25,7 +25,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gitEnv, gitFailure, gitUrlSecrets, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
+import { gitEnv, gitFailure, gitUrlSecrets, httpBasicEnv, httpLogin, refuseGitBranch, refuseGitUrl, sshKeyFileContent } from '@skiff/domain';
 import { OutboundRefused, pinGitRemote } from '@skiff/outbound';
 import type { GitSource } from '@skiff/proto';
 import { Invalid } from '../../errors.js';
@@ -53,7 +53,7 @@ export async function readGitFile(source: GitSource, path: string, options: GitF
 
   const deadline = Date.now() + (options.timeoutMs ?? GIT_FETCH_TIMEOUT_MS);
   const maxBytes = options.maxBytes ?? MAX_COMPOSE_FILE_BYTES;
-  const secrets = [...gitUrlSecrets(source.url), ...(source.sshPrivateKey.trim() ? [source.sshPrivateKey.trim()] : [])];
+  const secrets = [...gitUrlSecrets(source.url), ...(source.sshPrivateKey.trim() ? [source.sshPrivateKey.trim()] : []), ...(source.httpPassword ? [source.httpPassword] : [])];
   const hide = (text: string) => secrets.reduce((t, s) => t.split(s).join('***'), text);
   const dir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
   try {
@@ -74,6 +74,8 @@ export async function readGitFile(source: GitSource, path: string, options: GitF
     const env = {
       ...gitEnv({ home: dir, sshKeyFile, sshConfigFile, knownHostsFile: options.knownHostsFile ?? join(dir, 'known_hosts'), path: process.env.PATH }),
       ...(login?.env ?? {}),
+      // A forge's token, for the URL's origin only (as the agent gives it).
+      ...(source.httpPassword ? (httpBasicEnv(login?.url ?? source.url, source.httpUsername, source.httpPassword) ?? {}) : {}),
     };
     const repo = join(dir, 'repo');
     const run = (args: string[], limit = 64 * 1024) => runGit(args, env, deadline, limit);

@@ -178,7 +178,7 @@ describe('compose.deploy', () => {
       [{ composeFile: 'services:\n  web:\n    image: x\n' }, { env: 'A=${{environment.MISSING}}' }, 'env'],
       [{ sourceType: 'git', composeFile: '' }, {}, 'customGitUrl'],
       [{ sourceType: 'git', composeFile: '' }, { customGitUrl: 'https://git.example.com/a.git' }, 'customGitBranch'],
-      [{ sourceType: 'forgeA' }, {}, 'sourceType'],
+      [{ sourceType: 'forgeA' }, {}, 'forgeAId'],
     ];
     for (const [create, update, field] of cases) {
       const s = await stack(create);

@@ -72,9 +72,9 @@ export function commandArgs(composeType: string, command: string | null): string
   }
 }
 
-/** Forge sources: fetching from them comes with the forge integrations. */
+/** A source type a stack cannot be fetched from. */
 export function refuseForgeSource(sourceType: string): never {
-  throw Invalid('sourceType', `fetching from ${sourceType} comes with its forge integration: use sourceType git or raw`);
+  throw Invalid('sourceType', `a compose stack cannot be fetched from sourceType ${sourceType}`);
 }
 
 /** The refusal of a stack without a compose file, saying where the file comes from. */

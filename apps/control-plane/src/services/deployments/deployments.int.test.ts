@@ -186,7 +186,7 @@ describe('application.deploy', () => {
     expect(await rowsOf(app.applicationId)).toEqual({ deployments: [], commands: [] });
   });
 
-  it('refuses forge sources, a git source without its URL and a missing image, naming the field', async () => {
+  it('refuses a forge source without its connection, a git source without its URL and a missing image, naming the field', async () => {
     const git = await ok('application.create', { name: 'from-git', environmentId: env });
     const res = await t.call('application.deploy', { applicationId: git.applicationId });
     expect(res.status).toBe(400);
@@ -194,8 +194,7 @@ describe('application.deploy', () => {
     const forge = await ok('application.create', { name: 'from-forge', environmentId: env, sourceType: 'forgeA' });
     const refused = await t.call('application.deploy', { applicationId: forge.applicationId });
     expect(refused.status).toBe(400);
-    expect(refused.body.issues[0].path).toEqual(['sourceType']);
-    expect(refused.body.message).toContain('forgeA');
+    expect(refused.body.issues[0]).toEqual({ path: ['forgeAId'], message: 'no forgeA connection set (application.saveForgeAProvider)' });
 
     const noImage = await containerApp();
     await ok('application.saveContainerProvider', { applicationId: noImage.applicationId, containerImage: null, username: null, password: null, registryUrl: null });

@@ -12,6 +12,8 @@ import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { archiveOf, archiveSourceOf, latestArchive } from './archive-records.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import { plainGitSource } from './git-sources.js';
+import { FORGE_BUILD_PATHS, forgeGitSource, isForgeSource } from './forge-sources.js';
+import type { ForgeRepositories } from '../forges/forge-repositories.js';
 import { deploymentRecord, envSourcesOf, insertDeployment } from './deployment-records.js';
 import { Rollbacks, rollbackImages } from './rollback.js';
 import { applicationRegistryAuth } from './registry-auth.js';
@@ -28,8 +30,6 @@ export interface DeployInput {
   description?: string;
 }
 
-/** Forge sources: building from them comes with the forge integrations. */
-export const FORGE_SOURCES = new Set(['forgeA', 'forgeB', 'forgeC', 'forgeD']);
 
 /** What a deploy runs: a registry image, or a source to build and the tag of its result. */
 type DeployPlan =
@@ -46,6 +46,8 @@ export class DeploymentService {
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly outbox: CommandOutbox,
+    /** Forge connections, for forge sources (a login minted per deploy). */
+    private readonly forges?: ForgeRepositories,
   ) {}
 
   private get db() {
@@ -59,7 +61,8 @@ export class DeploymentService {
    * (customGitUrl, customGitBranch, customGitBuildPath, enableSubmodules, the private key
    * of customGitSSHKeyId) and `drop` (the newest uploaded archive, dropBuildPath) are built
    * by the agent as buildType says and run as `<appName>:<deploymentId>` (builtImageName);
-   * the forge source types are refused (their integrations come later). A missing setting
+   * forge sources (forgeA..D) are cloned like `git` from the address the forge gives for the
+   * repository, with a login minted for this deploy (forge-sources.ts). A missing setting
    * is BAD_REQUEST naming it.
    */
   async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy', source: { archiveId?: string } = {}) {
@@ -136,8 +139,9 @@ export class DeploymentService {
         return { kind: 'build', source, recipe: buildRecipe(app, app.dropBuildPath, this.resolveBuildVariables(located)) };
       }
       default:
-        if (FORGE_SOURCES.has(app.sourceType)) {
-          throw Invalid('sourceType', `deploying from ${app.sourceType} comes with its forge integration: use sourceType git, drop or container`);
+        if (isForgeSource(app.sourceType)) {
+          const source = await forgeGitSource(this.deps, this.forges, located, 'application');
+          return { kind: 'build', source, recipe: buildRecipe(app, app[FORGE_BUILD_PATHS[app.sourceType]], this.resolveBuildVariables(located)) };
         }
         throw Invalid('sourceType', `sourceType ${app.sourceType} cannot be deployed`);
     }

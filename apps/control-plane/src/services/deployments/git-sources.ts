@@ -35,6 +35,8 @@ export async function plainGitSource(
         submodules: row.enableSubmodules ?? false,
         sshPrivateKey: await sshPrivateKey(deps, located),
         outbound: { allowPrivate: deps.outbound?.allowPrivate ?? false },
+        httpUsername: '',
+        httpPassword: '',
       },
     },
   };

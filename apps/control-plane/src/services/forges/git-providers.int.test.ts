@@ -22,15 +22,17 @@ const inputs = (): Record<Kind, { input: Record<string, unknown>; secrets: strin
     input: {
       name: 'GitHub acme', authId: ownerId, appName: 'skiff-acme', appId: 123456, clientId: 'Iv1.abc',
       clientSecret: 'gh-client-secret-1', installationId: '7654321', privateKey: rsaKey, webhookSecret: 'gh-webhook-secret-1',
+      accessToken: 'gh-access-token-1',
     },
-    secrets: ['gh-client-secret-1', 'gh-webhook-secret-1', rsaKey.split('\n')[1]!],
+    secrets: ['gh-client-secret-1', 'gh-webhook-secret-1', 'gh-access-token-1', rsaKey.split('\n')[1]!],
   },
   forgeB: {
     input: {
       name: 'GitLab', authId: ownerId, forgeBUrl: 'https://gitlab.example.com/', applicationId: 'oauth-app',
       secret: 'gl-oauth-secret-1', redirectUri: 'https://skiff.example.com/callback', groupName: 'acme',
+      accessToken: 'gl-access-token-1', refreshToken: 'gl-refresh-token-1',
     },
-    secrets: ['gl-oauth-secret-1'],
+    secrets: ['gl-oauth-secret-1', 'gl-access-token-1', 'gl-refresh-token-1'],
   },
   forgeC: {
     input: {
@@ -276,9 +278,10 @@ describe('forge connection permissions', () => {
     expect((await t.call('forgeC.one', { forgeCId: owned.forgeCId })).body.name).toBe('Bitbucket');
   });
 
-  it('leaves the operations that call a hosted forge unimplemented', async () => {
-    const b = await create('forgeB');
-    expect((await t.call('forgeB.testConnection', { forgeBId: b.forgeBId })).status).toBe(501);
-    expect((await t.call('forgeB.getForgeBRepositories', { forgeBId: b.forgeBId })).status).toBe(501);
+  it('calls the forge for repositories and connection tests (forge-repositories.int.test.ts); a connection without a token says so', async () => {
+    const b = await create('forgeB', { accessToken: '', refreshToken: '' });
+    const res = await t.call('forgeB.testConnection', { forgeBId: b.forgeBId });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([{ path: ['forgeBId'], message: 'forgeB (GitLab): the connection has no access token yet (forgeB.update accessToken)' }]);
   });
 });

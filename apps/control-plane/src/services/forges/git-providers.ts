@@ -25,12 +25,12 @@ interface ForgeSpec {
   defaults?: Record<string, unknown>;
 }
 
-const FORGES: Record<ForgeKind, ForgeSpec> = {
+export const FORGES: Record<ForgeKind, ForgeSpec> = {
   forgeA: {
     label: 'forgeA (GitHub App)',
     idPrefix: 'fga',
     config: ['appName', 'appId', 'clientId', 'installationId', 'apiUrl'],
-    secrets: ['privateKey', 'clientSecret', 'webhookSecret'],
+    secrets: ['privateKey', 'clientSecret', 'webhookSecret', 'accessToken'],
     outboundUrls: ['apiUrl'],
     defaults: { apiUrl: 'https://api.github.com' },
   },
@@ -38,7 +38,7 @@ const FORGES: Record<ForgeKind, ForgeSpec> = {
     label: 'forgeB (GitLab)',
     idPrefix: 'fgb',
     config: ['forgeBUrl', 'forgeBInternalUrl', 'applicationId', 'redirectUri', 'groupName'],
-    secrets: ['secret'],
+    secrets: ['secret', 'accessToken', 'refreshToken'],
     outboundUrls: ['forgeBUrl', 'forgeBInternalUrl'],
     browserUrls: ['redirectUri'],
   },
@@ -82,7 +82,8 @@ export class GitProviderService {
     return this.deps.db;
   }
 
-  private openSecrets(row: GitProvider): Values {
+  /** The opened credentials of a connection (for its forge client; never for an answer). */
+  openSecrets(row: GitProvider): Values {
     return JSON.parse(this.deps.secrets.open(row.secrets)) as Values;
   }
 
@@ -127,7 +128,7 @@ export class GitProviderService {
   }
 
   /** The connection of that kind, if the caller may use it (another organization's: NOT_FOUND). */
-  private async find(p: Principal, kind: ForgeKind, forgeId: string): Promise<GitProvider> {
+  async find(p: Principal, kind: ForgeKind, forgeId: string): Promise<GitProvider> {
     const row = await this.db.selectFrom('gitProviders').selectAll().where('id', '=', forgeId).executeTakeFirst();
     if (!row || row.kind !== kind) throw NotFound(`No such ${FORGES[kind].label} connection`);
     this.assertUsable(p, row, `${FORGES[kind].label} connection`);
@@ -161,6 +162,8 @@ export class GitProviderService {
       else nextSecrets[field] = value;
     }
     if (kind === 'forgeA' && typeof input.privateKey === 'string') checkAppPrivateKey(input.privateKey);
+    // A token given by hand has no known expiry (an OAuth one's is learnt at its next refresh).
+    if (kind === 'forgeB' && input.accessToken !== undefined) delete nextSecrets.tokenExpiresAt;
     return { config: nextConfig, secrets: nextSecrets };
   }
 
@@ -176,6 +179,7 @@ export class GitProviderService {
 
   async create<K extends ForgeKind>(p: Principal, kind: K, input: Values & { authId: string; name: string }): Promise<ForgeRecord<K>> {
     const { config, secrets } = this.merge(kind, input, {}, {});
+    checkCredentials(kind, config, secrets);
     await this.checkAuthId(p, input.authId);
     const gitProviderId = this.deps.ids('gp');
     const row = await this.db
@@ -212,6 +216,7 @@ export class GitProviderService {
       throw Invalid('organizationId', "must be the connection's own organization");
     }
     const { config, secrets } = this.merge(kind, input, row.config, this.openSecrets(row));
+    checkCredentials(kind, config, secrets);
     const updated = await this.db
       .updateTable('gitProviders')
       .set({ name: input.name, config: JSON.stringify(config), secrets: this.deps.secrets.seal(JSON.stringify(secrets)) })
@@ -259,6 +264,12 @@ export class GitProviderService {
     await this.db.deleteFrom('gitProviders').where('id', '=', row.id).execute();
     return this.summary(row);
   }
+}
+
+/** A GitHub connection works through its App (id and key) or a token: one of them must be set. */
+function checkCredentials(kind: ForgeKind, config: Values, secrets: Values) {
+  if (kind !== 'forgeA' || (config.appId !== undefined && secrets.privateKey !== undefined) || secrets.accessToken !== undefined) return;
+  throw Invalid('accessToken', 'required unless the App is given (appId and privateKey)');
 }
 
 /** An OAuth callback address: an http(s) URL. */

@@ -768,7 +768,17 @@ export interface GitSource {
    * Which addresses the clone may connect to (the control plane's SKIFF_OUTBOUND_ALLOW_PRIVATE);
    * absent: public addresses only.
    */
-  outbound?: OutboundPolicy | undefined;
+  outbound?:
+    | OutboundPolicy
+    | undefined;
+  /**
+   * An http(s) login for the clone (a forge's short-lived token, minted per deploy). git gets
+   * it only as an `Authorization: Basic` header for the URL's origin, through the environment:
+   * never in argv, the URL or `.git/config`. The user name the forge expects with its token.
+   */
+  httpUsername: string;
+  /** The token (or app password). A secret: never log it. */
+  httpPassword: string;
 }
 
 /**
@@ -4809,7 +4819,15 @@ export const BuildSource: MessageFns<BuildSource> = {
 };
 
 function createBaseGitSource(): GitSource {
-  return { url: "", branch: "", submodules: false, sshPrivateKey: "", outbound: undefined };
+  return {
+    url: "",
+    branch: "",
+    submodules: false,
+    sshPrivateKey: "",
+    outbound: undefined,
+    httpUsername: "",
+    httpPassword: "",
+  };
 }
 
 export const GitSource: MessageFns<GitSource> = {
@@ -4828,6 +4846,12 @@ export const GitSource: MessageFns<GitSource> = {
     }
     if (message.outbound !== undefined) {
       OutboundPolicy.encode(message.outbound, writer.uint32(42).fork()).join();
+    }
+    if (message.httpUsername !== "") {
+      writer.uint32(402).string(message.httpUsername);
+    }
+    if (message.httpPassword !== "") {
+      writer.uint32(410).string(message.httpPassword);
     }
     return writer;
   },
@@ -4885,6 +4909,22 @@ export const GitSource: MessageFns<GitSource> = {
             message.outbound = OutboundPolicy.decode(reader, reader.uint32());
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.httpUsername = reader.string();
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.httpPassword = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4908,6 +4948,16 @@ export const GitSource: MessageFns<GitSource> = {
         ? globalThis.String(object.ssh_private_key)
         : "",
       outbound: isSet(object.outbound) ? OutboundPolicy.fromJSON(object.outbound) : undefined,
+      httpUsername: isSet(object.httpUsername)
+        ? globalThis.String(object.httpUsername)
+        : isSet(object.http_username)
+        ? globalThis.String(object.http_username)
+        : "",
+      httpPassword: isSet(object.httpPassword)
+        ? globalThis.String(object.httpPassword)
+        : isSet(object.http_password)
+        ? globalThis.String(object.http_password)
+        : "",
     };
   },
 
@@ -4928,6 +4978,12 @@ export const GitSource: MessageFns<GitSource> = {
     if (message.outbound !== undefined) {
       obj.outbound = OutboundPolicy.toJSON(message.outbound);
     }
+    if (message.httpUsername !== "") {
+      obj.httpUsername = message.httpUsername;
+    }
+    if (message.httpPassword !== "") {
+      obj.httpPassword = message.httpPassword;
+    }
     return obj;
   },
 
@@ -4943,6 +4999,8 @@ export const GitSource: MessageFns<GitSource> = {
     message.outbound = (object.outbound !== undefined && object.outbound !== null)
       ? OutboundPolicy.fromPartial(object.outbound)
       : undefined;
+    message.httpUsername = object.httpUsername ?? "";
+    message.httpPassword = object.httpPassword ?? "";
     return message;
   },
 };

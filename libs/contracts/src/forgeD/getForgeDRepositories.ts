@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { RequiredId, Unspecified } from '../primitives.js';
+
+export const getForgeDRepositories = defineContract({
+  method: 'GET',
+  summary: 'The repositories reachable through a forgeD (Gitea/Forgejo) connection',
+  description:
+    'Every page the forge has, as `{id, name, fullName, owner, defaultBranch, private, cloneUrl}`. ' +
+    'A forge that refuses the credentials or cannot be reached is BAD_REQUEST naming `forgeDId`, with its reason.',
+  input: z.object({ forgeDId: RequiredId }),
+  output: z.array(Unspecified),
+  access: { grant: 'canAccessToGitProviders' },
+  extension: true,
+  example: { forgeDId: 'fgd_example' },
+});
