@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { OutboundFetchError, outboundFetch, type OutboundPolicy, type Resolver } from '@skiff/outbound';
+import { trimChar } from '@skiff/domain';
 
 export interface ForgeHttpDeps {
   policy: OutboundPolicy;
@@ -90,8 +91,11 @@ function forgeMessage(data: unknown): string | null {
 export function nextLink(header: string | string[] | undefined): string | null {
   const text = Array.isArray(header) ? header.join(',') : (header ?? '');
   for (const part of text.split(',')) {
-    const match = /<([^>]+)>\s*;(.*)$/.exec(part.trim());
-    if (match && /\brel="?next"?/.test(match[2]!)) return match[1]!;
+    const link = part.trim();
+    const close = link.indexOf('>');
+    if (!link.startsWith('<') || close < 2) continue;
+    const params = link.slice(close + 1).trim();
+    if (params.startsWith(';') && /\brel="?next"?/.test(params)) return link.slice(1, close);
   }
   return null;
 }
@@ -126,7 +130,7 @@ export async function allPages<T>(
 
 /** `path` under the API base, with query parameters. */
 export function apiUrl(base: string, path: string, query: Record<string, string | number | undefined> = {}): string {
-  const url = new URL(`${base.replace(/\/+$/, '')}${path}`);
+  const url = new URL(`${trimChar(base, '/', 'end')}${path}`);
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
   return url.href;
 }
