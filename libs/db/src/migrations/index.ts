@@ -23,6 +23,7 @@ import * as cleanupSchedules from './2026-12-04T13-05-cleanup-schedules.js';
 import * as metrics from './2026-12-04T15-00-metrics.js';
 import * as applicationMounts from './2026-12-05T18-00-application-mounts.js';
 import * as databaseServices from './2026-12-05T16-01-database-services.js';
+import * as databaseRestores from './2026-12-07T14-00-database-restores.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-05T17-01-backup-runs': backupRuns,
   '2026-12-05T18-00-application-mounts': applicationMounts,
   '2026-12-05T16-01-database-services': databaseServices,
+  '2026-12-07T14-00-database-restores': databaseRestores,
 };
