@@ -8,6 +8,9 @@ import type { ServiceDeps } from '../shared/deps.js';
 /** A dump that could not run or did not succeed: the runner records it as the run's failure. */
 export class DumpFailed extends Error {}
 
+/** A dump refused before anything was queued (its target is gone or not running): bad input to a manual run. */
+export class DumpRefused extends DumpFailed {}
+
 /** The file name ending of each engine's dump, gzipped. */
 export const DUMP_EXTENSION: Record<string, string> = { postgres: 'dump.gz', mariadb: 'sql.gz', mysql: 'sql.gz', mongo: 'archive.gz' };
 
@@ -29,15 +32,23 @@ export class DatabaseDumps {
   async target(row: Backup): Promise<DumpTarget & { engineName: string }> {
     const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
     const wire = engine && WIRE_ENGINES[engine.engine];
-    if (!engine || !wire) throw new DumpFailed(`${engine?.label ?? row.databaseType} databases cannot be dumped by this version`);
+    if (!engine || !wire) throw new DumpRefused(`${engine?.label ?? row.databaseType} databases cannot be dumped by this version`);
     if (row.backupType === 'compose') {
       const stack = await this.deps.db.selectFrom('composeStacks').select(['id', 'appName', 'serverId']).where('id', '=', row.composeId ?? '').executeTakeFirst();
-      if (!stack || !row.serviceName) throw new DumpFailed('the backup’s compose stack is gone');
+      if (!stack || !row.serviceName) throw new DumpRefused('the backup’s compose stack is gone');
       return { type: 'compose', id: stack.id, appName: stack.appName, serverId: stack.serverId, serviceName: row.serviceName, engine: wire, database: row.database, engineName: engine.engine };
     }
     const id = row[`${engine.router}Id` as 'dbAId'];
-    const service = await this.deps.db.selectFrom('databaseServices').select(['id', 'appName', 'serverId', 'engine']).where('id', '=', id ?? '').executeTakeFirst();
-    if (!service || service.engine !== engine.engine) throw new DumpFailed('the backup’s database service is gone');
+    const service = await this.deps.db
+      .selectFrom('databaseServices')
+      .select(['id', 'appName', 'serverId', 'engine', 'applicationStatus'])
+      .where('id', '=', id ?? '')
+      .executeTakeFirst();
+    if (!service || service.engine !== engine.engine) throw new DumpRefused('the backup’s database service is gone');
+    // Its tool runs inside the running database: a stopped one would keep the run waiting for nothing.
+    if (service.applicationStatus !== 'done') {
+      throw new DumpRefused(`the database service ${service.appName} is not running (${service.applicationStatus}): deploy or start it first`);
+    }
     return { type: 'database', id: service.id, appName: service.appName, serverId: service.serverId, serviceName: null, engine: wire, database: row.database, engineName: engine.engine };
   }
 

@@ -10,7 +10,7 @@ import { recordEvent, type EventSignal } from '../events/events.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
-import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed } from './database-dumps.js';
+import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
@@ -111,6 +111,7 @@ export class BackupRunner {
       return await this.run(row);
     } catch (err) {
       if (err instanceof BucketError || err instanceof OutboundRefused) throw asInvalid(err);
+      if (err instanceof DumpRefused) throw Invalid('backupId', err.message);
       if (err instanceof RunFailed || err instanceof DumpFailed) throw new DomainError('INTERNAL_SERVER_ERROR', `The backup failed: ${err.message}`);
       throw err;
     }
