@@ -17,6 +17,8 @@ export interface ToolRun {
   input: Duplex | null;
   /** Settles when the tool exited: rejects naming its exit code and the end of its stderr. */
   exited(): Promise<void>;
+  /** Closes the connection to the tool: its output and input close, so it ends. */
+  cancel(): void;
 }
 
 export interface DatabaseContainers {
@@ -54,6 +56,7 @@ export class DockerodeDatabaseContainers implements DatabaseContainers {
     const ended = new Promise<void>((resolve, reject) => {
       frames.once('end', resolve);
       frames.once('close', resolve);
+      stream.once('close', resolve);
       stream.once('error', reject);
     });
     stream.pipe(frames);
@@ -68,6 +71,6 @@ export class DockerodeDatabaseContainers implements DatabaseContainers {
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
     };
-    return { output: frames, input: withInput ? stream : null, exited };
+    return { output: frames, input: withInput ? stream : null, exited, cancel: () => stream.destroy() };
   }
 }

@@ -40,8 +40,9 @@ export function dumpDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       try {
         await Promise.all([pipeline(run.output, createGzip(), body, { signal }), uploadObject(object!, body, signal), run.exited()]);
       } catch (err) {
+        // The first failure is the cause (S3's answer, or the tool's exit); the rest follow from it.
+        run.cancel();
         body.destroy();
-        run.output.destroy();
         await removeObject(object!).catch(() => undefined);
         if (signal.aborted) throw err;
         const reason = (err as { $metadata?: unknown }).$metadata ? `the upload failed: ${s3Reason(err)}` : (err as Error).message;

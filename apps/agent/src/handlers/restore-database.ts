@@ -12,6 +12,9 @@ import { restoreCommand } from '../dumps/tool-commands.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import type { DumpDatabaseDeps } from './dump-database.js';
 
+/** How long a failed restore waits for its tool's exit status. */
+const TOOL_EXIT_WAIT_MS = 5_000;
+
 export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
   return {
     kind: CommandKind.COMMAND_KIND_RESTORE_DATABASE,
@@ -37,13 +40,16 @@ export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       log.info({ objectKey: object!.key, bucket: object!.bucket, tool: tool.tool }, 'restoring the database');
       const run = await deps.containers.run(containerId, tool, true);
       run.output.resume();
+      const exited = run.exited();
       try {
-        await Promise.all([pipeline(source, createGunzip(), run.input!, { signal }), run.exited()]);
+        await Promise.all([pipeline(source, createGunzip(), run.input!, { signal }), exited]);
       } catch (err) {
         source.destroy();
-        run.input?.destroy();
+        run.cancel();
         if (signal.aborted) throw err;
-        return failed(`the restore failed: ${(err as Error).message}`);
+        // A tool that stops reading makes the write fail first: its own exit says why.
+        const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
+        return failed(`the restore failed: ${(tool ?? (err as Error)).message}`);
       }
       return succeeded();
     },
