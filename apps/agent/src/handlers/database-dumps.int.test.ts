@@ -38,7 +38,9 @@ beforeAll(async () => {
   s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
   endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
   client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-  const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`, '-e', 'POSTGRES_PASSWORD=pw', '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
+  const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`,
+    // Also a Docker Compose project's `db` service: a compose backup finds it by these labels.
+    '--label', `com.docker.compose.project=${SERVICE}-stack`, '--label', 'com.docker.compose.service=db', '-e', 'POSTGRES_PASSWORD=pw', '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
   expect(started.ok, started.out).toBe(true);
   await waitUntil('PostgreSQL to answer', async () => (await psql('SELECT 1')).ok, 60_000, 250);
 }, 90_000);
@@ -100,6 +102,13 @@ describe('database dumps and restores on the agent', () => {
     const hostile = command('dump', 'p/bkp/3.dump.gz');
     if (hostile.payload?.$case === 'dumpDatabase') hostile.payload.value.target!.database = '--help';
     expect(await dumpDatabaseHandler({ containers: containers() }).validate(hostile)).toMatch(/starts with "-"/);
+  });
+
+  it('finds a compose stack’s service by its project and service labels', async () => {
+    const c = command('dump', 'p/cmp/1.dump.gz');
+    if (c.payload?.$case === 'dumpDatabase') Object.assign(c.payload.value.target!, { serviceName: 'db', workload: { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE, id: 'cmp_1', appName: `${SERVICE}-stack` } });
+    expect(await dumpDatabaseHandler({ containers: containers() }).run(context(c))).toEqual({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });
+    expect(gunzipSync(await object('p/cmp/1.dump.gz')).subarray(0, 5).toString()).toBe('PGDMP');
   });
 
   it('says so when the database has no running container', async () => {
