@@ -149,6 +149,37 @@ ensure_debian_image() {
   [ "$status" -eq 0 ] || { echo "error: could not build debian:bookworm-slim (log: /tmp/skiff-debootstrap.log)" >&2; return 1; }
 }
 
+# debian:trixie-slim, the base of the database images whose default tags name majors that
+# only trixie packages (PostgreSQL 17, MariaDB 11): built like debian:bookworm-slim.
+ensure_debian_trixie_image() {
+  skiff_docker image inspect debian:trixie-slim >/dev/null 2>&1 && return 0
+  command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || apt_install debootstrap
+  echo "==> building image debian:trixie-slim (debootstrap)" >&2
+  local root status
+  root=$(mktemp -d /tmp/skiff-debian-trixie.XXXXXX) || return 1
+  debootstrap --variant=minbase trixie "$root" http://deb.debian.org/debian >/tmp/skiff-debootstrap-trixie.log 2>&1 &&
+    tar -C "$root" -c . | skiff_docker import -c 'CMD ["bash"]' - debian:trixie-slim >/dev/null
+  status=$?
+  rm -rf "$root"
+  [ "$status" -eq 0 ] || { echo "error: could not build debian:trixie-slim (log: /tmp/skiff-debootstrap-trixie.log)" >&2; return 1; }
+}
+
+# A database image (the default tag of its engine in apps/control-plane/src/services/
+# databases/engines.ts) built from Debian trixie's packages with the entrypoint beside its
+# Dockerfile in tools/lib/images/<name>: once per tag.
+ensure_database_image() {
+  local tag=$1 dir=$2
+  skiff_docker image inspect "$tag" >/dev/null 2>&1 && return 0
+  ensure_debian_trixie_image || return 1
+  echo "==> building image $tag (Debian trixie's packages)" >&2
+  skiff_docker build -q -t "$tag" "$(dirname "${BASH_SOURCE[0]}")/images/$dir" >/dev/null ||
+    { echo "error: could not build $tag" >&2; return 1; }
+}
+
+# postgres:17 (PostgreSQL 17) and mariadb:11 (MariaDB 11.8), the database services' defaults.
+ensure_postgres_image() { ensure_database_image postgres:17 postgres; }
+ensure_mariadb_image() { ensure_database_image mariadb:11 mariadb; }
+
 # redis:8, the default image of cache instances. The official image when the registry
 # answers; otherwise built from Debian's redis-server (7.0, which speaks the same protocol)
 # like the official one: data in /data (the working directory), listening on 0.0.0.0:6379,
@@ -185,7 +216,9 @@ ensure_docker() {
     ensure_swarm &&
     ensure_busybox_image &&
     ensure_caddy_image &&
-    ensure_redis_image
+    ensure_redis_image &&
+    ensure_postgres_image &&
+    ensure_mariadb_image
 }
 
 # nats-server for the command channel; the vitest global setup starts it on loopback

@@ -18,6 +18,7 @@ import { ProxyControl } from './control/proxy-control.js';
 import { ControlResponder } from './control/responder.js';
 import type { ContainerOps } from './docker/container-ops.js';
 import type { DockerDriver } from './docker/driver.js';
+import type { DatabaseContainers } from './dumps/database-containers.js';
 import type { DeployApplicationDeps } from './handlers/deploy-application.js';
 import type { DeployComposeDeps } from './handlers/deploy-compose.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
@@ -70,6 +71,8 @@ export interface AgentDeps {
   containers?: ContainerOps;
   /** Tuning of log streams (chunk deadline, heartbeat, batching). */
   logStreams?: Pick<LogStreamsDeps, 'chunkTimeoutMs' | 'heartbeatMs' | 'batchMs'>;
+  /** The database containers dumps and restores run their tools in; absent: DumpDatabase and RestoreDatabase are rejected. */
+  databases?: DatabaseContainers;
   /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
   nodes?: SwarmNodes;
   /** Tuning of the NATS consumer (backoff, ack wait). */
@@ -123,6 +126,16 @@ export class Agent {
       lazyHandler({ kind: CommandKind.COMMAND_KIND_REMOVE_WORKLOAD, payloadCase: 'removeWorkload', takesSlot: false }, async () =>
         (await import('./handlers/remove-workload.js')).removeWorkloadHandler(workload),
       ),
+      ...(deps.databases
+        ? [
+            lazyHandler({ kind: CommandKind.COMMAND_KIND_DUMP_DATABASE, payloadCase: 'dumpDatabase', takesSlot: false }, async () =>
+              (await import('./handlers/dump-database.js')).dumpDatabaseHandler({ containers: deps.databases! }),
+            ),
+            lazyHandler({ kind: CommandKind.COMMAND_KIND_RESTORE_DATABASE, payloadCase: 'restoreDatabase', takesSlot: false }, async () =>
+              (await import('./handlers/restore-database.js')).restoreDatabaseHandler({ containers: deps.databases! }),
+            ),
+          ]
+        : []),
       ...(proxy
         ? [
             lazyHandler({ kind: CommandKind.COMMAND_KIND_APPLY_PROXY_CONFIG, payloadCase: 'applyProxyConfig', takesSlot: false }, async () =>

@@ -19,6 +19,7 @@ const LAYERS = [
   'deployments/',
   'workloads/',
   'build/',
+  'dumps/',
   'pipeline/',
   'proxy/',
   'reports/',

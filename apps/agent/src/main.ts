@@ -34,6 +34,7 @@ import { LazyDockerDriver } from './docker/lazy-driver.js';
 import { dockerodeAt, loadedOnFirstCall } from './docker/lazy.js';
 import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 import type { ContainerOps } from './docker/container-ops.js';
+import type { DatabaseContainers } from './dumps/database-containers.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
 import type { ClusterRegistry } from './deployments/cluster-image.js';
 import { connectNats } from './nats/connect.js';
@@ -260,6 +261,10 @@ async function main(): Promise<void> {
     ),
     nodes: swarmNodes,
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
+    // Without the request timeout: a dump's output is read for as long as the dump runs.
+    databases: loadedOnFirstCall<DatabaseContainers>(async () =>
+      new (await import('./dumps/database-containers.js')).DockerodeDatabaseContainers(await dockerodeAt(config.dockerSocket)),
+    ),
     cleanup: loadedOnFirstCall<CleanupEngine>(async () => new (await import('./docker/dockerode-cleanup.js')).DockerodeCleanupEngine(await dockerodeAt(config.dockerSocket, 60_000))),
     restart: {
       version: AGENT_VERSION,

@@ -149,7 +149,7 @@ export async function buildPlatform(options: PlatformOptions) {
     log: options.log.child({ component: 'metrics' }),
   });
   const metricsRetention = new MetricsRetention(metrics, options.log.child({ component: 'metrics' }));
-  const backupParts = buildBackups(deps, access, events.signal, { databaseUrl: options.database.url, secretKey: options.secretKey }, options.log, options.backups);
+  const backupParts = buildBackups(deps, access, outbox, events.signal, { databaseUrl: options.database.url, secretKey: options.secretKey }, options.log, options.backups);
   const { destinations, backups } = backupParts;
   const ai = new AiService(deps);
   const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });
@@ -226,7 +226,7 @@ export async function buildPlatform(options: PlatformOptions) {
     audit: auditHandlers(audit),
     notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations, backupParts.runner),
-    backup: backupHandlers(backups, backupParts.runner),
+    backup: backupHandlers(backups, backupParts.runner, backupParts.restores),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts), webhooks.reads),
     mounts: mountsHandlers(mounts),
     deployment: deploymentHandlers(deployments),

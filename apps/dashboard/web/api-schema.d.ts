@@ -2938,6 +2938,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backup.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a file of a database backup into a database service of the same kind (beyond the spec)
+         * @description `key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the service restored into (default: the backup’s own); it must be of the backup’s kind and running, since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore as it happens. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean --single-transaction); MariaDB and MySQL run the dump’s SQL. Answers the queued restore; `backup.oneRestore` follows it.
+         */
+        post: operations["backup.restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup.oneRestore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A restore of a database backup: its file, target, status and log (beyond the spec) */
+        get: operations["backup.oneRestore"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/destination.create": {
         parameters: {
             query?: never;
@@ -31046,6 +31083,179 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     }[];
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "backup.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "backupId": "bkp_example",
+                 *       "key": "nightly/bkp_example/2026-01-01T00-00-00-000Z.dump.gz",
+                 *       "force": true
+                 *     }
+                 */
+                "application/json": {
+                    backupId: string;
+                    key: string;
+                    databaseId?: string | null;
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        restoreId: string;
+                        commandId: string;
+                        /** @constant */
+                        status: "queued";
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "backup.oneRestore": {
+        parameters: {
+            query: {
+                restoreId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        restoreId: string;
+                        backupId: string;
+                        databaseId: string;
+                        key: string;
+                        commandId: string;
+                        /** @enum {string} */
+                        status: "running" | "done" | "error";
+                        log: string | null;
+                        createdAt: string;
+                        finishedAt: string | null;
+                    };
                 };
             };
             /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */

@@ -1,24 +1,20 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { BackupRunner, BackupService } from '../services/backups/index.js';
-import { NotImplemented } from '../errors.js';
+import type { BackupRunner, BackupService, DatabaseRestores } from '../services/backups/index.js';
 
-/** Database dumps wait for the database services and the agent's dump command. */
-const waitsForDatabaseServices = (operation: string) => () => {
-  throw NotImplemented(`${operation} (database dumps run on the agent, which has no dump command yet)`);
-};
-
-export const backupHandlers = (backups: BackupService, runner: BackupRunner): RouterHandlers<'backup'> => ({
+export const backupHandlers = (backups: BackupService, runner: BackupRunner, restores: DatabaseRestores): RouterHandlers<'backup'> => ({
   create: (input, { principal }) => backups.create(principal, input),
   one: (input, { principal }) => backups.one(principal, input.backupId),
   update: (input, { principal }) => backups.update(principal, input),
   remove: (input, { principal }) => backups.remove(principal, input.backupId),
   manualBackupWebServer: (input, { principal }) => runner.manualWebServer(principal, input.backupId),
   listBackupFiles: (input, { principal }) => runner.listFiles(principal, input.destinationId, input.search),
-  manualBackupDbA: waitsForDatabaseServices('backup.manualBackupDbA'),
-  manualBackupDbB: waitsForDatabaseServices('backup.manualBackupDbB'),
-  manualBackupDbC: waitsForDatabaseServices('backup.manualBackupDbC'),
-  manualBackupDbD: waitsForDatabaseServices('backup.manualBackupDbD'),
-  manualBackupCompose: waitsForDatabaseServices('backup.manualBackupCompose'),
+  manualBackupDbA: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbA'),
+  manualBackupDbB: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbB'),
+  manualBackupDbC: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbC'),
+  manualBackupDbD: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbD'),
+  manualBackupCompose: (input, { principal }) => runner.manualCompose(principal, input.backupId),
+  restore: (input, { principal }) => restores.restore(principal, input),
+  oneRestore: (input, { principal }) => restores.one(principal, input.restoreId),
 });
 
 /** `user.getBackups` lists the organization's backups; merged into the user router's handlers. */

@@ -142,6 +142,8 @@ export async function startTestStack(label: string, options: TestStackOptions = 
     /** Where the API answers over HTTP with servePlatformDomain (the platform domain's upstream); null otherwise. */
     api,
     agentOutput: () => agentOutput,
+    /** The agent process's id (its memory is read from /proc). */
+    agentPid: agent.pid!,
 
     /** A container application named `<name>-<run>`, removed from the swarm by close(). */
     async containerApplication(name: string, provider: { containerImage: string; username?: string; password?: string; registryUrl?: string }) {

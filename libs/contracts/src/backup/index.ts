@@ -8,7 +8,9 @@ import { manualBackupDbC } from './manualBackupDbC.js';
 import { manualBackupDbD } from './manualBackupDbD.js';
 import { manualBackupWebServer } from './manualBackupWebServer.js';
 import { one } from './one.js';
+import { oneRestore } from './oneRestore.js';
 import { remove } from './remove.js';
+import { restore } from './restore.js';
 import { update } from './update.js';
 
 export const backup = defineRouter('backup', {
@@ -23,4 +25,6 @@ export const backup = defineRouter('backup', {
   manualBackupDbD,
   manualBackupWebServer,
   listBackupFiles,
+  restore,
+  oneRestore,
 });

@@ -43,5 +43,21 @@ export interface BackupsTable {
   createdAt: CreatedAt;
 }
 
+/** A `backup.restore`: the file, the database service it goes into, and how its command ended. */
+export interface DatabaseRestoresTable {
+  id: string;
+  organizationId: string;
+  backupId: string;
+  databaseServiceId: string;
+  objectKey: string;
+  commandId: string;
+  status: 'running' | 'done' | 'error';
+  /** What the restore reported: its tool's error output when it failed. */
+  log: string | null;
+  createdAt: CreatedAt;
+  finishedAt: Date | null;
+}
+
 export type Destination = Selectable<DestinationsTable>;
+export type DatabaseRestore = Selectable<DatabaseRestoresTable>;
 export type Backup = Selectable<BackupsTable>;

@@ -125,7 +125,13 @@ describe('the platform backup', () => {
     const res = await t.call('backup.manualBackupWebServer', { backupId: b.backupId });
     expect(res.status).toBe(400);
     expect(res.body.issues[0].path).toEqual(['backupId']);
-    expect((await t.call('backup.manualBackupDbA', { backupId: b.backupId })).status).toBe(501);
+    // A database backup whose service does not run is refused at once (its event says why), queuing nothing.
+    const dbRun = await t.call('backup.manualBackupDbA', { backupId: b.backupId });
+    expect(dbRun.status).toBe(400);
+    expect(dbRun.body.issues[0]).toMatchObject({ path: ['backupId'], message: expect.stringMatching(/is not running \(idle\)/) });
+    expect(await t.db.selectFrom('commands').select('id').where('workloadKey', '=', `database:${db.dbAId}`).execute()).toEqual([]);
+    const event = (await t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute()).find((e) => (e.summary as any).backupId === b.backupId);
+    expect(event?.outcome).toBe('failure');
   });
 });
 

@@ -286,9 +286,9 @@ describe('backup records', () => {
     expect(listed.some((b: { databaseType: string }) => b.databaseType === 'web-server')).toBe(true);
   });
 
-  it('leaves database dumps unimplemented until the agent’s dump command lands (runs are in backup-runs.int.test.ts)', async () => {
+  it('answers NOT_FOUND for an unknown backup on every run operation (runs are in backup-runs.int.test.ts and databases.e2e.test.ts)', async () => {
     for (const op of ['manualBackupDbA', 'manualBackupDbD', 'manualBackupCompose']) {
-      expect((await t.call(`backup.${op}`, { backupId: 'bkp_x' })).status).toBe(501);
+      expect((await t.call(`backup.${op}`, { backupId: 'bkp_x' })).status).toBe(404);
     }
     expect((await t.call('backup.manualBackupWebServer', { backupId: 'bkp_x' })).status).toBe(404);
     expect((await t.call('backup.listBackupFiles', { destinationId: 'dst_x', search: '' })).status).toBe(404);

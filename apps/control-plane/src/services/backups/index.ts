@@ -4,3 +4,4 @@ export { BackupService } from './backups.js';
 export { DestinationService } from './destinations.js';
 export { BackupRunner } from './runner.js';
 export { BackupScheduler } from './scheduler.js';
+export { DatabaseRestores } from './restores.js';

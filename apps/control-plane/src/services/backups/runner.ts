@@ -10,6 +10,7 @@ import { recordEvent, type EventSignal } from '../events/events.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
+import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
@@ -37,7 +38,8 @@ const KIND_OF: Record<string, 'databaseBackup' | 'platformBackup'> = { 'web-serv
  * Runs backups: dumps streamed through gzip into the destination's bucket in multipart parts
  * (memory bounded whatever the size), retention under the backup's own folder, and one event
  * per run with its outcome, size and duration. The platform backup runs here; database
- * dumps run on the agent of the database's server (not built yet: those runs fail saying so).
+ * dumps run on the agent of the database's server (database-dumps.ts), which uploads them
+ * itself: the size recorded is the stored object's.
  */
 export class BackupRunner {
   constructor(
@@ -47,6 +49,7 @@ export class BackupRunner {
     private readonly signal: EventSignal,
     private readonly platform: PlatformSource,
     private readonly log: Logger,
+    private readonly dumps: DatabaseDumps,
   ) {}
 
   private get policy() {
@@ -73,6 +76,22 @@ export class BackupRunner {
     return this.runOrAnswer(row);
   }
 
+  /** `backup.manualBackupDbA..DbD`: a backup of a database service of that kind. */
+  async manualDatabase(p: Principal, backupId: string, router: 'dbA' | 'dbB' | 'dbC' | 'dbD'): Promise<RunResult> {
+    const row = await this.backups.find(p, backupId);
+    if (row.databaseType !== router || row.backupType === 'compose') {
+      throw Invalid('backupId', `not a backup of a ${router} database service (its databaseType is ${row.databaseType}, its backupType ${row.backupType})`);
+    }
+    return this.runOrAnswer(row);
+  }
+
+  /** `backup.manualBackupCompose`: a backup of a compose stack's service (`serviceName`). */
+  async manualCompose(p: Principal, backupId: string): Promise<RunResult> {
+    const row = await this.backups.find(p, backupId);
+    if (row.backupType !== 'compose') throw Invalid('backupId', `not a backup of a compose stack (its backupType is ${row.backupType})`);
+    return this.runOrAnswer(row);
+  }
+
   /** `backup.listBackupFiles`: the objects of a destination whose key starts with `search`. */
   async listFiles(p: Principal, destinationId: string, search: string) {
     const destination = await this.destinations.find(p, destinationId);
@@ -92,7 +111,8 @@ export class BackupRunner {
       return await this.run(row);
     } catch (err) {
       if (err instanceof BucketError || err instanceof OutboundRefused) throw asInvalid(err);
-      if (err instanceof RunFailed) throw new DomainError('INTERNAL_SERVER_ERROR', `The backup failed: ${err.message}`);
+      if (err instanceof DumpRefused) throw Invalid('backupId', err.message);
+      if (err instanceof RunFailed || err instanceof DumpFailed) throw new DomainError('INTERNAL_SERVER_ERROR', `The backup failed: ${err.message}`);
       throw err;
     }
   }
@@ -107,13 +127,18 @@ export class BackupRunner {
       const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', row.destinationId).executeTakeFirstOrThrow();
       const bucket = await this.open(this.settingsOf(destination));
       try {
-        if (row.databaseType !== 'web-server') {
-          throw new RunFailed('database dumps run on the database server’s agent, which has no dump command yet');
-        }
         const name = row.id;
-        const sql = objectKey(row.prefix, name, started, 'sql.gz');
-        size += await this.store(bucket, sql, this.dumpPlatform());
-        files.push(sql);
+        if (row.databaseType !== 'web-server') {
+          const target = await this.dumps.target(row);
+          const key = objectKey(row.prefix, name, started, DUMP_EXTENSION[target.engineName]!);
+          await this.dumps.dump(target, { ...this.settingsOf(destination), key });
+          files.push(key);
+          size += (await bucket.list(key)).find((o) => o.key === key)?.size ?? 0;
+        } else {
+          const sql = objectKey(row.prefix, name, started, 'sql.gz');
+          size += await this.store(bucket, sql, this.dumpPlatform());
+          files.push(sql);
+        }
         if (row.includeEncryptionKey) {
           const key = objectKey(row.prefix, name, started, 'secret.key.gz');
           size += await this.store(bucket, key, { output: readableOf(this.platform.secretKey), exited: Promise.resolve() });
@@ -173,11 +198,11 @@ export class BackupRunner {
     this.signal.notify();
   }
 
-  private settingsOf(d: Destination): BucketSettings {
+  settingsOf(d: Destination): BucketSettings {
     return { endpoint: d.endpoint, region: d.region, bucket: d.bucket, accessKey: this.deps.secrets.open(d.accessKey), secretKey: this.deps.secrets.open(d.secretKey) };
   }
 
-  private async open(settings: BucketSettings): Promise<Bucket> {
+  async open(settings: BucketSettings): Promise<Bucket> {
     try {
       return await openBucket(settings, this.policy);
     } catch (err) {

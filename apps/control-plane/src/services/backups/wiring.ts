@@ -1,9 +1,12 @@
 import type { Logger } from 'pino';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { EventSignal } from '../events/events.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import { BackupService } from './backups.js';
+import { DatabaseDumps } from './database-dumps.js';
 import { DestinationService } from './destinations.js';
+import { DatabaseRestores } from './restores.js';
 import { BackupRunner, type PlatformSource } from './runner.js';
 import { BackupScheduler } from './scheduler.js';
 
@@ -11,13 +14,25 @@ import { BackupScheduler } from './scheduler.js';
 export interface BackupOptions {
   start?: boolean;
   tickMs?: number;
+  /** How often a database backup's run looks at its agent command's row (tests: shorter). */
+  dumpPollMs?: number;
 }
 
-/** Destinations, backup records, the runner and the (not yet started) scheduler, for the composition root. */
-export function buildBackups(deps: ServiceDeps, access: ServiceAccess, signal: EventSignal, platform: PlatformSource, log: Logger, options: BackupOptions = {}) {
+/** Destinations, backup records, the runner, restores and the (not yet started) scheduler, for the composition root. */
+export function buildBackups(
+  deps: ServiceDeps,
+  access: ServiceAccess,
+  outbox: CommandOutbox,
+  signal: EventSignal,
+  platform: PlatformSource,
+  log: Logger,
+  options: BackupOptions = {},
+) {
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations);
-  const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }));
+  const dumps = new DatabaseDumps(deps, outbox, options.dumpPollMs);
+  const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps);
+  const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
   const scheduler = new BackupScheduler(deps.db, deps.clock, (row) => runner.run(row), log.child({ component: 'backup-scheduler' }), options.tickMs);
-  return { destinations, backups, runner, scheduler, start: options.start !== false };
+  return { destinations, backups, runner, restores, scheduler, start: options.start !== false };
 }

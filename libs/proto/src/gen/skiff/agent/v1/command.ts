@@ -18,6 +18,8 @@ export enum CommandKind {
   COMMAND_KIND_RELOAD_WORKLOAD = 5,
   COMMAND_KIND_APPLY_PROXY_CONFIG = 6,
   COMMAND_KIND_DEPLOY_COMPOSE = 7,
+  COMMAND_KIND_DUMP_DATABASE = 40,
+  COMMAND_KIND_RESTORE_DATABASE = 41,
   UNRECOGNIZED = -1,
 }
 
@@ -47,6 +49,12 @@ export function commandKindFromJSON(object: any): CommandKind {
     case 7:
     case "COMMAND_KIND_DEPLOY_COMPOSE":
       return CommandKind.COMMAND_KIND_DEPLOY_COMPOSE;
+    case 40:
+    case "COMMAND_KIND_DUMP_DATABASE":
+      return CommandKind.COMMAND_KIND_DUMP_DATABASE;
+    case 41:
+    case "COMMAND_KIND_RESTORE_DATABASE":
+      return CommandKind.COMMAND_KIND_RESTORE_DATABASE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -72,6 +80,10 @@ export function commandKindToJSON(object: CommandKind): string {
       return "COMMAND_KIND_APPLY_PROXY_CONFIG";
     case CommandKind.COMMAND_KIND_DEPLOY_COMPOSE:
       return "COMMAND_KIND_DEPLOY_COMPOSE";
+    case CommandKind.COMMAND_KIND_DUMP_DATABASE:
+      return "COMMAND_KIND_DUMP_DATABASE";
+    case CommandKind.COMMAND_KIND_RESTORE_DATABASE:
+      return "COMMAND_KIND_RESTORE_DATABASE";
     case CommandKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -434,6 +446,58 @@ export function clusterOperationToJSON(object: ClusterOperation): string {
   }
 }
 
+/** DatabaseEngine names the engine whose own tools dump and restore a database. */
+export enum DatabaseEngine {
+  DATABASE_ENGINE_UNSPECIFIED = 0,
+  DATABASE_ENGINE_POSTGRES = 1,
+  DATABASE_ENGINE_MARIADB = 2,
+  DATABASE_ENGINE_MYSQL = 3,
+  DATABASE_ENGINE_MONGO = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function databaseEngineFromJSON(object: any): DatabaseEngine {
+  switch (object) {
+    case 0:
+    case "DATABASE_ENGINE_UNSPECIFIED":
+      return DatabaseEngine.DATABASE_ENGINE_UNSPECIFIED;
+    case 1:
+    case "DATABASE_ENGINE_POSTGRES":
+      return DatabaseEngine.DATABASE_ENGINE_POSTGRES;
+    case 2:
+    case "DATABASE_ENGINE_MARIADB":
+      return DatabaseEngine.DATABASE_ENGINE_MARIADB;
+    case 3:
+    case "DATABASE_ENGINE_MYSQL":
+      return DatabaseEngine.DATABASE_ENGINE_MYSQL;
+    case 4:
+    case "DATABASE_ENGINE_MONGO":
+      return DatabaseEngine.DATABASE_ENGINE_MONGO;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DatabaseEngine.UNRECOGNIZED;
+  }
+}
+
+export function databaseEngineToJSON(object: DatabaseEngine): string {
+  switch (object) {
+    case DatabaseEngine.DATABASE_ENGINE_UNSPECIFIED:
+      return "DATABASE_ENGINE_UNSPECIFIED";
+    case DatabaseEngine.DATABASE_ENGINE_POSTGRES:
+      return "DATABASE_ENGINE_POSTGRES";
+    case DatabaseEngine.DATABASE_ENGINE_MARIADB:
+      return "DATABASE_ENGINE_MARIADB";
+    case DatabaseEngine.DATABASE_ENGINE_MYSQL:
+      return "DATABASE_ENGINE_MYSQL";
+    case DatabaseEngine.DATABASE_ENGINE_MONGO:
+      return "DATABASE_ENGINE_MONGO";
+    case DatabaseEngine.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Command is the envelope of every command. */
 export interface Command {
   /** Unique id, chosen by the control plane when it writes the outbox row. */
@@ -470,6 +534,8 @@ export interface Command {
     | { $case: "reloadWorkload"; value: ReloadWorkload }
     | { $case: "applyProxyConfig"; value: ApplyProxyConfig }
     | { $case: "deployCompose"; value: DeployCompose }
+    | { $case: "dumpDatabase"; value: DumpDatabase }
+    | { $case: "restoreDatabase"; value: RestoreDatabase }
     | undefined;
 }
 
@@ -1258,6 +1324,62 @@ export interface ClusterReply {
   notFound: boolean;
 }
 
+/**
+ * S3Object is one object of an S3-compatible bucket (path-style addressing), with the
+ * credentials to reach it (opened from the destination's sealed ones).
+ */
+export interface S3Object {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  key: string;
+  /** A secret: never log it. */
+  accessKey: string;
+  /** A secret: never log it. */
+  secretKey: string;
+}
+
+/**
+ * DatabaseTarget is the database inside a running task container of a Swarm service (a
+ * database service's, or one service of a Swarm compose stack) or of a Docker Compose
+ * project's service. The engine's tool runs there (docker exec) and reads its credentials
+ * from the container's own variables (the official images' names).
+ */
+export interface DatabaseTarget {
+  /**
+   * The workload the command belongs to; its `app_name` is the Swarm service's name or the
+   * compose project's.
+   */
+  workload?:
+    | WorkloadRef
+    | undefined;
+  /** The service of a compose stack; empty for a database service. */
+  serviceName: string;
+  engine: DatabaseEngine;
+  /** The database to dump or restore into. */
+  database: string;
+}
+
+/**
+ * DumpDatabase runs the engine's dump tool in the database's container and streams its
+ * output through gzip to a multipart upload of `object` (no temporary file), which it removes
+ * when the tool fails. The control plane reads the stored size from the bucket.
+ */
+export interface DumpDatabase {
+  target?: DatabaseTarget | undefined;
+  object?: S3Object | undefined;
+}
+
+/**
+ * RestoreDatabase streams `object` from the bucket through gunzip into the engine's restore
+ * tool in the database's running container (the control plane sends it only when the caller
+ * accepted a restore into a live database). A failure's reason ends with the tool's output.
+ */
+export interface RestoreDatabase {
+  target?: DatabaseTarget | undefined;
+  object?: S3Object | undefined;
+}
+
 function createBaseCommand(): Command {
   return {
     commandId: "",
@@ -1311,6 +1433,12 @@ export const Command: MessageFns<Command> = {
         break;
       case "deployCompose":
         DeployCompose.encode(message.payload.value, writer.uint32(210).fork()).join();
+        break;
+      case "dumpDatabase":
+        DumpDatabase.encode(message.payload.value, writer.uint32(322).fork()).join();
+        break;
+      case "restoreDatabase":
+        RestoreDatabase.encode(message.payload.value, writer.uint32(330).fork()).join();
         break;
     }
     return writer;
@@ -1433,6 +1561,22 @@ export const Command: MessageFns<Command> = {
             message.payload = { $case: "deployCompose", value: DeployCompose.decode(reader, reader.uint32()) };
             continue;
           }
+          case 40: {
+            if (tag !== 322) {
+              break;
+            }
+
+            message.payload = { $case: "dumpDatabase", value: DumpDatabase.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.payload = { $case: "restoreDatabase", value: RestoreDatabase.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1497,6 +1641,14 @@ export const Command: MessageFns<Command> = {
         ? { $case: "deployCompose", value: DeployCompose.fromJSON(object.deployCompose) }
         : isSet(object.deploy_compose)
         ? { $case: "deployCompose", value: DeployCompose.fromJSON(object.deploy_compose) }
+        : isSet(object.dumpDatabase)
+        ? { $case: "dumpDatabase", value: DumpDatabase.fromJSON(object.dumpDatabase) }
+        : isSet(object.dump_database)
+        ? { $case: "dumpDatabase", value: DumpDatabase.fromJSON(object.dump_database) }
+        : isSet(object.restoreDatabase)
+        ? { $case: "restoreDatabase", value: RestoreDatabase.fromJSON(object.restoreDatabase) }
+        : isSet(object.restore_database)
+        ? { $case: "restoreDatabase", value: RestoreDatabase.fromJSON(object.restore_database) }
         : undefined,
     };
   },
@@ -1535,6 +1687,10 @@ export const Command: MessageFns<Command> = {
       obj.applyProxyConfig = ApplyProxyConfig.toJSON(message.payload.value);
     } else if (message.payload?.$case === "deployCompose") {
       obj.deployCompose = DeployCompose.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "dumpDatabase") {
+      obj.dumpDatabase = DumpDatabase.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "restoreDatabase") {
+      obj.restoreDatabase = RestoreDatabase.toJSON(message.payload.value);
     }
     return obj;
   },
@@ -1594,6 +1750,18 @@ export const Command: MessageFns<Command> = {
       case "deployCompose": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "deployCompose", value: DeployCompose.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "dumpDatabase": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "dumpDatabase", value: DumpDatabase.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "restoreDatabase": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "restoreDatabase", value: RestoreDatabase.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -9009,6 +9177,464 @@ export const ClusterReply: MessageFns<ClusterReply> = {
     message.resultJson = object.resultJson ?? "";
     message.refusedField = object.refusedField ?? "";
     message.notFound = object.notFound ?? false;
+    return message;
+  },
+};
+
+function createBaseS3Object(): S3Object {
+  return { endpoint: "", region: "", bucket: "", key: "", accessKey: "", secretKey: "" };
+}
+
+export const S3Object: MessageFns<S3Object> = {
+  encode(message: S3Object, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== "") {
+      writer.uint32(10).string(message.endpoint);
+    }
+    if (message.region !== "") {
+      writer.uint32(18).string(message.region);
+    }
+    if (message.bucket !== "") {
+      writer.uint32(26).string(message.bucket);
+    }
+    if (message.key !== "") {
+      writer.uint32(34).string(message.key);
+    }
+    if (message.accessKey !== "") {
+      writer.uint32(42).string(message.accessKey);
+    }
+    if (message.secretKey !== "") {
+      writer.uint32(50).string(message.secretKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): S3Object {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseS3Object();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.region = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.bucket = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.accessKey = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.secretKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): S3Object {
+    return {
+      endpoint: isSet(object.endpoint) ? globalThis.String(object.endpoint) : "",
+      region: isSet(object.region) ? globalThis.String(object.region) : "",
+      bucket: isSet(object.bucket) ? globalThis.String(object.bucket) : "",
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      accessKey: isSet(object.accessKey)
+        ? globalThis.String(object.accessKey)
+        : isSet(object.access_key)
+        ? globalThis.String(object.access_key)
+        : "",
+      secretKey: isSet(object.secretKey)
+        ? globalThis.String(object.secretKey)
+        : isSet(object.secret_key)
+        ? globalThis.String(object.secret_key)
+        : "",
+    };
+  },
+
+  toJSON(message: S3Object): unknown {
+    const obj: any = {};
+    if (message.endpoint !== "") {
+      obj.endpoint = message.endpoint;
+    }
+    if (message.region !== "") {
+      obj.region = message.region;
+    }
+    if (message.bucket !== "") {
+      obj.bucket = message.bucket;
+    }
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.accessKey !== "") {
+      obj.accessKey = message.accessKey;
+    }
+    if (message.secretKey !== "") {
+      obj.secretKey = message.secretKey;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<S3Object>): S3Object {
+    return S3Object.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<S3Object>): S3Object {
+    const message = createBaseS3Object();
+    message.endpoint = object.endpoint ?? "";
+    message.region = object.region ?? "";
+    message.bucket = object.bucket ?? "";
+    message.key = object.key ?? "";
+    message.accessKey = object.accessKey ?? "";
+    message.secretKey = object.secretKey ?? "";
+    return message;
+  },
+};
+
+function createBaseDatabaseTarget(): DatabaseTarget {
+  return { workload: undefined, serviceName: "", engine: 0, database: "" };
+}
+
+export const DatabaseTarget: MessageFns<DatabaseTarget> = {
+  encode(message: DatabaseTarget, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workload !== undefined) {
+      WorkloadRef.encode(message.workload, writer.uint32(10).fork()).join();
+    }
+    if (message.serviceName !== "") {
+      writer.uint32(18).string(message.serviceName);
+    }
+    if (message.engine !== 0) {
+      writer.uint32(24).int32(message.engine);
+    }
+    if (message.database !== "") {
+      writer.uint32(34).string(message.database);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DatabaseTarget {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDatabaseTarget();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workload = WorkloadRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.serviceName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.engine = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.database = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DatabaseTarget {
+    return {
+      workload: isSet(object.workload) ? WorkloadRef.fromJSON(object.workload) : undefined,
+      serviceName: isSet(object.serviceName)
+        ? globalThis.String(object.serviceName)
+        : isSet(object.service_name)
+        ? globalThis.String(object.service_name)
+        : "",
+      engine: isSet(object.engine) ? databaseEngineFromJSON(object.engine) : 0,
+      database: isSet(object.database) ? globalThis.String(object.database) : "",
+    };
+  },
+
+  toJSON(message: DatabaseTarget): unknown {
+    const obj: any = {};
+    if (message.workload !== undefined) {
+      obj.workload = WorkloadRef.toJSON(message.workload);
+    }
+    if (message.serviceName !== "") {
+      obj.serviceName = message.serviceName;
+    }
+    if (message.engine !== 0) {
+      obj.engine = databaseEngineToJSON(message.engine);
+    }
+    if (message.database !== "") {
+      obj.database = message.database;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DatabaseTarget>): DatabaseTarget {
+    return DatabaseTarget.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DatabaseTarget>): DatabaseTarget {
+    const message = createBaseDatabaseTarget();
+    message.workload = (object.workload !== undefined && object.workload !== null)
+      ? WorkloadRef.fromPartial(object.workload)
+      : undefined;
+    message.serviceName = object.serviceName ?? "";
+    message.engine = object.engine ?? 0;
+    message.database = object.database ?? "";
+    return message;
+  },
+};
+
+function createBaseDumpDatabase(): DumpDatabase {
+  return { target: undefined, object: undefined };
+}
+
+export const DumpDatabase: MessageFns<DumpDatabase> = {
+  encode(message: DumpDatabase, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.target !== undefined) {
+      DatabaseTarget.encode(message.target, writer.uint32(10).fork()).join();
+    }
+    if (message.object !== undefined) {
+      S3Object.encode(message.object, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DumpDatabase {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDumpDatabase();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.target = DatabaseTarget.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.object = S3Object.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DumpDatabase {
+    return {
+      target: isSet(object.target) ? DatabaseTarget.fromJSON(object.target) : undefined,
+      object: isSet(object.object) ? S3Object.fromJSON(object.object) : undefined,
+    };
+  },
+
+  toJSON(message: DumpDatabase): unknown {
+    const obj: any = {};
+    if (message.target !== undefined) {
+      obj.target = DatabaseTarget.toJSON(message.target);
+    }
+    if (message.object !== undefined) {
+      obj.object = S3Object.toJSON(message.object);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DumpDatabase>): DumpDatabase {
+    return DumpDatabase.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DumpDatabase>): DumpDatabase {
+    const message = createBaseDumpDatabase();
+    message.target = (object.target !== undefined && object.target !== null)
+      ? DatabaseTarget.fromPartial(object.target)
+      : undefined;
+    message.object = (object.object !== undefined && object.object !== null)
+      ? S3Object.fromPartial(object.object)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRestoreDatabase(): RestoreDatabase {
+  return { target: undefined, object: undefined };
+}
+
+export const RestoreDatabase: MessageFns<RestoreDatabase> = {
+  encode(message: RestoreDatabase, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.target !== undefined) {
+      DatabaseTarget.encode(message.target, writer.uint32(10).fork()).join();
+    }
+    if (message.object !== undefined) {
+      S3Object.encode(message.object, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreDatabase {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreDatabase();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.target = DatabaseTarget.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.object = S3Object.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreDatabase {
+    return {
+      target: isSet(object.target) ? DatabaseTarget.fromJSON(object.target) : undefined,
+      object: isSet(object.object) ? S3Object.fromJSON(object.object) : undefined,
+    };
+  },
+
+  toJSON(message: RestoreDatabase): unknown {
+    const obj: any = {};
+    if (message.target !== undefined) {
+      obj.target = DatabaseTarget.toJSON(message.target);
+    }
+    if (message.object !== undefined) {
+      obj.object = S3Object.toJSON(message.object);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RestoreDatabase>): RestoreDatabase {
+    return RestoreDatabase.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RestoreDatabase>): RestoreDatabase {
+    const message = createBaseRestoreDatabase();
+    message.target = (object.target !== undefined && object.target !== null)
+      ? DatabaseTarget.fromPartial(object.target)
+      : undefined;
+    message.object = (object.object !== undefined && object.object !== null)
+      ? S3Object.fromPartial(object.object)
+      : undefined;
     return message;
   },
 };

@@ -1,0 +1,76 @@
+/**
+ * The database's running container, and a tool run in it (docker exec, no TTY): a database
+ * service's Swarm task, or a compose stack's service (Docker Compose's labels, or the Swarm
+ * stack's `<project>_<service>`).
+ */
+import type { Duplex, Readable } from 'node:stream';
+import type Dockerode from 'dockerode';
+import type { DatabaseTarget } from '@skiff/proto';
+import { engineCall } from '../docker/engine.js';
+import { ExecFrames } from './exec-frames.js';
+import type { ToolCommand } from './tool-commands.js';
+
+export interface ToolRun {
+  /** The tool's standard output (stderr kept apart for the failure's reason). */
+  output: Readable;
+  /** The tool's standard input, when it was asked for; end it to close the tool's input. */
+  input: Duplex | null;
+  /** Settles when the tool exited: rejects naming its exit code and the end of its stderr. */
+  exited(): Promise<void>;
+  /** Closes the connection to the tool: its output and input close, so it ends. */
+  cancel(): void;
+}
+
+export interface DatabaseContainers {
+  /** The id of a running container of the target, or null when none runs. */
+  running(target: DatabaseTarget): Promise<string | null>;
+  run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun>;
+}
+
+const POLL_MS = 100;
+
+export class DockerodeDatabaseContainers implements DatabaseContainers {
+  constructor(private readonly docker: Dockerode) {}
+
+  async running(target: DatabaseTarget): Promise<string | null> {
+    const appName = target.workload?.appName ?? '';
+    const choices = target.serviceName
+      ? [
+          [`com.docker.compose.project=${appName}`, `com.docker.compose.service=${target.serviceName}`],
+          [`com.docker.swarm.service.name=${appName}_${target.serviceName}`],
+        ]
+      : [[`com.docker.swarm.service.name=${appName}`]];
+    for (const label of choices) {
+      const found = await engineCall('list containers', () => this.docker.listContainers({ filters: { label, status: ['running'] } }));
+      if (found[0]) return found[0].Id;
+    }
+    return null;
+  }
+
+  async run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun> {
+    const exec = await engineCall('exec create', () =>
+      this.docker.getContainer(containerId).exec({ Cmd: command.argv, AttachStdout: true, AttachStderr: true, AttachStdin: withInput, Tty: false }),
+    );
+    const stream = (await engineCall('exec start', () => exec.start({ hijack: true, stdin: withInput }))) as Duplex;
+    const frames = new ExecFrames();
+    const ended = new Promise<void>((resolve, reject) => {
+      frames.once('end', resolve);
+      frames.once('close', resolve);
+      stream.once('close', resolve);
+      stream.once('error', reject);
+    });
+    stream.pipe(frames);
+    const exited = async () => {
+      await ended;
+      for (;;) {
+        const state = await engineCall('exec inspect', () => exec.inspect());
+        if (!state.Running) {
+          if (state.ExitCode === 0) return;
+          throw new Error(`${command.tool} exited with ${state.ExitCode}${frames.stderrTail ? `: ${frames.stderrTail}` : ''}`);
+        }
+        await new Promise((r) => setTimeout(r, POLL_MS));
+      }
+    };
+    return { output: frames, input: withInput ? stream : null, exited, cancel: () => stream.destroy() };
+  }
+}

@@ -1,0 +1,76 @@
+import type { Backup, Db } from '@skiff/db';
+import type { S3Object } from '@skiff/proto';
+import { DUMP_DEADLINE_MS, type DumpTarget, WIRE_ENGINES, dumpDatabaseCommand } from '../../agents/outbound/kinds/database-dump.js';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { ENGINE_OF_ROUTER } from '../databases/engines.js';
+import type { ServiceDeps } from '../shared/deps.js';
+
+/** A dump that could not run or did not succeed: the runner records it as the run's failure. */
+export class DumpFailed extends Error {}
+
+/** A dump refused before anything was queued (its target is gone or not running): bad input to a manual run. */
+export class DumpRefused extends DumpFailed {}
+
+/** The file name ending of each engine's dump, gzipped. */
+export const DUMP_EXTENSION: Record<string, string> = { postgres: 'dump.gz', mariadb: 'sql.gz', mysql: 'sql.gz', mongo: 'archive.gz' };
+
+const POLL_MS = 250;
+
+/**
+ * Database backups run on the agent of the database's server (DumpDatabase): this queues the
+ * command and waits for its row to end, so a run is recorded like the platform's, with its
+ * outcome, size and duration.
+ */
+export class DatabaseDumps {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly outbox: CommandOutbox,
+    private readonly pollMs = POLL_MS,
+  ) {}
+
+  /** What a backup dumps: its database service, or its compose stack's service. */
+  async target(row: Backup): Promise<DumpTarget & { engineName: string }> {
+    const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
+    const wire = engine && WIRE_ENGINES[engine.engine];
+    if (!engine || !wire) throw new DumpRefused(`${engine?.label ?? row.databaseType} databases cannot be dumped by this version`);
+    if (row.backupType === 'compose') {
+      const stack = await this.deps.db.selectFrom('composeStacks').select(['id', 'appName', 'serverId']).where('id', '=', row.composeId ?? '').executeTakeFirst();
+      if (!stack || !row.serviceName) throw new DumpRefused('the backup’s compose stack is gone');
+      return { type: 'compose', id: stack.id, appName: stack.appName, serverId: stack.serverId, serviceName: row.serviceName, engine: wire, database: row.database, engineName: engine.engine };
+    }
+    const id = row[`${engine.router}Id` as 'dbAId'];
+    const service = await this.deps.db
+      .selectFrom('databaseServices')
+      .select(['id', 'appName', 'serverId', 'engine', 'applicationStatus'])
+      .where('id', '=', id ?? '')
+      .executeTakeFirst();
+    if (!service || service.engine !== engine.engine) throw new DumpRefused('the backup’s database service is gone');
+    // Its tool runs inside the running database: a stopped one would keep the run waiting for nothing.
+    if (service.applicationStatus !== 'done') {
+      throw new DumpRefused(`the database service ${service.appName} is not running (${service.applicationStatus}): deploy or start it first`);
+    }
+    return { type: 'database', id: service.id, appName: service.appName, serverId: service.serverId, serviceName: null, engine: wire, database: row.database, engineName: engine.engine };
+  }
+
+  /** Queues the dump into `object` and waits until the agent says how it ended. */
+  async dump(target: DumpTarget, object: S3Object): Promise<void> {
+    const now = this.deps.clock();
+    const commandId = this.deps.ids('cmd');
+    const deadline = new Date(now.getTime() + DUMP_DEADLINE_MS);
+    await this.deps.db.transaction().execute((tx) => this.outbox.queue(tx, dumpDatabaseCommand({ commandId, target, object, createdAt: now, deadline })));
+    this.outbox.notify();
+    await waitForCommand(this.deps.db, commandId, deadline, this.pollMs);
+  }
+}
+
+/** Polls a command's row until it ended; throws its reason when it did not succeed. */
+export async function waitForCommand(db: Db, commandId: string, deadline: Date, pollMs: number): Promise<void> {
+  for (;;) {
+    const row = await db.selectFrom('commands').select(['status', 'resultReason']).where('id', '=', commandId).executeTakeFirst();
+    if (row?.status === 'done') return;
+    if (row?.status === 'failed') throw new DumpFailed(row.resultReason ?? 'the agent did not say why');
+    // The relay ends an overdue command itself; this only stops waiting a little after it should have.
+    if (Date.now() > deadline.getTime() + 60_000) throw new DumpFailed('the agent did not answer before the deadline');
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

@@ -1,0 +1,88 @@
+// backup.restore and backup.oneRestore, and which backup each manualBackupDb* takes, on a
+// real Postgres without an agent: the refusals (each naming its field, queuing nothing), the
+// RestoreDatabase command a restore queues (its S3 keys sealed with the row), and the record
+// its result ends. The restore itself runs in databases.e2e.test.ts.
+import { Command, CommandKind, CommandStatus, DatabaseEngine } from '@skiff/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { S3_ACCESS_KEY, startS3 } from '../../testing/s3-server.js';
+
+const BUCKET = 'skiff-restores';
+const SECRET = 'restore-secret-key-0001';
+let t: TestPlatform;
+let s3: Awaited<ReturnType<typeof startS3>>;
+let env: string;
+
+beforeAll(async () => {
+  s3 = await startS3([BUCKET]);
+  t = await startTestPlatform();
+  t.watch.secret(SECRET);
+  env = (await t.call('project.create', { name: 'restores' })).body.environments[0].environmentId;
+});
+afterAll(async () => {
+  await t?.close();
+  await s3?.close();
+});
+
+const ok = async (op: string, input: Record<string, unknown>) => {
+  const r = await t.call(op, input);
+  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
+  return r.body;
+};
+const bad = async (op: string, input: Record<string, unknown>, field: string) => {
+  const r = await t.call(op, input);
+  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(400);
+  expect(r.body.issues.map((i: { path: unknown[] }) => i.path[0])).toEqual([field]);
+  return r.body;
+};
+const commandCount = async () => (await t.db.selectFrom('commands').select('id').execute()).length;
+
+describe('backup.restore', () => {
+  it('refuses what it cannot restore, naming the field, then queues a RestoreDatabase whose result ends its record', async () => {
+    const pg = await ok('dbA.create', { name: 'pg', environmentId: env });
+    const other = await ok('dbA.create', { name: 'pg2', environmentId: env });
+    const maria = await ok('dbB.create', { name: 'maria', environmentId: env });
+    const destination = await ok('destination.create', { name: 'local', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const backup = await ok('backup.create', { schedule: '0 3 * * *', prefix: 'db/', destinationId: destination.destinationId, database: 'app', databaseType: 'dbA', dbAId: pg.dbAId, keepLatestCount: null });
+    const key = `db/${backup.backupId}/2026-12-07T14-00-00-000Z.dump.gz`;
+
+    // Each manual operation takes its own kind of backup.
+    await bad('backup.manualBackupDbB', { backupId: backup.backupId }, 'backupId');
+    await bad('backup.manualBackupCompose', { backupId: backup.backupId }, 'backupId');
+
+    const before = await commandCount();
+    await bad('backup.restore', { backupId: backup.backupId, key: 'db/another-backup/x.dump.gz', force: true }, 'key');
+    await bad('backup.restore', { backupId: backup.backupId, key: `db/${backup.backupId}/`, force: true }, 'key');
+    await bad('backup.restore', { backupId: backup.backupId, key, databaseId: maria.dbBId, force: true }, 'databaseId');
+    // Not running (never deployed): the tool runs inside the database.
+    await bad('backup.restore', { backupId: backup.backupId, key, force: true }, 'databaseId');
+    await t.db.updateTable('databaseServices').set({ applicationStatus: 'done' }).where('id', 'in', [pg.dbAId, other.dbAId]).execute();
+    // Running: only with force.
+    await bad('backup.restore', { backupId: backup.backupId, key }, 'force');
+    await bad('backup.restore', { backupId: backup.backupId, key, force: false }, 'force');
+    expect(await commandCount()).toBe(before);
+    expect(await t.db.selectFrom('databaseRestores').selectAll().execute()).toEqual([]);
+
+    // Into another service of the same kind: the command names it, its database and the object.
+    const queued = await ok('backup.restore', { backupId: backup.backupId, key, databaseId: other.dbAId, force: true });
+    expect(queued).toMatchObject({ status: 'queued', restoreId: expect.stringMatching(/^rst_/), commandId: expect.any(String) });
+    const row = await t.db.selectFrom('commands').selectAll().where('id', '=', queued.commandId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ kind: 'COMMAND_KIND_RESTORE_DATABASE', workloadKey: `database:${other.dbAId}` });
+    expect(row.payload).not.toContain(SECRET);
+    const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    expect(command.kind).toBe(CommandKind.COMMAND_KIND_RESTORE_DATABASE);
+    expect(command.payload?.$case === 'restoreDatabase' && command.payload.value).toMatchObject({
+      target: { engine: DatabaseEngine.DATABASE_ENGINE_POSTGRES, database: 'app', serviceName: '', workload: { id: other.dbAId, appName: other.appName } },
+      object: { endpoint: s3.endpoint, bucket: BUCKET, key, accessKey: S3_ACCESS_KEY, secretKey: SECRET },
+    });
+    expect(await ok('backup.oneRestore', { restoreId: queued.restoreId })).toMatchObject({ status: 'running', key, databaseId: other.dbAId, backupId: backup.backupId, log: null });
+
+    // The agent's result ends the record, its reason as the log.
+    const reports = new DeploymentReports({ db: t.db, clock: () => new Date() });
+    await reports.applyCommandResult('local', { commandId: queued.commandId, status: CommandStatus.COMMAND_STATUS_FAILED, reason: 'the restore failed: pg_restore exited with 1: boom', finishedAt: undefined });
+    expect(await ok('backup.oneRestore', { restoreId: queued.restoreId })).toMatchObject({ status: 'error', log: 'the restore failed: pg_restore exited with 1: boom', finishedAt: expect.any(String) });
+    expect((await t.call('backup.oneRestore', { restoreId: 'rst_nope' })).status).toBe(404);
+  });
+});

@@ -1,0 +1,102 @@
+import type { DatabaseRestore } from '@skiff/db';
+import { DUMP_DEADLINE_MS, WIRE_ENGINES, restoreDatabaseCommand } from '../../agents/outbound/kinds/database-dump.js';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import type { Principal } from '../../authz/principal.js';
+import { Invalid, NotFound } from '../../errors.js';
+import { ENGINE_OF_ROUTER } from '../databases/engines.js';
+import { type ServiceDeps, iso } from '../shared/deps.js';
+import type { ServiceAccess } from '../shared/service-access.js';
+import type { BackupService } from './backups.js';
+import { ownPrefix } from './object-names.js';
+import type { BackupRunner } from './runner.js';
+
+export interface RestoreInput {
+  backupId: string;
+  key: string;
+  databaseId?: string | null;
+  force?: boolean;
+}
+
+/**
+ * `backup.restore`: a file of a database backup streamed into a database service of the same
+ * kind (the backup's own by default) by the agent of its server (RestoreDatabase). The
+ * engine's restore tool runs inside the database's running container, so the database must
+ * run, and the caller must say `force: true`: clients see the restore as it happens. Each
+ * restore is kept in `database_restores` with its status and log (`backup.oneRestore`).
+ */
+export class DatabaseRestores {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly access: ServiceAccess,
+    private readonly backups: BackupService,
+    private readonly runner: BackupRunner,
+    private readonly outbox: CommandOutbox,
+  ) {}
+
+  async restore(p: Principal, input: RestoreInput) {
+    const backup = await this.backups.find(p, input.backupId);
+    const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
+    const wire = engine && WIRE_ENGINES[engine.engine];
+    if (backup.backupType === 'compose' || !engine || !wire) {
+      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB database services can be restored');
+    }
+    const own = ownPrefix(backup.prefix, backup.id);
+    if (!input.key.startsWith(own) || input.key.length === own.length || input.key.slice(own.length).includes('/')) {
+      throw Invalid('key', `not a file of this backup (its files are ${own}<time>.<ext>, as backup.listBackupFiles lists them)`);
+    }
+    const databaseId = input.databaseId ?? backup[`${engine.router}Id` as 'dbAId'];
+    if (!databaseId) throw Invalid('databaseId', 'required: the backup’s own database service is gone');
+    const { row: target } = await this.access.reference(p, 'database', databaseId, 'databaseId');
+    if (target.engine !== engine.engine) throw Invalid('databaseId', `not a ${engine.label} service: a backup restores into a service of its own kind`);
+    if (target.applicationStatus !== 'done') {
+      throw Invalid('databaseId', `${target.appName} is not running (${target.applicationStatus}): deploy or start it first, the restore runs inside it`);
+    }
+    if (input.force !== true) {
+      throw Invalid('force', `${target.appName} runs: the restore replaces the dump's tables while clients may use them; pass force: true to restore into it`);
+    }
+    const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', backup.destinationId).executeTakeFirstOrThrow();
+    const settings = this.runner.settingsOf(destination);
+    // The endpoint is checked against the outbound policy before the agent is sent to it.
+    (await this.runner.open(settings)).close();
+    const now = this.deps.clock();
+    const restoreId = this.deps.ids('rst');
+    const commandId = this.deps.ids('cmd');
+    const command = restoreDatabaseCommand({
+      commandId,
+      target: { type: 'database', id: target.id, appName: target.appName, serverId: target.serverId, serviceName: null, engine: wire, database: target.databaseName ?? backup.database },
+      object: { ...settings, key: input.key },
+      createdAt: now,
+      deadline: new Date(now.getTime() + DUMP_DEADLINE_MS),
+    });
+    await this.deps.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('databaseRestores')
+        .values({ id: restoreId, organizationId: backup.organizationId, backupId: backup.id, databaseServiceId: target.id, objectKey: input.key, commandId, status: 'running' })
+        .execute();
+      await this.outbox.queue(tx, command);
+    });
+    this.outbox.notify();
+    return { restoreId, commandId, status: 'queued' as const };
+  }
+
+  /** `backup.oneRestore`: a restore the caller may see (through its backup and its database service). */
+  async one(p: Principal, restoreId: string) {
+    const row = await this.deps.db.selectFrom('databaseRestores').selectAll().where('id', '=', restoreId).executeTakeFirst();
+    if (!row) throw NotFound('No such restore');
+    await this.backups.find(p, row.backupId);
+    await this.access.through(p, 'database', row.databaseServiceId, 'restore');
+    return record(row);
+  }
+}
+
+const record = (row: DatabaseRestore) => ({
+  restoreId: row.id,
+  backupId: row.backupId,
+  databaseId: row.databaseServiceId,
+  key: row.objectKey,
+  commandId: row.commandId,
+  status: row.status,
+  log: row.log,
+  createdAt: iso(row.createdAt),
+  finishedAt: row.finishedAt === null ? null : iso(row.finishedAt),
+});

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { defineContract } from '../contract.js';
+import { RequiredId } from '../primitives.js';
+
+export const oneRestore = defineContract({
+  method: 'GET',
+  summary: 'A restore of a database backup: its file, target, status and log (beyond the spec)',
+  input: z.object({ restoreId: RequiredId }),
+  output: z.object({
+    restoreId: z.string(),
+    backupId: z.string(),
+    databaseId: z.string(),
+    key: z.string(),
+    commandId: z.string(),
+    status: z.enum(['running', 'done', 'error']),
+    log: z.string().nullable(),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  }),
+  example: { restoreId: 'rst_example' },
+});
