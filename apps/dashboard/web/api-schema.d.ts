@@ -2948,7 +2948,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a file of a database backup into a database service of the same kind (beyond the spec)
+         * Restore a file of a database backup into a database service of the same kind
          * @description `key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the service restored into (default: the backup’s own); it must be of the backup’s kind and running, since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore as it happens. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean --single-transaction); MariaDB and MySQL run the dump’s SQL. Answers the queued restore; `backup.oneRestore` follows it.
          */
         post: operations["backup.restore"];
@@ -2965,7 +2965,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A restore of a database backup: its file, target, status and log (beyond the spec) */
+        /** A restore of a database backup: its file, target, status and log */
         get: operations["backup.oneRestore"];
         put?: never;
         post?: never;

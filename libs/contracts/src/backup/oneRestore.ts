@@ -4,7 +4,7 @@ import { RequiredId } from '../primitives.js';
 
 export const oneRestore = defineContract({
   method: 'GET',
-  summary: 'A restore of a database backup: its file, target, status and log (beyond the spec)',
+  summary: 'A restore of a database backup: its file, target, status and log',
   input: z.object({ restoreId: RequiredId }),
   output: z.object({
     restoreId: z.string(),

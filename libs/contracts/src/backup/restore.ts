@@ -4,7 +4,7 @@ import { RequiredId } from '../primitives.js';
 
 export const restore = defineContract({
   method: 'POST',
-  summary: 'Restore a file of a database backup into a database service of the same kind (beyond the spec)',
+  summary: 'Restore a file of a database backup into a database service of the same kind',
   description:
     '`key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the ' +
     'service restored into (default: the backup’s own); it must be of the backup’s kind and running, ' +
