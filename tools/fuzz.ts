@@ -36,7 +36,7 @@ const report = await runFuzz({
   hostOperations: values['host-operations'],
   onProblem: (p) => console.log(`FAIL ${p.problem} ${p.operation} (${p.kind}): status ${p.status}, ${p.why}\n  input: ${p.input}\n  body: ${p.body}`),
 });
-if (report.skipped.length) console.log(`fuzz: left out (they act on hosts; --host-operations includes them): ${report.skipped.join(', ')}`);
+if (report.skipped.length) console.log(`fuzz: left out (they restart the control plane, or act on hosts: --host-operations includes those): ${report.skipped.join(', ')}`);
 const statuses = Object.entries(report.byStatus).map(([s, n]) => `${s}: ${n}`).join(', ');
 console.log(`fuzz: ${report.operations} operations in ${Math.round((Date.now() - started) / 1000)} s; by status ${statuses}; ${report.notImplemented} NOT_IMPLEMENTED; seed ${seed}`);
 console.log(summaryLine(report));

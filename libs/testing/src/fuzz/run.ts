@@ -12,6 +12,9 @@ import { CLEANUP, SETUP_STEPS, firstId } from './setup.js';
  */
 const HOST_OPERATION = /^(?:settings\.(?!read|get)\w+|\w+\.(?:deploy|redeploy|start|stop|reload|rebuild|killBuild|cancelDeployment|dropDeployment|deployTemplate|isolatedDeployment|restartContainer)|backup\.manualBackup\w*)$/;
 
+/** Operations that restart the control plane itself (answered, then it exits for its supervisor): always left out. */
+const RESTARTS_CONTROL_PLANE = /^settings\.(?:reloadServer|updateServer)$/;
+
 export interface FuzzOptions {
   /** Sends one request (fetch, or an in-process app's `request`). */
   send: (request: Request) => Promise<Response>;
@@ -52,7 +55,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const base = options.baseUrl.replace(/\/+$/, '');
   const document = (await (await options.send(new Request(`${base}/api/openapi.json`))).json()) as Parameters<typeof operationsOf>[0];
   const all = operationsOf(document);
-  const skipped = options.hostOperations ? [] : all.filter((o) => HOST_OPERATION.test(o.name)).map((o) => o.name);
+  const skipped = all.filter((o) => RESTARTS_CONTROL_PLANE.test(o.name) || (!options.hostOperations && HOST_OPERATION.test(o.name))).map((o) => o.name);
   const operations = all.filter((o) => !skipped.includes(o.name));
   const byName = new Map(all.map((o) => [o.name, o]));
   const r = new Random(options.seed);
