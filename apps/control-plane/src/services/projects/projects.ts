@@ -14,8 +14,23 @@ import type { IdentityService } from '../identity/identity.js';
 import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
 import { type ServiceKind, type ServiceSummary, type WorkloadRemovals, copyServices, countServices, servicesOf, servicesQuery, summaries } from '../shared/service-records.js';
 import { sql } from 'kysely';
+import { compiledOnce } from '../shared/compiled-once.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
+
+/** project.one's two statements (compiled once: the hottest read). */
+const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) =>
+  db
+    .selectFrom('projects as p')
+    .leftJoin('environments as e', 'e.projectId', 'p.id')
+    .selectAll('p')
+    .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
+    .where('p.id', '=', slot.projectId)
+    .orderBy('e.createdAt'),
+);
+const servicesOfProject = compiledOnce(['projectId'], (db: Db, slot) =>
+  servicesQuery(db, db.selectFrom('environments').select('id').where('projectId', '=', slot.projectId)),
+);
 const ENVIRONMENT_NAME_TAKEN = 'an environment with this name exists in the project';
 
 /** Projects and their environments, with the services a caller may see inside them. */
@@ -136,14 +151,7 @@ export class ProjectService {
    * statement aggregating both as JSON costs PGlite twice as much: its planning and JSON.
    */
   async one(p: Principal, projectId: string) {
-    const rows = await this.db
-      .selectFrom('projects as p')
-      .leftJoin('environments as e', 'e.projectId', 'p.id')
-      .selectAll('p')
-      .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
-      .where('p.id', '=', projectId)
-      .orderBy('e.createdAt')
-      .execute();
+    const rows = await projectWithEnvironments(this.db, { projectId });
     const [first] = rows;
     if (!first) throw NotFound('No such project');
     const project: Project = { id: first.id, organizationId: first.organizationId, name: first.name, description: first.description, env: first.env, createdAt: first.createdAt };
@@ -153,8 +161,7 @@ export class ProjectService {
         ? []
         : [{ id: r.environmentId, projectId, name: r.environmentName!, description: r.environmentDescription ?? null, env: r.environmentEnv!, createdAt: r.environmentCreatedAt! }],
     );
-    const inProject = this.db.selectFrom('environments').select('id').where('projectId', '=', projectId);
-    return this.withRows(p, project, environments, summaries(await servicesQuery(this.db, inProject).execute()));
+    return this.withRows(p, project, environments, summaries(await servicesOfProject(this.db, { projectId })));
   }
 
   private withRows(p: Principal, project: Project, environments: Environment[], services: ServiceSummary[]) {
