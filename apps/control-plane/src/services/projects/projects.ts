@@ -28,6 +28,17 @@ const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) =>
     .where('p.id', '=', slot.projectId)
     .orderBy('e.createdAt'),
 );
+/** project.create's statement: the project and its first environment. */
+const projectAndEnvironment = compiledOnce(['id', 'organizationId', 'name', 'description', 'env', 'environmentId', 'environmentEnv'], (db: Db, slot) =>
+  db
+    .with('p', (w) => w.insertInto('projects').values({ id: slot.id, organizationId: slot.organizationId, name: slot.name, description: slot.description, env: slot.env }).returning('id'))
+    .insertInto('environments')
+    .columns(['id', 'projectId', 'name', 'description', 'env'])
+    .expression((eb) =>
+      eb.selectFrom('p').select([eb.val(slot.environmentId).as('id'), 'p.id', eb.val(DEFAULT_ENVIRONMENT).as('name'), sql<null>`null`.as('description'), eb.val(slot.environmentEnv).as('env')]),
+    )
+    .returningAll(),
+);
 const servicesOfProject = compiledOnce(['projectId'], (db: Db, slot) =>
   servicesQuery(db, db.selectFrom('environments').select('id').where('projectId', '=', slot.projectId)),
 );
@@ -132,15 +143,8 @@ export class ProjectService {
   /** One statement makes both rows (the answer is built from them: a new project has no services). */
   async create(p: Principal, input: { name: string; description?: string | null; env?: string }) {
     const values = { id: this.deps.ids('prj'), organizationId: p.organizationId, name: input.name, description: input.description ?? null, env: this.seal(input.env) };
-    const environment = await this.db
-      .with('p', (db) => db.insertInto('projects').values(values).returning('id'))
-      .insertInto('environments')
-      .columns(['id', 'projectId', 'name', 'description', 'env'])
-      .expression((eb) =>
-        eb.selectFrom('p').select([eb.val(this.deps.ids('env')).as('id'), 'p.id', eb.val(DEFAULT_ENVIRONMENT).as('name'), sql<null>`null`.as('description'), eb.val(this.seal('')).as('env')]),
-      )
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const [environment] = await projectAndEnvironment(this.db, { ...values, environmentId: this.deps.ids('env'), environmentEnv: this.seal('') });
+    if (!environment) throw new Error('project.create: no environment row returned');
     await this.identity.grantCreated(p, { projects: [values.id], environments: [environment.id] });
     // Both rows were made by one statement: the same transaction time.
     return this.withRows(p, { ...values, createdAt: environment.createdAt }, [environment], []);

@@ -40,6 +40,18 @@ describe.each(['postgres', 'pglite'] as const)('statements per request on %s', (
     }
   });
 
+  it('project.create builds and compiles its statement once: only the audit row, batched, is compiled per request', async () => {
+    await t.call('project.create', { name: 'compiled-once-1' });
+    const compile = vi.spyOn(PostgresQueryCompiler.prototype, 'compileQuery');
+    try {
+      expect((await t.call('project.create', { name: 'compiled-once-2', description: null })).status).toBe(200);
+      const tables = compile.mock.calls.map(([node]) => (node as { into?: { table: { identifier: { name: string } } } }).into?.table.identifier.name);
+      expect(tables).toEqual(['audit_events']);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
   it('project.create makes its rows in one statement, and its audit row in one more', async () => {
     const run = await counted(() => t.call('project.create', { name: 'two-statements' }));
     expect(run.filter((s) => !/^insert into "audit_events"/.test(s))).toHaveLength(1);
