@@ -43,7 +43,7 @@ import { ProxyManager } from './proxy/proxy-manager.js';
 import { adoptWorkloads } from './reconcile/adopt.js';
 import { HostStats } from './reconcile/host-stats.js';
 import { MetricsSampler } from './reconcile/metrics-sampler.js';
-import type { StatsStreams } from './reconcile/container-stats.js';
+import { EngineStatsStreams } from './docker/stats-streams.js';
 import { ArtifactClient } from './reports/artifacts.js';
 import { installAgentBundle } from './reports/bundle-install.js';
 import { ReportClient } from './reports/client.js';
@@ -297,7 +297,7 @@ async function main(): Promise<void> {
     const sink = reports;
     sampler = new MetricsSampler({
       host: new HostStats({ diskPath: config.dataDir }),
-      streams: loadedOnFirstCall<StatsStreams>(async () => new (await import('./docker/stats-streams.js')).DockerodeStatsStreams(await dockerodeAt(config.dockerSocket, 60_000))),
+      streams: new EngineStatsStreams(config.dockerSocket),
       send: (batch) => sink.sendMetrics(batch),
       intervalMs: config.metricsIntervalMs,
       log,

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from './database.js';
+import { PgliteThread, PgliteThreadDialect } from './pglite-thread.js';
 
 describe('PGlite in its worker thread', () => {
   let h: DatabaseHandle;
@@ -31,6 +32,35 @@ describe('PGlite in its worker thread', () => {
     });
     await sql`select 1`.execute(h.db);
     expect(seen).toEqual(['committing', 'outside: 1']);
+  });
+
+  it('sends the statements of concurrent callers without waiting for each answer (pipelined)', async () => {
+    const thread = await PgliteThread.start('memory://', []);
+    const db = new Kysely<unknown>({ dialect: new PgliteThreadDialect(thread) });
+    try {
+      const slow = sql`select pg_sleep(0.3)`.execute(db);
+      const quick = Array.from({ length: 5 }, (_, i) => sql<{ n: number }>`select ${i}::int as n`.execute(db));
+      const answers = await Promise.all(quick);
+      await slow;
+      expect(answers.map((a) => a.rows[0]!.n)).toEqual([0, 1, 2, 3, 4]);
+      expect(thread.maxInFlight).toBe(6);
+    } finally {
+      await db.destroy();
+    }
+  }, 120_000);
+
+  it('runs concurrent transactions one after the other, never interleaved', async () => {
+    const seen: string[] = [];
+    const run = (name: string, id: number) =>
+      h.db.transaction().execute(async (tx) => {
+        seen.push(`${name} begins`);
+        await sql`insert into items values (${id}, ${name})`.execute(tx);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        seen.push(`${name} commits`);
+      });
+    await Promise.all([run('a', 10), run('b', 11)]);
+    expect(seen).toEqual(['a begins', 'a commits', 'b begins', 'b commits']);
+    await sql`delete from items where id in (10, 11)`.execute(h.db);
   });
 
   it('rolls a failed transaction back, and answers errors with their Postgres fields', async () => {

@@ -15,15 +15,18 @@ import {
 } from 'kysely';
 
 /**
- * The worker: one PGlite, answering `{id, sql, params}` messages one at a time (PGlite queues
- * them itself). CommonJS text run with `eval`, so that it needs no file beside a bundle; it
- * loads PGlite from the path the main thread resolved. An error crosses as its message and
+ * The worker: one PGlite, answering `{id, sql, params}` messages in the order they came (PGlite
+ * queues them itself), each as soon as it is ready (answers held back to share one message
+ * reached the main thread in bursts: PGlite runs the queries queued behind one without turning
+ * to the event loop). CommonJS text run with `eval`, so that it needs no file beside a bundle;
+ * it loads PGlite from the path the main thread resolved. An error crosses as its message and
  * its text and number fields (`code`, `constraint`, `detail`…), which the services read.
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
 const opening = PGlite.create(workerData.dir, { startParams: [...PGlite.defaultStartParams, ...workerData.settings] });
+const answer = (a) => parentPort.postMessage(a);
 const plain = (err) => {
   const out = { message: String(err && err.message || err) };
   for (const [k, v] of Object.entries(err || {})) if (typeof v === 'string' || typeof v === 'number') out[k] = v;
@@ -34,25 +37,25 @@ parentPort.on('message', async ({ id, sql, params, close }) => {
   try {
     db = await opening;
   } catch (err) {
-    parentPort.postMessage({ id, error: plain(err) });
+    answer({ id, error: plain(err) });
     return;
   }
   // The first message only waits for the database to open.
   if (sql === undefined && !close) {
-    parentPort.postMessage({ id, rows: [] });
+    answer({ id, rows: [] });
     return;
   }
   if (close) {
     await db.close();
-    parentPort.postMessage({ id, rows: [] });
+    answer({ id, rows: [] });
     parentPort.close();
     return;
   }
   try {
     const result = await db.query(sql, params);
-    parentPort.postMessage({ id, rows: result.rows, affectedRows: result.affectedRows });
+    answer({ id, rows: result.rows, affectedRows: result.affectedRows });
   } catch (err) {
-    parentPort.postMessage({ id, error: plain(err) });
+    answer({ id, error: plain(err) });
   }
 });
 `;
@@ -68,6 +71,9 @@ interface Answer {
 export class PgliteThread {
   private readonly waiting = new Map<number, { resolve: (a: Answer) => void; reject: (err: Error) => void }>();
   private next = 0;
+  /** The most queries that were in flight at once (tests read it). */
+  maxInFlight = 0;
+  private inFlight = 0;
   private exited: Error | undefined;
   private closing: Promise<void> | undefined;
 
@@ -75,6 +81,7 @@ export class PgliteThread {
     worker.on('message', (a: Answer) => {
       const w = this.waiting.get(a.id);
       this.waiting.delete(a.id);
+      this.inFlight--;
       w?.resolve(a);
     });
     const fail = (err: Error) => {
@@ -117,6 +124,7 @@ export class PgliteThread {
   private send(message: object): Promise<Answer> {
     if (this.exited) return Promise.reject(this.exited);
     const id = this.next++;
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ id, ...message });
@@ -124,7 +132,7 @@ export class PgliteThread {
   }
 }
 
-/** Kysely over a PgliteThread: one connection, lent to one caller at a time (a transaction keeps it). */
+/** Kysely over a PgliteThread (the driver below: statements pipelined, transactions alone). */
 export class PgliteThreadDialect implements Dialect {
   constructor(private readonly thread: PgliteThread) {}
   createAdapter = () => new PostgresAdapter();
@@ -133,50 +141,70 @@ export class PgliteThreadDialect implements Dialect {
   createDriver = (): Driver => new PgliteThreadDriver(this.thread);
 }
 
+/**
+ * One PGlite session shared by every caller. A statement outside a transaction is sent at once,
+ * while others are in flight: the thread runs them in the order sent, and no longer idles
+ * while this thread handles an answer and sends the next. A transaction has the session alone:
+ * it begins after the statements sent before it, and statements of other callers wait for its end.
+ */
 class PgliteThreadDriver implements Driver {
-  private readonly connection: DatabaseConnection;
-  private busy = false;
-  private readonly queue: ((c: DatabaseConnection) => void)[] = [];
+  /** The connection whose transaction is open (or beginning), if any. */
+  private owner: DatabaseConnection | undefined;
+  /** Callers waiting for the open transaction's end: other transactions, and statements. */
+  private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly thread: PgliteThread) {
-    this.connection = {
-      executeQuery: <R>(q: CompiledQuery) => thread.query(q.sql, q.parameters) as Promise<QueryResult<R>>,
-      streamQuery: () => {
-        throw new Error('streaming queries are not supported on PGlite');
-      },
-    };
-  }
+  constructor(private readonly thread: PgliteThread) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    if (!this.busy) {
-      this.busy = true;
-      return this.connection;
-    }
-    return new Promise((resolve) => this.queue.push(resolve));
+    const connection: DatabaseConnection = {
+      executeQuery: async <R>(q: CompiledQuery) => {
+        while (this.owner && this.owner !== connection) await this.turn();
+        return this.thread.query(q.sql, q.parameters) as Promise<QueryResult<R>>;
+      },
+      streamQuery: () => {
+        throw new Error('streaming queries are not supported on PGlite');
+      },
+    };
+    return connection;
   }
 
-  async releaseConnection(): Promise<void> {
-    const next = this.queue.shift();
-    if (next) next(this.connection);
-    else this.busy = false;
-  }
+  async releaseConnection(): Promise<void> {}
 
   async beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    while (this.owner) await this.turn();
+    this.owner = c;
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
-    await c.executeQuery(CompiledQuery.raw(`start transaction${level}`));
+    try {
+      await c.executeQuery(CompiledQuery.raw(`start transaction${level}`));
+    } catch (err) {
+      this.end();
+      throw err;
+    }
   }
 
   async commitTransaction(c: DatabaseConnection): Promise<void> {
-    await c.executeQuery(CompiledQuery.raw('commit'));
+    await c.executeQuery(CompiledQuery.raw('commit')).finally(() => this.end());
   }
 
+  /** After a failed commit the transaction is over already: the rollback that follows must not reach another's. */
   async rollbackTransaction(c: DatabaseConnection): Promise<void> {
-    await c.executeQuery(CompiledQuery.raw('rollback'));
+    if (this.owner !== c) return;
+    await c.executeQuery(CompiledQuery.raw('rollback')).finally(() => this.end());
   }
 
   async destroy(): Promise<void> {
     await this.thread.close();
+  }
+
+  private turn(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** The transaction ended: everyone waiting looks again (statements go, one transaction begins). */
+  private end(): void {
+    this.owner = undefined;
+    for (const wake of this.waiting.splice(0)) wake();
   }
 }

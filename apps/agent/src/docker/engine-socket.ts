@@ -1,11 +1,11 @@
 /**
  * The few Engine API reads an idle agent makes (its engine's version at start, the Skiff
- * services it adopts), sent straight over the unix socket with node:http so that dockerode
+ * services it adopts, the metrics sampler's container list and stats streams), sent straight over the unix socket with node:http so that dockerode
  * (with its BuildKit session, gRPC and protobuf definitions, ~9 MB resident) is loaded only
  * when a command needs it (lazy-driver.ts). Its errors look like dockerode's (`statusCode`,
  * `json`), so toDockerError reads both alike.
  */
-import { request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 
 export interface EngineSocketOptions {
   socketPath: string;
@@ -23,32 +23,62 @@ export class EngineSocket {
 
   /** GET /services, with dockerode's `listServices` options (filters sent as JSON, as docker-modem does). */
   listServices(options: { filters?: Record<string, string[]> } = {}): Promise<unknown> {
-    const query = options.filters ? `?filters=${encodeURIComponent(JSON.stringify(options.filters))}` : '';
-    return this.get(`/services${query}`);
+    return this.get(`/services${filtersQuery(options.filters)}`);
+  }
+
+  /** GET /containers/json, with dockerode's `listContainers` options. */
+  listContainers(options: { filters?: Record<string, string[]> } = {}): Promise<unknown> {
+    return this.get(`/containers/json${filtersQuery(options.filters)}`);
+  }
+
+  /**
+   * A streaming GET (`/containers/<id>/stats?stream=true`): the response once the engine
+   * accepted it, its body still coming; a refusal fails as `get` does.
+   */
+  stream(path: string): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const req = this.request(path, reject, (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) resolve(res);
+        else answerOf(res, path).catch(reject);
+      });
+      req.end();
+    });
+  }
+
+  private request(path: string, reject: (err: Error) => void, onResponse: (res: IncomingMessage) => void) {
+    const req = request({ socketPath: this.options.socketPath, path, method: 'GET', headers: { accept: 'application/json' } }, onResponse);
+    req.setTimeout(this.options.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer in ${this.options.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    return req;
   }
 
   private get(path: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const req = request({ socketPath: this.options.socketPath, path, method: 'GET', headers: { accept: 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          try {
-            body = text === '' ? null : JSON.parse(text);
-          } catch {
-            // Not JSON: kept as text, the engine's message.
-          }
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve(body);
-          else reject(Object.assign(new Error(`(HTTP code ${status}) ${path}`), { statusCode: status, json: body }));
-        });
-      });
-      req.setTimeout(this.options.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer in ${this.options.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-      req.on('error', reject);
-      req.end();
+      this.request(path, reject, (res) => answerOf(res, path).then(resolve, reject)).end();
     });
   }
+}
+
+const filtersQuery = (filters: Record<string, string[]> | undefined) => (filters ? `?filters=${encodeURIComponent(JSON.stringify(filters))}` : '');
+
+/** A whole response: its JSON (or text) when 2xx, else an error carrying the status and body as dockerode's do. */
+function answerOf(res: IncomingMessage, path: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      try {
+        body = text === '' ? null : JSON.parse(text);
+      } catch {
+        // Not JSON: kept as text, the engine's message.
+      }
+      const status = res.statusCode ?? 0;
+      if (status >= 200 && status < 300) resolve(body);
+      else reject(Object.assign(new Error(`(HTTP code ${status}) ${path}`), { statusCode: status, json: body }));
+    });
+  });
 }

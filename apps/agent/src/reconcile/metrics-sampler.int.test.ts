@@ -2,15 +2,18 @@
 // container (labelled skiff.managed=true, named with this run's id) gets one stats stream,
 // its readings and the host's reach the server over ReportMetrics, and the stream closes
 // when the container goes.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import Dockerode from 'dockerode';
 import { pino } from 'pino';
 import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerodeStatsStreams } from '../docker/stats-streams.js';
+import { EngineStatsStreams } from '../docker/stats-streams.js';
 import { ReportClient } from '../reports/client.js';
 import { type RecordingReportServer, startReportServer } from '../testing/report-server.js';
 import { HostStats } from './host-stats.js';
@@ -23,15 +26,15 @@ const log = pino({ level: 'silent' });
 let server: RecordingReportServer;
 let reports: ReportClient;
 let sampler: MetricsSampler;
-let streams: DockerodeStatsStreams;
+let streams: EngineStatsStreams;
 let opened = 0;
 
 beforeAll(async () => {
   server = await startReportServer();
   reports = new ReportClient({ target: server.target, credential: 'metrics-test', log });
-  const real = new DockerodeStatsStreams(docker);
+  const real = new EngineStatsStreams('/var/run/docker.sock');
   // Counts the streaming calls: one per container, not one per round.
-  streams = Object.assign(Object.create(real) as DockerodeStatsStreams, {
+  streams = Object.assign(Object.create(real) as EngineStatsStreams, {
     open: (id: string, onLine: (l: Buffer) => void, onEnd: () => void) => {
       opened++;
       return real.open(id, onLine, onEnd);
@@ -84,6 +87,24 @@ describe('MetricsSampler', () => {
     expect(server.metrics.some((m) => m.containers.some((c) => c.containerName === name))).toBe(true);
     expect(server.authorizations).toContain('Bearer metrics-test');
     expect(opened).toBe(1);
+  }, 60_000);
+
+  it('reads the containers and their stats without loading dockerode (an idle agent samples by default)', async () => {
+    // A process of its own: this file loads dockerode to make its container.
+    const script = `
+      const { createRequire } = await import('node:module');
+      const { EngineStatsStreams } = await import(${JSON.stringify(fileURLToPath(new URL('../docker/stats-streams.ts', import.meta.url)))});
+      const streams = new EngineStatsStreams('/var/run/docker.sock');
+      const container = (await streams.listManaged()).find((c) => c.name === ${JSON.stringify(name)});
+      const line = await new Promise((resolve) => {
+        let close;
+        streams.open(container.id, (l) => { close?.(); resolve(JSON.parse(String(l))); }, () => {}).then((c) => (close = c));
+      });
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('/node_modules/dockerode/'));
+      console.log(JSON.stringify({ labels: container.labels, hasCpu: 'cpu_stats' in line, loaded }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 30_000 });
+    expect(JSON.parse(stdout)).toEqual({ labels: expect.objectContaining({ 'skiff.id': `app_${run}` }), hasCpu: true, loaded: [] });
   }, 60_000);
 
   it('closes the stream when the container goes', async () => {

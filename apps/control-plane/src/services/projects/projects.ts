@@ -14,8 +14,34 @@ import type { IdentityService } from '../identity/identity.js';
 import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
 import { type ServiceKind, type ServiceSummary, type WorkloadRemovals, copyServices, countServices, servicesOf, servicesQuery, summaries } from '../shared/service-records.js';
 import { sql } from 'kysely';
+import { compiledOnce } from '../shared/compiled-once.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
+
+/** project.one's two statements (compiled once: the hottest read). */
+const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) =>
+  db
+    .selectFrom('projects as p')
+    .leftJoin('environments as e', 'e.projectId', 'p.id')
+    .selectAll('p')
+    .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
+    .where('p.id', '=', slot.projectId)
+    .orderBy('e.createdAt'),
+);
+/** project.create's statement: the project and its first environment. */
+const projectAndEnvironment = compiledOnce(['id', 'organizationId', 'name', 'description', 'env', 'environmentId', 'environmentEnv'], (db: Db, slot) =>
+  db
+    .with('p', (w) => w.insertInto('projects').values({ id: slot.id, organizationId: slot.organizationId, name: slot.name, description: slot.description, env: slot.env }).returning('id'))
+    .insertInto('environments')
+    .columns(['id', 'projectId', 'name', 'description', 'env'])
+    .expression((eb) =>
+      eb.selectFrom('p').select([eb.val(slot.environmentId).as('id'), 'p.id', eb.val(DEFAULT_ENVIRONMENT).as('name'), sql<null>`null`.as('description'), eb.val(slot.environmentEnv).as('env')]),
+    )
+    .returningAll(),
+);
+const servicesOfProject = compiledOnce(['projectId'], (db: Db, slot) =>
+  servicesQuery(db, db.selectFrom('environments').select('id').where('projectId', '=', slot.projectId)),
+);
 const ENVIRONMENT_NAME_TAKEN = 'an environment with this name exists in the project';
 
 /** Projects and their environments, with the services a caller may see inside them. */
@@ -117,15 +143,8 @@ export class ProjectService {
   /** One statement makes both rows (the answer is built from them: a new project has no services). */
   async create(p: Principal, input: { name: string; description?: string | null; env?: string }) {
     const values = { id: this.deps.ids('prj'), organizationId: p.organizationId, name: input.name, description: input.description ?? null, env: this.seal(input.env) };
-    const environment = await this.db
-      .with('p', (db) => db.insertInto('projects').values(values).returning('id'))
-      .insertInto('environments')
-      .columns(['id', 'projectId', 'name', 'description', 'env'])
-      .expression((eb) =>
-        eb.selectFrom('p').select([eb.val(this.deps.ids('env')).as('id'), 'p.id', eb.val(DEFAULT_ENVIRONMENT).as('name'), sql<null>`null`.as('description'), eb.val(this.seal('')).as('env')]),
-      )
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const [environment] = await projectAndEnvironment(this.db, { ...values, environmentId: this.deps.ids('env'), environmentEnv: this.seal('') });
+    if (!environment) throw new Error('project.create: no environment row returned');
     await this.identity.grantCreated(p, { projects: [values.id], environments: [environment.id] });
     // Both rows were made by one statement: the same transaction time.
     return this.withRows(p, { ...values, createdAt: environment.createdAt }, [environment], []);
@@ -136,14 +155,7 @@ export class ProjectService {
    * statement aggregating both as JSON costs PGlite twice as much: its planning and JSON.
    */
   async one(p: Principal, projectId: string) {
-    const rows = await this.db
-      .selectFrom('projects as p')
-      .leftJoin('environments as e', 'e.projectId', 'p.id')
-      .selectAll('p')
-      .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
-      .where('p.id', '=', projectId)
-      .orderBy('e.createdAt')
-      .execute();
+    const rows = await projectWithEnvironments(this.db, { projectId });
     const [first] = rows;
     if (!first) throw NotFound('No such project');
     const project: Project = { id: first.id, organizationId: first.organizationId, name: first.name, description: first.description, env: first.env, createdAt: first.createdAt };
@@ -153,8 +165,7 @@ export class ProjectService {
         ? []
         : [{ id: r.environmentId, projectId, name: r.environmentName!, description: r.environmentDescription ?? null, env: r.environmentEnv!, createdAt: r.environmentCreatedAt! }],
     );
-    const inProject = this.db.selectFrom('environments').select('id').where('projectId', '=', projectId);
-    return this.withRows(p, project, environments, summaries(await servicesQuery(this.db, inProject).execute()));
+    return this.withRows(p, project, environments, summaries(await servicesOfProject(this.db, { projectId })));
   }
 
   private withRows(p: Principal, project: Project, environments: Environment[], services: ServiceSummary[]) {

@@ -1,6 +1,7 @@
 // Statements per request of the benchmarked operations (tools/bench): every round trip to the
 // database is most of a request's cost.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresQueryCompiler } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 
 describe.each(['postgres', 'pglite'] as const)('statements per request on %s', (database) => {
@@ -24,6 +25,31 @@ describe.each(['postgres', 'pglite'] as const)('statements per request on %s', (
     const { body } = await t.call('project.create', { name: 'one-statement' });
     await t.call('environment.create', { projectId: body.projectId, name: 'staging' });
     expect(await counted(() => t.call('project.one', { projectId: body.projectId }))).toHaveLength(2);
+  });
+
+  it('project.one builds and compiles its statements once, not per request', async () => {
+    const { body } = await t.call('project.create', { name: 'compiled-once' });
+    await t.call('project.one', { projectId: body.projectId });
+    const compile = vi.spyOn(PostgresQueryCompiler.prototype, 'compileQuery');
+    try {
+      const res = await t.call('project.one', { projectId: body.projectId });
+      expect(res.body).toMatchObject({ projectId: body.projectId, environments: [{ name: 'production', services: [] }] });
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it('project.create builds and compiles its statement once: only the audit row, batched, is compiled per request', async () => {
+    await t.call('project.create', { name: 'compiled-once-1' });
+    const compile = vi.spyOn(PostgresQueryCompiler.prototype, 'compileQuery');
+    try {
+      expect((await t.call('project.create', { name: 'compiled-once-2', description: null })).status).toBe(200);
+      const tables = compile.mock.calls.map(([node]) => (node as { into?: { table: { identifier: { name: string } } } }).into?.table.identifier.name);
+      expect(tables).toEqual(['audit_events']);
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it('project.create makes its rows in one statement, and its audit row in one more', async () => {
