@@ -1,4 +1,4 @@
-import { createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SecretBox, parseSecretKey } from './secret-box.js';
 
@@ -22,29 +22,13 @@ describe('SecretBox', () => {
     expect(() => box.open('plain text')).toThrow();
   });
 
-  it('opens a short secret at about the cost of the cipher itself (the key is not imported again each time)', () => {
+  it('imports the key once, when made: the caller may wipe its bytes after (no per-cipher import)', () => {
     const key = randomBytes(32);
     const keyed = new SecretBox(key);
     const sealed = keyed.seal('A=1');
-    const prepared = createSecretKey(key);
-    const cipherOnly = () => {
-      const [, iv, tag, data] = sealed.split(':').map((p) => Buffer.from(p, 'base64url'));
-      const d = createDecipheriv('aes-256-gcm', prepared, iv!);
-      d.setAuthTag(tag!);
-      return Buffer.concat([d.update(data!), d.final()]).toString('utf8');
-    };
-    // The fastest of a few rounds each: the least disturbed by other work on the machine.
-    const fastest = (fn: () => string) => {
-      let best = Infinity;
-      for (let round = 0; round < 5; round++) {
-        const started = performance.now();
-        for (let i = 0; i < 2000; i++) fn();
-        best = Math.min(best, performance.now() - started);
-      }
-      return best;
-    };
-    expect(keyed.open(sealed)).toBe(cipherOnly());
-    expect(fastest(() => keyed.open(sealed))).toBeLessThan(2 * fastest(cipherOnly));
+    key.fill(0);
+    expect(keyed.open(sealed)).toBe('A=1');
+    expect(keyed.open(keyed.seal('B=2'))).toBe('B=2');
   });
 
   it('parses keys given as hex or base64 and refuses other lengths', () => {
