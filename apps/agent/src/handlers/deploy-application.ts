@@ -56,8 +56,7 @@ import type { CommandJournal } from '../pipeline/journal.js';
 import { pullIfNeeded, registryAuthOf } from '../deployments/registry-pull.js';
 import { assessRollout, monitorWindowMs, rolloutTarget } from '../deployments/rollout.js';
 import { undoRollout } from '../deployments/undo-rollout.js';
-import { type ClusterRegistry, shareBuiltImage } from '../deployments/cluster-image.js';
-import type { SwarmNodes } from '../docker/swarm-nodes.js';
+import { type ClusterImageDeps, shareBuiltImage } from '../deployments/cluster-image.js';
 import { applicationFilesDir, FileMountError, writeFileMounts } from '../deployments/file-mounts.js';
 import { claimVolumes } from '../deployments/volume-claims.js';
 
@@ -82,7 +81,7 @@ export interface DeployApplicationDeps {
    * The swarm's nodes and the registry they pull built images from (deployments/cluster-image.ts);
    * absent: built images are used where they were built.
    */
-  cluster?: { nodes: Pick<SwarmNodes, 'list'>; registry?: ClusterRegistry };
+  cluster?: Omit<ClusterImageDeps, 'push'>;
 }
 
 export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHandler {
