@@ -1,10 +1,11 @@
 // A server whose swarm is two machines and which has no registry configured, end to end
 // (testing/process-stack.ts; the engines of libs/testing swarm-pair.ts, as in
 // cluster.e2e.test.ts). The agent starts its own registry at the first build that needs it
-// (deployments/server-registry.ts): `skiff-registry` on the manager and a pull-through mirror
-// on each node, both on the nodes' loopback, behind the agent's login. A 2-replica application
+// (deployments/server-registry.ts): `skiff-registry` on the manager (and its storage served
+// read-only on the overlay network) and a pull-through mirror on each node, both published on
+// the nodes' loopback, behind the agent's login. A 2-replica application
 // built from git runs one task on each node, named by digest from the mirror, and both answer.
-// Without the login the mirror refuses a pull; the login is in no log. The engines (and with
+// Without the login the mirror refuses another container; the login is in no log. The engines (and with
 // them the registry's services, volumes and secrets), namespaces, git server and the agent's
 // data directory are removed at the end.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -80,9 +81,11 @@ describe('a server of two machines without a configured registry', () => {
     expect(ended.status, log).toBe('done');
     expect(log).toContain("Pushed the image to the server's own registry for the 2 nodes of this server's swarm");
 
-    // The registry on the manager, a mirror on each node.
-    const registryNode = (await pair.manager.docker(['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Node}}', 'skiff-registry'])).out.split('\n');
-    expect(registryNode).toHaveLength(1);
+    // The registry and its read-only side on the manager, a mirror on each node.
+    for (const service of ['skiff-registry', 'skiff-registry-reader']) {
+      const tasks = (await pair.manager.docker(['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.CurrentState}}', service])).out.split('\n');
+      expect(tasks.filter((t) => t.startsWith('Running'))).toHaveLength(1);
+    }
     const mirrors = (await pair.manager.docker(['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.CurrentState}}', 'skiff-registry-mirror'])).out.split('\n');
     expect(mirrors.filter((m) => m.startsWith('Running'))).toHaveLength(2);
 
@@ -98,10 +101,14 @@ describe('a server of two machines without a configured registry', () => {
     expect(await pageOn(pair.manager, app.appName)).toBe(`own ${s.run}`);
     expect(await pageOn(pair.worker, app.appName)).toBe(`own ${s.run}`);
 
-    // Without the agent's login the mirror gives nothing.
-    const anonymous = await pair.worker.docker(['pull', image.replace(/:[^:@]+@/, '@')], 60_000);
+    // Another container on the worker reaches the mirror's port on the node's address, and
+    // gets nothing without the agent's login; the read-only registry publishes no port.
+    const digest = image.split('@')[1]!;
+    const anonymous = await pair.worker.docker(['run', '--rm', 'busybox:latest', 'wget', '-S', '-O', '-', `http://${pair.worker.address}:5031/v2/${app.appName}/manifests/${digest}`], 60_000);
     expect(anonymous.ok).toBe(false);
-    expect(anonymous.err).toMatch(/no basic auth credentials|unauthorized/);
+    expect(anonymous.err).toContain('401 Unauthorized');
+    const reader = await pair.manager.docker(['service', 'inspect', '--format', '{{json .Endpoint.Ports}}', 'skiff-registry-reader']);
+    expect(reader.out).toBe('null');
 
     const { password } = JSON.parse(readFileSync(join(agentDir, 'server-registry.json'), 'utf8')) as { password: string };
     expect(password.length).toBeGreaterThan(20);

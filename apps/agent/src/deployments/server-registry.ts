@@ -8,15 +8,20 @@
  * - `skiff-registry`: the registry, one task on this manager, data on the volume
  *   `skiff-registry-data`, published in host mode on `port`. The manager's engine pushes to
  *   `127.0.0.1:<port>`.
- * - `skiff-registry-mirror`: a pull-through mirror on every node (global), published in host
- *   mode on `port + 1`, which fetches from `skiff-registry` over the overlay network
- *   `skiff-registry`. Services name `127.0.0.1:<port + 1>/<image>@<digest>`, so every node
- *   pulls exactly what was pushed from its own loopback.
+ * - `skiff-registry-reader`: the same storage served read-only on the overlay network
+ *   `skiff-registry` only (no published port), on the same node. A pull-through mirror cannot
+ *   log in to an upstream with basic auth (distribution 2.8 looks its login up by the
+ *   challenge's realm), so the mirrors read from this one.
+ * - `skiff-registry-mirror`: a pull-through mirror of the reader on every node (global),
+ *   published in host mode on `port + 1`. Services name
+ *   `127.0.0.1:<port + 1>/<image>@<digest>`, so every node pulls exactly what was pushed from
+ *   its own loopback.
  * (Swarm's routing mesh would do with one port, but it needs IPVS, which not every kernel has.)
  *
- * Both answer only the agent's login (htpasswd), generated once and kept in the agent's data
- * directory (0600): their ports are open on the nodes' addresses, so other containers there
- * reach them. The login reaches the engine only as Swarm secrets and `X-Registry-Auth`.
+ * The published ones answer only the agent's login (htpasswd), generated once and kept in the
+ * agent's data directory (0600): their ports are open on the nodes' addresses, so other
+ * containers there reach them. The login reaches the engine only as a Swarm secret (the
+ * htpasswd line) and in `X-Registry-Auth`.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -27,6 +32,7 @@ import type { NodeSummary } from '../docker/swarm-nodes.js';
 import type { ClusterRegistry } from './cluster-image.js';
 
 export const REGISTRY_SERVICE = 'skiff-registry';
+export const READER_SERVICE = 'skiff-registry-reader';
 export const MIRROR_SERVICE = 'skiff-registry-mirror';
 export const REGISTRY_NETWORK = 'skiff-registry';
 export const REGISTRY_VOLUME = 'skiff-registry-data';
@@ -78,11 +84,14 @@ export class ServerRegistry {
       return driver.ensureSecret(name, content, { [ROLE_LABEL]: 'server-registry' }).then((id) => ({ id, name }));
     };
     const htpasswd = await secret('skiff-registry-htpasswd', login.htpasswd);
-    const registryConfig = await secret('skiff-registry-config', registryConfigText(login, null));
-    const mirrorConfig = await secret('skiff-registry-mirror-config', registryConfigText(login, login));
+    const registryConfig = await secret('skiff-registry-config', registryConfigText(login, 'registry'));
+    const readerConfig = await secret('skiff-registry-reader-config', registryConfigText(login, 'reader'));
+    const mirrorConfig = await secret('skiff-registry-mirror-config', registryConfigText(login, 'mirror'));
     await driver.createOrUpdateService(registryServiceSpec(settings, self.id, registryConfig, htpasswd));
+    await driver.createOrUpdateService(readerServiceSpec(settings, self.id, readerConfig));
     await driver.createOrUpdateService(mirrorServiceSpec(settings, mirrorConfig, htpasswd));
     await this.running(REGISTRY_SERVICE, 1, signal);
+    await this.running(READER_SERVICE, 1, signal);
     const ready = nodes.filter((n) => n.state === 'ready' && n.availability === 'active').length;
     // A mirror that is late only delays that node's tasks (Swarm retries their pull).
     await this.running(MIRROR_SERVICE, Math.max(1, ready), signal).catch(() => undefined);
@@ -108,15 +117,26 @@ export class ServerRegistry {
   }
 }
 
-/** The registry's configuration (YAML takes JSON); with `upstream`, a pull-through mirror of `skiff-registry`. */
-export function registryConfigText(login: Pick<RegistryLogin, 'httpSecret'>, upstream: Pick<RegistryLogin, 'username' | 'password'> | null): string {
+export type RegistryRole = 'registry' | 'reader' | 'mirror';
+
+/**
+ * A configuration (YAML takes JSON): `registry` takes pushes with the login, `reader` serves
+ * the same storage read-only without a login (on the overlay network only), `mirror` pulls
+ * through the reader and answers the login.
+ */
+export function registryConfigText(login: Pick<RegistryLogin, 'httpSecret'>, role: RegistryRole): string {
+  const auth = { htpasswd: { realm: 'skiff', path: `${SECRETS_DIR}/htpasswd` } };
   return JSON.stringify({
     version: 0.1,
     log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: '/var/lib/registry' }, delete: { enabled: true } },
+    storage: {
+      filesystem: { rootdirectory: '/var/lib/registry' },
+      delete: { enabled: role === 'registry' },
+      ...(role === 'reader' ? { maintenance: { readonly: { enabled: true }, uploadpurging: { enabled: false } } } : {}),
+    },
     http: { addr: `:${CONTAINER_PORT}`, secret: login.httpSecret },
-    auth: { htpasswd: { realm: 'skiff', path: `${SECRETS_DIR}/htpasswd` } },
-    ...(upstream ? { proxy: { remoteurl: `http://${REGISTRY_SERVICE}:${CONTAINER_PORT}`, username: upstream.username, password: upstream.password } } : {}),
+    ...(role === 'reader' ? {} : { auth }),
+    ...(role === 'mirror' ? { proxy: { remoteurl: `http://${READER_SERVICE}:${CONTAINER_PORT}` } } : {}),
   });
 }
 
@@ -125,7 +145,17 @@ type SecretRef = { id: string; name: string };
 const secretFile = (ref: SecretRef, file: string) => ({ SecretID: ref.id, SecretName: ref.name, File: { Name: file, UID: '0', GID: '0', Mode: 0o400 } });
 const labels = { [MANAGED_LABEL]: 'true', [ROLE_LABEL]: 'server-registry' };
 
-function baseSpec(name: string, settings: ServerRegistrySettings, config: SecretRef, htpasswd: SecretRef, volume: string, published: number): ServiceSpec {
+interface Role {
+  config: SecretRef;
+  htpasswd: SecretRef | null;
+  volume: string;
+  /** The host-mode port on each node it runs on, or null for none. */
+  published: number | null;
+  /** On the overlay network `skiff-registry` (the reader and the mirrors). */
+  overlay: boolean;
+}
+
+function baseSpec(name: string, settings: ServerRegistrySettings, { config, htpasswd, volume, published, overlay }: Role): ServiceSpec {
   return {
     Name: name,
     Labels: labels,
@@ -135,23 +165,37 @@ function baseSpec(name: string, settings: ServerRegistrySettings, config: Secret
         Labels: labels,
         Command: ['registry', 'serve', `${SECRETS_DIR}/config.yml`],
         Mounts: [{ Type: 'volume', Source: volume, Target: '/var/lib/registry', VolumeOptions: { Labels: labels } }],
-        Secrets: [secretFile(config, 'config.yml'), secretFile(htpasswd, 'htpasswd')],
+        Secrets: [secretFile(config, 'config.yml'), ...(htpasswd ? [secretFile(htpasswd, 'htpasswd')] : [])],
       },
       RestartPolicy: { Condition: 'any', Delay: 2_000_000_000 },
-      Networks: [{ Target: REGISTRY_NETWORK }],
+      ...(overlay ? { Networks: [{ Target: REGISTRY_NETWORK }] } : {}),
     },
-    EndpointSpec: { Mode: 'dnsrr', Ports: [{ Protocol: 'tcp', TargetPort: CONTAINER_PORT, PublishedPort: published, PublishMode: 'host' }] },
+    EndpointSpec: {
+      Mode: 'dnsrr',
+      ...(published === null ? {} : { Ports: [{ Protocol: 'tcp' as const, TargetPort: CONTAINER_PORT, PublishedPort: published, PublishMode: 'host' as const }] }),
+    },
   };
 }
 
+/** Kept on this node, with its data volume. */
+const onNode = (spec: ServiceSpec, nodeId: string): ServiceSpec => ({
+  ...spec,
+  TaskTemplate: { ...spec.TaskTemplate, Placement: { Constraints: [`node.id==${nodeId}`] } },
+  Mode: { Replicated: { Replicas: 1 } },
+});
+
 export function registryServiceSpec(settings: ServerRegistrySettings, nodeId: string, config: SecretRef, htpasswd: SecretRef): ServiceSpec {
-  const spec = baseSpec(REGISTRY_SERVICE, settings, config, htpasswd, REGISTRY_VOLUME, settings.port);
-  // Kept on this node, with its data volume.
-  return { ...spec, TaskTemplate: { ...spec.TaskTemplate, Placement: { Constraints: [`node.id==${nodeId}`] } }, Mode: { Replicated: { Replicas: 1 } } };
+  return onNode(baseSpec(REGISTRY_SERVICE, settings, { config, htpasswd, volume: REGISTRY_VOLUME, published: settings.port, overlay: false }), nodeId);
+}
+
+export function readerServiceSpec(settings: ServerRegistrySettings, nodeId: string, config: SecretRef): ServiceSpec {
+  const spec = baseSpec(READER_SERVICE, settings, { config, htpasswd: null, volume: REGISTRY_VOLUME, published: null, overlay: true });
+  const mount = spec.TaskTemplate.ContainerSpec.Mounts![0]!;
+  return onNode({ ...spec, TaskTemplate: { ...spec.TaskTemplate, ContainerSpec: { ...spec.TaskTemplate.ContainerSpec, Mounts: [{ ...mount, ReadOnly: true }] } } }, nodeId);
 }
 
 export function mirrorServiceSpec(settings: ServerRegistrySettings, config: SecretRef, htpasswd: SecretRef): ServiceSpec {
-  return { ...baseSpec(MIRROR_SERVICE, settings, config, htpasswd, MIRROR_VOLUME, settings.port + 1), Mode: { Global: {} } };
+  return { ...baseSpec(MIRROR_SERVICE, settings, { config, htpasswd, volume: MIRROR_VOLUME, published: settings.port + 1, overlay: true }), Mode: { Global: {} } };
 }
 
 /** The login in `<dataDir>/server-registry.json`, made (0600) the first time. */
