@@ -47,8 +47,8 @@ async function pageOn(engine: SwarmPair['manager'], appName: string): Promise<st
 
 describe('a server of two machines without a configured registry', () => {
   it('runs its own registry, pushes the build there, and runs one task on each node by digest', async () => {
-    const join = await s.ok('cluster.addWorker', { serverId: 'local' });
-    const joined = await pair.worker.docker(['swarm', 'join', '--token', join.token, '--advertise-addr', pair.worker.address, join.managerAddress], 60_000);
+    const command = await s.ok('cluster.addWorker', { serverId: 'local' });
+    const joined = await pair.worker.docker(['swarm', 'join', '--token', command.token, '--advertise-addr', pair.worker.address, command.managerAddress], 60_000);
     expect(joined.ok, joined.err).toBe(true);
     const both = await waitFor(async () => {
       const list = (await s.ok('cluster.getNodes', { serverId: 'local' })) as Node[];

@@ -1,6 +1,11 @@
-/** The engine's stats streams of Skiff's containers (reconcile/container-stats.ts's StatsStreams). */
+/**
+ * The engine's stats streams of Skiff's containers (reconcile/container-stats.ts's StatsStreams):
+ * one streaming call per container on the engine's socket (stats-socket.ts), which rest
+ * between sampling rounds.
+ */
 import type Dockerode from 'dockerode';
 import { MANAGED_LABEL } from './driver.js';
+import { openStatsSocket, type StatsSocket } from './stats-socket.js';
 
 export interface ManagedContainerInfo {
   id: string;
@@ -9,38 +14,45 @@ export interface ManagedContainerInfo {
 }
 
 export class DockerodeStatsStreams {
-  constructor(private readonly docker: Dockerode) {}
+  private readonly sockets = new Set<StatsSocket>();
+  private resting = false;
+  private readonly socketPath: string;
+
+  constructor(private readonly docker: Dockerode, socketPath?: string) {
+    const path = socketPath ?? (docker.modem as { socketPath?: string }).socketPath;
+    if (!path) throw new Error('container stats are read on the engine\'s unix socket: the client has none');
+    this.socketPath = path;
+  }
 
   async listManaged(): Promise<ManagedContainerInfo[]> {
     const list = await this.docker.listContainers({ filters: { label: [`${MANAGED_LABEL}=true`], status: ['running'] } });
     return list.map((c) => ({ id: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), labels: c.Labels ?? {} }));
   }
 
-  /** One streaming stats call; only the newest complete line of each chunk is passed on, undecoded. */
+  /** One streaming stats call; only the newest complete line of each read is passed on, undecoded. */
   async open(id: string, onLine: (line: Buffer) => void, onEnd: () => void): Promise<() => void> {
-    const stream = (await this.docker.getContainer(id).stats({ stream: true })) as NodeJS.ReadableStream & { destroy(): void };
-    // Chunks are kept as bytes: only the line a sampling round reads is ever decoded.
-    let pending: Buffer | null = null;
-    stream.on('data', (chunk: Buffer) => {
-      const data = pending ? Buffer.concat([pending, chunk]) : chunk;
-      const end = data.lastIndexOf(0x0a);
-      if (end < 0) {
-        pending = data;
-        return;
-      }
-      const start = data.lastIndexOf(0x0a, end - 1) + 1;
-      pending = end + 1 < data.length ? Buffer.from(data.subarray(end + 1)) : null;
-      if (end > start) onLine(data.subarray(start, end));
-    });
-    let ended = false;
-    const finish = () => {
-      if (ended) return;
-      ended = true;
+    let socket: StatsSocket | null = null;
+    socket = await openStatsSocket(this.socketPath, id, onLine, () => {
+      if (socket) this.sockets.delete(socket);
       onEnd();
+    });
+    this.sockets.add(socket);
+    if (this.resting) socket.pause();
+    const opened = socket;
+    return () => {
+      this.sockets.delete(opened);
+      opened.close();
     };
-    stream.on('end', finish);
-    stream.on('close', finish);
-    stream.on('error', finish);
-    return () => stream.destroy();
+  }
+
+  /** Stops reading every stream until `wake` (the engine's lines wait in the sockets). */
+  async rest(): Promise<void> {
+    this.resting = true;
+    for (const s of this.sockets) s.pause();
+  }
+
+  async wake(): Promise<void> {
+    this.resting = false;
+    for (const s of this.sockets) s.resume();
   }
 }
