@@ -218,6 +218,8 @@ ensure_registry_image() {
   ctx=$(mktemp -d /tmp/skiff-registry-image.XXXXXX) || return 1
   mkdir -p "$ctx/root/bin" "$ctx/root/etc/docker/registry" "$ctx/root/var/lib/registry"
   cp /usr/bin/docker-registry "$ctx/root/bin/registry"
+  # The official image's default configuration (the agent gives its own).
+  printf 'version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: /var/lib/registry\nhttp:\n  addr: :5000\n' >"$ctx/root/etc/docker/registry/config.yml"
   for lib in $(ldd /usr/bin/docker-registry | grep -o '/[^ ]*'); do
     mkdir -p "$ctx/root$(dirname "$lib")"
     cp -L "$lib" "$ctx/root$lib"
