@@ -193,23 +193,27 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     if (context.signal.aborted) throw new AbandonedError();
 
     let registryAuth = registryAuthOf(deploy);
+    /** An image built here reaches the other nodes of the swarm through the server's registry. */
+    const shareLocalImage = async () => {
+      if (!deps.cluster) return;
+      const shared = await shareBuiltImage({ ...deps.cluster, push: (source, target, options) => deps.driver.pushImage(source, target, options) }, spec, deploy.image, {
+        signal: context.signal,
+        timeoutMs: Math.max(1_000, Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)) - now().getTime()),
+      });
+      spec = shared.spec;
+      registryAuth = shared.registryAuth ?? registryAuth;
+      if (shared.lines.length > 0) await events.log(...shared.lines);
+    };
     if (deploy.source) {
       await build(context, deploy, events);
-      if (deps.cluster) {
-        const shared = await shareBuiltImage({ ...deps.cluster, push: (source, target, options) => deps.driver.pushImage(source, target, options) }, spec, deploy.image, {
-          signal: context.signal,
-          timeoutMs: Math.max(1_000, Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)) - now().getTime()),
-        });
-        spec = shared.spec;
-        registryAuth = shared.registryAuth ?? registryAuth;
-        if (shared.lines.length > 0) await events.log(...shared.lines);
-      }
+      await shareLocalImage();
     } else if (deploy.localImage) {
       // A rollback to an earlier deployment's built image: there is nothing to pull it from.
       if (!(await deps.driver.imageExists(deploy.image))) {
         return fail(`the image ${deploy.image} is no longer on this server (removed by a cleanup or prune): it cannot be rolled back to`);
       }
       await events.log(`Image ${deploy.image} is on this server: no build, no pull`);
+      await shareLocalImage();
     } else {
       const pulled = await pullIfNeeded({
         driver: deps.driver,
