@@ -19,7 +19,7 @@ export interface MetricsSamplerOptions {
 }
 
 /** How long before a round the container streams wake to read what waited in their sockets. */
-export const WAKE_LEAD_MS = 1_500;
+export const WAKE_LEAD_MS = 500;
 
 export class MetricsSampler {
   private readonly containers: ContainerStats;
@@ -56,7 +56,7 @@ export class MetricsSampler {
   /**
    * Between rounds the streams are not read: the engine's lines (one a second each) wait in
    * the sockets, and are read in one go shortly before the next round, which then has a line
-   * under two seconds old. This turns ten wake-ups a round per container into one or two.
+   * at most a second and a half old. This turns ten reads a round per container into one or two.
    */
   private restUntil(wakeAt: number): void {
     if (!this.timer || this.o.intervalMs < 3 * WAKE_LEAD_MS) return;
