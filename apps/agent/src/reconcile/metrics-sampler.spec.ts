@@ -37,10 +37,10 @@ describe('MetricsSampler', () => {
   });
 
   it('keeps reading with an interval too short to rest', async () => {
-    const s = sampler(2_000);
+    const s = sampler(WAKE_LEAD_MS * 2);
     s.start();
-    await vi.advanceTimersByTimeAsync(4_000);
+    await vi.advanceTimersByTimeAsync(WAKE_LEAD_MS * 4);
     await s.stop();
-    expect(events).toEqual(['round 2000', 'round 4000']);
+    expect(events).toEqual([`round ${WAKE_LEAD_MS * 2}`, `round ${WAKE_LEAD_MS * 4}`]);
   });
 });
