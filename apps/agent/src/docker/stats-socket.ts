@@ -2,7 +2,8 @@
  * One container's streaming stats call on the engine's unix socket, read without Node's HTTP
  * client so that the socket itself can rest: while paused, nothing is read (no wake-up, no
  * parsing) and the engine's lines wait in the socket's buffer (about 2 KiB a second); on
- * resume they arrive in one read, of which only the newest complete line is kept.
+ * resume they arrive in one read, of which only the newest complete line is kept. Reads land
+ * in one buffer shared by the streams (`onread`), so they allocate nothing.
  */
 import { connect, type Socket } from 'node:net';
 
@@ -69,7 +70,8 @@ export class NewestLine {
     }
     const start = data.lastIndexOf(0x0a, end - 1) + 1;
     this.pending = end + 1 < data.length ? Buffer.from(data.subarray(end + 1)) : null;
-    return end > start ? data.subarray(start, end) : null;
+    // A copy: the bytes read land in a buffer the next read overwrites.
+    return end > start ? Buffer.from(data.subarray(start, end)) : null;
   }
 }
 
@@ -79,14 +81,34 @@ export interface StatsSocket {
   close(): void;
 }
 
+export interface StatsSocketOptions {
+  socketPath: string;
+  /**
+   * Where reads land (shared by the streams of one owner: each read is handled before the
+   * next), so reading allocates nothing and skips the stream machinery.
+   */
+  readBuffer: Buffer;
+  timeoutMs?: number;
+}
+
 /**
  * Opens `GET /containers/<id>/stats?stream=1` on the engine's socket; resolves when the engine
  * answered 200, rejects with its status line otherwise.
  */
-export function openStatsSocket(socketPath: string, id: string, onLine: (line: Buffer) => void, onEnd: () => void, timeoutMs = 30_000): Promise<StatsSocket> {
+export function openStatsSocket(options: StatsSocketOptions, id: string, onLine: (line: Buffer) => void, onEnd: () => void): Promise<StatsSocket> {
   if (!/^[0-9a-f]{12,64}$/.test(id)) return Promise.reject(new Error(`invalid container id ${JSON.stringify(id)}`));
+  const timeoutMs = options.timeoutMs ?? 30_000;
   return new Promise((resolve, reject) => {
-    const socket: Socket = connect({ path: socketPath });
+    const socket: Socket = connect({
+      path: options.socketPath,
+      onread: {
+        buffer: options.readBuffer,
+        callback: (nread: number, buffer: Uint8Array) => {
+          received(Buffer.from(buffer.buffer, buffer.byteOffset, nread));
+          return true;
+        },
+      },
+    });
     let head: Buffer | null = Buffer.alloc(0);
     let body: ChunkedBody | null = null;
     const lines = new NewestLine();
@@ -109,7 +131,7 @@ export function openStatsSocket(socketPath: string, id: string, onLine: (line: B
       if (!settled) fail(new Error(`the engine did not answer the stats call within ${timeoutMs} ms`));
     });
     socket.on('connect', () => socket.write(`GET /containers/${id}/stats?stream=1 HTTP/1.1\r\nHost: docker\r\n\r\n`));
-    socket.on('data', (chunk: Buffer) => {
+    const received = (chunk: Buffer) => {
       try {
         if (head) {
           head = Buffer.concat([head, chunk]);
@@ -136,7 +158,7 @@ export function openStatsSocket(socketPath: string, id: string, onLine: (line: B
       } catch (err) {
         fail(err instanceof Error ? err : new Error(String(err)));
       }
-    });
+    };
     socket.on('error', (err) => fail(err));
     socket.on('end', end);
     socket.on('close', end);

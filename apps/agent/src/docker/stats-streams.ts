@@ -17,6 +17,7 @@ export class DockerodeStatsStreams {
   private readonly sockets = new Set<StatsSocket>();
   private resting = false;
   private readonly socketPath: string;
+  private readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
 
   constructor(private readonly docker: Dockerode, socketPath?: string) {
     const path = socketPath ?? (docker.modem as { socketPath?: string }).socketPath;
@@ -32,7 +33,7 @@ export class DockerodeStatsStreams {
   /** One streaming stats call; only the newest complete line of each read is passed on, undecoded. */
   async open(id: string, onLine: (line: Buffer) => void, onEnd: () => void): Promise<() => void> {
     let socket: StatsSocket | null = null;
-    socket = await openStatsSocket(this.socketPath, id, onLine, () => {
+    socket = await openStatsSocket({ socketPath: this.socketPath, readBuffer: this.readBuffer }, id, onLine, () => {
       if (socket) this.sockets.delete(socket);
       onEnd();
     });
