@@ -239,6 +239,38 @@ ensure_registry_packages() {
   fi
 }
 
+# registry:2, the image of the registry an agent runs for a swarm of several nodes
+# (apps/agent/src/deployments/server-registry.ts; production pulls the official image). Made
+# like it from Debian's docker-registry (distribution 2.8, the same configuration): busybox
+# plus the binary as /bin/registry and the libraries `ldd` names; the agent gives the command.
+ensure_registry_image() {
+  skiff_docker image inspect registry:2 >/dev/null 2>&1 && return 0
+  ensure_registry_packages && ensure_busybox_image || return 1
+  echo "==> building image registry:2 (Debian's docker-registry)" >&2
+  local ctx lib status
+  ctx=$(mktemp -d /tmp/skiff-registry-image.XXXXXX) || return 1
+  mkdir -p "$ctx/root/bin" "$ctx/root/etc/docker/registry" "$ctx/root/var/lib/registry"
+  cp /usr/bin/docker-registry "$ctx/root/bin/registry"
+  # The official image's default configuration (the agent gives its own).
+  printf 'version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: /var/lib/registry\nhttp:\n  addr: :5000\n' >"$ctx/root/etc/docker/registry/config.yml"
+  for lib in $(ldd /usr/bin/docker-registry | grep -o '/[^ ]*'); do
+    mkdir -p "$ctx/root$(dirname "$lib")"
+    cp -L "$lib" "$ctx/root$lib"
+  done
+  cat >"$ctx/Dockerfile" <<'DOCKERFILE'
+FROM busybox:latest
+COPY root/ /
+VOLUME /var/lib/registry
+EXPOSE 5000
+ENTRYPOINT ["/bin/registry"]
+CMD ["serve", "/etc/docker/registry/config.yml"]
+DOCKERFILE
+  skiff_docker build -q -t registry:2 "$ctx" >/dev/null
+  status=$?
+  rm -rf "$ctx"
+  [ "$status" -eq 0 ] || { echo "error: could not build registry:2" >&2; return 1; }
+}
+
 # OpenSSH for the git-over-SSH tests: they start their own sshd on loopback
 # (libs/testing/src/ssh-git-server.ts) and clone with the ssh client; nothing runs here.
 ensure_ssh_packages() {

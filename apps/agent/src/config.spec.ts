@@ -45,6 +45,7 @@ describe('readConfig', () => {
       composeProgram: null,
       proxy: { httpPort: 80, httpsPort: 443, bind: '0.0.0.0', container: 'skiff-proxy', issuer: 'acme', acmeEmail: null, dashboardPort: 2020, dashboardBind: '127.0.0.1' },
       clusterRegistry: null,
+      serverRegistry: { image: 'registry:2', port: 5030 },
     });
   });
 
@@ -116,7 +117,17 @@ describe('readConfig', () => {
       composeProgram: 'docker compose',
       proxy: { httpPort: 8080, httpsPort: 8443, bind: '127.0.0.1', container: 'skiff-proxy-e2e_1', issuer: 'internal', acmeEmail: 'ops@example.com', dashboardPort: 9180, dashboardBind: '10.0.0.5' },
       clusterRegistry: null,
+      serverRegistry: { image: 'registry:2', port: 5030 },
     });
+  });
+
+  it('reads the server registry image and port, refusing a port without room for the mirror', () => {
+    expect(readConfig(anEnv({ SKIFF_SERVER_REGISTRY_IMAGE: 'example.com/skiff/registry:2.8', SKIFF_SERVER_REGISTRY_PORT: '6000' })).serverRegistry).toEqual({
+      image: 'example.com/skiff/registry:2.8',
+      port: 6000,
+    });
+    expect(issuesOf(anEnv({ SKIFF_SERVER_REGISTRY_PORT: '65535' }))).toEqual([expect.stringMatching(/^SKIFF_SERVER_REGISTRY_PORT must be a port/)]);
+    expect(issuesOf(anEnv({ SKIFF_SERVER_REGISTRY_IMAGE: 'a b' }))).toEqual([expect.stringMatching(/^SKIFF_SERVER_REGISTRY_IMAGE/)]);
   });
 
   it('takes `docker compose`, `<cli> compose` or one program as SKIFF_COMPOSE_PROGRAM', () => {

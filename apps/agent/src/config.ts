@@ -75,6 +75,13 @@ export interface AgentConfig {
    * logged); null: none.
    */
   clusterRegistry: { address: string; username?: string; password?: string; passwordFile?: string } | null;
+  /**
+   * The registry the agent runs itself when the swarm has several nodes and no
+   * SKIFF_CLUSTER_REGISTRY is set (deployments/server-registry.ts): its image,
+   * SKIFF_SERVER_REGISTRY_IMAGE (default `registry:2`), and the port it publishes on the
+   * manager, SKIFF_SERVER_REGISTRY_PORT (default 5030); each node's mirror publishes the next.
+   */
+  serverRegistry: { image: string; port: number };
   /** Seconds between metric samples of the host and Skiff's containers, SKIFF_METRICS_INTERVAL_SECONDS, default 10; 0: no sampling. */
   metricsIntervalMs: number;
 }
@@ -215,6 +222,7 @@ export function readConfig(env: Env): AgentConfig {
 
   const proxy = readProxySettings(env, issues);
   const clusterRegistry = readClusterRegistry(env, issues);
+  const serverRegistry = readServerRegistry(env, issues);
 
   const metricsInterval = env.SKIFF_METRICS_INTERVAL_SECONDS?.trim() || '10';
   const metricsIntervalMs = Number(metricsInterval) * 1000;
@@ -242,8 +250,18 @@ export function readConfig(env: Env): AgentConfig {
     composeProgram,
     proxy,
     clusterRegistry,
+    serverRegistry,
     metricsIntervalMs,
   };
+}
+
+function readServerRegistry(env: Env, issues: string[]): AgentConfig['serverRegistry'] {
+  const image = env.SKIFF_SERVER_REGISTRY_IMAGE?.trim() || 'registry:2';
+  if (!/^[a-z0-9][a-z0-9._/:@-]*$/.test(image)) issues.push('SKIFF_SERVER_REGISTRY_IMAGE must be an image reference');
+  const portText = env.SKIFF_SERVER_REGISTRY_PORT?.trim() || '5030';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65534) issues.push('SKIFF_SERVER_REGISTRY_PORT must be a port from 1 to 65534 (the mirror takes the next)');
+  return { image, port };
 }
 
 /** The engine's BuildKit cgroup with the cgroupfs driver (SKIFF_BUILD_CGROUP's default). */

@@ -31,6 +31,7 @@ import { detectComposeProgram } from './compose/program.js';
 import { ConfigError, describeConfig, readConfig, type AgentConfig } from './config.js';
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { LazyDockerDriver } from './docker/lazy-driver.js';
+import { ServerRegistry } from './deployments/server-registry.js';
 import { dockerodeAt, loadedOnFirstCall } from './docker/lazy.js';
 import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 import type { ContainerOps } from './docker/container-ops.js';
@@ -273,7 +274,11 @@ async function main(): Promise<void> {
       install: artifacts && process.argv[1] ? (bundle) => installAgentBundle(artifacts!, process.argv[1]!, bundle) : undefined,
     },
     deploy: {
-      cluster: { nodes: swarmNodes, registry: clusterRegistry(config.clusterRegistry) },
+      cluster: {
+        nodes: swarmNodes,
+        registry: clusterRegistry(config.clusterRegistry),
+        serverRegistry: new ServerRegistry({ driver, settings: config.serverRegistry, dataDir: config.dataDir }),
+      },
       build: {
         dataDir: config.dataDir,
         dockerCli,

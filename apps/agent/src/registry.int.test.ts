@@ -100,7 +100,7 @@ afterAll(async () => {
   if (problems.length) throw new Error(`clean-up left objects behind:\n${problems.join('\n')}`);
 }, 120_000);
 
-async function startAgent(): Promise<string> {
+async function startAgent(cluster?: NonNullable<Parameters<typeof startTestAgent>[0]['deploy']>['cluster']): Promise<string> {
   const serverId = `t-reg-${run}-${++counter}`;
   serverIds.add(serverId);
   const dir = await mkdtemp(join(tmpdir(), 'skiff-agent-test-'));
@@ -114,7 +114,7 @@ async function startAgent(): Promise<string> {
     credential: `cred-${run}`,
     log: log.child({ serverId }),
     maxConcurrentDeploys: 1,
-    deploy: { pollIntervalMs: 250 },
+    deploy: { pollIntervalMs: 250, ...(cluster ? { cluster } : {}) },
   });
   agents.push(started);
   return serverId;
@@ -212,6 +212,37 @@ describe('deploying an image from a private registry', () => {
     expect(await driver.servicesByLabel({ 'skiff.id': appName })).toEqual([]);
     expect(await driver.imageExists(image)).toBe(false);
     expectNoCredential(wrong, JSON.stringify(events), JSON.stringify(reportServer.results), logged);
+  }, 120_000);
+});
+
+describe('a rollback to an image built here, on a swarm of several nodes', () => {
+  it('pushes the kept image to the cluster registry and names it by digest, as a build does', async () => {
+    const local = `skt-reg-${run}-rb:dep1`;
+    const appName = `skt-reg-${run}-rb`;
+    services.add(appName);
+    await docker.getImage('busybox:latest').tag({ repo: `skt-reg-${run}-rb`, tag: 'dep1' });
+    const self = ((await docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
+    const node = (id: string, isSelf: boolean) => ({ id, hostname: id.slice(0, 4), role: 'manager', availability: 'active', state: 'ready', address: '', leader: isSelf, engineVersion: '', labels: {}, self: isSelf });
+    try {
+      const serverId = await startAgent({
+        nodes: { list: async () => [node(self, true), node('z'.repeat(25), false)] },
+        registry: { address: registry.address, username: registry.username, password: registry.password },
+      });
+      const command = aDeploy(serverId, appName, registry.password);
+      if (command.payload?.$case !== 'deployApplication') throw new Error('a deploy');
+      command.payload.value = { ...command.payload.value, image: local, localImage: true, registryAuth: undefined };
+      await publishCommand(nc, command);
+
+      const result = await waitForResult(command.commandId);
+      expect(result, JSON.stringify(reportServer.eventsOf(deploymentOf(command)))).toMatchObject({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED });
+      const text = reportServer.eventsOf(deploymentOf(command)).flatMap((e) => e.logLines.map((l) => l.text));
+      expect(text).toContainEqual(expect.stringContaining("Pushed the image to the cluster registry for the 2 nodes of this server's swarm"));
+      const [service] = await driver.servicesByLabel({ 'skiff.id': appName });
+      expect(service?.image).toMatch(new RegExp(`^${registry.address}/${local}@sha256:[0-9a-f]{64}$`));
+      expectNoCredential(registry.password, logged);
+    } finally {
+      await registry.removeLocalImages(`${registry.address}/${local}`, local).catch(() => {});
+    }
   }, 120_000);
 });
 

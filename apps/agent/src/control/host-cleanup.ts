@@ -10,6 +10,7 @@
  *   (a rollback goes back to it), one the control plane lists, nor the newest
  *   `keepBuiltPerWorkload` images built for each workload (label skiff.id).
  * - Volumes only when asked, and never one a Skiff workload names (see the proto).
+ * - The server registry (registry-gc.ts) with the images: its tags of images gone from here.
  * - `only_label` confines it to objects with that label (tests on a shared engine).
  */
 import type { ControlReply, HostCleanup, HostCleanupReply } from '@skiff/proto';
@@ -17,6 +18,7 @@ import type { Logger } from 'pino';
 import type { CleanupEngine, EngineContainer, EngineImage, EngineVolume, ServiceUsage } from '../docker/dockerode-cleanup.js';
 import { MANAGED_LABEL } from '../docker/driver.js';
 import { type CommandScheduler, SlotsBusyError } from '../pipeline/scheduler.js';
+import { collectRegistry } from './registry-gc.js';
 
 const STOPPED = new Set(['exited', 'created', 'dead']);
 const SWARM_TASK_LABEL = 'com.docker.swarm.task.id';
@@ -93,6 +95,16 @@ export class HostCleanupControl {
         if (await engine.removeImage(image.id)) {
           out.removedImages.push(image.id);
           out.spaceFreed += image.size;
+        }
+      }
+      // The server registry's tags follow the images left here; a confined run leaves it alone.
+      if (request.images && !request.onlyLabel) {
+        try {
+          const collected = await collectRegistry(engine, await engine.images(), [...(await serviceUsage()).images, ...request.keepImages]);
+          out.removedImages.push(...collected.removedTags);
+          out.spaceFreed += collected.spaceFreed;
+        } catch (err) {
+          this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'the server registry was not collected');
         }
       }
     }

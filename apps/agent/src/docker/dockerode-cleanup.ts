@@ -4,6 +4,7 @@
  * time, never forced (an object the engine says is in use stays). The choice of what goes is
  * not made here.
  */
+import { Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { MANAGED_LABEL } from './driver.js';
 import { engineCall, isNotFound } from './engine.js';
@@ -55,6 +56,8 @@ export interface CleanupEngine {
   removeVolume(name: string): Promise<boolean>;
   /** Removes the build cache no build uses; answers the bytes freed. */
   pruneBuildCache(): Promise<number>;
+  /** Runs `argv` (no shell) in a running container; answers its exit code and output (the first MiB). */
+  execIn(containerId: string, argv: string[]): Promise<{ exitCode: number; output: string }>;
 }
 
 type SpecWithImage = {
@@ -145,10 +148,49 @@ export class DockerodeCleanupEngine implements CleanupEngine {
     return removed(`remove volume ${name}`, () => this.docker.getVolume(name).remove());
   }
 
+  execIn(containerId: string, argv: string[]): Promise<{ exitCode: number; output: string }> {
+    return execIn(this.docker, containerId, argv);
+  }
+
   async pruneBuildCache(): Promise<number> {
     const answer = (await engineCall('prune build cache', () => this.docker.pruneBuilder())) as { SpaceReclaimed?: number };
     return answer.SpaceReclaimed ?? 0;
   }
+}
+
+const EXEC_OUTPUT_LIMIT = 1024 * 1024;
+const EXEC_TIMEOUT_MS = 10 * 60_000;
+
+async function execIn(docker: Dockerode, containerId: string, argv: string[]): Promise<{ exitCode: number; output: string }> {
+  const operation = `exec ${argv[0] ?? ''} in ${containerId}`;
+  const exec = await engineCall(operation, () => docker.getContainer(containerId).exec({ Cmd: argv, AttachStdout: true, AttachStderr: true }));
+  const stream = await engineCall(operation, () => exec.start({ hijack: true, stdin: false }));
+  let output = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (output.length < EXEC_OUTPUT_LIMIT) output += chunk.toString();
+      done();
+    },
+  });
+  docker.modem.demuxStream(stream, sink, sink);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stream.destroy();
+      reject(new Error(`${operation}: no end within ${EXEC_TIMEOUT_MS / 1000} s`));
+    }, EXEC_TIMEOUT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    stream.on('end', done);
+    stream.on('close', done);
+    stream.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+  const inspected = await engineCall(operation, () => exec.inspect());
+  return { exitCode: inspected.ExitCode ?? -1, output: output.slice(0, EXEC_OUTPUT_LIMIT) };
 }
 
 async function removed(operation: string, run: () => Promise<unknown>): Promise<boolean> {

@@ -16,6 +16,7 @@ import * as images from './dockerode-images.js';
 import { pushImage } from './image-push.js';
 import * as networksVolumes from './dockerode-networks-volumes.js';
 import * as services from './dockerode-services.js';
+import { ensureSecret } from './dockerode-secrets.js';
 import type {
   ContainerInfo,
   ContainerSpec,
@@ -121,6 +122,10 @@ export class DockerodeDriver implements DockerDriver {
 
   volumesByLabel(labels: Record<string, string>): Promise<string[]> {
     return networksVolumes.volumesByLabel(this.docker, labels);
+  }
+
+  ensureSecret(name: string, data: string, labels?: Record<string, string>): Promise<string> {
+    return ensureSecret(this.docker, name, data, labels);
   }
 
   removeVolume(name: string): Promise<boolean> {

@@ -46,6 +46,8 @@ export interface ServiceSpec {
       HealthCheck?: HealthCheckConfig;
       Hosts?: string[];
       Ulimits?: UlimitConfig[];
+      /** Swarm secrets as files under /run/secrets (ids from `ensureSecret`). */
+      Secrets?: Array<{ SecretID: string; SecretName: string; File: { Name: string; UID: string; GID: string; Mode: number } }>;
     };
     Resources?: {
       Limits?: { NanoCPUs?: number; MemoryBytes?: number };
@@ -313,6 +315,8 @@ export interface DockerDriver {
   containerLogTail(containerId: string, lines: number): Promise<string[]>;
   /** A local volume labelled `skiff.managed=true` (and `labels`); an existing one of that name is kept. */
   ensureVolume(name: string, labels?: Record<string, string>): Promise<VolumeInfo>;
+  /** The id of the Swarm secret `name`, created with `data` when missing (a secret never changes: name a new content anew). */
+  ensureSecret(name: string, data: string, labels?: Record<string, string>): Promise<string>;
   /** The local containers (running or not) carrying every given label. */
   containersByLabel(labels: Record<string, string>): Promise<Array<{ id: string; state: ContainerState }>>;
   /** Names of the local volumes carrying every given label, sorted. */

@@ -41,7 +41,7 @@ export function checkNetworkName(name: string, operation: string): void {
   }
 }
 
-export function checkObjectName(kind: 'container' | 'volume', name: string, operation: string): void {
+export function checkObjectName(kind: 'container' | 'volume' | 'secret', name: string, operation: string): void {
   if (typeof name !== 'string' || !OBJECT_NAME_RE.test(name)) {
     throw new DockerInvalidError(
       operation,

@@ -116,6 +116,10 @@ export class LazyDockerDriver implements DockerDriver {
     return this.full().then((d) => d.ensureVolume(name, labels));
   }
 
+  ensureSecret(name: string, data: string, labels?: Record<string, string>): Promise<string> {
+    return this.full().then((d) => d.ensureSecret(name, data, labels));
+  }
+
   volumesByLabel(labels: Record<string, string>): Promise<string[]> {
     return this.full().then((d) => d.volumesByLabel(labels));
   }

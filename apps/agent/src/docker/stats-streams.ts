@@ -1,11 +1,12 @@
 /**
- * The engine's stats streams of Skiff's containers (reconcile/container-stats.ts's StatsStreams),
- * read straight from the engine's socket (engine-socket.ts): sampling metrics, on by default,
- * no longer loads dockerode into an idle agent.
+ * The engine's stats streams of Skiff's containers (reconcile/container-stats.ts's StatsStreams):
+ * the list through the engine's socket (engine-socket.ts), one streaming call per container on
+ * it (stats-socket.ts), which rest between sampling rounds. Sampling, on by default, does not
+ * load dockerode into an idle agent.
  */
-import type { IncomingMessage } from 'node:http';
 import { MANAGED_LABEL } from './driver.js';
 import { EngineSocket } from './engine-socket.js';
+import { openStatsSocket, type StatsSocket } from './stats-socket.js';
 
 export interface ManagedContainerInfo {
   id: string;
@@ -21,9 +22,12 @@ interface ContainerListItem {
 
 export class EngineStatsStreams {
   private readonly engine: EngineSocket;
+  private readonly sockets = new Set<StatsSocket>();
+  private resting = false;
+  private readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
 
-  /** `timeoutMs`: longest silence on a request (a stats stream speaks every second). */
-  constructor(socketPath: string, timeoutMs = 60_000) {
+  /** `timeoutMs`: longest wait for the container list. */
+  constructor(private readonly socketPath: string, timeoutMs = 60_000) {
     this.engine = new EngineSocket({ socketPath, timeoutMs });
   }
 
@@ -32,31 +36,30 @@ export class EngineStatsStreams {
     return list.map((c) => ({ id: c.Id, name: (c.Names?.[0] ?? c.Id).replace(/^\//, ''), labels: c.Labels ?? {} }));
   }
 
-  /** One streaming stats call; only the newest complete line of each chunk is passed on, undecoded. */
+  /** One streaming stats call; only the newest complete line of each read is passed on, undecoded. */
   async open(id: string, onLine: (line: Buffer) => void, onEnd: () => void): Promise<() => void> {
-    const stream: IncomingMessage = await this.engine.stream(`/containers/${encodeURIComponent(id)}/stats?stream=true`);
-    // Chunks are kept as bytes: only the line a sampling round reads is ever decoded.
-    let pending: Buffer | null = null;
-    stream.on('data', (chunk: Buffer) => {
-      const data = pending ? Buffer.concat([pending, chunk]) : chunk;
-      const end = data.lastIndexOf(0x0a);
-      if (end < 0) {
-        pending = data;
-        return;
-      }
-      const start = data.lastIndexOf(0x0a, end - 1) + 1;
-      pending = end + 1 < data.length ? Buffer.from(data.subarray(end + 1)) : null;
-      if (end > start) onLine(data.subarray(start, end));
-    });
-    let ended = false;
-    const finish = () => {
-      if (ended) return;
-      ended = true;
+    let socket: StatsSocket | null = null;
+    socket = await openStatsSocket({ socketPath: this.socketPath, readBuffer: this.readBuffer }, id, onLine, () => {
+      if (socket) this.sockets.delete(socket);
       onEnd();
+    });
+    this.sockets.add(socket);
+    if (this.resting) socket.pause();
+    const opened = socket;
+    return () => {
+      this.sockets.delete(opened);
+      opened.close();
     };
-    stream.on('end', finish);
-    stream.on('close', finish);
-    stream.on('error', finish);
-    return () => stream.destroy();
+  }
+
+  /** Stops reading every stream until `wake` (the engine's lines wait in the sockets). */
+  async rest(): Promise<void> {
+    this.resting = true;
+    for (const s of this.sockets) s.pause();
+  }
+
+  async wake(): Promise<void> {
+    this.resting = false;
+    for (const s of this.sockets) s.resume();
   }
 }

@@ -56,8 +56,7 @@ import type { CommandJournal } from '../pipeline/journal.js';
 import { pullIfNeeded, registryAuthOf } from '../deployments/registry-pull.js';
 import { assessRollout, monitorWindowMs, rolloutTarget } from '../deployments/rollout.js';
 import { undoRollout } from '../deployments/undo-rollout.js';
-import { type ClusterRegistry, shareBuiltImage } from '../deployments/cluster-image.js';
-import type { SwarmNodes } from '../docker/swarm-nodes.js';
+import { type ClusterImageDeps, shareBuiltImage } from '../deployments/cluster-image.js';
 import { applicationFilesDir, FileMountError, writeFileMounts } from '../deployments/file-mounts.js';
 import { claimVolumes } from '../deployments/volume-claims.js';
 
@@ -82,7 +81,7 @@ export interface DeployApplicationDeps {
    * The swarm's nodes and the registry they pull built images from (deployments/cluster-image.ts);
    * absent: built images are used where they were built.
    */
-  cluster?: { nodes: Pick<SwarmNodes, 'list'>; registry?: ClusterRegistry };
+  cluster?: Omit<ClusterImageDeps, 'push'>;
 }
 
 export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHandler {
@@ -194,23 +193,27 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     if (context.signal.aborted) throw new AbandonedError();
 
     let registryAuth = registryAuthOf(deploy);
+    /** An image built here reaches the other nodes of the swarm through the server's registry. */
+    const shareLocalImage = async () => {
+      if (!deps.cluster) return;
+      const shared = await shareBuiltImage({ ...deps.cluster, push: (source, target, options) => deps.driver.pushImage(source, target, options) }, spec, deploy.image, {
+        signal: context.signal,
+        timeoutMs: Math.max(1_000, Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)) - now().getTime()),
+      });
+      spec = shared.spec;
+      registryAuth = shared.registryAuth ?? registryAuth;
+      if (shared.lines.length > 0) await events.log(...shared.lines);
+    };
     if (deploy.source) {
       await build(context, deploy, events);
-      if (deps.cluster) {
-        const shared = await shareBuiltImage({ ...deps.cluster, push: (source, target, options) => deps.driver.pushImage(source, target, options) }, spec, deploy.image, {
-          signal: context.signal,
-          timeoutMs: Math.max(1_000, Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.pullTimeoutMs ?? 10 * 60_000)) - now().getTime()),
-        });
-        spec = shared.spec;
-        registryAuth = shared.registryAuth ?? registryAuth;
-        if (shared.lines.length > 0) await events.log(...shared.lines);
-      }
+      await shareLocalImage();
     } else if (deploy.localImage) {
       // A rollback to an earlier deployment's built image: there is nothing to pull it from.
       if (!(await deps.driver.imageExists(deploy.image))) {
         return fail(`the image ${deploy.image} is no longer on this server (removed by a cleanup or prune): it cannot be rolled back to`);
       }
       await events.log(`Image ${deploy.image} is on this server: no build, no pull`);
+      await shareLocalImage();
     } else {
       const pulled = await pullIfNeeded({
         driver: deps.driver,

@@ -39,6 +39,8 @@ describe('container readings', () => {
         lines.set(id, onLine);
         return () => closed.push(id);
       },
+      rest: async () => {},
+      wake: async () => {},
     };
     const stats = new ContainerStats(streams);
     await stats.sync();

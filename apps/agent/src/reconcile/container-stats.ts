@@ -2,7 +2,8 @@
  * Per-container use from the engine's stats streams: one stream per Skiff container,
  * opened when the container appears in a listing and closed when it goes. The engine
  * writes one JSON line a second on each; only the newest line is kept (unparsed), and it
- * is parsed once per sampling round.
+ * is parsed once per sampling round. Between rounds the streams rest (`rest`/`wake`): the
+ * lines wait in the sockets and are read at once shortly before the next round.
  */
 import { round2 } from './host-stats.js';
 
@@ -23,6 +24,9 @@ export interface StatsStreams {
    * the stream ends. Answers how to close it.
    */
   open(id: string, onLine: (line: Buffer | string) => void, onEnd: () => void): Promise<() => void>;
+  /** Stops reading the open streams (and those opened later) until `wake`; what the engine writes meanwhile waits. */
+  rest(): Promise<void>;
+  wake(): Promise<void>;
 }
 
 export interface ContainerReading {
@@ -155,6 +159,14 @@ export class ContainerStats {
       readings.push(next.reading);
     }
     return readings;
+  }
+
+  rest(): Promise<void> {
+    return this.streams.rest();
+  }
+
+  wake(): Promise<void> {
+    return this.streams.wake();
   }
 
   /** Closes every stream. */
