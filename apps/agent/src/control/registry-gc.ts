@@ -37,7 +37,7 @@ export async function collectRegistry(engine: Engine, images: EngineImage[], ser
   };
   const listed = await run(['find', REPOSITORIES, '-type', 'd', '-path', '*/_manifests/tags/*/current']);
   const local = new Set(images.flatMap((i) => i.tags));
-  const named = new Set(serviceImages.map((ref) => ref.split('@')[0]!.replace(/^[^/]*[.:][^/]*\//, '')));
+  const named = new Set(serviceImages.map((ref) => withoutRegistryHost(ref.split('@')[0]!)));
   const gone: Array<{ repo: string; tag: string }> = [];
   for (const line of listed.split('\n')) {
     const m = /^\/var\/lib\/registry\/docker\/registry\/v2\/repositories\/(.+)\/_manifests\/tags\/([^/]+)\/current$/.exec(line.trim());
@@ -51,4 +51,12 @@ export async function collectRegistry(engine: Engine, images: EngineImage[], ser
   for (const { repo, tag } of gone) await run(['rm', '-rf', `${REPOSITORIES}/${repo}/_manifests/tags/${tag}`]);
   await run(['registry', 'garbage-collect', '--delete-untagged', CONFIG]);
   return { removedTags: gone.map(({ repo, tag }) => `${REGISTRY_SERVICE}/${repo}:${tag}`), spaceFreed: Math.max(0, before - (await size())) };
+}
+
+/** `host:port/repo:tag` → `repo:tag`: the first segment is a registry host when it has a dot or a colon. */
+function withoutRegistryHost(ref: string): string {
+  const slash = ref.indexOf('/');
+  if (slash < 0) return ref;
+  const first = ref.slice(0, slash);
+  return first.includes('.') || first.includes(':') ? ref.slice(slash + 1) : ref;
 }
