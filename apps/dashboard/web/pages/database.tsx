@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, ok } from '../api.js';
+import { withPassword } from '../connection.js';
 import { EnvEditor } from '../env-editor.js';
 import { linkTo } from '../router.js';
 import { Field, Masked, NoticeLine, Panel, useAction, useLoad } from '../ui.js';
@@ -19,10 +20,6 @@ type Database = {
 const get = (api: Api, router: Router, id: string) =>
   ok(api.GET(`/api/${router}.one` as '/api/dbA.one', { params: { query: { [`${router}Id`]: id } as { dbAId: string } } })) as Promise<Database>;
 const post = (api: Api, router: Router, op: string, body: Record<string, unknown>) => ok(api.POST(`/api/${router}.${op}` as '/api/dbA.update', { body: body as never }));
-
-/** A connection URL (never carrying a password) with `password` put in after its user. */
-export const withPassword = (url: string, password: string) =>
-  url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^@/:]+)@/i, (_, head: string) => `${head}:${encodeURIComponent(password)}@`);
 
 /**
  * A database service (dbA..dbE). The project lists it without its engine: the page asks each

@@ -46,7 +46,11 @@ export function NotificationsPage({ api, me }: { api: Api; me: Me }) {
         ))}
       </Panel>
       {admin && (editing
-        ? <ChannelForm key={editing.notificationId} api={api} kind={editing.kind} record={editing} onDone={() => { setEditing(null); channels.reload(); }} />
+        ? (
+          <Panel title={`Edit ${editing.name}`}>
+            <ChannelForm key={editing.notificationId} api={api} kind={editing.kind} record={editing} onDone={() => { setEditing(null); channels.reload(); }} />
+          </Panel>
+        )
         : <NewChannel api={api} onCreated={channels.reload} />)}
       {admin && <Deliveries api={api} />}
     </section>
@@ -85,7 +89,6 @@ function ChannelForm({ api, kind, record, onDone }: { api: Api; kind: ChannelKin
   const missingSecret = spec.fields.some((f) => f.type === 'secret' && !values[f.name]);
   return (
     <form class="inline" onSubmit={save} aria-label={record ? `Edit ${record.name}` : `New ${spec.title}`}>
-      {record && <h2>Edit {record.name}</h2>}
       <Field label="Channel name" value={String(values.name)} onInput={set('name')} required />
       {spec.fields.map((f) => f.type === 'bool'
         ? <Check key={f.name} label={f.label} checked={values[f.name] === true} onChange={set(f.name)} />
