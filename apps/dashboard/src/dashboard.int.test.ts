@@ -136,7 +136,7 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     const heading = (name: string) => page.getByRole('heading', { name, level: 1 }).waitFor();
 
     // Servers: the platform host's metrics as charts, refreshed while the page is open.
-    const sample = (at: Date, cpu: number) => ({ serverId: 'local', resolution: 0, at, cpuPercent: cpu, cpuMax: cpu, memoryUsed: 2 ** 30, memoryMax: 2 ** 30, memoryTotal: 2 ** 32, diskUsed: 2 ** 34, diskTotal: 2 ** 36, networkRx: 1000 + cpu * 10, networkTx: 500 });
+    const sample = (at: Date, cpu: number) => ({ serverId: 'local', resolution: 0 as const, at, cpuPercent: cpu, cpuMax: cpu, memoryUsed: 2 ** 30, memoryMax: 2 ** 30, memoryTotal: 2 ** 32, diskUsed: 2 ** 34, diskTotal: 2 ** 36, networkRx: 1000 + cpu * 10, networkTx: 500 });
     const now = Date.now();
     await t.db.insertInto('hostMetrics').values(Array.from({ length: 20 }, (_, i) => sample(new Date(now - (20 - i) * 10_000), 20 + 30 * Math.abs(Math.sin(i / 3))))).execute();
     await nav.getByRole('link', { name: 'Servers' }).click();
@@ -202,7 +202,7 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
       await page.keyboard.type(text);
     };
     await type('offsite'); // focus starts on the page's heading: the first field is the name
-    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).id)).toBe(await page.getByLabel('Destination name').getAttribute('id'));
+    expect(await page.evaluate('document.activeElement.id')).toBe(await page.getByLabel('Destination name').getAttribute('id'));
     await type(s3.endpoint);
     await type('us-east-1');
     await type('dash-backups');
