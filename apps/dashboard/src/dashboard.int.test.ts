@@ -225,16 +225,16 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     await page.getByRole('heading', { name: 'Proxy files' }).waitFor();
     await shot(page, '9-settings');
 
-    // A database service's page: status, actions, connection strings, its password masked once set.
+    // A database service's page: status, actions, connection strings with a typed password masked until shown.
     const project = (await t.call('project.create', { name: 'data' })).body as { projectId: string };
     const env = ((await t.call('project.one', { projectId: project.projectId })).body as { environments: { environmentId: string }[] }).environments[0]!;
     const db = (await t.call('dbA.create', { name: 'orders', environmentId: env.environmentId })).body as { dbAId: string };
     await page.goto(`${origin}/workloads/database/${db.dbAId}`);
     await heading('orders');
     await page.getByText('PostgreSQL database', { exact: false }).waitFor();
-    await page.getByLabel('New database password').fill('pw-s3cret-1');
     t.watch.secret('pw-s3cret-1');
-    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByLabel('Database password').fill('pw-s3cret-1');
+    await page.getByRole('button', { name: 'Fill in connection strings' }).click();
     await page.getByLabel('internal connection string (hidden)').waitFor();
     expect(await page.content()).not.toContain('pw-s3cret-1');
     await page.getByRole('button', { name: 'Show internal connection string' }).click();

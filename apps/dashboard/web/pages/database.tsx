@@ -49,9 +49,9 @@ function Database_({ api, router, id }: { api: Api; router: Router; id: string }
     await post(api, router, a, { [`${router}Id`]: id });
     db.reload();
   });
-  const setNewPassword = (e: Event) => {
+  const savePassword = (e: Event) => {
     e.preventDefault();
-    void action.run('Password saved: it applies at the next deploy', async () => {
+    void action.run('Password saved: the engine takes it on an empty data volume only (a new service, or after removing its volume)', async () => {
       await post(api, router, 'update', { [`${router}Id`]: id, databasePassword: password });
       setApplied(password);
       setPassword('');
@@ -66,7 +66,7 @@ function Database_({ api, router, id }: { api: Api; router: Router; id: string }
       </div>
       <NoticeLine notice={action.notice} />
       <Panel title="Connection">
-        <p class="hint">The API never returns a stored password: the strings below carry it only when you set a new one here (kept in this page until you leave it).</p>
+        <p class="hint">The API never returns the password: type it to fill it in the connection strings (it stays in this page, masked until shown, and is sent nowhere), or save it as the service's new password.</p>
         <dl class="facts">
           <dt>Database</dt><dd>{d.databaseName ?? '—'} <span class="muted">user {d.databaseUser ?? '—'}{d.hasDatabasePassword ? ', password set' : ''}</span></dd>
           <dt>Inside the platform</dt><dd>{applied ? <Masked label="internal connection string" value={withPassword(d.internalConnectionUrl, applied)} /> : <code>{d.internalConnectionUrl}</code>}</dd>
@@ -74,9 +74,10 @@ function Database_({ api, router, id }: { api: Api; router: Router; id: string }
             ? (applied ? <Masked label="external connection string" value={withPassword(d.externalConnectionUrl, applied)} /> : <code>{d.externalConnectionUrl}</code>)
             : <span class="muted">not published</span>}</dd>
         </dl>
-        <form class="inline" onSubmit={setNewPassword}>
-          <Field label="New database password" type="password" value={password} onInput={setPassword} required />
-          <button type="submit">Set password</button>
+        <form class="inline" onSubmit={savePassword}>
+          <Field label="Database password" type="password" value={password} onInput={setPassword} required />
+          <button type="button" disabled={!password} onClick={() => setApplied(password)}>Fill in connection strings</button>
+          <button type="submit">Save as new password</button>
         </form>
       </Panel>
       <EnvEditor key={id} initial={d.env ?? ''} save={(env) => post(api, router, 'saveEnvironment', { [`${router}Id`]: id, env })} />
