@@ -214,7 +214,24 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     await page.keyboard.press('Tab'); // Create destination
     await page.keyboard.press('Enter');
     await page.getByRole('cell', { name: 'dash-backups', exact: true }).waitFor();
-    expect(((await t.call('destination.all')).body as { name: string }[]).map((d) => d.name)).toEqual(['offsite']);
+    const destinations = (await t.call('destination.all')).body as { name: string; destinationId: string }[];
+    expect(destinations.map((d) => d.name)).toEqual(['offsite']);
+
+    // A database's backup with one run in the bucket: listed, and its restore asks for confirmation.
+    const project = (await t.call('project.create', { name: 'data' })).body as { projectId: string };
+    const env = ((await t.call('project.one', { projectId: project.projectId })).body as { environments: { environmentId: string }[] }).environments[0]!;
+    const db = (await t.call('dbA.create', { name: 'orders', environmentId: env.environmentId })).body as { dbAId: string };
+    const backup = (await t.call('backup.create', { schedule: '0 3 * * *', prefix: 'nightly', destinationId: destinations[0]!.destinationId, database: 'app', dbAId: db.dbAId, databaseType: 'dbA' })).body as { backupId: string };
+    await s3.put('dash-backups', `nightly/${backup.backupId}/2026-12-01T03-00-00-000Z.dump.gz`, 'dump');
+    await page.goto(`${origin}/backups/database/${db.dbAId}`);
+    await page.getByRole('button', { name: 'Runs of dbA database app' }).click();
+    await page.getByRole('cell', { name: '2026-12-01T03-00-00-000Z.dump.gz', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Restore… 2026-12-01T03-00-00-000Z.dump.gz' }).click();
+    expect(await page.getByRole('button', { name: 'Restore', exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel('Replace the data of app with 2026-12-01T03-00-00-000Z.dump.gz').check();
+    await page.getByRole('button', { name: 'Restore', exact: true }).click();
+    // The service was never deployed: the API refuses, and the page says why.
+    await page.locator('form.confirm [role=alert]').waitFor();
     await shot(page, '8-backups');
 
     // Settings: the owner administers the platform host; the version is shown.
@@ -226,9 +243,6 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     await shot(page, '9-settings');
 
     // A database service's page: status, actions, connection strings with a typed password masked until shown.
-    const project = (await t.call('project.create', { name: 'data' })).body as { projectId: string };
-    const env = ((await t.call('project.one', { projectId: project.projectId })).body as { environments: { environmentId: string }[] }).environments[0]!;
-    const db = (await t.call('dbA.create', { name: 'orders', environmentId: env.environmentId })).body as { dbAId: string };
     await page.goto(`${origin}/workloads/database/${db.dbAId}`);
     await heading('orders');
     await page.getByText('PostgreSQL database', { exact: false }).waitFor();

@@ -74,7 +74,9 @@ function Runs({ api, backup: b }: { api: Api; backup: Backup }) {
     return list.sort((x, y) => y.key.localeCompare(x.key));
   }, [b.backupId]);
   const [restoring, setRestoring] = useState<string | null>(null);
+  const file = files.data?.find((f) => f.key === restoring);
   return files.view((list) => list.length === 0 ? <p>No run yet.</p> : (
+    <>
     <table>
       <thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Written</th><th scope="col"><span class="sr-only">Restore</span></th></tr></thead>
       <tbody>
@@ -84,14 +86,14 @@ function Runs({ api, backup: b }: { api: Api; backup: Backup }) {
             <td>{f.size !== undefined ? bytes(f.size) : ''}</td>
             <td>{when(f.lastModified)}</td>
             <td>
-              {restorable(b) && (restoring === f.key ? <Restore api={api} backup={b} file={f} onClose={() => setRestoring(null)} /> : (
-                <button type="button" onClick={() => setRestoring(f.key)}>Restore…<span class="sr-only"> {f.name}</span></button>
-              ))}
+              {restorable(b) && <button type="button" aria-pressed={restoring === f.key} onClick={() => setRestoring(f.key)}>Restore…<span class="sr-only"> {f.name}</span></button>}
             </td>
           </tr>
         ))}
       </tbody>
     </table>
+    {file && <Restore key={file.key} api={api} backup={b} file={file} onClose={() => setRestoring(null)} />}
+    </>
   ));
 }
 
