@@ -1,6 +1,8 @@
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core) against a running
 // control plane on Postgres: sign in, create a project, see it listed, open a workload, see a
-// live event arrive. Screenshots of each page go to .tmp/dashboard-screenshots/.
+// live event arrive; then every other page: servers with live metrics, notifications (a channel
+// tested against an HTTP sink), members and API keys, backups (a destination made with the
+// keyboard only, against an S3 server), settings and a database. Screenshots of each page go to .tmp/dashboard-screenshots/.
 import { mkdir, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -10,6 +12,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listen } from '../../control-plane/src/http/serve.js';
 import { type TestPlatform, startTestPlatform } from '../../control-plane/src/testing/harness.js';
+import { startHttpSink } from '../../control-plane/src/testing/sinks.js';
+import { startS3, S3_ACCESS_KEY, S3_SECRET_KEY } from '../../control-plane/src/testing/s3-server.js';
 import { buildDashboard } from './testing/build.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -73,7 +77,7 @@ it('signs in, creates a project, opens a workload, shows a live event, switches 
   expect(projects.map((p) => p.name)).toContain('browser-shop');
   const envName = projects.find((p) => p.name === 'browser-shop')!.environments[0]!.name;
 
-  await page.getByRole('link', { name: 'Projects' }).click();
+  await page.getByRole('main').getByRole('link', { name: 'Projects' }).click();
   await page.getByRole('link', { name: 'browser-shop' }).waitFor();
   await shot(page, '2-projects');
 
@@ -115,4 +119,147 @@ it('signs in, creates a project, opens a workload, shows a live event, switches 
 
   expect(refusals.filter((r) => /Content Security Policy/i.test(r))).toEqual([]);
   await context.close();
+}, 60_000);
+
+it('shows servers with live metrics, tests a notification channel, makes an API key and a destination, and the other pages', async () => {
+  const sink = await startHttpSink();
+  const s3 = await startS3(['dash-backups']);
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  try {
+    await page.goto(origin);
+    await page.getByLabel('API key').fill(t.ownerKey);
+    await page.keyboard.press('Enter');
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    const heading = (name: string) => page.getByRole('heading', { name, level: 1 }).waitFor();
+
+    // Servers: the platform host's metrics as charts, refreshed while the page is open.
+    const sample = (at: Date, cpu: number) => ({ serverId: 'local', resolution: 0 as const, at, cpuPercent: cpu, cpuMax: cpu, memoryUsed: 2 ** 30, memoryMax: 2 ** 30, memoryTotal: 2 ** 32, diskUsed: 2 ** 34, diskTotal: 2 ** 36, networkRx: 1000 + cpu * 10, networkTx: 500 });
+    const now = Date.now();
+    await t.db.insertInto('hostMetrics').values(Array.from({ length: 20 }, (_, i) => sample(new Date(now - (20 - i) * 10_000), 20 + 30 * Math.abs(Math.sin(i / 3))))).execute();
+    await nav.getByRole('link', { name: 'Servers' }).click();
+    await heading('Servers');
+    await page.getByRole('link', { name: 'Platform host' }).click();
+    await heading('Platform host');
+    await page.getByText('Last 20 samples').waitFor();
+    expect(await page.getByRole('img', { name: /^CPU: CPU \d/ }).count()).toBe(1);
+    await t.db.insertInto('hostMetrics').values(sample(new Date(), 77)).execute();
+    await page.getByRole('img', { name: 'CPU: CPU 77.0 %' }).waitFor({ timeout: 15_000 });
+    // No agent runs here: the containers panel says why rather than failing the page.
+    await page.getByRole('heading', { name: 'Containers' }).waitFor();
+    await shot(page, '5-server');
+
+    // Notifications: a Slack-style channel, its test message reaching the sink, then created.
+    await nav.getByRole('link', { name: 'Notifications' }).click();
+    await heading('Notifications');
+    const webhookUrl = `${sink.url}/hook/T000/secret-part`;
+    t.watch.secret('secret-part');
+    await page.getByLabel('Channel name').fill('browser-ops');
+    await page.getByLabel('Webhook URL').fill(webhookUrl);
+    await page.getByLabel('Channel', { exact: true }).fill('#ops');
+    await page.getByRole('button', { name: /^Test/ }).click();
+    await page.getByText('Test message sent').waitFor();
+    expect(sink.requests.map((r) => r.url)).toEqual(['/hook/T000/secret-part']);
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    await page.getByRole('cell', { name: 'browser-ops', exact: true }).waitFor();
+    const channels = (await t.call('notification.all')).body as { name: string; kind: string; hasWebhookUrl: boolean }[];
+    expect(channels).toMatchObject([{ name: 'browser-ops', kind: 'hook', hasWebhookUrl: true }]);
+    // The stored URL is write-only: the edit form never shows it.
+    await page.getByRole('button', { name: 'Edit browser-ops' }).click();
+    expect(await page.getByLabel('Webhook URL').inputValue()).toBe('');
+    expect(await page.content()).not.toContain('secret-part');
+    await page.getByRole('heading', { name: 'Recent deliveries' }).waitFor();
+    await shot(page, '6-notifications');
+
+    // API keys: the new key is shown once, works, and is deleted.
+    await nav.getByRole('link', { name: 'Members' }).click();
+    await heading('Members and API keys');
+    await page.getByText('owner@test.local').waitFor();
+    await page.getByLabel('Key name').fill('browser-key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('code.key').textContent())!;
+    t.watch.secret(key);
+    expect(key).toMatch(/^skf_/);
+    expect((await t.as(key)('user.get')).status).toBe(200);
+    await page.getByRole('cell', { name: 'browser-key', exact: true }).waitFor();
+    await shot(page, '7-members');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.content()).not.toContain(key);
+    await page.getByRole('button', { name: 'Delete key browser-key' }).click();
+    await page.getByText('Key browser-key deleted').waitFor();
+    expect((await t.as(key)('user.get')).status).toBe(401);
+
+    // Backups: a destination, with the keyboard only, from the section link to the created row.
+    await nav.getByRole('link', { name: 'Backups' }).focus();
+    await page.keyboard.press('Enter');
+    await heading('Backups');
+    await page.getByText('No destination yet.').waitFor();
+    const type = async (text: string) => {
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type(text);
+    };
+    await type('offsite'); // focus starts on the page's heading: the first field is the name
+    expect(await page.evaluate('document.activeElement.id')).toBe(await page.getByLabel('Destination name').getAttribute('id'));
+    await type(s3.endpoint);
+    await type('us-east-1');
+    await type('dash-backups');
+    await type(S3_ACCESS_KEY);
+    await type(S3_SECRET_KEY);
+    await page.keyboard.press('Tab'); // Test connection
+    await page.keyboard.press('Enter');
+    await page.getByText('Connection works').waitFor();
+    await page.keyboard.press('Tab'); // Create destination
+    await page.keyboard.press('Enter');
+    await page.getByRole('cell', { name: 'dash-backups', exact: true }).waitFor();
+    const destinations = (await t.call('destination.all')).body as { name: string; destinationId: string }[];
+    expect(destinations.map((d) => d.name)).toEqual(['offsite']);
+
+    // A database's backup with one run in the bucket: listed, and its restore asks for confirmation.
+    const project = (await t.call('project.create', { name: 'data' })).body as { projectId: string };
+    const env = ((await t.call('project.one', { projectId: project.projectId })).body as { environments: { environmentId: string }[] }).environments[0]!;
+    const db = (await t.call('dbA.create', { name: 'orders', environmentId: env.environmentId })).body as { dbAId: string };
+    const backup = (await t.call('backup.create', { schedule: '0 3 * * *', prefix: 'nightly', destinationId: destinations[0]!.destinationId, database: 'app', dbAId: db.dbAId, databaseType: 'dbA' })).body as { backupId: string };
+    await s3.put('dash-backups', `nightly/${backup.backupId}/2026-12-01T03-00-00-000Z.dump.gz`, 'dump');
+    await page.goto(`${origin}/backups/database/${db.dbAId}`);
+    await page.getByRole('button', { name: 'Runs of dbA database app' }).click();
+    await page.getByRole('cell', { name: '2026-12-01T03-00-00-000Z.dump.gz', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Restore… 2026-12-01T03-00-00-000Z.dump.gz' }).click();
+    expect(await page.getByRole('button', { name: 'Restore', exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel('Replace the data of app with 2026-12-01T03-00-00-000Z.dump.gz').check();
+    await page.getByRole('button', { name: 'Restore', exact: true }).click();
+    // The service was never deployed: the API refuses, and the page says why.
+    await page.locator('form.confirm [role=alert]').waitFor();
+    await shot(page, '8-backups');
+
+    // Settings: the owner administers the platform host; the version is shown.
+    await nav.getByRole('link', { name: 'Settings' }).click();
+    await heading('Settings');
+    await page.getByText('Skiff 0.0.0-test').waitFor();
+    await page.getByRole('heading', { name: 'Platform host' }).waitFor();
+    await page.getByRole('heading', { name: 'Proxy files' }).waitFor();
+    await shot(page, '9-settings');
+
+    // A database service's page: status, actions, connection strings with a typed password masked until shown.
+    await page.goto(`${origin}/workloads/database/${db.dbAId}`);
+    await heading('orders');
+    await page.getByText('PostgreSQL database', { exact: false }).waitFor();
+    t.watch.secret('pw-s3cret-1');
+    await page.getByLabel('Database password').fill('pw-s3cret-1');
+    await page.getByRole('button', { name: 'Fill in connection strings' }).click();
+    await page.getByLabel('internal connection string (hidden)').waitFor();
+    expect(await page.content()).not.toContain('pw-s3cret-1');
+    await page.getByRole('button', { name: 'Show internal connection string' }).click();
+    await page.getByText(/:pw-s3cret-1@/).waitFor();
+    await page.getByRole('link', { name: 'Backups of this database' }).waitFor();
+    await shot(page, '10-database');
+
+    expect(errors.filter((r) => /Content Security Policy/i.test(r))).toEqual([]);
+  } finally {
+    await context.close();
+    await sink.close();
+    await s3.close();
+  }
 }, 60_000);

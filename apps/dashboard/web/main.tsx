@@ -2,7 +2,13 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, apiFor, messageOf, ok } from './api.js';
 import { LiveEvents } from './live-events.js';
+import { type Me, isAdmin, loadMe, may } from './me.js';
+import { BackupsPage } from './pages/backups.js';
+import { MembersPage } from './pages/members.js';
+import { NotificationsPage } from './pages/notifications.js';
 import { ProjectPage, ProjectsPage } from './pages/projects.js';
+import { ServerPage, ServersPage } from './pages/servers.js';
+import { SettingsPage } from './pages/settings.js';
 import { SignIn } from './pages/sign-in.js';
 import { WorkloadPage } from './pages/workload.js';
 import { linkTo, navigate, usePath } from './router.js';
@@ -26,6 +32,11 @@ function Shell({ session, onChange }: { session: Session; onChange: (s: Session 
   const path = usePath();
   const [orgs, setOrgs] = useState<Organization[]>([]);
   const [error, setError] = useState('');
+  const [me, setMe] = useState<Me | null>(null);
+  useEffect(() => {
+    setMe(null);
+    loadMe(api).then(setMe, (e) => setError(messageOf(e)));
+  }, [session.key]);
 
   const loadOrgs = () => ok(apiFor(session.signedIn.key).GET('/api/organization.all')).then(setOrgs, (e) => setError(messageOf(e)));
   useEffect(() => void loadOrgs(), [session.signedIn.key]);
@@ -63,10 +74,11 @@ function Shell({ session, onChange }: { session: Session; onChange: (s: Session 
         </label>
         <button type="button" onClick={() => void signOut()}>Sign out</button>
       </header>
+      {me && <Nav me={me} path={path} />}
       {error && <p role="alert" class="error">{error}</p>}
       <div class="layout">
         <main id="main">
-          <Page path={path} api={api} apiKey={session.key} key={`${session.organizationId}${path}`} />
+          {me ? <Page path={path} api={api} apiKey={session.key} me={me} key={`${session.organizationId}${path}`} /> : <p aria-busy="true">Loading…</p>}
         </main>
         <LiveEvents apiKey={session.key} key={session.key} />
       </div>
@@ -91,7 +103,35 @@ async function switchOrganization(session: Session, organizationId: string): Pro
   return { ...session, key: created.key, organizationId, minted: { ...session.minted, [organizationId]: { key: created.key, apiKeyId: created.apiKeyId } } };
 }
 
-function Page({ path, api, apiKey }: { path: string; api: Api; apiKey: string }) {
+/** The sections the caller may use: a link the API would only refuse is not shown. */
+function Nav({ me, path }: { me: Me; path: string }) {
+  const links = [
+    { to: '/', label: 'Projects', shown: true },
+    { to: '/servers', label: 'Servers', shown: true },
+    { to: '/backups', label: 'Backups', shown: isAdmin(me) },
+    { to: '/notifications', label: 'Notifications', shown: true },
+    { to: '/members', label: 'Members', shown: true },
+    { to: '/settings', label: 'Settings', shown: me.root || may(me, 'canAccessToProxyFiles') },
+  ];
+  const current = (to: string) => (to === '/' ? path === '/' || path.startsWith('/projects') || path.startsWith('/workloads') : path.startsWith(to));
+  return (
+    <nav class="nav" aria-label="Sections">
+      {links.filter((l) => l.shown).map((l) => (
+        <a key={l.to} href={l.to} onClick={linkTo(l.to)} aria-current={current(l.to) ? 'page' : undefined}>{l.label}</a>
+      ))}
+    </nav>
+  );
+}
+
+function Page({ path, api, apiKey, me }: { path: string; api: Api; apiKey: string; me: Me }) {
+  const server = /^\/servers\/([^/]+)$/.exec(path);
+  if (server) return <ServerPage api={api} me={me} serverId={decodeURIComponent(server[1]!)} />;
+  if (path === '/servers') return <ServersPage api={api} me={me} />;
+  const backups = /^\/backups(?:\/database\/([^/]+))?$/.exec(path);
+  if (backups) return <BackupsPage api={api} me={me} database={backups[1] && decodeURIComponent(backups[1])} />;
+  if (path === '/notifications') return <NotificationsPage api={api} me={me} />;
+  if (path === '/members') return <MembersPage api={api} me={me} />;
+  if (path === '/settings') return <SettingsPage api={api} me={me} />;
   const project = /^\/projects\/([^/]+)$/.exec(path);
   if (project) return <ProjectPage api={api} projectId={decodeURIComponent(project[1]!)} />;
   const workload = /^\/workloads\/(application|compose|cache|database)\/([^/]+)$/.exec(path);

@@ -66,6 +66,6 @@ export function workloadOps(api: Api, kind: Kind, id: string): WorkloadOps | nul
       saveEnv: (env) => ok(api.POST('/api/cache.saveEnvironment', { body: { ...body, env } })),
     };
   }
-  // Database services (dbA..dbE) are served by one router per engine: a later slice.
+  // Database services (dbA..dbE) are served by one router per engine: pages/database.tsx.
   return null;
 }

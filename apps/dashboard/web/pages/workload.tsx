@@ -4,6 +4,7 @@ import { EnvEditor } from '../env-editor.js';
 import { DeploymentLog } from '../deployment-log.js';
 import { type Action, type Deployment, type Kind, workloadOps } from '../workloads.js';
 import { useLoad } from '../ui.js';
+import { DatabasePage } from './database.js';
 import { Status } from './projects.js';
 
 const ACTIONS: Action[] = ['deploy', 'redeploy', 'stop', 'start'];
@@ -11,14 +12,8 @@ const ACTIONS: Action[] = ['deploy', 'redeploy', 'stop', 'start'];
 /** One workload: status and actions, deployment history with the chosen log live, env, domains. */
 export function WorkloadPage({ api, apiKey, kind, id }: { api: Api; apiKey: string; kind: Kind; id: string }) {
   const ops = workloadOps(api, kind, id);
-  if (!ops) {
-    return (
-      <section>
-        <h1 tabIndex={-1}>Database service</h1>
-        <p>Database services are managed through their engine's operations; their page comes in a later slice of the dashboard.</p>
-      </section>
-    );
-  }
+  // Database services (dbA..dbE) have a router per engine: their own page.
+  if (!ops) return <DatabasePage api={api} id={id} />;
   const workload = useLoad(() => ops.one(), [kind, id]);
   const deployments = useLoad(() => ops.deployments?.() ?? Promise.resolve([] as Deployment[]), [kind, id]);
   const domains = useLoad(() => ops.domains?.() ?? Promise.resolve([]), [kind, id]);
