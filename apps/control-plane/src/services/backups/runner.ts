@@ -159,6 +159,7 @@ export class BackupRunner {
       throw err;
     }
     const durationMs = this.deps.clock().getTime() - started.getTime();
+    await this.deps.db.updateTable('backups').set({ lastSuccessAt: started, staleAlertedAt: null }).where('id', '=', row.id).execute();
     await this.record(row, kind, 'success', { backupId: row.id, files, size, durationMs });
     return { backupId: row.id, files, size, durationMs };
   }
