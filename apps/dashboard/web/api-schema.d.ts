@@ -31466,6 +31466,8 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
+                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    encryptionPassphrase?: string | null;
                 };
             };
         };
@@ -31485,6 +31487,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31563,6 +31567,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31648,6 +31654,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     }[];
@@ -31740,6 +31748,8 @@ export interface operations {
                     accessKey?: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey?: string;
+                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    encryptionPassphrase?: string | null;
                     destinationId: string;
                 };
             };
@@ -31760,6 +31770,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31847,6 +31859,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31933,6 +31947,8 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
+                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    encryptionPassphrase?: string | null;
                 };
             };
         };

@@ -1,13 +1,12 @@
 /**
  * BackupVolume: tar of the named volume in a throw-away container that mounts it read-only,
- * through gzip into a multipart upload (the dumps' plumbing: exec frames, s3-object.ts), so
+ * through gzip (and age, with the destination's passphrase) into a multipart upload (the dumps' plumbing: exec frames, s3-object.ts), so
  * no temporary file and bounded memory. A failed archive removes the object it began; the
  * container is removed whatever happens.
  */
 import { PassThrough } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import { CommandKind, type Command } from '@skiff/proto';
+import { compressInto } from '../dumps/archive-crypto.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { removeObject, s3Reason, uploadObject } from '../dumps/s3-object.js';
 import { VOLUME_ARCHIVE } from '../dumps/tool-commands.js';
@@ -41,7 +40,7 @@ export function backupVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
         const run = await deps.containers.run(containerId, VOLUME_ARCHIVE, false);
         const body = new PassThrough();
         try {
-          await Promise.all([pipeline(run.output, createGzip(), body, { signal }), uploadObject(object!, body, signal), run.exited()]);
+          await Promise.all([compressInto(run.output, body, object!, signal), uploadObject(object!, body, signal), run.exited()]);
         } catch (err) {
           run.cancel();
           body.destroy();

@@ -1,11 +1,12 @@
 /**
- * RestoreVolume: the bucket object through gunzip into tar in a throw-away container that
+ * RestoreVolume: the bucket object (decrypted when it is an .age file) through gunzip into tar in a throw-away container that
  * mounts the volume, after emptying it. Refused while a running container mounts the volume,
  * unless the command says `force` (the caller accepted writing under a running service).
  */
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { CommandKind, type Command } from '@skiff/proto';
+import { gzipOf } from '../dumps/archive-crypto.js';
 import { downloadObject, s3Reason } from '../dumps/s3-object.js';
 import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
@@ -37,6 +38,11 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
         source = await downloadObject(object!);
       } catch (err) {
         return failed(`the download failed: ${s3Reason(err)}`);
+      }
+      try {
+        source = await gzipOf(source, object!);
+      } catch (err) {
+        return failed((err as Error).message);
       }
       log.info({ objectKey: object!.key, bucket: object!.bucket, volume }, 'restoring the volume');
       let containerId: string | null = null;

@@ -2,9 +2,11 @@
 // throw-away containers) and an S3-compatible server in this process: a volume's files go
 // into the bucket as a gzipped tar and come back after they were deleted; a restore is refused
 // while a running container mounts the volume, unless forced; a backup of a missing volume fails.
+// With a passphrase the archive is an age file that the reference tool (`age -d`, Debian's
+// package, given the passphrase on a terminal) decrypts, and a wrong passphrase restores nothing.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -51,9 +53,9 @@ afterAll(async () => {
 
 const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
 const deps = () => ({ containers: new DockerodeDatabaseContainers(engine), volumes: new DockerodeVolumeContainers(engine) });
-const command = (kind: 'backup' | 'restore', key: string, options: { volume?: string; force?: boolean } = {}): Command => {
+const command = (kind: 'backup' | 'restore', key: string, options: { volume?: string; force?: boolean; passphrase?: string } = {}): Command => {
   const target = { workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'app_1', appName: 'shop' }, volumeName: options.volume ?? VOLUME };
-  const object = { endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER' };
+  const object = { endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: options.passphrase ?? '' };
   return {
     commandId: `cmd_${randomBytes(4).toString('hex')}`,
     serverId: 'local',
@@ -66,6 +68,19 @@ const command = (kind: 'backup' | 'restore', key: string, options: { volume?: st
 };
 const context = (c: Command) => ({ command: c, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
 const ok = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
+const stored = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+
+/** `age -d` of the file with `passphrase` typed on its terminal (script(1) gives it one): its output, or its error. */
+async function ageDecrypt(file: Buffer, passphrase: string): Promise<{ ok: boolean; out: Buffer; err: string }> {
+  const input = join(s3dir, 'in.age');
+  const output = join(s3dir, `out-${randomBytes(3).toString('hex')}`);
+  await writeFile(input, file);
+  const result = await new Promise<{ ok: boolean; err: string }>((resolve) => {
+    const child = execFile('script', ['-qec', `age -d -o ${output} ${input}`, '/dev/null'], (err, stdout) => resolve({ ok: !err, err: stdout }));
+    child.stdin!.end(`${passphrase}\n`);
+  });
+  return { ...result, out: result.ok ? await readFile(output) : Buffer.alloc(0) };
+}
 
 describe('volume backups and restores on the agent', () => {
   it('archives the volume into the bucket, and restores its files after they were deleted', async () => {
@@ -100,6 +115,32 @@ describe('volume backups and restores on the agent', () => {
     expect(await backupVolumeHandler(deps()).validate(command('backup', 'k', { volume: '../etc' }))).toBe('the command names no valid volume');
     const notFound = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/none.tar.gz')));
     expect(notFound.reason).toContain('the download failed: NoSuchKey');
+    expect(await toolContainers()).toBe('');
+  }, 60_000);
+
+  it('encrypts with a passphrase into an age file that age -d decrypts, and restores only with that passphrase', async () => {
+    const PASSPHRASE = `sea chart ${run} lighthouse`;
+    expect((await inVolume('rm -rf /data/* && echo secret-cargo > /data/manifest.txt')).ok).toBe(true);
+    expect(await backupVolumeHandler(deps()).run(context(command('backup', 'v/bkp/3.tar.gz.age', { passphrase: PASSPHRASE })))).toEqual(ok);
+    const file = await stored('v/bkp/3.tar.gz.age');
+    expect(file.subarray(0, 21).toString()).toBe('age-encryption.org/v1');
+    expect(file.toString('latin1')).not.toContain('secret-cargo');
+
+    const reference = await ageDecrypt(file, PASSPHRASE);
+    expect(reference.ok, reference.err).toBe(true);
+    expect(gunzipSync(reference.out).toString('latin1')).toContain('secret-cargo');
+    const wrongly = await ageDecrypt(file, 'not the passphrase at all');
+    expect(wrongly.ok).toBe(false);
+    expect(wrongly.err).toContain('incorrect passphrase');
+
+    expect((await inVolume('rm /data/manifest.txt')).ok).toBe(true);
+    const refused = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/3.tar.gz.age', { passphrase: 'not the passphrase at all' })));
+    expect(refused).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: expect.stringContaining('could not be decrypted') });
+    const none = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/3.tar.gz.age')));
+    expect(none.reason).toContain('has no passphrase');
+    expect((await inVolume('ls /data')).out).toBe('');
+    expect(await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/3.tar.gz.age', { passphrase: PASSPHRASE })))).toEqual(ok);
+    expect((await inVolume('cat /data/manifest.txt')).out).toBe('secret-cargo');
     expect(await toolContainers()).toBe('');
   }, 60_000);
 });

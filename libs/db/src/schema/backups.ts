@@ -13,6 +13,8 @@ export interface DestinationsTable {
   accessKey: string;
   /** Encrypted; never returned. */
   secretKey: string;
+  /** Encrypted; never returned. When set, archives written here are encrypted with it (age, scrypt). */
+  encryptionPassphrase: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: CreatedAt;
 }
 

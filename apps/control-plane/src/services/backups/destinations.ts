@@ -16,6 +16,7 @@ interface DestinationInput {
   bucket?: string;
   accessKey?: string;
   secretKey?: string;
+  encryptionPassphrase?: string | null;
 }
 
 /** S3-compatible backup destinations of an organization; both keys sealed, the secret write-only. */
@@ -26,7 +27,7 @@ export class DestinationService {
     this.codec = new RecordCodec<DestinationRecord>(deps.secrets, {
       idField: 'destinationId',
       sealed: ['accessKey'],
-      writeOnly: ['secretKey'],
+      writeOnly: ['secretKey', 'encryptionPassphrase'],
     });
   }
 
@@ -36,7 +37,7 @@ export class DestinationService {
 
   record = (row: Destination) => this.codec.record(row);
 
-  async create(p: Principal, input: Required<DestinationInput>) {
+  async create(p: Principal, input: Required<Omit<DestinationInput, 'encryptionPassphrase'>> & Pick<DestinationInput, 'encryptionPassphrase'>) {
     refuseMetadataTarget('endpoint', input.endpoint);
     const row = await this.db
       .insertInto('destinations')

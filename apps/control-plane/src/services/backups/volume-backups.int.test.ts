@@ -113,6 +113,38 @@ describe('volume backups', () => {
   });
 });
 
+describe('encrypted destinations', () => {
+  it('keep their passphrase sealed and write-only, and send it with each archive, named .age', async () => {
+    const PASSPHRASE = t.watch.secret('a long passphrase for the volumes');
+    const fields = { name: 'sealed', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET };
+    await bad('destination.create', { ...fields, encryptionPassphrase: 'too short' }, 'encryptionPassphrase');
+    const plain = await ok('destination.create', fields);
+    expect(plain.hasEncryptionPassphrase).toBe(false);
+    const destination = await ok('destination.update', { destinationId: plain.destinationId, encryptionPassphrase: PASSPHRASE });
+    expect(destination.hasEncryptionPassphrase).toBe(true);
+    expect(JSON.stringify(await ok('destination.one', { destinationId: plain.destinationId }))).not.toContain(PASSPHRASE);
+    const column = (await t.db.selectFrom('destinations').select('encryptionPassphrase').where('id', '=', plain.destinationId).executeTakeFirstOrThrow()).encryptionPassphrase;
+    expect(column).not.toContain(PASSPHRASE);
+
+    const app = await ok('application.create', { name: 'sealed', environmentId: env });
+    await ok('mounts.create', { applicationId: app.applicationId, type: 'volume', volumeName: 'sealed-data', mountPath: '/data' });
+    const backup = await ok('volumeBackup.create', { applicationId: app.applicationId, volumeName: 'sealed-data', destinationId: plain.destinationId, schedule: '0 3 * * *', prefix: 'sealed/' });
+    const before = await commandCount();
+    const running = t.call('volumeBackup.manualBackup', { volumeBackupId: backup.volumeBackupId });
+    const row = await queuedCommand('COMMAND_KIND_BACKUP_VOLUME', before);
+    expect(row.payload).not.toContain(PASSPHRASE);
+    const sent = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    const object = sent.payload?.$case === 'backupVolume' ? sent.payload.value.object : undefined;
+    expect(object).toMatchObject({ passphrase: PASSPHRASE, key: expect.stringMatching(/\.tar\.gz\.age$/) });
+    await reports().applyCommandResult('local', { commandId: row.id, status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '', finishedAt: undefined });
+    expect((await running).body.files).toEqual([object!.key]);
+
+    // Removed (null): later archives are plain again.
+    expect((await ok('destination.update', { destinationId: plain.destinationId, encryptionPassphrase: null })).hasEncryptionPassphrase).toBe(false);
+    await ok('volumeBackup.remove', { volumeBackupId: backup.volumeBackupId });
+  });
+});
+
 describe('stale backups', () => {
   it('alert once when a schedule has not succeeded within twice its interval, and again after a new lapse', async () => {
     now = new Date('2026-12-07T22:00:30Z');

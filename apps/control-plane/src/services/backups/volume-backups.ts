@@ -13,7 +13,7 @@ import type { ServiceAccess } from '../shared/service-access.js';
 import { DumpFailed, waitForCommand } from './database-dumps.js';
 import type { DestinationService } from './destinations.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
-import type { BackupRunner } from './runner.js';
+import { type BackupRunner, archiveExtension } from './runner.js';
 import { BucketError } from './s3.js';
 
 export interface VolumeBackupInput {
@@ -142,11 +142,11 @@ export class VolumeBackups {
       const settings = this.runner.settingsOf(destination);
       const bucket = await this.runner.open(settings);
       try {
-        const key = objectKey(row.prefix, row.id, started, 'tar.gz');
+        const key = objectKey(row.prefix, row.id, started, archiveExtension(destination, 'tar.gz'));
         const now = this.deps.clock();
         const commandId = this.deps.ids('cmd');
         const deadline = new Date(now.getTime() + DUMP_DEADLINE_MS);
-        const command = backupVolumeCommand({ commandId, application: app, volumeName: row.volumeName, object: { ...settings, key }, createdAt: now, deadline });
+        const command = backupVolumeCommand({ commandId, application: app, volumeName: row.volumeName, object: this.runner.objectOf(destination, key), createdAt: now, deadline });
         await this.db.transaction().execute((tx) => this.outbox.queue(tx, command));
         this.outbox.notify();
         await waitForCommand(this.db, commandId, deadline, this.pollMs);
@@ -180,7 +180,7 @@ export class VolumeBackups {
     const row = await this.find(p, input.volumeBackupId);
     const own = ownPrefix(row.prefix, row.id);
     if (!input.key.startsWith(own) || input.key.length === own.length || input.key.slice(own.length).includes('/')) {
-      throw Invalid('key', `not a file of this backup (its files are ${own}<time>.tar.gz, as backup.listBackupFiles lists them)`);
+      throw Invalid('key', `not a file of this backup (its files are ${own}<time>.tar.gz[.age], as backup.listBackupFiles lists them)`);
     }
     const volumeName = await this.volumeOf(row.applicationId, input.volumeName ?? row.volumeName, 'volumeName');
     const app = await this.db.selectFrom('applications').select(['id', 'appName', 'serverId']).where('id', '=', row.applicationId).executeTakeFirstOrThrow();
@@ -195,7 +195,7 @@ export class VolumeBackups {
       commandId,
       application: app,
       volumeName,
-      object: { ...settings, key: input.key },
+      object: this.runner.objectOf(destination, input.key),
       createdAt: now,
       deadline: new Date(now.getTime() + DUMP_DEADLINE_MS),
       force: input.force === true,

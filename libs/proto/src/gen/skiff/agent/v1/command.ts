@@ -1351,6 +1351,11 @@ export interface S3Object {
   accessKey: string;
   /** A secret: never log it. */
   secretKey: string;
+  /**
+   * A secret: never log it. When set, the archive is encrypted with it (age, scrypt
+   * recipient) after gzip; a key ending in `.age` is decrypted with it before gunzip.
+   */
+  passphrase: string;
 }
 
 /**
@@ -9272,7 +9277,7 @@ export const ClusterReply: MessageFns<ClusterReply> = {
 };
 
 function createBaseS3Object(): S3Object {
-  return { endpoint: "", region: "", bucket: "", key: "", accessKey: "", secretKey: "" };
+  return { endpoint: "", region: "", bucket: "", key: "", accessKey: "", secretKey: "", passphrase: "" };
 }
 
 export const S3Object: MessageFns<S3Object> = {
@@ -9294,6 +9299,9 @@ export const S3Object: MessageFns<S3Object> = {
     }
     if (message.secretKey !== "") {
       writer.uint32(50).string(message.secretKey);
+    }
+    if (message.passphrase !== "") {
+      writer.uint32(722).string(message.passphrase);
     }
     return writer;
   },
@@ -9359,6 +9367,14 @@ export const S3Object: MessageFns<S3Object> = {
             message.secretKey = reader.string();
             continue;
           }
+          case 90: {
+            if (tag !== 722) {
+              break;
+            }
+
+            message.passphrase = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -9387,6 +9403,7 @@ export const S3Object: MessageFns<S3Object> = {
         : isSet(object.secret_key)
         ? globalThis.String(object.secret_key)
         : "",
+      passphrase: isSet(object.passphrase) ? globalThis.String(object.passphrase) : "",
     };
   },
 
@@ -9410,6 +9427,9 @@ export const S3Object: MessageFns<S3Object> = {
     if (message.secretKey !== "") {
       obj.secretKey = message.secretKey;
     }
+    if (message.passphrase !== "") {
+      obj.passphrase = message.passphrase;
+    }
     return obj;
   },
 
@@ -9424,6 +9444,7 @@ export const S3Object: MessageFns<S3Object> = {
     message.key = object.key ?? "";
     message.accessKey = object.accessKey ?? "";
     message.secretKey = object.secretKey ?? "";
+    message.passphrase = object.passphrase ?? "";
     return message;
   },
 };

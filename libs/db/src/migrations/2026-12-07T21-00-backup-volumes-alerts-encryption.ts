@@ -5,7 +5,8 @@ import { type Kysely, sql } from 'kysely';
  * volume of an application (as `backups` is of a database), and `volume_restores`, each
  * `volumeBackup.restore` with its command, status and log. Both kinds of backup keep when
  * they last succeeded and when a lapse was last alerted (`last_success_at`,
- * `stale_alerted_at`): a stale-backup event is sent once per lapse.
+ * `stale_alerted_at`): a stale-backup event is sent once per lapse. A destination may hold a
+ * passphrase (sealed) its archives are encrypted with (age).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -39,9 +40,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.alterTable('backups').addColumn('last_success_at', 'timestamptz').execute();
   await db.schema.alterTable('backups').addColumn('stale_alerted_at', 'timestamptz').execute();
+  await db.schema.alterTable('destinations').addColumn('encryption_passphrase', 'text').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('destinations').dropColumn('encryption_passphrase').execute();
   await db.schema.alterTable('backups').dropColumn('stale_alerted_at').execute();
   await db.schema.alterTable('backups').dropColumn('last_success_at').execute();
   await db.schema.dropTable('volume_restores').execute();
