@@ -15,7 +15,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('organization_id', 'text', (c) => c.notNull())
     .addColumn('application_id', 'text', (c) => c.notNull().references('applications.id').onDelete('cascade'))
     .addColumn('volume_name', 'text', (c) => c.notNull())
-    .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id').onDelete('cascade'))
+    .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id'))
     .addColumn('schedule', 'text', (c) => c.notNull())
     .addColumn('enabled', 'boolean', (c) => c.notNull().defaultTo(true))
     .addColumn('prefix', 'text', (c) => c.notNull())

@@ -84,12 +84,16 @@ export class DestinationService {
   async remove(p: Principal, destinationId: string) {
     const row = await this.find(p, destinationId);
     const inUse = async () => {
-      const { n } = await this.db
-        .selectFrom('backups')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('destinationId', '=', row.id)
-        .executeTakeFirstOrThrow();
-      return Number(n);
+      let count = 0;
+      for (const table of ['backups', 'volumeBackups'] as const) {
+        const { n } = await this.db
+          .selectFrom(table as 'backups')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('destinationId', '=', row.id)
+          .executeTakeFirstOrThrow();
+        count += Number(n);
+      }
+      return count;
     };
     const refuse = (n: number) => Invalid('destinationId', `${n} backup${n === 1 ? '' : 's'} still write to this destination`);
     const count = await inUse();

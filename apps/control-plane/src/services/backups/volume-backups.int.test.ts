@@ -141,7 +141,10 @@ describe('encrypted destinations', () => {
 
     // Removed (null): later archives are plain again.
     expect((await ok('destination.update', { destinationId: plain.destinationId, encryptionPassphrase: null })).hasEncryptionPassphrase).toBe(false);
+    // A destination a volume backup writes to stays.
+    await bad('destination.remove', { destinationId: plain.destinationId }, 'destinationId');
     await ok('volumeBackup.remove', { volumeBackupId: backup.volumeBackupId });
+    await ok('destination.remove', { destinationId: plain.destinationId });
   });
 });
 
