@@ -282,6 +282,12 @@ ensure_ssh_packages() {
   fi
 }
 
+# age, the reference tool of the age format: the tests decrypt encrypted backups with it
+# (apps/agent/src/handlers/volume-backups.int.test.ts); nothing runs here.
+ensure_age() {
+  command -v age >/dev/null 2>&1 || apt_install age
+}
+
 # tmux for the CLI's interactive tests (apps/cli/src/login-terminal.int.test.ts): a real
 # terminal the test types into; the test starts its own tmux server and kills it.
 ensure_tmux() {

@@ -19,6 +19,7 @@ import { ControlResponder } from './control/responder.js';
 import type { ContainerOps } from './docker/container-ops.js';
 import type { DockerDriver } from './docker/driver.js';
 import type { DatabaseContainers } from './dumps/database-containers.js';
+import type { VolumeContainers } from './dumps/volume-containers.js';
 import type { DeployApplicationDeps } from './handlers/deploy-application.js';
 import type { DeployComposeDeps } from './handlers/deploy-compose.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
@@ -73,6 +74,8 @@ export interface AgentDeps {
   logStreams?: Pick<LogStreamsDeps, 'chunkTimeoutMs' | 'heartbeatMs' | 'batchMs'>;
   /** The database containers dumps and restores run their tools in; absent: DumpDatabase and RestoreDatabase are rejected. */
   databases?: DatabaseContainers;
+  /** The throw-away containers of volume backups and restores (with `databases`, which runs their tools); absent: BackupVolume and RestoreVolume are rejected. */
+  volumes?: VolumeContainers;
   /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
   nodes?: SwarmNodes;
   /** Tuning of the NATS consumer (backoff, ack wait). */
@@ -133,6 +136,16 @@ export class Agent {
             ),
             lazyHandler({ kind: CommandKind.COMMAND_KIND_RESTORE_DATABASE, payloadCase: 'restoreDatabase', takesSlot: false }, async () =>
               (await import('./handlers/restore-database.js')).restoreDatabaseHandler({ containers: deps.databases! }),
+            ),
+          ]
+        : []),
+      ...(deps.databases && deps.volumes
+        ? [
+            lazyHandler({ kind: CommandKind.COMMAND_KIND_BACKUP_VOLUME, payloadCase: 'backupVolume', takesSlot: false }, async () =>
+              (await import('./handlers/backup-volume.js')).backupVolumeHandler({ containers: deps.databases!, volumes: deps.volumes! }),
+            ),
+            lazyHandler({ kind: CommandKind.COMMAND_KIND_RESTORE_VOLUME, payloadCase: 'restoreVolume', takesSlot: false }, async () =>
+              (await import('./handlers/restore-volume.js')).restoreVolumeHandler({ containers: deps.databases!, volumes: deps.volumes! }),
             ),
           ]
         : []),

@@ -36,6 +36,7 @@ import { dockerodeAt, loadedOnFirstCall } from './docker/lazy.js';
 import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 import type { ContainerOps } from './docker/container-ops.js';
 import type { DatabaseContainers } from './dumps/database-containers.js';
+import type { VolumeContainers } from './dumps/volume-containers.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
 import type { ClusterRegistry } from './deployments/cluster-image.js';
 import { connectNats } from './nats/connect.js';
@@ -265,6 +266,9 @@ async function main(): Promise<void> {
     // Without the request timeout: a dump's output is read for as long as the dump runs.
     databases: loadedOnFirstCall<DatabaseContainers>(async () =>
       new (await import('./dumps/database-containers.js')).DockerodeDatabaseContainers(await dockerodeAt(config.dockerSocket)),
+    ),
+    volumes: loadedOnFirstCall<VolumeContainers>(async () =>
+      new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000)),
     ),
     cleanup: loadedOnFirstCall<CleanupEngine>(async () => new (await import('./docker/dockerode-cleanup.js')).DockerodeCleanupEngine(await dockerodeAt(config.dockerSocket, 60_000))),
     restart: {

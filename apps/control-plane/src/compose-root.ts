@@ -22,6 +22,7 @@ import { randomIds } from './ids.js';
 import { aiHandlers } from './routers/ai.js';
 import { applicationHandlers } from './routers/application.js';
 import { backupHandlers, userBackupHandlers } from './routers/backup.js';
+import { volumeBackupHandlers } from './routers/volumeBackup.js';
 import { billingHandlers } from './routers/billing.js';
 import { cacheHandlers } from './routers/cache.js';
 import { certificatesHandlers } from './routers/certificates.js';
@@ -227,6 +228,7 @@ export async function buildPlatform(options: PlatformOptions) {
     notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations, backupParts.runner),
     backup: backupHandlers(backups, backupParts.runner, backupParts.restores),
+    volumeBackup: volumeBackupHandlers(backupParts.volumes),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts), webhooks.reads),
     mounts: mountsHandlers(mounts),
     deployment: deploymentHandlers(deployments),

@@ -6890,6 +6890,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/volumeBackup.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule backups of a named volume of an application (beyond the spec)
+         * @description `volumeName` must be the volume of one of the application’s `volume` mounts (`mounts.create`). Each run archives the volume (tar, gzipped) on the agent of the application’s server, in a throw-away container that mounts it read-only, into `<prefix><volumeBackupId>/<time>.tar.gz` of the destination. `schedule`, `prefix`, `keepLatestCount` and `enabled` as in `backup.create`.
+         *
+         *     Members need the `canCreateServices` permission.
+         */
+        post: operations["volumeBackup.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/volumeBackup.one": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A volume backup schedule (beyond the spec) */
+        get: operations["volumeBackup.one"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/volumeBackup.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a volume backup schedule; its files stay in the bucket (beyond the spec)
+         * @description Members need the `canCreateServices` permission.
+         */
+        post: operations["volumeBackup.remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/volumeBackup.manualBackup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a volume backup now (beyond the spec)
+         * @description Answers when the archive is stored: its file, size and duration. A `volumeBackup` event records each run.
+         */
+        post: operations["volumeBackup.manualBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/volumeBackup.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a file of a volume backup into a named volume (beyond the spec)
+         * @description `key` is one of the backup’s files (`backup.listBackupFiles`). `volumeName` (default: the backup’s own) must be a `volume` mount of the backup’s application. The volume is emptied, then the archive extracted into it, in a throw-away container. The agent refuses while a running container mounts the volume (stop the application first) unless `force` is true. Answers the queued restore; `volumeBackup.oneRestore` follows it.
+         *
+         *     Members need the `canCreateServices` permission.
+         */
+        post: operations["volumeBackup.restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/volumeBackup.oneRestore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A restore of a volume backup: its file, volume, status and log (beyond the spec) */
+        get: operations["volumeBackup.oneRestore"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -31348,6 +31466,8 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
+                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    encryptionPassphrase?: string | null;
                 };
             };
         };
@@ -31367,6 +31487,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31445,6 +31567,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31530,6 +31654,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     }[];
@@ -31622,6 +31748,8 @@ export interface operations {
                     accessKey?: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey?: string;
+                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    encryptionPassphrase?: string | null;
                     destinationId: string;
                 };
             };
@@ -31642,6 +31770,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31729,6 +31859,8 @@ export interface operations {
                         bucket: string;
                         accessKey: string;
                         hasSecretKey: boolean;
+                        /** @description archives written here are encrypted (age) */
+                        hasEncryptionPassphrase: boolean;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -31815,6 +31947,8 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
+                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    encryptionPassphrase?: string | null;
                 };
             };
         };
@@ -49653,6 +49787,555 @@ export interface operations {
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     }[];
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "volumeBackup.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "applicationId": "app_example",
+                 *       "volumeName": "notes-data",
+                 *       "destinationId": "dst_example",
+                 *       "schedule": "0 3 * * *",
+                 *       "prefix": "volumes/",
+                 *       "keepLatestCount": 7
+                 *     }
+                 */
+                "application/json": {
+                    applicationId: string;
+                    volumeName: string;
+                    destinationId: string;
+                    schedule: string;
+                    prefix: string;
+                    keepLatestCount?: number | null;
+                    enabled?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        volumeBackupId: string;
+                        organizationId: string;
+                        applicationId: string;
+                        /** @description the Docker volume of one of the application’s `volume` mounts */
+                        volumeName: string;
+                        destinationId: string;
+                        /** @description cron expression */
+                        schedule: string;
+                        enabled: boolean;
+                        /** @description folder inside the bucket, normalised as backups’ prefixes are */
+                        prefix: string;
+                        /** @description newest files of this backup kept; null keeps all */
+                        keepLatestCount: number | null;
+                        lastSuccessAt: string | null;
+                        /** @description ISO-8601 timestamp */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "volumeBackup.one": {
+        parameters: {
+            query: {
+                volumeBackupId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        volumeBackupId: string;
+                        organizationId: string;
+                        applicationId: string;
+                        /** @description the Docker volume of one of the application’s `volume` mounts */
+                        volumeName: string;
+                        destinationId: string;
+                        /** @description cron expression */
+                        schedule: string;
+                        enabled: boolean;
+                        /** @description folder inside the bucket, normalised as backups’ prefixes are */
+                        prefix: string;
+                        /** @description newest files of this backup kept; null keeps all */
+                        keepLatestCount: number | null;
+                        lastSuccessAt: string | null;
+                        /** @description ISO-8601 timestamp */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "volumeBackup.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "volumeBackupId": "vbk_example"
+                 *     }
+                 */
+                "application/json": {
+                    volumeBackupId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        volumeBackupId: string;
+                        organizationId: string;
+                        applicationId: string;
+                        /** @description the Docker volume of one of the application’s `volume` mounts */
+                        volumeName: string;
+                        destinationId: string;
+                        /** @description cron expression */
+                        schedule: string;
+                        enabled: boolean;
+                        /** @description folder inside the bucket, normalised as backups’ prefixes are */
+                        prefix: string;
+                        /** @description newest files of this backup kept; null keeps all */
+                        keepLatestCount: number | null;
+                        lastSuccessAt: string | null;
+                        /** @description ISO-8601 timestamp */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "volumeBackup.manualBackup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "volumeBackupId": "vbk_example"
+                 *     }
+                 */
+                "application/json": {
+                    volumeBackupId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        volumeBackupId: string;
+                        files: string[];
+                        size: number;
+                        durationMs: number;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "volumeBackup.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "volumeBackupId": "vbk_example",
+                 *       "key": "volumes/vbk_example/2026-01-01T00-00-00-000Z.tar.gz"
+                 *     }
+                 */
+                "application/json": {
+                    volumeBackupId: string;
+                    key: string;
+                    volumeName?: string | null;
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        restoreId: string;
+                        volumeBackupId: string;
+                        volumeName: string;
+                        key: string;
+                        commandId: string;
+                        /** @enum {string} */
+                        status: "running" | "done" | "error";
+                        log: string | null;
+                        createdAt: string;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "volumeBackup.oneRestore": {
+        parameters: {
+            query: {
+                restoreId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        restoreId: string;
+                        volumeBackupId: string;
+                        volumeName: string;
+                        key: string;
+                        commandId: string;
+                        /** @enum {string} */
+                        status: "running" | "done" | "error";
+                        log: string | null;
+                        createdAt: string;
+                        finishedAt: string | null;
+                    };
                 };
             };
             /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */

@@ -34,6 +34,7 @@ import { deployment } from './deployment/index.js';
 import { audit } from './audit/index.js';
 import { command } from './command/index.js';
 import { mounts } from './mounts/index.js';
+import { volumeBackup } from './volumeBackup/index.js';
 
 export * from './contract.js';
 export * from './primitives.js';
@@ -82,6 +83,7 @@ export const contracts = {
   command,
   audit,
   mounts,
+  volumeBackup,
 };
 
 export type Contracts = typeof contracts;

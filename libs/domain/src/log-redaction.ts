@@ -36,6 +36,8 @@ export const SECRET_LOG_FIELDS: readonly string[] = [
   'accessKey',
   'secretAccessKey',
   'encryptionKey',
+  'encryptionPassphrase',
+  'passphrase',
   // Environment and build inputs: values may be secrets.
   'env',
   'previewEnv',

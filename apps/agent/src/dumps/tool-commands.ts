@@ -60,3 +60,15 @@ export function restoreCommand(engine: DatabaseEngine, database: string): ToolCo
       return null;
   }
 }
+
+/** Where a volume tool's throw-away container mounts the volume. */
+export const VOLUME_PATH = '/volume';
+
+/** The volume's content as a tar stream on standard output (its owners and modes kept). */
+export const VOLUME_ARCHIVE: ToolCommand = { tool: 'tar', argv: ['tar', '-c', '-f', '-', '-C', '/volume', '.'] };
+
+/** Empties the volume, then extracts the tar stream of standard input into it. */
+export const VOLUME_EXTRACT: ToolCommand = {
+  tool: 'tar',
+  argv: ['sh', '-c', 'find /volume -mindepth 1 -maxdepth 1 -exec rm -rf {} + && exec tar -x -p -f - -C /volume'],
+};

@@ -55,7 +55,7 @@ const containers = () => new DockerodeDatabaseContainers(new Dockerode({ socketP
 const command = (kind: 'dump' | 'restore', key: string, bucket = BUCKET): Command => {
   const value = {
     target: { workload: { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: 'dbs_1', appName: SERVICE }, serviceName: '', engine: DatabaseEngine.DATABASE_ENGINE_POSTGRES, database: 'shop' },
-    object: { endpoint, region: 'us-east-1', bucket, key, accessKey: 'S3RVER', secretKey: 'S3RVER' },
+    object: { endpoint, region: 'us-east-1', bucket, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: '' },
   };
   return {
     commandId: `cmd_${randomBytes(4).toString('hex')}`,

@@ -1,13 +1,12 @@
 /**
  * DumpDatabase: the engine's dump tool in the database's running container, its output
- * through gzip into a multipart upload (dumps/s3-object.ts): no temporary file, memory
+ * through gzip (and age, with the destination's passphrase) into a multipart upload (dumps/s3-object.ts): no temporary file, memory
  * bounded whatever the size. A failed dump removes the object it began. Idempotent: a
  * second run writes the same key again.
  */
-import { pipeline } from 'node:stream/promises';
 import { PassThrough } from 'node:stream';
-import { createGzip } from 'node:zlib';
 import { CommandKind, type Command } from '@skiff/proto';
+import { compressInto } from '../dumps/archive-crypto.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { removeObject, s3Reason, uploadObject } from '../dumps/s3-object.js';
@@ -38,7 +37,7 @@ export function dumpDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       const run = await deps.containers.run(containerId, tool, false);
       const body = new PassThrough();
       try {
-        await Promise.all([pipeline(run.output, createGzip(), body, { signal }), uploadObject(object!, body, signal), run.exited()]);
+        await Promise.all([compressInto(run.output, body, object!, signal), uploadObject(object!, body, signal), run.exited()]);
       } catch (err) {
         // The first failure is the cause (S3's answer, or the tool's exit); the rest follow from it.
         run.cancel();

@@ -1,11 +1,12 @@
 /**
- * RestoreDatabase: the bucket object through gunzip into the engine's restore tool in the
+ * RestoreDatabase: the bucket object (decrypted when it is an .age file) through gunzip into the engine's restore tool in the
  * database's running container (the control plane sends it only when the caller accepted a
  * restore into a live database). A failure's reason ends with the tool's stderr.
  */
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { CommandKind, type Command } from '@skiff/proto';
+import { gzipOf } from '../dumps/archive-crypto.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { downloadObject, s3Reason } from '../dumps/s3-object.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
@@ -36,6 +37,11 @@ export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
         source = await downloadObject(object!);
       } catch (err) {
         return failed(`the download failed: ${s3Reason(err)}`);
+      }
+      try {
+        source = await gzipOf(source, object!);
+      } catch (err) {
+        return failed((err as Error).message);
       }
       log.info({ objectKey: object!.key, bucket: object!.bucket, tool: tool.tool }, 'restoring the database');
       const run = await deps.containers.run(containerId, tool, true);

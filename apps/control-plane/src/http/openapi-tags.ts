@@ -49,4 +49,5 @@ export const TAG_DESCRIPTIONS: Record<RouterName, string> = {
   command: 'Commands queued for a server\'s agent (stop, start, reload, cache deploys…): follow one until it ends.',
   audit: 'The audit log: who changed what in the organization, and who was refused.',
   mounts: "Applications' mounts: named volumes kept across redeploys, files written by the server's agent, host binds where the server trusts the organization.",
+  volumeBackup: "Backups of applications' named volumes to a destination, on a schedule or now, and their restores.",
 };

@@ -24,6 +24,16 @@ export const DestinationFields = z.object({
   bucket: BucketName,
   accessKey: NonEmpty.describe('access key id; stored encrypted, shown in responses'),
   secretKey: NonEmpty.describe('secret access key; stored encrypted, write-only (responses show hasSecretKey)'),
+  encryptionPassphrase: z
+    .string()
+    .min(16)
+    .max(1024)
+    .nullable()
+    .optional()
+    .describe(
+      'beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), ' +
+        'decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it',
+    ),
 });
 
 export const destinationExample = {

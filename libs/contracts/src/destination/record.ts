@@ -14,5 +14,6 @@ export const DestinationRecord = z.object({
   bucket: z.string(),
   accessKey: z.string(),
   hasSecretKey: z.boolean(),
+  hasEncryptionPassphrase: z.boolean().describe('archives written here are encrypted (age)'),
   createdAt: Timestamp,
 });

@@ -27,6 +27,7 @@ import * as databaseServices from './2026-12-05T16-01-database-services.js';
 import * as composeConfigFiles from './2026-12-07T12-00-compose-config-files.js';
 import * as eventRetention from './2026-12-07T12-00-event-retention.js';
 import * as databaseRestores from './2026-12-07T14-00-database-restores.js';
+import * as backupVolumesAlertsEncryption from './2026-12-07T21-00-backup-volumes-alerts-encryption.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07T12-00-event-retention': eventRetention,
   '2026-12-07T14-00-database-restores': databaseRestores,
   '2026-12-07T16-00-webhook-deliveries': webhookDeliveries,
+  '2026-12-07T21-00-backup-volumes-alerts-encryption': backupVolumesAlertsEncryption,
 };

@@ -13,6 +13,8 @@ export interface DestinationsTable {
   accessKey: string;
   /** Encrypted; never returned. */
   secretKey: string;
+  /** Encrypted; never returned. When set, archives written here are encrypted with it (age, scrypt). */
+  encryptionPassphrase: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: CreatedAt;
 }
 
@@ -40,6 +42,10 @@ export interface BackupsTable {
   metadata: string | null;
   /** The cron tick the scheduler last claimed for this backup; null before its first scheduled run. */
   lastScheduledAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When a run of this backup last succeeded; null before the first. */
+  lastSuccessAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The lapse (its last success, or its creation) a stale-backup event was sent for; null when none. */
+  staleAlertedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: CreatedAt;
 }
 
@@ -58,6 +64,39 @@ export interface DatabaseRestoresTable {
   finishedAt: Date | null;
 }
 
+/** The schedule of one named volume of an application (`volumeBackup.*`, beyond the spec). */
+export interface VolumeBackupsTable {
+  id: string;
+  organizationId: string;
+  applicationId: string;
+  volumeName: string;
+  destinationId: string;
+  schedule: string;
+  enabled: boolean;
+  prefix: string;
+  keepLatestCount: number | null;
+  lastScheduledAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  lastSuccessAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  staleAlertedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  createdAt: CreatedAt;
+}
+
+/** A `volumeBackup.restore`: the file, the volume it went into, and how its command ended. */
+export interface VolumeRestoresTable {
+  id: string;
+  organizationId: string;
+  volumeBackupId: string;
+  volumeName: string;
+  objectKey: string;
+  commandId: string;
+  status: 'running' | 'done' | 'error';
+  log: string | null;
+  createdAt: CreatedAt;
+  finishedAt: Date | null;
+}
+
+export type VolumeBackup = Selectable<VolumeBackupsTable>;
+export type VolumeRestore = Selectable<VolumeRestoresTable>;
 export type Destination = Selectable<DestinationsTable>;
 export type DatabaseRestore = Selectable<DatabaseRestoresTable>;
 export type Backup = Selectable<BackupsTable>;

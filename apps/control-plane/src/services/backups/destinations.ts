@@ -16,6 +16,7 @@ interface DestinationInput {
   bucket?: string;
   accessKey?: string;
   secretKey?: string;
+  encryptionPassphrase?: string | null;
 }
 
 /** S3-compatible backup destinations of an organization; both keys sealed, the secret write-only. */
@@ -26,7 +27,7 @@ export class DestinationService {
     this.codec = new RecordCodec<DestinationRecord>(deps.secrets, {
       idField: 'destinationId',
       sealed: ['accessKey'],
-      writeOnly: ['secretKey'],
+      writeOnly: ['secretKey', 'encryptionPassphrase'],
     });
   }
 
@@ -36,7 +37,7 @@ export class DestinationService {
 
   record = (row: Destination) => this.codec.record(row);
 
-  async create(p: Principal, input: Required<DestinationInput>) {
+  async create(p: Principal, input: Required<Omit<DestinationInput, 'encryptionPassphrase'>> & Pick<DestinationInput, 'encryptionPassphrase'>) {
     refuseMetadataTarget('endpoint', input.endpoint);
     const row = await this.db
       .insertInto('destinations')
@@ -83,12 +84,16 @@ export class DestinationService {
   async remove(p: Principal, destinationId: string) {
     const row = await this.find(p, destinationId);
     const inUse = async () => {
-      const { n } = await this.db
-        .selectFrom('backups')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('destinationId', '=', row.id)
-        .executeTakeFirstOrThrow();
-      return Number(n);
+      let count = 0;
+      for (const table of ['backups', 'volumeBackups'] as const) {
+        const { n } = await this.db
+          .selectFrom(table as 'backups')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('destinationId', '=', row.id)
+          .executeTakeFirstOrThrow();
+        count += Number(n);
+      }
+      return count;
     };
     const refuse = (n: number) => Invalid('destinationId', `${n} backup${n === 1 ? '' : 's'} still write to this destination`);
     const count = await inUse();

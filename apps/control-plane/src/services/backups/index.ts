@@ -5,3 +5,4 @@ export { DestinationService } from './destinations.js';
 export { BackupRunner } from './runner.js';
 export { BackupScheduler } from './scheduler.js';
 export { DatabaseRestores } from './restores.js';
+export { VolumeBackups } from './volume-backups.js';

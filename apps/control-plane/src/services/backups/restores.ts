@@ -64,7 +64,7 @@ export class DatabaseRestores {
     const command = restoreDatabaseCommand({
       commandId,
       target: { type: 'database', id: target.id, appName: target.appName, serverId: target.serverId, serviceName: null, engine: wire, database: target.databaseName ?? backup.database },
-      object: { ...settings, key: input.key },
+      object: this.runner.objectOf(destination, input.key),
       createdAt: now,
       deadline: new Date(now.getTime() + DUMP_DEADLINE_MS),
     });

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Backup, Destination } from '@skiff/db';
 import { OutboundRefused, PUBLIC_ONLY } from '@skiff/outbound';
+import type { S3Object } from '@skiff/proto';
 import type { Logger } from 'pino';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid } from '../../errors.js';
@@ -130,8 +131,8 @@ export class BackupRunner {
         const name = row.id;
         if (row.databaseType !== 'web-server') {
           const target = await this.dumps.target(row);
-          const key = objectKey(row.prefix, name, started, DUMP_EXTENSION[target.engineName]!);
-          await this.dumps.dump(target, { ...this.settingsOf(destination), key });
+          const key = objectKey(row.prefix, name, started, archiveExtension(destination, DUMP_EXTENSION[target.engineName]!));
+          await this.dumps.dump(target, this.objectOf(destination, key));
           files.push(key);
           size += (await bucket.list(key)).find((o) => o.key === key)?.size ?? 0;
         } else {
@@ -159,6 +160,7 @@ export class BackupRunner {
       throw err;
     }
     const durationMs = this.deps.clock().getTime() - started.getTime();
+    await this.deps.db.updateTable('backups').set({ lastSuccessAt: started, staleAlertedAt: null }).where('id', '=', row.id).execute();
     await this.record(row, kind, 'success', { backupId: row.id, files, size, durationMs });
     return { backupId: row.id, files, size, durationMs };
   }
@@ -198,6 +200,11 @@ export class BackupRunner {
     this.signal.notify();
   }
 
+  /** A bucket object of the destination as an agent command carries it: its credentials, and its passphrase when archives are encrypted. */
+  objectOf(d: Destination, key: string): S3Object {
+    return { ...this.settingsOf(d), key, passphrase: d.encryptionPassphrase ? this.deps.secrets.open(d.encryptionPassphrase) : '' };
+  }
+
   settingsOf(d: Destination): BucketSettings {
     return { endpoint: d.endpoint, region: d.region, bucket: d.bucket, accessKey: this.deps.secrets.open(d.accessKey), secretKey: this.deps.secrets.open(d.secretKey) };
   }
@@ -211,6 +218,9 @@ export class BackupRunner {
     }
   }
 }
+
+/** The file name ending of an archive written to `d`: `.age` added when the destination encrypts. */
+export const archiveExtension = (d: Destination, ext: string) => (d.encryptionPassphrase ? `${ext}.age` : ext);
 
 /** A bucket's failure as bad input naming the field it most likely concerns. */
 function asInvalid(err: unknown): unknown {

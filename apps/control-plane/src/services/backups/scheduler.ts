@@ -1,8 +1,28 @@
-import type { Backup, Db } from '@skiff/db';
+import type { Db } from '@skiff/db';
 import { parseCron, previousFire } from '@skiff/domain';
 import type { Logger } from 'pino';
+import { recordEvent, type EventSignal } from '../events/events.js';
 
 export const DEFAULT_BACKUP_TICK_MS = 15_000;
+
+/** The columns of a scheduled backup (a database's or platform's in `backups`, a volume's in `volume_backups`). */
+export interface ScheduledRow {
+  id: string;
+  organizationId: string;
+  schedule: string;
+  enabled: boolean;
+  createdAt: Date;
+  lastScheduledAt: Date | null;
+  lastSuccessAt: Date | null;
+  staleAlertedAt: Date | null;
+}
+
+/** One table of schedules: how a row runs, and the event kind its stale alert is sent as. */
+export interface ScheduleSource<R extends ScheduledRow = any> {
+  table: 'backups' | 'volumeBackups';
+  run(row: R): Promise<unknown>;
+  staleKind(row: R): 'databaseBackup' | 'platformBackup' | 'volumeBackup';
+}
 
 /**
  * Runs each enabled backup at its cron schedule (UTC). Every tick looks at the latest time
@@ -10,41 +30,80 @@ export const DEFAULT_BACKUP_TICK_MS = 15_000;
  * conditional UPDATE moving `last_scheduled_at` forward), so with several control planes
  * each firing runs once, and after an outage only the latest missed firing runs. A backup
  * never runs for a firing before it was created.
+ *
+ * It also watches for stale backups: one that has not succeeded (since its last success, or
+ * its creation) within twice its interval (the time between its cron's last two firings)
+ * gets one failure event of its kind, `stale: true`, claimed the same way
+ * (`stale_alerted_at`), so a lapse is alerted once; a success ends the lapse.
  */
 export class BackupScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  private readonly sources: ScheduleSource[];
 
   constructor(
     private readonly db: Db,
     private readonly clock: () => Date,
-    private readonly run: (row: Backup) => Promise<unknown>,
+    run: (row: any) => Promise<unknown>,
     private readonly log: Logger,
     private readonly tickMs = DEFAULT_BACKUP_TICK_MS,
-  ) {}
+    more: ScheduleSource[] = [],
+    private readonly signal?: EventSignal,
+  ) {
+    const staleKind = (row: { databaseType: string }) => (row.databaseType === 'web-server' ? 'platformBackup' : 'databaseBackup');
+    this.sources = [{ table: 'backups', run, staleKind }, ...more];
+  }
 
   /** Claims and runs the due firings; answers the ids of the backups this scheduler ran. */
   async tick(): Promise<string[]> {
-    const now = this.clock();
-    const rows = await this.db.selectFrom('backups').selectAll().where('enabled', '=', true).execute();
     const ran: string[] = [];
-    for (const row of rows) {
-      const due = previousFire(parseCron(row.schedule), now);
-      if (!due || due < new Date(row.createdAt)) continue;
-      if (row.lastScheduledAt && new Date(row.lastScheduledAt) >= due) continue;
-      const claimed = await this.db
-        .updateTable('backups')
-        .set({ lastScheduledAt: due })
-        .where('id', '=', row.id)
-        .where((eb) => eb.or([eb('lastScheduledAt', 'is', null), eb('lastScheduledAt', '<', due)]))
-        .returning('id')
-        .executeTakeFirst();
-      if (!claimed) continue;
-      ran.push(row.id);
-      // A failed run is recorded in its event by the runner.
-      await this.run(row).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'));
+    for (const source of this.sources) {
+      const table = source.table as 'backups';
+      const rows = (await this.db.selectFrom(table).selectAll().where('enabled', '=', true).execute()) as unknown as ScheduledRow[];
+      for (const row of rows) {
+        const now = this.clock();
+        const schedule = parseCron(row.schedule);
+        const due = previousFire(schedule, now);
+        if (!due || due < new Date(row.createdAt)) continue;
+        await this.alertIfStale(source, row, schedule, due, now);
+        if (row.lastScheduledAt && new Date(row.lastScheduledAt) >= due) continue;
+        const claimed = await this.db
+          .updateTable(table)
+          .set({ lastScheduledAt: due })
+          .where('id', '=', row.id)
+          .where((eb) => eb.or([eb('lastScheduledAt', 'is', null), eb('lastScheduledAt', '<', due)]))
+          .returning('id')
+          .executeTakeFirst();
+        if (!claimed) continue;
+        ran.push(row.id);
+        // A failed run is recorded in its event by the runner.
+        await source.run(row).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'));
+      }
     }
     return ran;
+  }
+
+  private async alertIfStale(source: ScheduleSource, row: ScheduledRow, schedule: ReturnType<typeof parseCron>, due: Date, now: Date): Promise<void> {
+    if (row.staleAlertedAt) return;
+    const before = previousFire(schedule, new Date(due.getTime() - 1000));
+    if (!before) return;
+    const interval = due.getTime() - before.getTime();
+    const since = new Date(row.lastSuccessAt ?? row.createdAt);
+    if (now.getTime() - since.getTime() <= 2 * interval) return;
+    const table = source.table as 'backups';
+    const alerted = await this.db.transaction().execute(async (tx) => {
+      const claimed = await tx.updateTable(table).set({ staleAlertedAt: now }).where('id', '=', row.id).where('staleAlertedAt', 'is', null).returning('id').executeTakeFirst();
+      if (!claimed) return false;
+      const reason = row.lastSuccessAt
+        ? `no successful run since ${since.toISOString()} (more than twice its interval of ${Math.round(interval / 60_000)} min)`
+        : `no successful run since it was created at ${since.toISOString()} (more than twice its interval of ${Math.round(interval / 60_000)} min)`;
+      await recordEvent(tx, { organizationId: row.organizationId, kind: source.staleKind(row), outcome: 'failure', summary: { backupId: row.id, stale: true, lastSuccessAt: row.lastSuccessAt ? since.toISOString() : null, error: reason } });
+      return true;
+    });
+    if (alerted) {
+      this.log.warn({ backupId: row.id }, 'backup is stale');
+      this.signal?.notify();
+    }
   }
 
   start(): void {

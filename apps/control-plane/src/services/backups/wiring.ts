@@ -1,3 +1,4 @@
+import type { VolumeBackup } from '@skiff/db';
 import type { Logger } from 'pino';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { EventSignal } from '../events/events.js';
@@ -9,6 +10,7 @@ import { DestinationService } from './destinations.js';
 import { DatabaseRestores } from './restores.js';
 import { BackupRunner, type PlatformSource } from './runner.js';
 import { BackupScheduler } from './scheduler.js';
+import { VolumeBackups } from './volume-backups.js';
 
 /** `start: false` runs no scheduler in this process (tests drive `scheduler.tick()`). */
 export interface BackupOptions {
@@ -33,6 +35,8 @@ export function buildBackups(
   const dumps = new DatabaseDumps(deps, outbox, options.dumpPollMs);
   const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps);
   const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
-  const scheduler = new BackupScheduler(deps.db, deps.clock, (row) => runner.run(row), log.child({ component: 'backup-scheduler' }), options.tickMs);
-  return { destinations, backups, runner, restores, scheduler, start: options.start !== false };
+  const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), options.dumpPollMs);
+  const volumeSchedules = { table: 'volumeBackups' as const, run: (row: VolumeBackup) => volumes.run(row), staleKind: () => 'volumeBackup' as const };
+  const scheduler = new BackupScheduler(deps.db, deps.clock, (row) => runner.run(row), log.child({ component: 'backup-scheduler' }), options.tickMs, [volumeSchedules], signal);
+  return { destinations, backups, runner, restores, volumes, scheduler, start: options.start !== false };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { dumpDatabaseCommand, restoreDatabaseCommand } from './database-dump.js';
 import { commandKindOf } from './index.js';
 
-const object = { endpoint: 'https://s3.example.com', region: 'eu-west-1', bucket: 'b', key: 'p/bkp_1/t.sql.gz', accessKey: 'AK', secretKey: 'SK' };
+const object = { endpoint: 'https://s3.example.com', region: 'eu-west-1', bucket: 'b', key: 'p/bkp_1/t.sql.gz', accessKey: 'AK', secretKey: 'SK', passphrase: '' };
 const at = new Date('2026-12-07T14:00:00Z');
 
 describe('the database dump kind', () => {

@@ -20,6 +20,8 @@ export enum CommandKind {
   COMMAND_KIND_DEPLOY_COMPOSE = 7,
   COMMAND_KIND_DUMP_DATABASE = 40,
   COMMAND_KIND_RESTORE_DATABASE = 41,
+  COMMAND_KIND_BACKUP_VOLUME = 90,
+  COMMAND_KIND_RESTORE_VOLUME = 91,
   UNRECOGNIZED = -1,
 }
 
@@ -55,6 +57,12 @@ export function commandKindFromJSON(object: any): CommandKind {
     case 41:
     case "COMMAND_KIND_RESTORE_DATABASE":
       return CommandKind.COMMAND_KIND_RESTORE_DATABASE;
+    case 90:
+    case "COMMAND_KIND_BACKUP_VOLUME":
+      return CommandKind.COMMAND_KIND_BACKUP_VOLUME;
+    case 91:
+    case "COMMAND_KIND_RESTORE_VOLUME":
+      return CommandKind.COMMAND_KIND_RESTORE_VOLUME;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -84,6 +92,10 @@ export function commandKindToJSON(object: CommandKind): string {
       return "COMMAND_KIND_DUMP_DATABASE";
     case CommandKind.COMMAND_KIND_RESTORE_DATABASE:
       return "COMMAND_KIND_RESTORE_DATABASE";
+    case CommandKind.COMMAND_KIND_BACKUP_VOLUME:
+      return "COMMAND_KIND_BACKUP_VOLUME";
+    case CommandKind.COMMAND_KIND_RESTORE_VOLUME:
+      return "COMMAND_KIND_RESTORE_VOLUME";
     case CommandKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -536,6 +548,8 @@ export interface Command {
     | { $case: "deployCompose"; value: DeployCompose }
     | { $case: "dumpDatabase"; value: DumpDatabase }
     | { $case: "restoreDatabase"; value: RestoreDatabase }
+    | { $case: "backupVolume"; value: BackupVolume }
+    | { $case: "restoreVolume"; value: RestoreVolume }
     | undefined;
 }
 
@@ -1337,6 +1351,11 @@ export interface S3Object {
   accessKey: string;
   /** A secret: never log it. */
   secretKey: string;
+  /**
+   * A secret: never log it. When set, the archive is encrypted with it (age, scrypt
+   * recipient) after gzip; a key ending in `.age` is decrypted with it before gunzip.
+   */
+  passphrase: string;
 }
 
 /**
@@ -1378,6 +1397,36 @@ export interface DumpDatabase {
 export interface RestoreDatabase {
   target?: DatabaseTarget | undefined;
   object?: S3Object | undefined;
+}
+
+/** VolumeTarget is a named volume of a workload (an application's `volume` mount). */
+export interface VolumeTarget {
+  /** The workload the volume belongs to (its commands queue behind the workload's). */
+  workload?:
+    | WorkloadRef
+    | undefined;
+  /** The Docker volume's name. */
+  volumeName: string;
+}
+
+/**
+ * BackupVolume archives a named volume (tar, in a throw-away container that mounts it
+ * read-only) through gzip to a multipart upload of `object`, which it removes on failure.
+ */
+export interface BackupVolume {
+  target?: VolumeTarget | undefined;
+  object?: S3Object | undefined;
+}
+
+/**
+ * RestoreVolume replaces the content of a named volume with the archive of `object` (as
+ * BackupVolume wrote it), in a throw-away container. Refused while a running container
+ * mounts the volume, unless `force`.
+ */
+export interface RestoreVolume {
+  target?: VolumeTarget | undefined;
+  object?: S3Object | undefined;
+  force: boolean;
 }
 
 function createBaseCommand(): Command {
@@ -1439,6 +1488,12 @@ export const Command: MessageFns<Command> = {
         break;
       case "restoreDatabase":
         RestoreDatabase.encode(message.payload.value, writer.uint32(330).fork()).join();
+        break;
+      case "backupVolume":
+        BackupVolume.encode(message.payload.value, writer.uint32(722).fork()).join();
+        break;
+      case "restoreVolume":
+        RestoreVolume.encode(message.payload.value, writer.uint32(730).fork()).join();
         break;
     }
     return writer;
@@ -1577,6 +1632,22 @@ export const Command: MessageFns<Command> = {
             message.payload = { $case: "restoreDatabase", value: RestoreDatabase.decode(reader, reader.uint32()) };
             continue;
           }
+          case 90: {
+            if (tag !== 722) {
+              break;
+            }
+
+            message.payload = { $case: "backupVolume", value: BackupVolume.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 91: {
+            if (tag !== 730) {
+              break;
+            }
+
+            message.payload = { $case: "restoreVolume", value: RestoreVolume.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1649,6 +1720,14 @@ export const Command: MessageFns<Command> = {
         ? { $case: "restoreDatabase", value: RestoreDatabase.fromJSON(object.restoreDatabase) }
         : isSet(object.restore_database)
         ? { $case: "restoreDatabase", value: RestoreDatabase.fromJSON(object.restore_database) }
+        : isSet(object.backupVolume)
+        ? { $case: "backupVolume", value: BackupVolume.fromJSON(object.backupVolume) }
+        : isSet(object.backup_volume)
+        ? { $case: "backupVolume", value: BackupVolume.fromJSON(object.backup_volume) }
+        : isSet(object.restoreVolume)
+        ? { $case: "restoreVolume", value: RestoreVolume.fromJSON(object.restoreVolume) }
+        : isSet(object.restore_volume)
+        ? { $case: "restoreVolume", value: RestoreVolume.fromJSON(object.restore_volume) }
         : undefined,
     };
   },
@@ -1691,6 +1770,10 @@ export const Command: MessageFns<Command> = {
       obj.dumpDatabase = DumpDatabase.toJSON(message.payload.value);
     } else if (message.payload?.$case === "restoreDatabase") {
       obj.restoreDatabase = RestoreDatabase.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "backupVolume") {
+      obj.backupVolume = BackupVolume.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "restoreVolume") {
+      obj.restoreVolume = RestoreVolume.toJSON(message.payload.value);
     }
     return obj;
   },
@@ -1762,6 +1845,18 @@ export const Command: MessageFns<Command> = {
       case "restoreDatabase": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "restoreDatabase", value: RestoreDatabase.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "backupVolume": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "backupVolume", value: BackupVolume.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "restoreVolume": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "restoreVolume", value: RestoreVolume.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -9182,7 +9277,7 @@ export const ClusterReply: MessageFns<ClusterReply> = {
 };
 
 function createBaseS3Object(): S3Object {
-  return { endpoint: "", region: "", bucket: "", key: "", accessKey: "", secretKey: "" };
+  return { endpoint: "", region: "", bucket: "", key: "", accessKey: "", secretKey: "", passphrase: "" };
 }
 
 export const S3Object: MessageFns<S3Object> = {
@@ -9204,6 +9299,9 @@ export const S3Object: MessageFns<S3Object> = {
     }
     if (message.secretKey !== "") {
       writer.uint32(50).string(message.secretKey);
+    }
+    if (message.passphrase !== "") {
+      writer.uint32(722).string(message.passphrase);
     }
     return writer;
   },
@@ -9269,6 +9367,14 @@ export const S3Object: MessageFns<S3Object> = {
             message.secretKey = reader.string();
             continue;
           }
+          case 90: {
+            if (tag !== 722) {
+              break;
+            }
+
+            message.passphrase = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -9297,6 +9403,7 @@ export const S3Object: MessageFns<S3Object> = {
         : isSet(object.secret_key)
         ? globalThis.String(object.secret_key)
         : "",
+      passphrase: isSet(object.passphrase) ? globalThis.String(object.passphrase) : "",
     };
   },
 
@@ -9320,6 +9427,9 @@ export const S3Object: MessageFns<S3Object> = {
     if (message.secretKey !== "") {
       obj.secretKey = message.secretKey;
     }
+    if (message.passphrase !== "") {
+      obj.passphrase = message.passphrase;
+    }
     return obj;
   },
 
@@ -9334,6 +9444,7 @@ export const S3Object: MessageFns<S3Object> = {
     message.key = object.key ?? "";
     message.accessKey = object.accessKey ?? "";
     message.secretKey = object.secretKey ?? "";
+    message.passphrase = object.passphrase ?? "";
     return message;
   },
 };
@@ -9635,6 +9746,291 @@ export const RestoreDatabase: MessageFns<RestoreDatabase> = {
     message.object = (object.object !== undefined && object.object !== null)
       ? S3Object.fromPartial(object.object)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseVolumeTarget(): VolumeTarget {
+  return { workload: undefined, volumeName: "" };
+}
+
+export const VolumeTarget: MessageFns<VolumeTarget> = {
+  encode(message: VolumeTarget, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workload !== undefined) {
+      WorkloadRef.encode(message.workload, writer.uint32(10).fork()).join();
+    }
+    if (message.volumeName !== "") {
+      writer.uint32(18).string(message.volumeName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VolumeTarget {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVolumeTarget();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workload = WorkloadRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.volumeName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VolumeTarget {
+    return {
+      workload: isSet(object.workload) ? WorkloadRef.fromJSON(object.workload) : undefined,
+      volumeName: isSet(object.volumeName)
+        ? globalThis.String(object.volumeName)
+        : isSet(object.volume_name)
+        ? globalThis.String(object.volume_name)
+        : "",
+    };
+  },
+
+  toJSON(message: VolumeTarget): unknown {
+    const obj: any = {};
+    if (message.workload !== undefined) {
+      obj.workload = WorkloadRef.toJSON(message.workload);
+    }
+    if (message.volumeName !== "") {
+      obj.volumeName = message.volumeName;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<VolumeTarget>): VolumeTarget {
+    return VolumeTarget.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VolumeTarget>): VolumeTarget {
+    const message = createBaseVolumeTarget();
+    message.workload = (object.workload !== undefined && object.workload !== null)
+      ? WorkloadRef.fromPartial(object.workload)
+      : undefined;
+    message.volumeName = object.volumeName ?? "";
+    return message;
+  },
+};
+
+function createBaseBackupVolume(): BackupVolume {
+  return { target: undefined, object: undefined };
+}
+
+export const BackupVolume: MessageFns<BackupVolume> = {
+  encode(message: BackupVolume, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.target !== undefined) {
+      VolumeTarget.encode(message.target, writer.uint32(10).fork()).join();
+    }
+    if (message.object !== undefined) {
+      S3Object.encode(message.object, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BackupVolume {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBackupVolume();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.target = VolumeTarget.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.object = S3Object.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BackupVolume {
+    return {
+      target: isSet(object.target) ? VolumeTarget.fromJSON(object.target) : undefined,
+      object: isSet(object.object) ? S3Object.fromJSON(object.object) : undefined,
+    };
+  },
+
+  toJSON(message: BackupVolume): unknown {
+    const obj: any = {};
+    if (message.target !== undefined) {
+      obj.target = VolumeTarget.toJSON(message.target);
+    }
+    if (message.object !== undefined) {
+      obj.object = S3Object.toJSON(message.object);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BackupVolume>): BackupVolume {
+    return BackupVolume.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BackupVolume>): BackupVolume {
+    const message = createBaseBackupVolume();
+    message.target = (object.target !== undefined && object.target !== null)
+      ? VolumeTarget.fromPartial(object.target)
+      : undefined;
+    message.object = (object.object !== undefined && object.object !== null)
+      ? S3Object.fromPartial(object.object)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRestoreVolume(): RestoreVolume {
+  return { target: undefined, object: undefined, force: false };
+}
+
+export const RestoreVolume: MessageFns<RestoreVolume> = {
+  encode(message: RestoreVolume, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.target !== undefined) {
+      VolumeTarget.encode(message.target, writer.uint32(10).fork()).join();
+    }
+    if (message.object !== undefined) {
+      S3Object.encode(message.object, writer.uint32(18).fork()).join();
+    }
+    if (message.force !== false) {
+      writer.uint32(24).bool(message.force);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreVolume {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreVolume();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.target = VolumeTarget.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.object = S3Object.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.force = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreVolume {
+    return {
+      target: isSet(object.target) ? VolumeTarget.fromJSON(object.target) : undefined,
+      object: isSet(object.object) ? S3Object.fromJSON(object.object) : undefined,
+      force: isSet(object.force) ? globalThis.Boolean(object.force) : false,
+    };
+  },
+
+  toJSON(message: RestoreVolume): unknown {
+    const obj: any = {};
+    if (message.target !== undefined) {
+      obj.target = VolumeTarget.toJSON(message.target);
+    }
+    if (message.object !== undefined) {
+      obj.object = S3Object.toJSON(message.object);
+    }
+    if (message.force !== false) {
+      obj.force = message.force;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RestoreVolume>): RestoreVolume {
+    return RestoreVolume.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RestoreVolume>): RestoreVolume {
+    const message = createBaseRestoreVolume();
+    message.target = (object.target !== undefined && object.target !== null)
+      ? VolumeTarget.fromPartial(object.target)
+      : undefined;
+    message.object = (object.object !== undefined && object.object !== null)
+      ? S3Object.fromPartial(object.object)
+      : undefined;
+    message.force = object.force ?? false;
     return message;
   },
 };

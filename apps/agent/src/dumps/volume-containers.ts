@@ -1,0 +1,73 @@
+/**
+ * Throw-away containers for volume backups and restores: a local image's container that
+ * mounts one named volume at /volume (read-only for a backup) and sleeps, so the archive
+ * tool runs in it through docker exec (database-containers.ts); removed, with nothing else,
+ * when the command ends. The image is never pulled: it must be on the server.
+ */
+import type Dockerode from 'dockerode';
+import { checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
+import { VOLUME_PATH } from './tool-commands.js';
+
+/** A small image with tar and sh, present on every server Skiff's tools set up. */
+export const VOLUME_TOOL_IMAGE = 'busybox:latest';
+
+export interface VolumeContainers {
+  /** Whether the named volume exists. */
+  exists(volume: string): Promise<boolean>;
+  /** The names of the running containers that mount the volume. */
+  mountedBy(volume: string): Promise<string[]>;
+  /** Starts a throw-away container mounting the volume at VOLUME_PATH; answers its id. */
+  start(volume: string, readOnly: boolean, label: string): Promise<string>;
+  remove(containerId: string): Promise<void>;
+}
+
+export class DockerodeVolumeContainers implements VolumeContainers {
+  constructor(
+    private readonly docker: Dockerode,
+    private readonly image = VOLUME_TOOL_IMAGE,
+  ) {}
+
+  async exists(volume: string): Promise<boolean> {
+    checkObjectName('volume', volume, 'inspect volume');
+    try {
+      await engineCall('inspect volume', () => this.docker.getVolume(volume).inspect());
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  async mountedBy(volume: string): Promise<string[]> {
+    checkObjectName('volume', volume, 'list containers');
+    const found = await engineCall('list containers', () => this.docker.listContainers({ filters: { volume: [volume], status: ['running'] } }));
+    return found.map((c) => (c.Names[0] ?? c.Id).replace(/^\//, ''));
+  }
+
+  async start(volume: string, readOnly: boolean, label: string): Promise<string> {
+    checkObjectName('volume', volume, 'create container');
+    const container = await engineCall('create container', () =>
+      this.docker.createContainer({
+        Image: this.image,
+        Cmd: ['sleep', '86400'],
+        Labels: { 'skiff.volume-tool': label },
+        NetworkDisabled: true,
+        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none' },
+      }),
+    );
+    try {
+      await engineCall('start container', () => container.start());
+    } catch (err) {
+      await this.remove(container.id);
+      throw err;
+    }
+    return container.id;
+  }
+
+  async remove(containerId: string): Promise<void> {
+    // `v: false`: the named volume stays; the container has no anonymous ones.
+    await engineCall('remove container', () => this.docker.getContainer(containerId).remove({ force: true, v: false })).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+}

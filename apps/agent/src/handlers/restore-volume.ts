@@ -1,0 +1,69 @@
+/**
+ * RestoreVolume: the bucket object (decrypted when it is an .age file) through gunzip into tar in a throw-away container that
+ * mounts the volume, after emptying it. Refused while a running container mounts the volume,
+ * unless the command says `force` (the caller accepted writing under a running service).
+ */
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { CommandKind, type Command } from '@skiff/proto';
+import { gzipOf } from '../dumps/archive-crypto.js';
+import { downloadObject, s3Reason } from '../dumps/s3-object.js';
+import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
+import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
+import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
+import type { VolumeCommandDeps } from './backup-volume.js';
+
+/** How long a failed restore waits for its tool's exit status. */
+const TOOL_EXIT_WAIT_MS = 5_000;
+
+export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
+  return {
+    kind: CommandKind.COMMAND_KIND_RESTORE_VOLUME,
+    payloadCase: 'restoreVolume',
+    takesSlot: false,
+    validate: (command: Command) => {
+      if (command.payload?.$case !== 'restoreVolume') return 'not a RestoreVolume command';
+      return refuseVolumeCommand(command.payload.value.target, command.payload.value.object);
+    },
+    async run({ command, signal, log }) {
+      if (command.payload?.$case !== 'restoreVolume') return failed('not a RestoreVolume command');
+      const { target, object, force } = command.payload.value;
+      const volume = target!.volumeName;
+      const users = await deps.volumes.mountedBy(volume);
+      if (users.length > 0 && !force) {
+        return failed(`the volume ${volume} is mounted by running containers (${users.join(', ')}): stop the application first, or restore with force`);
+      }
+      let source;
+      try {
+        source = await downloadObject(object!);
+      } catch (err) {
+        return failed(`the download failed: ${s3Reason(err)}`);
+      }
+      try {
+        source = await gzipOf(source, object!);
+      } catch (err) {
+        return failed((err as Error).message);
+      }
+      log.info({ objectKey: object!.key, bucket: object!.bucket, volume }, 'restoring the volume');
+      let containerId: string | null = null;
+      try {
+        containerId = await deps.volumes.start(volume, false, command.commandId);
+        const run = await deps.containers.run(containerId, VOLUME_EXTRACT, true);
+        run.output.resume();
+        const exited = run.exited();
+        try {
+          await Promise.all([pipeline(source, createGunzip(), run.input!, { signal }), exited]);
+        } catch (err) {
+          run.cancel();
+          if (signal.aborted) throw err;
+          const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
+          return failed(`the restore failed: ${(tool ?? (err as Error)).message}`);
+        }
+        return succeeded();
+      } finally {
+        source.destroy();
+        if (containerId) await deps.volumes.remove(containerId).catch((err: unknown) => log.warn({ err, containerId }, 'the volume tool container could not be removed'));
+      }
+    },
+  };
+}

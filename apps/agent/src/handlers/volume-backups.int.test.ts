@@ -1,0 +1,146 @@
+// BackupVolume and RestoreVolume against the real Docker Engine (a named volume, busybox
+// throw-away containers) and an S3-compatible server in this process: a volume's files go
+// into the bucket as a gzipped tar and come back after they were deleted; a restore is refused
+// while a running container mounts the volume, unless forced; a backup of a missing volume fails.
+// With a passphrase the archive is an age file that the reference tool (`age -d`, Debian's
+// package, given the passphrase on a terminal) decrypts, and a wrong passphrase restores nothing.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { type Command, CommandKind, CommandStatus, WorkloadKind } from '@skiff/proto';
+import Dockerode from 'dockerode';
+import pino from 'pino';
+import S3rver from 's3rver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerodeDatabaseContainers } from '../dumps/database-containers.js';
+import { DockerodeVolumeContainers } from '../dumps/volume-containers.js';
+import { backupVolumeHandler } from './backup-volume.js';
+import { restoreVolumeHandler } from './restore-volume.js';
+
+const run = randomBytes(3).toString('hex');
+const VOLUME = `volbk-${run}-data`;
+const USER = `volbk-${run}-user`;
+const BUCKET = 'volumes';
+let s3dir: string;
+let s3: S3rver;
+let endpoint: string;
+let client: S3Client;
+
+const docker = (args: string[]) =>
+  new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${err ? stderr : ''}`.trim() })));
+/** Runs a shell line in a busybox container that mounts the volume at /data. */
+const inVolume = (script: string) => docker(['run', '--rm', '-v', `${VOLUME}:/data`, 'busybox:latest', 'sh', '-c', script]);
+const toolContainers = async () => (await docker(['ps', '-aq', '--filter', 'label=skiff.volume-tool'])).out;
+
+beforeAll(async () => {
+  s3dir = await mkdtemp(join(tmpdir(), 'skiff-agent-s3-'));
+  s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
+  endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
+  client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  expect((await docker(['volume', 'create', VOLUME])).ok).toBe(true);
+});
+afterAll(async () => {
+  await docker(['rm', '-f', USER]);
+  await docker(['volume', 'rm', '-f', VOLUME]);
+  client?.destroy();
+  await s3?.close();
+  await rm(s3dir, { recursive: true, force: true });
+});
+
+const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
+const deps = () => ({ containers: new DockerodeDatabaseContainers(engine), volumes: new DockerodeVolumeContainers(engine) });
+const command = (kind: 'backup' | 'restore', key: string, options: { volume?: string; force?: boolean; passphrase?: string } = {}): Command => {
+  const target = { workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'app_1', appName: 'shop' }, volumeName: options.volume ?? VOLUME };
+  const object = { endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: options.passphrase ?? '' };
+  return {
+    commandId: `cmd_${randomBytes(4).toString('hex')}`,
+    serverId: 'local',
+    kind: kind === 'backup' ? CommandKind.COMMAND_KIND_BACKUP_VOLUME : CommandKind.COMMAND_KIND_RESTORE_VOLUME,
+    workloadKey: 'application:app_1',
+    deadline: undefined,
+    createdAt: undefined,
+    payload: kind === 'backup' ? { $case: 'backupVolume', value: { target, object } } : { $case: 'restoreVolume', value: { target, object, force: options.force ?? false } },
+  };
+};
+const context = (c: Command) => ({ command: c, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
+const ok = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
+const stored = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+
+/** `age -d` of the file with `passphrase` typed on its terminal (script(1) gives it one): its output, or its error. */
+async function ageDecrypt(file: Buffer, passphrase: string): Promise<{ ok: boolean; out: Buffer; err: string }> {
+  const input = join(s3dir, 'in.age');
+  const output = join(s3dir, `out-${randomBytes(3).toString('hex')}`);
+  await writeFile(input, file);
+  const result = await new Promise<{ ok: boolean; err: string }>((resolve) => {
+    const child = execFile('script', ['-qec', `age -d -o ${output} ${input}`, '/dev/null'], (err, stdout) => resolve({ ok: !err, err: stdout }));
+    child.stdin!.end(`${passphrase}\n`);
+  });
+  return { ...result, out: result.ok ? await readFile(output) : Buffer.alloc(0) };
+}
+
+describe('volume backups and restores on the agent', () => {
+  it('archives the volume into the bucket, and restores its files after they were deleted', async () => {
+    expect((await inVolume('mkdir -p /data/notes && echo anchor > /data/notes/a.txt && chmod 600 /data/notes/a.txt')).ok).toBe(true);
+    const backup = backupVolumeHandler(deps());
+    const c = command('backup', 'v/bkp/1.tar.gz');
+    expect(await backup.validate(c)).toBeNull();
+    expect(await backup.run(context(c))).toEqual(ok);
+    const stored = Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'v/bkp/1.tar.gz' }))).Body!.transformToByteArray());
+    expect(gunzipSync(stored).toString('latin1')).toContain('notes/a.txt');
+
+    expect((await inVolume('rm -rf /data/notes && echo stray > /data/extra.txt')).ok).toBe(true);
+    expect(await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/1.tar.gz')))).toEqual(ok);
+    const after = await inVolume('cat /data/notes/a.txt; stat -c %a /data/notes/a.txt; ls /data');
+    expect(after.out.split('\n')).toEqual(['anchor', '600', 'notes']);
+    expect(await toolContainers()).toBe('');
+  }, 60_000);
+
+  it('refuses to restore under a running container that mounts the volume, unless forced', async () => {
+    expect((await docker(['run', '-d', '--name', USER, '-v', `${VOLUME}:/data`, 'busybox:latest', 'sleep', '600'])).ok).toBe(true);
+    const refused = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/1.tar.gz')));
+    expect(refused.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+    expect(refused.reason).toContain(`mounted by running containers (${USER})`);
+    expect(await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/1.tar.gz', { force: true })))).toEqual(ok);
+    await docker(['rm', '-f', USER]);
+  }, 60_000);
+
+  it('fails on a volume that does not exist, and on a file that is not an archive, removing its containers', async () => {
+    const missing = await backupVolumeHandler(deps()).run(context(command('backup', 'v/bkp/2.tar.gz', { volume: `volbk-${run}-none` })));
+    expect(missing).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: expect.stringContaining('does not exist') });
+    expect((await docker(['volume', 'inspect', `volbk-${run}-none`])).ok).toBe(false);
+    expect(await backupVolumeHandler(deps()).validate(command('backup', 'k', { volume: '../etc' }))).toBe('the command names no valid volume');
+    const notFound = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/none.tar.gz')));
+    expect(notFound.reason).toContain('the download failed: NoSuchKey');
+    expect(await toolContainers()).toBe('');
+  }, 60_000);
+
+  it('encrypts with a passphrase into an age file that age -d decrypts, and restores only with that passphrase', async () => {
+    const PASSPHRASE = `sea chart ${run} lighthouse`;
+    expect((await inVolume('rm -rf /data/* && echo secret-cargo > /data/manifest.txt')).ok).toBe(true);
+    expect(await backupVolumeHandler(deps()).run(context(command('backup', 'v/bkp/3.tar.gz.age', { passphrase: PASSPHRASE })))).toEqual(ok);
+    const file = await stored('v/bkp/3.tar.gz.age');
+    expect(file.subarray(0, 21).toString()).toBe('age-encryption.org/v1');
+    expect(file.toString('latin1')).not.toContain('secret-cargo');
+
+    const reference = await ageDecrypt(file, PASSPHRASE);
+    expect(reference.ok, reference.err).toBe(true);
+    expect(gunzipSync(reference.out).toString('latin1')).toContain('secret-cargo');
+    const wrongly = await ageDecrypt(file, 'not the passphrase at all');
+    expect(wrongly.ok).toBe(false);
+    expect(wrongly.err).toContain('incorrect passphrase');
+
+    expect((await inVolume('rm /data/manifest.txt')).ok).toBe(true);
+    const refused = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/3.tar.gz.age', { passphrase: 'not the passphrase at all' })));
+    expect(refused).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: expect.stringContaining('could not be decrypted') });
+    const none = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/3.tar.gz.age')));
+    expect(none.reason).toContain('has no passphrase');
+    expect((await inVolume('ls /data')).out).toBe('');
+    expect(await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/3.tar.gz.age', { passphrase: PASSPHRASE })))).toEqual(ok);
+    expect((await inVolume('cat /data/manifest.txt')).out).toBe('secret-cargo');
+    expect(await toolContainers()).toBe('');
+  }, 60_000);
+});
