@@ -49,6 +49,7 @@ export const SECRET_LOG_FIELDS: readonly string[] = [
   // The agent protocol (command.proto, reports.proto) and the agents' identities.
   'registryAuth',
   'files',
+  'configFiles',
   'content',
   'inputJson',
   'joinToken',
