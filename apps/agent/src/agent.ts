@@ -4,6 +4,7 @@
  * reports going out through `reports`. main.ts builds the connections and hands them in;
  * tests build the same thing against real NATS, Docker and an in-test gRPC server.
  */
+import type { RegistryRemoval } from './deployments/server-registry-teardown.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CommandKind } from '@skiff/proto';
 import type { CommandVerifier } from '@skiff/domain';
@@ -78,6 +79,8 @@ export interface AgentDeps {
   volumes?: VolumeContainers;
   /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
   nodes?: SwarmNodes;
+  /** Removes the server registry when the swarm is back to one node (server-registry-teardown.ts). */
+  removeServerRegistry?: () => Promise<RegistryRemoval>;
   /** Tuning of the NATS consumer (backoff, ack wait). */
   consumer?: Pick<CommandConsumerOptions, 'retryInitialMs' | 'retryMaxMs' | 'ackWaitMs' | 'nakDelayMs'>;
 }
@@ -195,7 +198,7 @@ export class Agent {
         hostCleanup: deps.cleanup ? new HostCleanupControl({ engine: deps.cleanup, slots: this.scheduler, log }) : undefined,
         containers: deps.containers ? new ContainerControl({ ops: deps.containers, log }) : undefined,
         logs: this.logStreams ?? undefined,
-        cluster: deps.nodes ? new ClusterControl({ nodes: deps.nodes, log }) : undefined,
+        cluster: deps.nodes ? new ClusterControl({ nodes: deps.nodes, log, removeServerRegistry: deps.removeServerRegistry }) : undefined,
       }),
     });
     this.consumer = new CommandConsumer({

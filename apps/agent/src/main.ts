@@ -32,6 +32,8 @@ import { ConfigError, describeConfig, readConfig, type AgentConfig } from './con
 import { CredentialError, RegistrationRefusedError, obtainCredential, readStoredNatsCredentials, storeNatsCredentials } from './credential.js';
 import { LazyDockerDriver } from './docker/lazy-driver.js';
 import { ServerRegistry } from './deployments/server-registry.js';
+import { removeServerRegistry } from './deployments/server-registry-teardown.js';
+import type { RegistryObjects } from './docker/registry-objects.js';
 import { dockerodeAt, loadedOnFirstCall } from './docker/lazy.js';
 import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 import type { ContainerOps } from './docker/container-ops.js';
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
     await sampler?.stop();
     await shutDown(log, { agent, proxy, reports: null, journal, nc });
     reports?.close();
-    await leaveMachine(driver, log, workloads, config.proxy.container).catch((err: unknown) =>
+    await leaveMachine(driver, log, workloads, config.proxy.container, () => removeServerRegistry(registryObjects)).catch((err: unknown) =>
       log.error({ err: err instanceof Error ? err.message : String(err) }, 'could not clean the machine up'),
     );
     log.info('agent stopped: the server was removed');
@@ -145,6 +147,7 @@ async function main(): Promise<void> {
 
   // dockerode is loaded by the first command that needs it (lazy-driver.ts).
   const driver = new LazyDockerDriver({ socketPath: config.dockerSocket, requestTimeoutMs: 60_000 });
+  const registryObjects = loadedOnFirstCall<RegistryObjects>(async () => new (await import('./docker/registry-objects.js')).DockerodeRegistryObjects(await dockerodeAt(config.dockerSocket, 60_000)));
   const swarmNodes = loadedOnFirstCall<SwarmNodes>(async () => new (await import('./docker/swarm-nodes.js')).DockerodeSwarmNodes(await dockerodeAt(config.dockerSocket, 60_000)));
   let keeping = Promise.resolve();
   presence = new AgentPresence({
@@ -262,6 +265,7 @@ async function main(): Promise<void> {
       new (await import('./docker/container-ops.js')).DockerodeContainerOps(await dockerodeAt(config.dockerSocket, 60_000), await dockerodeAt(config.dockerSocket)),
     ),
     nodes: swarmNodes,
+    removeServerRegistry: () => removeServerRegistry(registryObjects),
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     // Without the request timeout: a dump's output is read for as long as the dump runs.
     databases: loadedOnFirstCall<DatabaseContainers>(async () =>
@@ -281,7 +285,7 @@ async function main(): Promise<void> {
       cluster: {
         nodes: swarmNodes,
         registry: clusterRegistry(config.clusterRegistry),
-        serverRegistry: new ServerRegistry({ driver, settings: config.serverRegistry, dataDir: config.dataDir }),
+        serverRegistry: new ServerRegistry({ driver, settings: config.serverRegistry, dataDir: config.dataDir, objects: registryObjects }),
       },
       build: {
         dataDir: config.dataDir,

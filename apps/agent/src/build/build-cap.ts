@@ -8,6 +8,10 @@
  *
  * A build that failed while the memory limit was hit (cgroup v1 `memory(.memsw).failcnt`, v2
  * `memory.events` max/oom_kill rose during it) ends with the cap as its reason.
+ *
+ * The builder programs themselves (the docker CLI, nixpacks, railpack, pack) run in a child
+ * of that cgroup, `<cgroup>/skiff-builders` (v2 allows no process in a cgroup whose children
+ * have controllers), so what they do outside BuildKit counts against the same cap.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -25,6 +29,7 @@ export interface BuildCapSettings {
 }
 
 export const DEFAULT_BUILD_MEMORY = 2 * 1024 ** 3;
+export const BUILDERS_CGROUP = 'skiff-builders';
 const CFS_PERIOD = 100_000;
 
 export class BuildCap {
@@ -52,6 +57,33 @@ export class BuildCap {
       return null;
     } catch (err) {
       return `the build cap could not be set on cgroup ${this.settings.cgroup}: ${(err as Error).message}`;
+    }
+  }
+
+  /**
+   * Makes the builders' cgroup under the cap; answers the `cgroup.procs` files a builder
+   * process writes its pid to (one per controller on v1), or why it could not.
+   */
+  async builderCgroup(): Promise<{ procs: string[] } | { problem: string }> {
+    try {
+      if (!this.v2) {
+        const procs = [];
+        for (const controller of ['memory', 'cpu']) {
+          const dir = join(this.root, controller, this.settings.cgroup, BUILDERS_CGROUP);
+          await mkdir(dir, { recursive: true });
+          procs.push(join(dir, 'cgroup.procs'));
+        }
+        return { procs };
+      }
+      const parent = join(this.root, this.settings.cgroup);
+      const enabled = (await readFile(join(parent, 'cgroup.subtree_control'), 'utf8')).split(/\s+/);
+      const wanted = ['memory', 'cpu'].filter((c) => !enabled.includes(c));
+      if (wanted.length > 0) await writeFile(join(parent, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+      const dir = join(parent, BUILDERS_CGROUP);
+      await mkdir(dir, { recursive: true });
+      return { procs: [join(dir, 'cgroup.procs')] };
+    } catch (err) {
+      return { problem: `the builder programs cannot run in the build cap's cgroup ${this.settings.cgroup}: ${(err as Error).message}` };
     }
   }
 

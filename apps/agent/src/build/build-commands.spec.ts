@@ -37,6 +37,10 @@ describe('docker build command', () => {
     for (const name of ['HTTP_PROXY', 'GOOGLE_API_KEY', 'GO_VERSION', 'NPM_CONFIG_REGISTRY']) expect(refuseBuildArgName(name), name).toBeNull();
   });
 
+  it('refuses build arg names the shell that enters the build cap reads when /bin/sh is bash', () => {
+    for (const name of ['SHELLOPTS', 'BASHOPTS', 'PS4', 'BASH_XTRACEFD', 'BASH_ENV', 'CDPATH', 'GLOBIGNORE']) expect(refuseBuildArgName(name), name).not.toBeNull();
+  });
+
   it('finds the builder\'s reason at the end of its output', () => {
     expect(
       buildFailure([

@@ -6,7 +6,13 @@
  * children (git's remote helpers, ssh) die with it. Where util-linux's `setpriv` exists, the
  * program also gets SIGKILL when the agent dies (`--pdeathsig`), so a killed agent leaves no
  * build running without its deadline (and the next start sweeps any that still do, see
- * workdir.ts). Output lines are split on `\n`; progress
+ * workdir.ts). With `cgroupProcs`, the program runs in that cgroup from its first instruction:
+ * a fixed `/bin/sh` script writes its own pid to each `cgroup.procs` file and then execs the
+ * program (writing the child's pid from here after spawn would race it: the program could
+ * allocate or fork into the old cgroup before the write lands). The program and its
+ * arguments reach that script only as positional parameters it execs with `"$@"`, never as
+ * text it parses; names a shell reads from its environment cannot be build arguments
+ * (refuseBuildArgName). Output lines are split on `\n`; progress
  * that redraws itself with `\r` is reduced to its last state per line.
  */
 import { spawn } from 'node:child_process';
@@ -27,11 +33,15 @@ export interface ChildRun {
   deadline: number;
   /** Each output line (stdout and stderr), without its line end. */
   onLine: (line: string) => void;
+  /** `cgroup.procs` files of the cgroup(s) the program runs in (see the module's comment). */
+  cgroupProcs?: readonly string[];
 }
 
 export interface ChildResult {
   /** The exit code, or null when a signal ended it. */
   code: number | null;
+  /** The signal that ended it (e.g. SIGKILL from the kernel's OOM killer), or null. */
+  signalCode?: NodeJS.Signals | null;
   /** Killed because the deadline passed. */
   timedOut: boolean;
   /** Killed because the signal aborted. */
@@ -54,7 +64,8 @@ export function runChild(run: ChildRun): Promise<ChildResult> {
       resolve({ code: null, timedOut, aborted, startError: `spawn ${run.file} ENOENT` });
       return;
     }
-    const [file, args] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', program, ...run.args]] : [program, [...run.args]];
+    const argv = run.cgroupProcs && run.cgroupProcs.length > 0 ? ['/bin/sh', '-c', ENTER_CGROUP, 'skiff-enter-cgroup', ...run.cgroupProcs, '--', program, ...run.args] : [program, ...run.args];
+    const [file, args] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', ...argv]] : [argv[0]!, argv.slice(1)];
     const child = spawn(file, args, {
       cwd: run.cwd,
       env: run.env,
@@ -88,7 +99,7 @@ export function runChild(run: ChildRun): Promise<ChildResult> {
     child.once('error', (e) => {
       startError = e.message;
     });
-    child.once('close', (code) => {
+    child.once('close', (code, signalCode) => {
       clearTimeout(timer);
       run.signal.removeEventListener('abort', onAbort);
       out.end();
@@ -101,10 +112,13 @@ export function runChild(run: ChildRun): Promise<ChildResult> {
           // The group is gone already.
         }
       }
-      resolve({ code, timedOut, aborted, startError });
+      resolve({ code, signalCode, timedOut, aborted, startError });
     });
   });
 }
+
+/** Moves itself into each cgroup named before `--`, then becomes the program after it. */
+const ENTER_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@"';
 
 /** Longest line kept; the rest of a longer line is dropped (a build can print megabytes on one line). */
 const MAX_LINE = 4_000;

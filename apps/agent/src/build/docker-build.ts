@@ -14,9 +14,8 @@
  * - The image carries the workload's `skiff.*` labels.
  * - Killing the CLI (deadline, cancel, agent stop) ends the BuildKit session, which stops
  *   the build on the engine.
- * - The server's build cap (build-cap.ts) is written before the build; a build that failed
- *   while the cap's memory limit was hit, or whose step was killed (exit code 137), ends
- *   with the cap as its reason.
+ * - The build runs under the server's build cap (capped-build.ts): the CLI in the builders'
+ *   cgroup, the steps in BuildKit's, both under the cap.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import { BuildLog } from './build-log.js';
 import { BuildError } from './errors.js';
 import { baseEnv, type BuildSettings } from './settings.js';
 import { runLoggedProgram } from './logged-program.js';
+import { runCapped } from './capped-build.js';
 
 export interface DockerBuildInput {
   /** The Containerfile (absolute). */
@@ -53,17 +53,19 @@ export function refuseBuildArgName(name: string): string | null {
 }
 
 /**
- * Names the builder programs (the docker CLI, setpriv, external builders), their dynamic
+ * Names the builder programs (the docker CLI, setpriv, /bin/sh, external builders), their dynamic
  * loader, C library or Go runtime read from their own environment, where build argument
  * values go: one of them as a build argument could load code from the repository into a
  * process of the agent (LD_PRELOAD) or change where it talks to (DOCKER_HOST).
  */
 const PROCESS_ENV_NAMES = new Set([
+  // The shell that moves a builder into the build cap's cgroup (child-process.ts), when /bin/sh is bash.
+  'SHELLOPTS', 'BASHOPTS', 'PS1', 'PS2', 'PS3', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'GLOBIGNORE', 'EXECIGNORE', 'POSIXLY_CORRECT',
   'PATH', 'HOME', 'LANG', 'LANGUAGE', 'TMPDIR', 'TZ', 'TZDIR', 'SHELL', 'ENV', 'BASH_ENV', 'IFS', 'LOCPATH', 'NLSPATH',
   'RES_OPTIONS', 'HOSTALIASES', 'LOCALDOMAIN', 'NODE_OPTIONS', 'OPENSSL_CONF', 'OPENSSL_MODULES', 'GODEBUG', 'GOGC',
   'GOMAXPROCS', 'GOMEMLIMIT', 'GOTRACEBACK', 'GORACE', 'GOEXPERIMENT', 'GOCOVERDIR', 'GOFIPS140',
 ]);
-const PROCESS_ENV_PREFIXES = /^(LD_|GLIBC_|GCONV_|MALLOC_|LC_|DOCKER_|BUILDKIT_|BUILDX_|SSL_|XDG_)/;
+const PROCESS_ENV_PREFIXES = /^(BASH|LD_|GLIBC_|GCONV_|MALLOC_|LC_|DOCKER_|BUILDKIT_|BUILDX_|SSL_|XDG_)/;
 
 /** The docker CLI's arguments for a build. Pure; values of build args are not in it. */
 export function dockerBuildArgs(input: DockerBuildInput): string[] {
@@ -110,27 +112,12 @@ export async function runDockerBuild(run: DockerBuildRun): Promise<void> {
 
   const args = dockerBuildArgs({ ...run, secretFiles });
   const env = { ...baseEnv(run.settings), ...run.buildArgs, DOCKER_BUILDKIT: '1' };
-  const cap = run.settings.cap;
-  if (cap) {
-    const problem = await cap.apply();
-    await run.log(problem ? `Build cap not applied: ${problem}` : `Build cap of this server (all its builds together): ${cap.describe()}`);
-  }
-  const hitsBefore = cap ? await cap.memoryHits() : null;
-  try {
-    await runBuildProgram(run, args, env);
-  } catch (err) {
-    if (!(err instanceof BuildError) || !cap || cap.settings.memoryBytes <= 0) throw err;
-    const hitsAfter = await cap.memoryHits();
-    // A step the kernel's OOM killer ended exits 137 (SIGKILL); the counters of the parent
-    // cgroup do not always see a limit hit in one of its children.
-    const killed = /exit code: 137\b/.test(err.message);
-    if (killed || (hitsAfter !== null && hitsBefore !== null && hitsAfter > hitsBefore)) throw new BuildError(cap.memoryReason());
-    throw err;
-  }
+  await runCapped(run.settings.cap, run.log, (cgroupProcs) => runBuildProgram(run, args, env, cgroupProcs));
 }
 
-function runBuildProgram(run: DockerBuildRun, args: string[], env: Record<string, string>): Promise<void> {
+function runBuildProgram(run: DockerBuildRun, args: string[], env: Record<string, string>, cgroupProcs: string[] | undefined): Promise<void> {
   return runLoggedProgram({
+    cgroupProcs,
     name: 'the build',
     file: run.settings.dockerCli,
     args,

@@ -5,4 +5,6 @@
  */
 export class BuildError extends Error {
   override name = 'BuildError';
+  /** How the builder program ended, when it ran and failed. */
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
 }

@@ -15,6 +15,12 @@
  * into the image. pack_two's `builder_version` is not selectable (railpack builds with the
  * installed version; the log names the version asked for). A missing program fails the
  * build with `<program> is not installed on this server (needed by build type <type>)`.
+ *
+ * Under the server's build cap (capped-build.ts): the program and every process it starts run
+ * in the builders' cgroup under the cap; nixpacks' `docker build` runs with BuildKit, whose
+ * steps the cap holds too. What the cap cannot reach: the containers `pack` starts through
+ * the engine's API (it has no cgroup-parent or limit option), and railpack's steps, which run
+ * in whichever BuildKit daemon it is given.
  */
 import { BuildType } from '@skiff/proto';
 import { BuildLog } from './build-log.js';
@@ -23,6 +29,7 @@ import { BuildError } from './errors.js';
 import { refuseBuildArgName } from './docker-build.js';
 import { baseEnv, type BuildSettings } from './settings.js';
 import { runLoggedProgram } from './logged-program.js';
+import { runCapped } from './capped-build.js';
 
 export const BUILD_TYPE_NAMES: Partial<Record<BuildType, string>> = {
   [BuildType.BUILD_TYPE_PACK_ONE]: 'pack_one',
@@ -80,7 +87,8 @@ export async function runExternalBuild(run: ExternalBuildRun): Promise<void> {
     const refusal = refuseBuildArgName(name);
     if (refusal) throw new BuildError(refusal);
   }
-  const env = { ...base, ...run.buildArgs };
+  // nixpacks drives `docker build`: with BuildKit its steps run in the engine's BuildKit cgroup, under the cap.
+  const env = { ...base, ...run.buildArgs, DOCKER_BUILDKIT: '1' };
   if (run.builderVersion !== '' && !VERSION.test(run.builderVersion)) {
     throw new BuildError(`builder version "${run.builderVersion}" is not a valid version`);
   }
@@ -89,7 +97,8 @@ export async function runExternalBuild(run: ExternalBuildRun): Promise<void> {
     await run.log(`railpack ${run.builderVersion} was asked for; the installed railpack builds`);
   }
   await run.log(`Building with ${program} (${typeName})`);
-  await runLoggedProgram({
+  await runCapped(run.settings.cap, run.log, (cgroupProcs) => runLoggedProgram({
+    cgroupProcs,
     name: program,
     file: found,
     args,
@@ -99,5 +108,5 @@ export async function runExternalBuild(run: ExternalBuildRun): Promise<void> {
     log: new BuildLog(run.log),
     tailLines: 10,
     timeoutMessage: 'the build did not finish before its timeout',
-  });
+  }));
 }

@@ -36,6 +36,8 @@ export async function runLoggedProgram(run: LoggedProgram): Promise<void> {
   if (result.timedOut) throw new BuildError(run.timeoutMessage);
   if (result.code !== 0) {
     const reason = run.failure ? run.failure(tail) : (tail[tail.length - 1]?.trim() ?? null);
-    throw new BuildError(`${run.name} failed: ${reason ?? `exit code ${result.code}`}`);
+    const error = new BuildError(`${run.name} failed: ${reason ?? (result.signalCode ? `killed by ${result.signalCode}` : `exit code ${result.code}`)}`);
+    error.exit = { code: result.code, signal: result.signalCode ?? null };
+    throw error;
   }
 }

@@ -8,10 +8,13 @@ import { ClusterOperation, type ClusterRequest, type ControlReply } from '@skiff
 import type { Logger } from 'pino';
 import { DockerError } from '../docker/errors.js';
 import { isNodeId, type SwarmNodes } from '../docker/swarm-nodes.js';
+import type { RegistryRemoval } from '../deployments/server-registry-teardown.js';
 
 export interface ClusterControlDeps {
   nodes: SwarmNodes;
   log: Logger;
+  /** Called when a removal leaves the swarm with one node: a single machine runs no server registry. */
+  removeServerRegistry?: () => Promise<RegistryRemoval>;
   /** Default longest wait for a drained node's tasks to leave it (60 s). */
   drainTimeoutMs?: number;
   pollIntervalMs?: number;
@@ -112,6 +115,10 @@ export class ClusterControl {
     // machine leaves the swarm with `docker swarm leave`).
     await nodes.remove(id, node.state !== 'down');
     this.log.info({ nodeId: id, hostname: node.hostname }, 'node removed from the swarm');
+    if (this.deps.removeServerRegistry && (await nodes.list()).length === 1) {
+      const { removed, problems } = await this.deps.removeServerRegistry();
+      if (removed.length > 0 || problems.length > 0) this.log.info({ removed, problems }, 'the swarm is back to one node: its server registry is removed');
+    }
     return { nodeId: id, hostname: node.hostname, movedTasks: onNode.length };
   }
 

@@ -30,6 +30,8 @@ import type { DockerDriver, ServiceSpec } from '../docker/driver.js';
 import { MANAGED_LABEL } from '../docker/driver.js';
 import type { NodeSummary } from '../docker/swarm-nodes.js';
 import type { ClusterRegistry } from './cluster-image.js';
+import type { RegistryObjects } from '../docker/registry-objects.js';
+import { pruneRegistrySecrets } from './server-registry-teardown.js';
 
 export const REGISTRY_SERVICE = 'skiff-registry';
 export const READER_SERVICE = 'skiff-registry-reader';
@@ -60,6 +62,8 @@ export interface ServerRegistryDeps {
   driver: Driver;
   settings: ServerRegistrySettings;
   dataDir: string;
+  /** Prunes the secrets older configurations left (server-registry-teardown.ts); absent: they stay. */
+  objects?: RegistryObjects;
   /** Longest wait for the registry's task to run. */
   startTimeoutMs?: number;
 }
@@ -90,6 +94,7 @@ export class ServerRegistry {
     await driver.createOrUpdateService(registryServiceSpec(settings, self.id, registryConfig, htpasswd));
     await driver.createOrUpdateService(readerServiceSpec(settings, self.id, readerConfig));
     await driver.createOrUpdateService(mirrorServiceSpec(settings, mirrorConfig, htpasswd));
+    if (this.deps.objects) await pruneRegistrySecrets(this.deps.objects, [htpasswd, registryConfig, readerConfig, mirrorConfig].map((s) => s.name));
     await this.running(REGISTRY_SERVICE, 1, signal);
     await this.running(READER_SERVICE, 1, signal);
     const ready = nodes.filter((n) => n.state === 'ready' && n.availability === 'active').length;
