@@ -126,7 +126,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const domains = new DomainService(deps, access, proxy, { publicIp: options.publicIp });
   const securityEntries = new SecurityService(deps, access, proxy);
   const certificates = new CertificateService(deps, access, proxy);
-  const previews = new PreviewService(deps, access, domains, proxy);
+  const previews = new PreviewService(deps, access, domains, proxy, outbox);
   const composeStacks = new ComposeService(deps, access, projects, identity, proxy);
   const composeTemplates = new ComposeTemplateService(deps, access, projects, composeStacks, domains, proxy, {
     // Called only once everything is built (composeDeployments is declared below).
@@ -197,9 +197,11 @@ export async function buildPlatform(options: PlatformOptions) {
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox, forges.reads);
   const webhooks = buildWebhooks(deps, access, {
-    application: (p, input) => deployments.deploy(p, input, 'deploy'),
-    compose: (p, input) => composeDeployments.deploy(p, input, 'deploy'),
-  }, { previews, domains }, options.log);
+    application: (p, input, reserved) => deployments.deploy(p, input, 'deploy', {}, { reserved }),
+    compose: (p, input, reserved) => composeDeployments.deploy(p, input, 'deploy', { reserved }),
+    preview: (p, id, input) => deployments.deployPreview(p, id, input),
+  }, { previews, domains, tokens: forges.tokens }, options.log);
+  webhooks.resume().catch((err: unknown) => options.log.error({ err }, 'could not start the deploys a restart left unstarted'));
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile }, forges: forges.reads });
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
