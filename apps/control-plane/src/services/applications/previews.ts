@@ -1,5 +1,6 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { PreviewDeployment } from '@skiff/db';
+import type { Deployment, PreviewDeployment } from '@skiff/db';
+import { deploymentRecord } from '../deployments/deployment-records.js';
 import type { Principal } from '../../authz/principal.js';
 import { NotFound } from '../../errors.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
@@ -85,10 +86,22 @@ export class PreviewService {
 
   private async records(rows: PreviewDeployment[]): Promise<PreviewRecord[]> {
     const domains = await this.domains.ofPreviews(rows.map((r) => r.id));
-    return rows.map(({ id, createdAt, ...rest }) => ({
+    const deployments = new Map<string, Deployment[]>(rows.map((r) => [r.id, []]));
+    if (rows.length > 0) {
+      const all = await this.db
+        .selectFrom('deployments')
+        .selectAll()
+        .where('previewDeploymentId', 'in', rows.map((r) => r.id))
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      for (const d of all) deployments.get(d.previewDeploymentId!)?.push(d);
+    }
+    return rows.map(({ id, createdAt, commentId: _comment, ...rest }) => ({
       previewDeploymentId: id,
       ...rest,
       domains: domains.get(id) ?? [],
+      deployments: (deployments.get(id) ?? []).map((d) => deploymentRecord({ ...d, log: '' })),
       createdAt: iso(createdAt),
     }));
   }
