@@ -332,6 +332,8 @@ export async function buildPlatform(options: PlatformOptions) {
     reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
+    /** Starts the webhook deploys left without their command (done at boot). */
+    resumeDeferredDeploys: webhooks.resume,
     events,
     /** Cleanups and their daily schedule (tests drive the job's tick). */
     hostOps,

@@ -205,6 +205,13 @@ describe('forge logins are minted after the answer', () => {
       );
       expect(ended.reason).toMatch(/forgeA \(GitHub\) answered an error \(HTTP 503\): busy/);
       expect((await deliveries(late.id))[0]).toMatchObject({ decision: 'refused', deploymentId: resultOf(late.id).deploymentId });
+
+      // A restart between the answer and the login leaves a queued deployment without its command: it is started at boot.
+      const left = `dep_left_${randomUUID().slice(0, 8)}`;
+      await t.db.insertInto('deployments').values({ id: left, applicationId: quick.id, serverId: 'local', status: 'queued', title: 'Webhook: push to main', description: null, reason: null, startedAt: null, finishedAt: null }).execute();
+      await t.platform.resumeDeferredDeploys();
+      expect(await t.db.selectFrom('commands').select('kind').where('deploymentId', '=', left).executeTakeFirst()).toEqual({ kind: 'COMMAND_KIND_DEPLOY_APPLICATION' });
+      expect(forges.minted).toHaveLength(2);
     } finally {
       await forges.stop();
       slow.closeAllConnections();
