@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { refuseGitBranch } from '@skiff/domain';
 import type { Application, PreviewDeployment } from '@skiff/db';
 import type { Logger } from 'pino';
 import { DomainError } from '../../errors.js';
@@ -150,6 +151,9 @@ export class PreviewHooks {
 
   /** A refusal when the pull request may not have a preview (labels, collaborator check), else null. */
   private async mayHavePreview(app: Application, target: PullRequestTarget, pr: PullRequestEvent): Promise<PreviewOutcome | null> {
+    // The branch comes from the delivery: one git would read as an option or a revision is refused here, before anything is recorded.
+    const badBranch = refuseGitBranch(pr.headBranch);
+    if (badBranch) return { decision: 'refused', reason: `refused: pull request #${pr.number}: ${badBranch}`, deploymentId: null };
     const wanted = (app.previewLabels ?? []).filter((l) => l.trim() !== '');
     if (wanted.length > 0 && !(pr.labels ?? []).some((l) => wanted.includes(l))) {
       return ignored(`pull request #${pr.number} has none of the labels ${wanted.join(', ')} (previewLabels)`);

@@ -512,6 +512,12 @@ describe('preview deployments from pull requests (Gitea)', () => {
     expect(labelled.body.results[0].decision).toBe('preview');
   });
 
+  it('a pull request whose branch git would read as an option is refused before anything is recorded', async () => {
+    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 8, '--upload-pack=touch /tmp/x', 'acme/pr-site', 'alice', ['preview']));
+    expect(res.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: pull request #8: the branch must not start with "-"' });
+    expect((await previews()).map((p: any) => p.pullRequestNumber)).not.toContain('8');
+  });
+
   it('previews off: a pull request is recorded as ignored', async () => {
     await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: false });
     const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 3, 'feature/three'));
