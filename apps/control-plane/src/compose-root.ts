@@ -229,7 +229,7 @@ export async function buildPlatform(options: PlatformOptions) {
     notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations, backupParts.runner),
     backup: backupHandlers(backups, backupParts.runner, backupParts.restores),
-    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts), webhooks.reads),
+    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts, previews), webhooks.reads),
     mounts: mountsHandlers(mounts),
     deployment: deploymentHandlers(deployments),
     command: commandHandlers(new CommandService(deps, access)),

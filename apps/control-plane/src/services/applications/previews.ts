@@ -77,6 +77,12 @@ export class PreviewService {
     return record!;
   }
 
+  /** Every preview of an application (its deletion). */
+  async deleteAll(p: Principal, applicationId: string) {
+    const rows = await this.db.selectFrom('previewDeployments').select('id').where('applicationId', '=', applicationId).execute();
+    for (const { id } of rows) await this.delete(p, id);
+  }
+
   private async find(p: Principal, previewDeploymentId: string): Promise<PreviewDeployment> {
     const row = await this.db.selectFrom('previewDeployments').selectAll().where('id', '=', previewDeploymentId).executeTakeFirst();
     if (!row) throw NotFound('No such preview deployment');

@@ -523,6 +523,15 @@ describe('preview deployments from pull requests (Gitea)', () => {
     const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 3, 'feature/three'));
     expect(res.body.results[0].reason).toBe('ignored: preview deployments are off for this application');
   });
+
+  it("deleting the application removes its previews' services too", async () => {
+    const [left] = await previews();
+    expect(left).toBeDefined();
+    await ok('application.delete', { applicationId: app.id });
+    const removal = await t.db.selectFrom('commands').select('kind').where('workloadKey', '=', `application:${left.previewDeploymentId}`).where('kind', '=', 'COMMAND_KIND_REMOVE_WORKLOAD').executeTakeFirst();
+    expect(removal).toBeDefined();
+    expect(await t.db.selectFrom('previewDeployments').select('id').where('id', '=', left.previewDeploymentId).executeTakeFirst()).toBeUndefined();
+  });
 });
 
 describe('preview comments on Bitbucket', () => {
