@@ -182,7 +182,9 @@ export class PreviewHooks {
       await this.deferred.start(deploymentId, () => this.deployPreview(principal, preview.id, { title, reserved: deploymentId }), (reason) =>
         this.deliveries.refused(deploymentId, reason),
       );
-      void this.follow(target, preview, deploymentId, url);
+      void this.follow(target, preview, deploymentId, url).catch((err: unknown) =>
+        this.log.warn({ deploymentId, reason: err instanceof Error ? err.message : String(err) }, 'stopped following a preview deployment'),
+      );
     };
     return { deploymentId, start };
   }
