@@ -127,7 +127,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const domains = new DomainService(deps, access, proxy, { publicIp: options.publicIp });
   const securityEntries = new SecurityService(deps, access, proxy);
   const certificates = new CertificateService(deps, access, proxy);
-  const previews = new PreviewService(deps, access, domains, proxy);
+  const previews = new PreviewService(deps, access, domains, proxy, outbox);
   const composeStacks = new ComposeService(deps, access, projects, identity, proxy);
   const composeTemplates = new ComposeTemplateService(deps, access, projects, composeStacks, domains, proxy, {
     // Called only once everything is built (composeDeployments is declared below).
@@ -198,9 +198,11 @@ export async function buildPlatform(options: PlatformOptions) {
   const composeControl = new DeploymentControl(deps, access, agentControl, 'compose', commandStream);
   const composeDeployments = new ComposeDeployments(deps, access, outbox, forges.reads);
   const webhooks = buildWebhooks(deps, access, {
-    application: (p, input) => deployments.deploy(p, input, 'deploy'),
-    compose: (p, input) => composeDeployments.deploy(p, input, 'deploy'),
-  }, { previews, domains }, options.log);
+    application: (p, input, reserved) => deployments.deploy(p, input, 'deploy', {}, { reserved }),
+    compose: (p, input, reserved) => composeDeployments.deploy(p, input, 'deploy', { reserved }),
+    preview: (p, id, input) => deployments.deployPreview(p, id, input),
+  }, { previews, domains, tokens: forges.tokens }, options.log);
+  webhooks.resume().catch((err: unknown) => options.log.error({ err }, 'could not start the deploys a restart left unstarted'));
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile }, forges: forges.reads });
   const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
@@ -229,7 +231,7 @@ export async function buildPlatform(options: PlatformOptions) {
     destination: destinationHandlers(destinations, backupParts.runner),
     backup: backupHandlers(backups, backupParts.runner, backupParts.restores),
     volumeBackup: volumeBackupHandlers(backupParts.volumes),
-    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts), webhooks.reads),
+    application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts, previews), webhooks.reads),
     mounts: mountsHandlers(mounts),
     deployment: deploymentHandlers(deployments),
     command: commandHandlers(new CommandService(deps, access)),
@@ -332,6 +334,8 @@ export async function buildPlatform(options: PlatformOptions) {
     reports: deploymentReports,
     /** Ends the commands past their deadline (done every minute while the agent channel runs). */
     expireOverdueCommands: () => deploymentReports.expireOverdue(),
+    /** Starts the webhook deploys left without their command (done at boot). */
+    resumeDeferredDeploys: webhooks.resume,
     events,
     /** Cleanups and their daily schedule (tests drive the job's tick). */
     hostOps,

@@ -40973,6 +40973,31 @@ export interface operations {
                             /** @description ISO-8601 timestamp */
                             createdAt: string;
                         }[];
+                        /** @description the pull request's head commit the preview was last deployed at */
+                        headCommit: string | null;
+                        /** @description its deployments, newest first, without logs (deployment.readLogs reads one) */
+                        deployments: {
+                            deploymentId: string;
+                            /** @description The application deployed; null for a compose stack's deployment */
+                            applicationId: string | null;
+                            /** @description The compose stack deployed; null for an application's deployment */
+                            composeId: string | null;
+                            /** @description The server it runs on; null for the platform host */
+                            serverId: string | null;
+                            /**
+                             * @description queued (waiting for the server's agent), running, then done, error or cancelled
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "done" | "error" | "cancelled";
+                            title: string | null;
+                            description: string | null;
+                            /** @description Why it ended in error or was cancelled; null otherwise */
+                            reason: string | null;
+                            /** @description ISO-8601 timestamp */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        }[];
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     }[];
@@ -41107,6 +41132,31 @@ export interface operations {
                             /** @description ISO-8601 timestamp */
                             createdAt: string;
                         }[];
+                        /** @description the pull request's head commit the preview was last deployed at */
+                        headCommit: string | null;
+                        /** @description its deployments, newest first, without logs (deployment.readLogs reads one) */
+                        deployments: {
+                            deploymentId: string;
+                            /** @description The application deployed; null for a compose stack's deployment */
+                            applicationId: string | null;
+                            /** @description The compose stack deployed; null for an application's deployment */
+                            composeId: string | null;
+                            /** @description The server it runs on; null for the platform host */
+                            serverId: string | null;
+                            /**
+                             * @description queued (waiting for the server's agent), running, then done, error or cancelled
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "done" | "error" | "cancelled";
+                            title: string | null;
+                            description: string | null;
+                            /** @description Why it ended in error or was cancelled; null otherwise */
+                            reason: string | null;
+                            /** @description ISO-8601 timestamp */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        }[];
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
@@ -41222,6 +41272,31 @@ export interface operations {
                             enabled: boolean;
                             /** @description ISO-8601 timestamp */
                             createdAt: string;
+                        }[];
+                        /** @description the pull request's head commit the preview was last deployed at */
+                        headCommit: string | null;
+                        /** @description its deployments, newest first, without logs (deployment.readLogs reads one) */
+                        deployments: {
+                            deploymentId: string;
+                            /** @description The application deployed; null for a compose stack's deployment */
+                            applicationId: string | null;
+                            /** @description The compose stack deployed; null for an application's deployment */
+                            composeId: string | null;
+                            /** @description The server it runs on; null for the platform host */
+                            serverId: string | null;
+                            /**
+                             * @description queued (waiting for the server's agent), running, then done, error or cancelled
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "done" | "error" | "cancelled";
+                            title: string | null;
+                            description: string | null;
+                            /** @description Why it ended in error or was cancelled; null otherwise */
+                            reason: string | null;
+                            /** @description ISO-8601 timestamp */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
                         }[];
                         /** @description ISO-8601 timestamp */
                         createdAt: string;

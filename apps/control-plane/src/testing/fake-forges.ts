@@ -11,7 +11,9 @@
  *
  * Each forge has `repoCount` repositories in owner `acme` (three pages at the page sizes
  * used), branches `main`, `release` and `v1.0` over two pages, and repository `acme/shop`
- * whose clone address is the one the test gives.
+ * whose clone address is the one the test gives. GitHub and GitLab also take pull request
+ * comments (posted and edited), commit statuses and permission checks on `acme/shop`
+ * (GitLab project 2010), recorded in `calls`; `collaborators` may write.
  */
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -36,6 +38,10 @@ export interface FakeForges {
   cloneUrls: FakeForgeOptions['cloneUrls'];
   /** Authorization headers seen, per forge. */
   seen: Record<'gh' | 'gl' | 'bb' | 'gt', string[]>;
+  /** Comments, statuses and permission checks received (GitHub and GitLab). */
+  calls: Array<{ forge: 'gh' | 'gl'; method: string; path: string; authorization: string; body: any }>;
+  /** Who may write to `acme/shop` (GitHub logins, GitLab user ids). */
+  collaborators: string[];
   stop(): Promise<void>;
 }
 
@@ -75,9 +81,19 @@ export async function startFakeForges(o: FakeForgeOptions, repoCount = 5): Promi
     gitlab: { accessToken: o.gitlab.accessToken, refreshToken: o.gitlab.refreshToken, refreshes: 0 },
     cloneUrls: { ...o.cloneUrls },
     seen: { gh: [], gl: [], bb: [], gt: [] },
+    calls: [],
+    collaborators: [],
     stop: async () => undefined,
   };
   const base = () => state.baseUrl;
+  /** Records a call whose path matches `pattern` (its JSON body read); null when it does not match. */
+  const recordCall = async (forge: 'gh' | 'gl', req: IncomingMessage, path: string, pattern: RegExp) => {
+    if (!pattern.test(path)) return null;
+    const text = await bodyOf(req);
+    const call = { forge, method: req.method ?? '', path, authorization: req.headers.authorization ?? '', body: text ? JSON.parse(text) : null };
+    state.calls.push(call);
+    return call;
+  };
 
   const github = async (req: IncomingMessage, res: ServerResponse, url: URL, path: string) => {
     const auth = req.headers.authorization;
@@ -106,6 +122,12 @@ export async function startFakeForges(o: FakeForgeOptions, repoCount = 5): Promi
       return send(res, 200, pageOf(BRANCHES, page, 2).map((name) => ({ name, commit: { sha: `sha-${name}` }, protected: false })), link(2, path));
     }
     if (path === '/repos/acme/shop') return send(res, 200, { id: 1, name: 'shop', full_name: 'acme/shop', owner: { login: 'acme' }, clone_url: state.cloneUrls.github });
+    const pullRequestCall = await recordCall('gh', req, path, /^\/repos\/acme\/shop\/(issues\/\d+\/comments|issues\/comments\/\d+|statuses\/\w+|collaborators\/[^/]+\/permission)$/);
+    if (pullRequestCall) {
+      const user = /collaborators\/([^/]+)\/permission$/.exec(path)?.[1];
+      if (user) return send(res, 200, { permission: state.collaborators.includes(user) ? 'write' : 'read', user: { login: user } });
+      return send(res, req.method === 'POST' ? 201 : 200, { id: state.calls.length, ...pullRequestCall.body });
+    }
     return send(res, 404, { message: 'Not Found' });
   };
 
@@ -139,6 +161,12 @@ export async function startFakeForges(o: FakeForgeOptions, repoCount = 5): Promi
       return send(res, 200, pageOf(BRANCHES, page, 2).map((name) => ({ name, commit: { id: `sha-${name}` } })), next(2));
     }
     if (path === '/api/v4/projects/acme%2Fshop') return send(res, 200, { id: 2010, path_with_namespace: 'acme/shop', http_url_to_repo: state.cloneUrls.gitlab });
+    const mergeRequestCall = await recordCall('gl', req, path, /^\/api\/v4\/projects\/2010\/(merge_requests\/\d+\/notes(\/\d+)?|statuses\/\w+|members\/all\/\d+)$/);
+    if (mergeRequestCall) {
+      const member = /members\/all\/(\d+)$/.exec(path)?.[1];
+      if (member) return state.collaborators.includes(member) ? send(res, 200, { id: Number(member), access_level: 30 }) : send(res, 404, { message: '404 Not found' });
+      return send(res, req.method === 'POST' ? 201 : 200, { id: state.calls.length, ...mergeRequestCall.body });
+    }
     return send(res, 404, { message: '404 Project Not Found' });
   };
 

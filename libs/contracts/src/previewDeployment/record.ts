@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainRecord } from '../domain/record.js';
 import { Timestamp } from '../primitives.js';
+import { DeploymentRecord } from '../deployment/record.js';
 
 /** A preview deployment: one per open pull request of an application, with its domains. */
 export const PreviewDeploymentRecord = z.object({
@@ -14,5 +15,7 @@ export const PreviewDeploymentRecord = z.object({
   pullRequestTitle: z.string(),
   previewStatus: z.string().describe('idle, running, done or error'),
   domains: z.array(DomainRecord),
+  headCommit: z.string().nullable().describe("the pull request's head commit the preview was last deployed at"),
+  deployments: z.array(DeploymentRecord).describe('its deployments, newest first, without logs (deployment.readLogs reads one)'),
   createdAt: Timestamp,
 });

@@ -23,6 +23,7 @@ import * as cleanupSchedules from './2026-12-04T13-05-cleanup-schedules.js';
 import * as metrics from './2026-12-04T15-00-metrics.js';
 import * as applicationMounts from './2026-12-05T18-00-application-mounts.js';
 import * as webhookDeliveries from './2026-12-07T16-00-webhook-deliveries.js';
+import * as previewRuns from './2026-12-07T20-00-preview-runs.js';
 import * as databaseServices from './2026-12-05T16-01-database-services.js';
 import * as composeConfigFiles from './2026-12-07T12-00-compose-config-files.js';
 import * as eventRetention from './2026-12-07T12-00-event-retention.js';
@@ -59,5 +60,6 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07T12-00-event-retention': eventRetention,
   '2026-12-07T14-00-database-restores': databaseRestores,
   '2026-12-07T16-00-webhook-deliveries': webhookDeliveries,
+  '2026-12-07T20-00-preview-runs': previewRuns,
   '2026-12-07T21-00-backup-volumes-alerts-encryption': backupVolumesAlertsEncryption,
 };

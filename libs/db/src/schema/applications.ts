@@ -96,6 +96,10 @@ export interface PreviewDeploymentsTable {
   pullRequestUrl: string;
   pullRequestTitle: string;
   previewStatus: Generated<string>;
+  /** The pull request's head commit the preview was last deployed at. */
+  headCommit: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The forge's id of the comment on the pull request (edited as the preview moves). */
+  commentId: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: CreatedAt;
 }
 
@@ -128,6 +132,8 @@ export interface DeploymentsTable {
   lastSequence: Generated<number>;
   /** The image an application's deployment runs (what a rollback puts back); null for compose stacks. */
   image: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set on the deployments of a preview (applicationId is then its parent application's). */
+  previewDeploymentId: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: CreatedAt;
   startedAt: Date | null;
   finishedAt: Date | null;

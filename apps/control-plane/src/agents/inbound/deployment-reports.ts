@@ -11,7 +11,7 @@ import {
 } from '@skiff/proto';
 import { appendLog, applicationStatusAfterCancel, applicationStatusFor, canMove, isFinished } from '../../services/deployments/deployment-status.js';
 import type { ProxyConfig } from '../../services/domains/proxy-config.js';
-import { ownerOfDeployment, setWorkloadStatus } from '../../services/deployments/workloads.js';
+import { ownerOfDeployment, setDeployedStatus } from '../../services/deployments/workloads.js';
 import { commandOf, lockCommand, overdueCommands, recordCommandEnd } from '../outbound/command-records.js';
 import { DEFAULT_KEEP_DEPLOYMENTS, pruneAfterEnd, pruneDeployments } from '../../services/deployments/deployment-retention.js';
 import { commandKindOf } from '../outbound/kinds/index.js';
@@ -112,7 +112,7 @@ export class DeploymentReports {
       const owner = ownerOfDeployment(d);
       const appStatus =
         next === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : next && applicationStatusFor(next);
-      if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
+      if (appStatus) await setDeployedStatus(tx, d, appStatus);
       if (next === 'done' || next === 'error') {
         await recordDeploymentEnd(tx, d, next, at, event.reason || null);
         ended = true;

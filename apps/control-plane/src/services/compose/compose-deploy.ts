@@ -13,6 +13,7 @@ import { forgeGitSource, isForgeSource } from '../deployments/forge-sources.js';
 import type { ForgeRepositories } from '../forges/forge-repositories.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { lockWorkloadForWork } from '../deployments/workloads.js';
+import { takeReserved } from '../deployments/deferred-deploys.js';
 import { assertNoHostPrivileges, mayUseHostPrivileges } from './host-privileges.js';
 
 /**
@@ -33,7 +34,8 @@ export class ComposeDeployments {
     private readonly forges?: ForgeRepositories,
   ) {}
 
-  async deploy(p: Principal, input: { composeId: string; title?: string; description?: string }, how: 'deploy' | 'redeploy') {
+  /** `reserved`: the queued deployment recorded before (DeferredDeploys), used instead of a new one. */
+  async deploy(p: Principal, input: { composeId: string; title?: string; description?: string }, how: 'deploy' | 'redeploy', options: { reserved?: string } = {}) {
     const located = await this.access.find(p, 'compose', input.composeId);
     const { row } = located;
     const routed = await routedServices(this.deps.db, row.id);
@@ -54,11 +56,15 @@ export class ComposeDeployments {
     const configFiles = openConfigFiles(this.deps.secrets, row.configFiles);
 
     const now = this.deps.clock();
-    const deploymentId = this.deps.ids('dep');
+    const deploymentId = options.reserved ?? this.deps.ids('dep');
     const deployment = await this.deps.db.transaction().execute(async (tx) => {
       const owner = { kind: 'compose' as const, id: row.id };
       await lockWorkloadForWork(tx, owner);
-      const created = await insertDeployment(tx, { ...owner, serverId: row.serverId }, { deploymentId, title: input.title, description: input.description, how });
+      const created = options.reserved
+        ? await takeReserved(tx, options.reserved, null)
+        : await insertDeployment(tx, { ...owner, serverId: row.serverId }, { deploymentId, title: input.title, description: input.description, how });
+      // Cancelled while its login was being minted: nothing is queued.
+      if (created.status !== 'queued') return created;
       const conversion: ComposeConversion = {
         randomize: settings.randomize,
         suffix: settings.randomize ? (settings.suffix ?? '') : '',

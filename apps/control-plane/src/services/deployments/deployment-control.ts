@@ -10,7 +10,7 @@ import { applicationStatusAfterCancel, canMove } from './deployment-status.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { DEFAULT_KEEP_DEPLOYMENTS, pruneDeployments } from './deployment-retention.js';
-import { DEPLOYED_KINDS, type DeployedKind, ownerOfDeployment, setWorkloadStatus } from './workloads.js';
+import { DEPLOYED_KINDS, type DeployedKind, ownerOfDeployment, setDeployedStatus } from './workloads.js';
 
 export interface CancelResult {
   deploymentIds: string[];
@@ -217,12 +217,11 @@ export async function settleNeverReceived(tx: Db, deps: ServiceDeps, stream: Com
 
 /** Moves a deployment to cancelled (when it may still move), restoring its workload's status. */
 export async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: string, at: Date, keep: number): Promise<boolean> {
-  const d = await tx.selectFrom('deployments').select(['id', 'status', 'applicationId', 'composeId']).where('id', '=', deploymentId).forUpdate().executeTakeFirst();
+  const d = await tx.selectFrom('deployments').select(['id', 'status', 'applicationId', 'composeId', 'previewDeploymentId']).where('id', '=', deploymentId).forUpdate().executeTakeFirst();
   if (!d || !canMove(d.status, 'cancelled')) return false;
   await tx.updateTable('deployments').set({ status: 'cancelled', reason, finishedAt: at }).where('id', '=', d.id).execute();
   if (d.status === 'running') {
-    const owner = ownerOfDeployment(d);
-    await setWorkloadStatus(tx, owner, await applicationStatusAfterCancel(tx, owner, d.id));
+    await setDeployedStatus(tx, d, await applicationStatusAfterCancel(tx, ownerOfDeployment(d), d.id));
   }
   await pruneDeployments(tx, ownerOfDeployment(d), keep);
   return true;

@@ -19,6 +19,8 @@ import { Rollbacks, rollbackImages } from './rollback.js';
 import { applicationRegistryAuth } from './registry-auth.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { DEPLOYED_KINDS, type DeployedKind, lockWorkloadForWork, ownerOfDeployment } from './workloads.js';
+import { takeReserved } from './deferred-deploys.js';
+import { previewApplication } from '../applications/preview-application.js';
 
 export { deploymentRecord, envSourcesOf, insertDeployment };
 
@@ -65,25 +67,51 @@ export class DeploymentService {
    * repository, with a login minted for this deploy (forge-sources.ts). A missing setting
    * is BAD_REQUEST naming it.
    */
-  async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy', source: { archiveId?: string } = {}) {
+  async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy', source: { archiveId?: string } = {}, options: { reserved?: string } = {}) {
     const located = await this.access.find(p, 'application', input.applicationId);
+    return this.queue(located, input, how, source, { ...options, preview: null });
+  }
+
+  /**
+   * A preview's deploy: its parent application as the preview derives it (previewApplication:
+   * the pull request's branch, previewEnv, previewBuildArgs/Secrets, its own name), recorded as
+   * a deployment of the parent marked with the preview. `reserved`: the queued deployment
+   * recorded earlier (DeferredDeploys), used instead of a new one.
+   */
+  async deployPreview(p: Principal, previewDeploymentId: string, input: { title: string; reserved?: string }) {
+    const preview = await this.db.selectFrom('previewDeployments').selectAll().where('id', '=', previewDeploymentId).executeTakeFirst();
+    if (!preview) throw NotFound('No such preview deployment');
+    const located = await this.access.find(p, 'application', preview.applicationId);
+    const row = previewApplication(located.row, preview);
+    return this.queue({ ...located, row }, { applicationId: located.row.id, title: input.title }, 'deploy', {}, { reserved: input.reserved, preview: preview.id });
+  }
+
+  private async queue(
+    located: Located<'application'>,
+    input: DeployInput,
+    how: 'deploy' | 'redeploy',
+    source: { archiveId?: string },
+    options: { reserved?: string; preview: string | null },
+  ) {
     const app = located.row;
+    // A preview's row is derived (its own id and name); the parent's record holds its deployments.
+    const ownerId = options.preview ? input.applicationId : app.id;
     const plan = await this.plan(located, source);
     const env = this.resolveEnv(located);
 
     const now = this.deps.clock();
-    const deploymentId = this.deps.ids('dep');
+    const deploymentId = options.reserved ?? this.deps.ids('dep');
     const commandId = this.deps.ids('cmd');
     const registryAuth = plan.kind === 'image' ? plan.registryAuth : undefined;
     const deadlineMs = deployDeadlineMs(plan.kind === 'build');
     const row = await this.db.transaction().execute(async (tx) => {
       // One application's commands are written one after the other; none while it is being deleted.
-      await lockWorkloadForWork(tx, { kind: 'application', id: app.id });
+      await lockWorkloadForWork(tx, { kind: 'application', id: ownerId });
       // A counter, not a count of deployment records: those are pruned (deployment-retention.ts).
       const { deployCount } = await tx
         .updateTable('applications')
         .set({ deployCount: sql<number>`deploy_count + 1` })
-        .where('id', '=', app.id)
+        .where('id', '=', ownerId)
         .returning('deployCount')
         .executeTakeFirstOrThrow();
       const spec = applicationWorkloadSpec(app, deployCount);
@@ -93,12 +121,16 @@ export class DeploymentService {
       spec.binds = mounts.binds;
       checkSpec(app, spec, env);
       await assertNoForeignNetworks(tx, located.project.organizationId, app.serverId, app);
-      const deployment = await insertDeployment(
-        tx,
-        { kind: 'application', id: app.id, serverId: app.serverId },
-        { deploymentId, title: input.title, description: input.description, how, image: spec.image },
-      );
-      const keepImages = app.rollbackActive ? await rollbackImages(tx, app.id, this.deps.rollbackImages) : [];
+      const deployment = options.reserved
+        ? await takeReserved(tx, options.reserved, spec.image)
+        : await insertDeployment(
+            tx,
+            { kind: 'application', id: ownerId, serverId: app.serverId },
+            { deploymentId, title: input.title, description: input.description, how, image: spec.image, previewDeploymentId: options.preview },
+          );
+      // Cancelled while its login was being minted: nothing is queued.
+      if (deployment.status !== 'queued') return deployment;
+      const keepImages = app.rollbackActive && !options.preview ? await rollbackImages(tx, app.id, this.deps.rollbackImages) : [];
       const command = deployApplicationCommand({
         commandId,
         deploymentId,
@@ -189,8 +221,10 @@ export class DeploymentService {
     await this.access.find(p, kind, id);
     const rows = await this.db
       .selectFrom('deployments')
-      .select(['id', 'applicationId', 'composeId', 'serverId', 'status', 'title', 'description', 'reason', 'createdAt', 'startedAt', 'finishedAt', 'lastSequence'])
+      .select(['id', 'applicationId', 'composeId', 'serverId', 'status', 'title', 'description', 'reason', 'createdAt', 'startedAt', 'finishedAt', 'lastSequence', 'previewDeploymentId'])
       .where(DEPLOYED_KINDS[kind].deploymentColumn, '=', id)
+      // A preview's deployments are listed with the preview (previewDeployment.one).
+      .where('previewDeploymentId', 'is', null)
       .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .execute();

@@ -26,20 +26,27 @@ const COLUMNS: Record<ForgeKind, ForgeColumns> = {
   forgeD: { id: 'forgeDId', owner: 'forgeDOwner', repo: 'forgeDRepository', branch: 'forgeDBranch', savedWith: 'saveForgeDProvider' },
 };
 
+/** What a forge source names: the connection, the repository and the branch (or tag). */
+export interface ForgeSourceSettings {
+  kind: ForgeKind;
+  forgeId: string;
+  owner: string;
+  repo: string;
+  branch: string;
+  /** The column naming the connection (the field a refusal names). */
+  field: Column;
+}
+
+/** The column holding each forge's branch: a preview sets the pull request's branch there. */
+export const forgeBranchColumn = (kind: ForgeKind): 'branch' | 'forgeBBranch' | 'forgeCBranch' | 'forgeDBranch' =>
+  COLUMNS[kind].branch as 'branch' | 'forgeBBranch' | 'forgeCBranch' | 'forgeDBranch';
+
 /**
- * A service's forge source as the agent clones it: the clone address the forge gives for the
- * repository, the branch (or tag), submodules, and a login minted for this deploy (a GitHub
- * App installation token, or the connection's token). The login travels in the signed command,
- * sealed at rest like every command secret, and reaches git through its environment only.
- * A missing setting is bad input naming its column (`router`: application or compose).
+ * A forge source's settings, read without asking the forge (so a webhook can refuse a workload
+ * that cannot deploy before answering). A missing setting is bad input naming its column
+ * (`router`: application or compose).
  */
-export async function forgeGitSource(
-  deps: Pick<ServiceDeps, 'outbound'>,
-  forges: ForgeRepositories | undefined,
-  located: { row: { sourceType: string; enableSubmodules: boolean | null; forgeBProjectId: number | null }; project: Project },
-  router: 'application' | 'compose',
-): Promise<BuildSource & { kind: { $case: 'git'; value: GitSource } }> {
-  const { row, project } = located;
+export function forgeSourceSettings(row: { sourceType: string; forgeBProjectId: number | null }, router: 'application' | 'compose'): ForgeSourceSettings {
   const kind = row.sourceType as ForgeKind;
   const c = COLUMNS[kind];
   const saved = `${router}.${c.savedWith}`;
@@ -57,14 +64,32 @@ export async function forgeGitSource(
   if (!repo) throw Invalid(c.repo, `no repository set (${saved})`);
   const branch = value(c.branch);
   if (!branch) throw Invalid(c.branch, `no branch set (${saved})`);
-  if (!forges) throw Invalid('sourceType', `deploying from ${kind} is not available in this process`);
-  const login = await forges.cloneLogin(project.organizationId, kind, forgeId, owner, repo, c.id);
+  return { kind, forgeId, owner, repo, branch, field: c.id };
+}
+
+/**
+ * A service's forge source as the agent clones it: the clone address the forge gives for the
+ * repository, the branch (or tag), submodules, and a login minted for this deploy (a GitHub
+ * App installation token, or the connection's token). The login travels in the signed command,
+ * sealed at rest like every command secret, and reaches git through its environment only.
+ * A missing setting is bad input naming its column (`router`: application or compose).
+ */
+export async function forgeGitSource(
+  deps: Pick<ServiceDeps, 'outbound'>,
+  forges: ForgeRepositories | undefined,
+  located: { row: { sourceType: string; enableSubmodules: boolean | null; forgeBProjectId: number | null }; project: Project },
+  router: 'application' | 'compose',
+): Promise<BuildSource & { kind: { $case: 'git'; value: GitSource } }> {
+  const { row, project } = located;
+  const s = forgeSourceSettings(row, router);
+  if (!forges) throw Invalid('sourceType', `deploying from ${s.kind} is not available in this process`);
+  const login = await forges.cloneLogin(project.organizationId, s.kind, s.forgeId, s.owner, s.repo, s.field);
   return {
     kind: {
       $case: 'git',
       value: {
         url: login.url,
-        branch,
+        branch: s.branch,
         submodules: row.enableSubmodules ?? false,
         sshPrivateKey: '',
         outbound: { allowPrivate: deps.outbound?.allowPrivate ?? false },

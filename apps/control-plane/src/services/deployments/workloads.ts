@@ -49,6 +49,18 @@ export async function setWorkloadStatus(tx: Db, owner: WorkloadOwner, status: 'i
   await tx.updateTable(table as 'applications').set({ applicationStatus: status }).where('id', '=', owner.id).execute();
 }
 
+/**
+ * Moves the status of what a deployment deployed: a preview's `previewStatus` for a preview's
+ * deployment (its parent keeps its own), else the workload's `applicationStatus`.
+ */
+export async function setDeployedStatus(tx: Db, d: { applicationId: string | null; composeId: string | null; previewDeploymentId?: string | null }, status: 'idle' | 'running' | 'done' | 'error'): Promise<void> {
+  if (d.previewDeploymentId) {
+    await tx.updateTable('previewDeployments').set({ previewStatus: status }).where('id', '=', d.previewDeploymentId).execute();
+    return;
+  }
+  await setWorkloadStatus(tx, ownerOfDeployment(d), status);
+}
+
 /** The workload's record (id, appName, serverId), locked for the rest of the transaction when `lock`. */
 export async function workloadRow(tx: Db, owner: WorkloadOwner, lock = false) {
   const { table } = DEPLOYED_KINDS[owner.kind];

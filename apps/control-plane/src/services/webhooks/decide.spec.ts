@@ -84,20 +84,21 @@ describe('pull request events and preview names', () => {
   it('reads GitHub, GitLab and Bitbucket pull requests into one shape', () => {
     const github = readForgeEvent('github', 'pull_request', {
       action: 'synchronize', number: 4,
-      pull_request: { id: 99, number: 4, title: 'Fix', html_url: 'https://github.com/acme/shop/pull/4', head: { ref: 'fix', sha: 'e'.repeat(40) } },
+      pull_request: { id: 99, number: 4, title: 'Fix', html_url: 'https://github.com/acme/shop/pull/4', head: { ref: 'fix', sha: 'e'.repeat(40) }, user: { login: 'octocat' }, labels: [{ name: 'preview' }] },
       repository: { full_name: 'acme/shop' },
     });
-    expect(github.pullRequest).toEqual({ action: 'updated', number: '4', id: '99', title: 'Fix', url: 'https://github.com/acme/shop/pull/4', headBranch: 'fix', headCommit: 'e'.repeat(40), fromFork: null });
+    expect(github.pullRequest).toEqual({ action: 'updated', number: '4', id: '99', title: 'Fix', url: 'https://github.com/acme/shop/pull/4', headBranch: 'fix', headCommit: 'e'.repeat(40), fromFork: null, author: 'octocat', labels: ['preview'] });
     const gitlab = readForgeEvent('gitlab', 'Merge Request Hook', {
       object_kind: 'merge_request', project: { id: 7, path_with_namespace: 'acme/shop' },
-      object_attributes: { id: 501, iid: 12, action: 'merge', source_project_id: 8, target_project_id: 7, title: 'MR', url: 'https://gitlab.example/acme/shop/-/merge_requests/12', source_branch: 'feat', last_commit: { id: 'f'.repeat(40) } },
+      object_attributes: { id: 501, iid: 12, action: 'merge', source_project_id: 8, target_project_id: 7, title: 'MR', url: 'https://gitlab.example/acme/shop/-/merge_requests/12', source_branch: 'feat', last_commit: { id: 'f'.repeat(40) }, author_id: 31 },
+      labels: [{ id: 1, title: 'preview' }],
     });
-    expect(gitlab.pullRequest).toMatchObject({ action: 'closed', number: '12', id: '501', headBranch: 'feat', fromFork: true });
+    expect(gitlab.pullRequest).toMatchObject({ action: 'closed', number: '12', id: '501', headBranch: 'feat', fromFork: true, author: '31', labels: ['preview'] });
     const bitbucket = readForgeEvent('bitbucket', 'pullrequest:created', {
       repository: { full_name: 'acme/shop' },
-      pullrequest: { id: 3, title: 'BB', links: { html: { href: 'https://bitbucket.org/acme/shop/pull-requests/3' } }, source: { branch: { name: 'bb' }, commit: { hash: 'abc123' } } },
+      pullrequest: { id: 3, title: 'BB', links: { html: { href: 'https://bitbucket.org/acme/shop/pull-requests/3' } }, source: { branch: { name: 'bb' }, commit: { hash: 'abc123' } }, author: { uuid: '{u-1}' } },
     });
-    expect(bitbucket.pullRequest).toMatchObject({ action: 'opened', number: '3', url: 'https://bitbucket.org/acme/shop/pull-requests/3', headBranch: 'bb', headCommit: 'abc123' });
+    expect(bitbucket.pullRequest).toMatchObject({ action: 'opened', number: '3', url: 'https://bitbucket.org/acme/shop/pull-requests/3', headBranch: 'bb', headCommit: 'abc123', author: '{u-1}', labels: null });
   });
 
   it('names previews preview-<appName>-<6 hex> within 63 characters, under the wildcard', () => {

@@ -86,6 +86,15 @@ export class WebhookDeliveries {
   }
 
   /** A workload's deliveries, newest first. */
+  /** A deploy queued for a delivery did not start (its forge login, a setting): its records say why. */
+  async refused(deploymentId: string, reason: string): Promise<void> {
+    await this.deps.db
+      .updateTable('webhookDeliveries')
+      .set({ decision: 'refused', reason: `refused: ${reason}`.slice(0, 2000) })
+      .where('deploymentId', '=', deploymentId)
+      .execute();
+  }
+
   async of(kind: 'application' | 'compose', id: string): Promise<WebhookDelivery[]> {
     return this.db
       .selectFrom('webhookDeliveries')

@@ -12,6 +12,10 @@ export interface PullRequestEvent {
   headCommit: string | null;
   /** The head branch lives in another repository than the base (a fork); null when the payload does not say. */
   fromFork: boolean | null;
+  /** Who opened it, as the forge's permission API names users (login; GitLab user id; Bitbucket account uuid). */
+  author: string | null;
+  /** Its labels' names; null when the forge sends none (Bitbucket has no labels). */
+  labels: string[] | null;
 }
 
 /** What the receiver needs from any forge's delivery. */
@@ -41,6 +45,9 @@ const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(
 /** A non-empty string or number as text, cut at 1024 characters (refs, titles and URLs stay bounded). */
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v.slice(0, 1024) : typeof v === 'number' ? String(v) : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** The `key` of each object of a list (label names); null when it is not a list. */
+const names = (v: unknown, key: string): string[] | null =>
+  Array.isArray(v) ? v.map((x) => str(obj(x)[key])).filter((x): x is string => x !== null).slice(0, 100) : null;
 
 /** Most files read from one delivery (GitHub lists at most 20 commits; each may list many files). */
 export const MAX_CHANGED_FILES = 5000;
@@ -126,6 +133,8 @@ function githubLike(event: string, body: Json): ForgeEvent {
         headBranch: str(head.ref) ?? '',
         headCommit: str(head.sha),
         fromFork: differs(str(obj(head.repo).full_name), e.repository),
+        author: str(obj(pr.user).login),
+        labels: names(pr.labels, 'name'),
       },
     };
   }
@@ -161,6 +170,8 @@ function gitlab(event: string, body: Json): ForgeEvent {
         headBranch: str(mr.source_branch) ?? '',
         headCommit: str(obj(mr.last_commit).id),
         fromFork: differs(str(mr.source_project_id), str(mr.target_project_id)),
+        author: str(mr.author_id),
+        labels: names(body.labels, 'title'),
       },
     };
   }
@@ -202,6 +213,8 @@ function bitbucket(event: string, body: Json): ForgeEvent {
         headBranch: str(obj(source.branch).name) ?? '',
         headCommit: str(obj(source.commit).hash),
         fromFork: differs(str(obj(source.repository).full_name), e.repository),
+        author: str(obj(pr.author).uuid) ?? str(obj(pr.author).account_id),
+        labels: null,
       },
     };
   }

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { Application } from '@skiff/db';
+import { refuseGitBranch } from '@skiff/domain';
+import type { Application, PreviewDeployment } from '@skiff/db';
 import type { Logger } from 'pino';
 import { DomainError } from '../../errors.js';
 import type { DomainService } from '../domains/domains.js';
 import type { PreviewService } from '../applications/previews.js';
 import type { ServiceDeps } from '../shared/deps.js';
-import type { ForgeNotifier, PullRequestTarget } from './forge-notifier.js';
+import type { ForgeNotifier, PreviewState, PullRequestTarget } from './forge-notifier.js';
+import type { DeferredDeploys } from '../deployments/deferred-deploys.js';
+import type { WebhookDeliveries } from './deliveries.js';
+import type { Principal } from '../../authz/principal.js';
 import type { ForgeEvent, PullRequestEvent } from './payloads.js';
 import { webhookPrincipal } from './principal.js';
 import { organizationOf, type WebhookWorkload } from './workloads.js';
@@ -16,7 +20,9 @@ export const DEFAULT_PREVIEW_LIMIT = 3;
 export interface PreviewOutcome {
   decision: 'preview' | 'ignored' | 'refused';
   reason: string;
-  deploymentId: null;
+  deploymentId: string | null;
+  /** The deploy's own work (the forge login, the command), run once the delivery is recorded. */
+  start?: () => Promise<void>;
 }
 
 /** `preview-<appName>-<6 hex>`, within the 63 characters of an app name. */
@@ -32,12 +38,25 @@ export function previewHost(wildcard: string | null, appName: string): string | 
 
 const ignored = (reason: string): PreviewOutcome => ({ decision: 'ignored', reason: `ignored: ${reason}`, deploymentId: null });
 
+/** How often a preview's deployment is looked at until it ends, and for how long at most. */
+const FOLLOW_EVERY_MS = 1000;
+const FOLLOW_FOR_MS = 2 * 3600_000;
+
+/** Queues a preview's deploy (DeploymentService.deployPreview). */
+export type PreviewDeployer = (p: Principal, previewDeploymentId: string, input: { title: string; reserved?: string }) => Promise<{ deploymentId: string }>;
+
 /**
  * Pull/merge request events of applications with `isPreviewDeploymentsActive`: opened creates
  * the preview record (named per REFERENCE.md) and its domain under `previewWildcard` (with
  * `previewPath`, `previewPort`, `previewHttps`, `previewCertificateType`), at most
- * `previewLimit`; updated refreshes its branch and title; closed or merged removes it with its
- * domains and proxy routes (PreviewService.delete). The forge is told each step.
+ * `previewLimit`, and deploys it (previewApplication: the parent's build settings at the pull
+ * request's branch, with previewEnv and previewBuildArgs/Secrets); updated redeploys it; closed
+ * or merged removes it with its service, domains and proxy routes (PreviewService.delete).
+ * `previewLabels`, when set, lets only pull requests carrying one of them have a preview;
+ * `previewRequireCollaboratorPermissions` asks the forge whether the author of a pull request
+ * from a fork may write to the repository. The deploy's forge login is minted after the answer
+ * (DeferredDeploys). The forge gets one comment per pull request, edited as the preview moves,
+ * and the head commit's status `skiff/preview` (pending, then success or failure with the URL).
  */
 export class PreviewHooks {
   constructor(
@@ -45,8 +64,14 @@ export class PreviewHooks {
     private readonly previews: PreviewService,
     private readonly domains: DomainService,
     private readonly notifier: ForgeNotifier,
+    private readonly deferred: DeferredDeploys,
+    private readonly deployPreview: PreviewDeployer,
+    private readonly deliveries: WebhookDeliveries,
     private readonly log: Logger,
   ) {}
+
+  /** Messages to the forge, one after the other per pull request (a comment's edits follow its post). */
+  private readonly told = new Map<string, Promise<void>>();
 
   private get db() {
     return this.deps.db;
@@ -58,15 +83,10 @@ export class PreviewHooks {
     const app = w.row as unknown as Application;
     if (!app.isPreviewDeploymentsActive) return ignored('preview deployments are off for this application');
     if (pr.action === 'other') return ignored(`pull request #${pr.number} event does not change its preview`);
-    const target: PullRequestTarget = { source, workload: app, repository: event.repository ?? '', number: pr.number };
-    // Collaborators cannot be asked of the forge here yet: with the setting on, a pull request
-    // from a fork (or one whose origin the forge does not say) gets no preview at all.
-    if (app.previewRequireCollaboratorPermissions && pr.action !== 'closed' && pr.fromFork !== false) {
-      return {
-        decision: 'refused',
-        reason: `refused: pull request #${pr.number} ${pr.fromFork ? 'comes from a fork' : 'does not say where it comes from'}, and previewRequireCollaboratorPermissions is set`,
-        deploymentId: null,
-      };
+    const target: PullRequestTarget = { source, workload: app, repository: event.repository ?? '', number: pr.number, url: pr.url || undefined };
+    if (pr.action !== 'closed') {
+      const refusal = await this.mayHavePreview(app, target, pr);
+      if (refusal) return refusal;
     }
     const principal = webhookPrincipal(await organizationOf(this.db, app.environmentId));
     const existing = await this.db
@@ -79,13 +99,19 @@ export class PreviewHooks {
     if (pr.action === 'closed') {
       if (!existing) return ignored(`pull request #${pr.number} has no preview`);
       await this.previews.delete(principal, existing.id);
-      await this.tell(target, `Preview \`${existing.appName}\` removed: the pull request was closed.`);
+      this.tell(target, { commentId: existing.commentId }, `Preview \`${existing.appName}\` removed: the pull request was closed.`);
       return { decision: 'preview', reason: `preview: removed ${existing.appName} (pull request #${pr.number} closed)`, deploymentId: null };
     }
 
     if (existing) {
-      await this.db.updateTable('previewDeployments').set({ branch: pr.headBranch, pullRequestTitle: pr.title.slice(0, 255) }).where('id', '=', existing.id).execute();
-      return { decision: 'preview', reason: `preview: ${existing.appName} follows pull request #${pr.number} (${pr.headCommit?.slice(0, 7) ?? pr.headBranch})`, deploymentId: null };
+      const updated = await this.db
+        .updateTable('previewDeployments')
+        .set({ branch: pr.headBranch, pullRequestTitle: pr.title.slice(0, 255), headCommit: pr.headCommit?.slice(0, 64) ?? null })
+        .where('id', '=', existing.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const queued = await this.queueDeploy(principal, target, updated, await this.urlOf(existing.id));
+      return { decision: 'preview', reason: `preview: redeploys ${existing.appName} for pull request #${pr.number} (${pr.headCommit?.slice(0, 7) ?? pr.headBranch})`, ...queued };
     }
 
     const limit = app.previewLimit ?? DEFAULT_PREVIEW_LIMIT;
@@ -96,12 +122,13 @@ export class PreviewHooks {
       .executeTakeFirstOrThrow();
     if (Number(count) >= limit) {
       const why = `the application has ${count} previews, its previewLimit is ${limit}`;
-      await this.tell(target, `No preview for this pull request: ${why}. Close another pull request or raise previewLimit.`);
+      this.tell(target, { commentId: null }, `No preview for this pull request: ${why}. Close another pull request or raise previewLimit.`);
       return { decision: 'refused', reason: `refused: preview for pull request #${pr.number}: ${why}`, deploymentId: null };
     }
     const created = await this.create(app, pr);
     const host = previewHost(app.previewWildcard, created.appName);
     let url: string | null = null;
+    let note = '';
     if (host) {
       try {
         await this.domains.create(principal, {
@@ -115,12 +142,110 @@ export class PreviewHooks {
         url = `${app.previewHttps ? 'https' : 'http'}://${host}${app.previewPath ?? ''}`;
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
-        await this.tell(target, `Preview \`${created.appName}\` created without a domain: ${err.message}`);
-        return { decision: 'preview', reason: `preview: created ${created.appName}; its domain was refused: ${err.message}`, deploymentId: null };
+        note = `; its domain was refused: ${err.message}`;
       }
     }
-    await this.tell(target, `Preview \`${created.appName}\` created${url ? ` at ${url}` : ''} (state: ${created.previewStatus}).`);
-    return { decision: 'preview', reason: `preview: created ${created.appName}${url ? ` at ${url}` : ''}`, deploymentId: null };
+    const queued = await this.queueDeploy(principal, target, created, url);
+    return { decision: 'preview', reason: `preview: created ${created.appName}${url ? ` at ${url}` : ''}${note}`, ...queued };
+  }
+
+  /** A refusal when the pull request may not have a preview (labels, collaborator check), else null. */
+  private async mayHavePreview(app: Application, target: PullRequestTarget, pr: PullRequestEvent): Promise<PreviewOutcome | null> {
+    // The branch comes from the delivery: one git would read as an option or a revision is refused here, before anything is recorded.
+    const badBranch = refuseGitBranch(pr.headBranch);
+    if (badBranch) return { decision: 'refused', reason: `refused: pull request #${pr.number}: ${badBranch}`, deploymentId: null };
+    const wanted = (app.previewLabels ?? []).filter((l) => l.trim() !== '');
+    if (wanted.length > 0 && !(pr.labels ?? []).some((l) => wanted.includes(l))) {
+      return ignored(`pull request #${pr.number} has none of the labels ${wanted.join(', ')} (previewLabels)`);
+    }
+    if (!app.previewRequireCollaboratorPermissions || pr.fromFork === false) return null;
+    const refused = (why: string): PreviewOutcome => ({
+      decision: 'refused',
+      reason: `refused: pull request #${pr.number} ${why}, and previewRequireCollaboratorPermissions is set`,
+      deploymentId: null,
+    });
+    if (!pr.author) return refused('does not name its author');
+    try {
+      if (await this.notifier.collaborator(target, pr.author)) return null;
+    } catch (err) {
+      return refused(`could not be checked (${err instanceof Error ? err.message : String(err)})`);
+    }
+    return refused(`comes from ${pr.author}, who may not write to the repository`);
+  }
+
+  /** Records the preview's deployment now; its login and command come after the answer, then the forge is told as it moves. */
+  private async queueDeploy(principal: Principal, target: PullRequestTarget, preview: PreviewDeployment, url: string | null) {
+    const title = `Preview: pull request #${preview.pullRequestNumber}${preview.headCommit ? ` (${preview.headCommit.slice(0, 7)})` : ''}`;
+    const deploymentId = await this.deferred.reserve({ kind: 'application', id: preview.applicationId }, { title, previewDeploymentId: preview.id });
+    const start = async () => {
+      this.report(target, preview, 'pending', url, `Preview \`${preview.appName}\` is being deployed${url ? ` at ${url}` : ''}.`);
+      await this.deferred.start(deploymentId, () => this.deployPreview(principal, preview.id, { title, reserved: deploymentId }), (reason) =>
+        this.deliveries.refused(deploymentId, reason),
+      );
+      void this.follow(target, preview, deploymentId, url).catch((err: unknown) =>
+        this.log.warn({ deploymentId, reason: err instanceof Error ? err.message : String(err) }, 'stopped following a preview deployment'),
+      );
+    };
+    return { deploymentId, start };
+  }
+
+  /** Waits for the deployment to end, then tells the forge (success with the URL, or failure with the reason). */
+  private async follow(target: PullRequestTarget, preview: PreviewDeployment, deploymentId: string, url: string | null) {
+    const until = Date.now() + FOLLOW_FOR_MS;
+    while (Date.now() < until) {
+      const d = await this.db.selectFrom('deployments').select(['status', 'reason']).where('id', '=', deploymentId).executeTakeFirst();
+      if (!d || d.status === 'cancelled') return;
+      if (d.status === 'done') {
+        this.report(target, preview, 'success', url, `Preview \`${preview.appName}\` is ready${url ? ` at ${url}` : ''}.`);
+        return;
+      }
+      if (d.status === 'error') {
+        this.report(target, preview, 'failure', url, `Preview \`${preview.appName}\` failed to deploy: ${(d.reason ?? 'no reason given').slice(0, 500)}`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_EVERY_MS));
+    }
+  }
+
+  /** The comment (edited when there is one) and the head commit's status. */
+  private report(target: PullRequestTarget, preview: PreviewDeployment, state: PreviewState, url: string | null, text: string) {
+    const commit = preview.headCommit;
+    const description = { pending: 'Deploying the preview', success: 'Preview ready', failure: 'Preview failed' }[state];
+    this.chain(preview.id, async () => {
+      if (commit) await this.notifier.status(target, commit, state, url, description);
+    });
+    this.tell(target, { previewId: preview.id }, text);
+  }
+
+  /**
+   * A comment on the pull request, sent after the answer: the preview's comment (edited once
+   * posted; its id is kept on the preview), or a comment of its own (`commentId` to edit, or null).
+   */
+  private tell(target: PullRequestTarget, on: { previewId: string } | { commentId: string | null }, text: string) {
+    const previewId = 'previewId' in on ? on.previewId : null;
+    this.chain(previewId ?? `${target.workload.id}#${target.number}`, async () => {
+      const stored = previewId
+        ? ((await this.db.selectFrom('previewDeployments').select('commentId').where('id', '=', previewId).executeTakeFirst())?.commentId ?? null)
+        : (on as { commentId: string | null }).commentId;
+      const id = await this.notifier.comment(target, text, stored);
+      if (previewId && id && id !== stored) await this.db.updateTable('previewDeployments').set({ commentId: id }).where('id', '=', previewId).execute();
+    });
+  }
+
+  private chain(key: string, step: () => Promise<void>) {
+    const next = (this.told.get(key) ?? Promise.resolve())
+      .then(step)
+      .catch((err: unknown) => this.log.warn({ key, reason: err instanceof Error ? err.message : String(err) }, 'the forge was not told about a preview'));
+    this.told.set(key, next);
+    void next.finally(() => {
+      if (this.told.get(key) === next) this.told.delete(key);
+    });
+  }
+
+  /** The address of a preview's first domain, or null. */
+  private async urlOf(previewId: string): Promise<string | null> {
+    const d = await this.db.selectFrom('domains').select(['host', 'path', 'https']).where('previewDeploymentId', '=', previewId).orderBy('createdAt').executeTakeFirst();
+    return d ? `${d.https ? 'https' : 'http'}://${d.host}${d.path ?? ''}` : null;
   }
 
   private create(app: Application, pr: PullRequestEvent) {
@@ -135,15 +260,9 @@ export class PreviewHooks {
         pullRequestNumber: pr.number,
         pullRequestUrl: pr.url.slice(0, 2048),
         pullRequestTitle: pr.title.slice(0, 255),
+        headCommit: pr.headCommit?.slice(0, 64) ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-  }
-
-  /** A comment on the pull request, sent after the answer (the forge is not kept waiting); a failure is logged. */
-  private async tell(target: PullRequestTarget, text: string) {
-    void this.notifier.comment(target, text).catch((err: unknown) =>
-      this.log.warn({ workload: target.workload.id, pullRequest: target.number, reason: err instanceof Error ? err.message : String(err) }, 'preview comment not sent'),
-    );
   }
 }

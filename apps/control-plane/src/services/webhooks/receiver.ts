@@ -12,9 +12,18 @@ import { DELIVERY_HEADER, EVENT_HEADER, type ForgeEvent, readForgeEvent, readGen
 import { type ForgeSource, SIGNATURE_HEADER, sameSecret, verifySignature } from './signatures.js';
 import { type WebhookWorkload, type WorkloadKind, buildsRepository, deploySettingsOf, organizationOf, workloadById, workloadsOfForge } from './workloads.js';
 
-/** Queues a deploy of one workload, acting as `p`; answers the deployment id. */
+/**
+ * Queues a deploy of one workload, acting as `p`; answers the deployment id, and `start` when
+ * the deploy's own work (a forge login) is left for after the answer: the receiver calls it
+ * once the delivery is recorded, and does not wait for it.
+ */
 export interface WorkloadDeployer {
-  deploy(p: Principal, w: { kind: WorkloadKind; id: string }, title: string): Promise<string>;
+  deploy(p: Principal, w: WebhookWorkload, title: string): Promise<QueuedDeploy>;
+}
+
+export interface QueuedDeploy {
+  deploymentId: string;
+  start?: () => Promise<void>;
 }
 
 /** What the routes pass in: the raw body (signatures cover its bytes) and the headers. */
@@ -51,7 +60,7 @@ export class WebhookReceiver {
   ) {}
 
   /** Deploys being queued, per workload (`kind:id`). */
-  private readonly pending = new Map<string, Promise<{ deploymentId: string; joined: boolean }>>();
+  private readonly pending = new Map<string, Promise<QueuedDeploy & { joined: boolean }>>();
 
   private get db() {
     return this.deps.db;
@@ -108,7 +117,7 @@ export class WebhookReceiver {
         : event.kind === 'pull_request' && this.previews
           ? await this.previews.handle(source, w, event)
           : await this.decideAndQueue(w, event);
-      const recorded = outcome ?? { decision: 'ignored' as const, reason: 'ignored: replay of a delivery already received', deploymentId: null };
+      const { start, ...recorded } = outcome ?? { decision: 'ignored' as const, reason: 'ignored: replay of a delivery already received', deploymentId: null, start: undefined };
       const record: DeliveryOutcome = {
         workload: { kind: w.kind, id: w.row.id },
         source,
@@ -120,6 +129,8 @@ export class WebhookReceiver {
         reason: recorded.reason.slice(0, 2000),
       };
       await this.deliveries.record(record);
+      // After the record, so a refusal of the deploy amends it.
+      if (start) void start();
       this.log.info({ workload: record.workload, source, deliveryId, decision: recorded.decision, reason: recorded.reason }, 'webhook delivery');
       results.push({ kind: w.kind, id: w.row.id, decision: recorded.decision, reason: recorded.reason, deploymentId: recorded.deploymentId });
     }
@@ -134,7 +145,7 @@ export class WebhookReceiver {
     try {
       const queued = await this.queueOnce(w, title);
       const reason = queued.joined ? `${decision.reason}; joins queued deployment ${queued.deploymentId} (it builds the newest commit)` : decision.reason;
-      return { decision: 'deployed' as const, reason, deploymentId: queued.deploymentId };
+      return { decision: 'deployed' as const, reason, deploymentId: queued.deploymentId, start: queued.joined ? undefined : queued.start };
     } catch (err) {
       // The deploy's own refusal (a missing setting, a forge source not yet buildable) is the reason.
       if (err instanceof DomainError) {
@@ -150,7 +161,7 @@ export class WebhookReceiver {
    * cloned yet and builds the branch's newest commit, so a burst of pushes queues one build.
    * Deliveries arriving while the deploy is being queued join it (no second lock wait).
    */
-  private queueOnce(w: WebhookWorkload, title: string): Promise<{ deploymentId: string; joined: boolean }> {
+  private queueOnce(w: WebhookWorkload, title: string): Promise<QueuedDeploy & { joined: boolean }> {
     const key = `${w.kind}:${w.row.id}`;
     const pending = this.pending.get(key);
     if (pending) return pending.then(({ deploymentId }) => ({ deploymentId, joined: true }));
@@ -158,7 +169,7 @@ export class WebhookReceiver {
       const waiting = await this.waitingDeployment(w);
       if (waiting) return { deploymentId: waiting, joined: true };
       const principal = webhookPrincipal(await organizationOf(this.db, w.row.environmentId));
-      return { deploymentId: await this.deployer.deploy(principal, { kind: w.kind, id: w.row.id }, title), joined: false };
+      return { ...(await this.deployer.deploy(principal, w, title)), joined: false };
     })();
     this.pending.set(key, queue);
     return queue.finally(() => this.pending.delete(key));
@@ -171,6 +182,7 @@ export class WebhookReceiver {
       .select('id')
       .where(w.kind === 'application' ? 'applicationId' : 'composeId', '=', w.row.id)
       .where('status', '=', 'queued')
+      .where('previewDeploymentId', 'is', null)
       .executeTakeFirst();
     return row?.id ?? null;
   }

@@ -8,6 +8,7 @@ import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { KEEP_DELIVERIES, type ForgeSource, signatureFor, WebhookDeliveries } from './index.js';
+import { startFakeForges } from '../../testing/fake-forges.js';
 
 let t: TestPlatform;
 let server: ReturnType<typeof serve>;
@@ -103,13 +104,26 @@ describe('GitHub (forgeA): the App connection\'s webhook secret', () => {
     app = await forgeApp('forgeA', { repository: 'shop', owner: 'acme', buildPath: '/', forgeAId: forge.forgeAId, branch: 'main', triggerType: 'push', watchPaths: ['src/**'] });
   });
 
-  it('a push on the branch is decided for deploy; the deploy of a forge source is refused until its integration, and says so', async () => {
+  it('a push on the branch answers at once with the queued deployment; a forge that cannot be reached for the clone login ends it in error, with its reason', async () => {
     const res = await deliver('github', secret, 'push', githubPush('acme/shop', 'main'));
     expect(res.status).toBe(200);
-    expect(res.body.results).toEqual([expect.objectContaining({ id: app.id, decision: 'refused' })]);
+    const [result] = res.body.results;
+    expect(result).toMatchObject({ id: app.id, decision: 'deployed', reason: 'deployed: push to main changed src/index.ts' });
+    expect(result.deploymentId).toEqual(expect.any(String));
+    // The login is asked of the forge (api.github.com: unreachable here) after the answer.
+    const ended = await waitFor(
+      async () => {
+        const d = await ok('deployment.readLogs', { deploymentId: result.deploymentId });
+        return d.status === 'error' ? d : null;
+      },
+      { timeoutMs: 20_000, what: 'the deployment to end in error' },
+    );
+    expect(ended.reason).toMatch(/^forgeAId: forgeA \(GitHub\) could not be reached/);
+    expect(ended.log).toContain('Not started: forgeAId: forgeA (GitHub) could not be reached');
     const [last] = await deliveries(app.id);
-    expect(last).toMatchObject({ source: 'github', event: 'push', ref: 'main', decision: 'refused' });
-    expect(last.reason).toMatch(/^refused: sourceType: deploying from forgeA comes with its forge integration/);
+    expect(last).toMatchObject({ source: 'github', event: 'push', ref: 'main', decision: 'refused', deploymentId: result.deploymentId });
+    expect(last.reason).toMatch(/^refused: forgeAId: forgeA \(GitHub\) could not be reached/);
+    expect((await ok('application.one', { applicationId: app.id })).applicationStatus).toBe('error');
   });
 
   it('a push to another branch is ignored with its reason', async () => {
@@ -139,6 +153,69 @@ describe('GitHub (forgeA): the App connection\'s webhook secret', () => {
       const res = await deliver('github', secret, 'push', payload, again);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ replay: true, results: [{ decision: 'ignored', reason: 'ignored: replay of a delivery already received' }] });
+    }
+  });
+});
+
+describe('forge logins are minted after the answer', () => {
+  it('a forge slow to answer does not delay the answer; the fake GitHub API mints the token, then the deploy command is queued; the slow one ends in error', async () => {
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const forges = await startFakeForges({
+      github: { appId: 4242, installationId: '77', publicKey: keys.publicKey },
+      gitlab: { accessToken: 'unused-a', refreshToken: 'unused-r', clientId: 'c', clientSecret: 'unused-s' },
+      bitbucket: { username: 'u', appPassword: 'unused-p' },
+      gitea: { token: 'unused-t' },
+      cloneUrls: { github: 'http://127.0.0.1:9/acme/shop.git', gitlab: '', bitbucket: '', gitea: '' },
+    });
+    // Answers every call after 3 s, with an error.
+    const slow = createServer((_req, res) => setTimeout(() => res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"busy"}'), 3000));
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const secret = `whsec-${randomUUID()}`;
+      t.watch.secret(secret);
+      const privateKey = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+      const authId = (await ok('user.get')).userId;
+      const connection = (name: string, apiUrl: string) =>
+        ok('forgeA.create', { appName: name, appId: 4242, clientId: 'Iv1.later', clientSecret: 'client-secret', privateKey, installationId: '77', webhookSecret: secret, apiUrl, authId, name });
+      const fast = await connection('fast-forge', `${forges.baseUrl}/gh`);
+      const slowForge = await connection('slow-forge', `http://127.0.0.1:${(slow.address() as AddressInfo).port}`);
+      const source = { repository: 'shop', owner: 'acme', buildPath: '/', branch: 'main', triggerType: 'push', watchPaths: null };
+      const quick = await forgeApp('forgeA', { ...source, forgeAId: fast.forgeAId });
+      const late = await forgeApp('forgeA', { ...source, forgeAId: slowForge.forgeAId });
+
+      const res = await deliver('github', secret, 'push', githubPush('acme/shop', 'main'));
+      expect(res.status).toBe(200);
+      expect(res.ms).toBeLessThan(1000);
+      const resultOf = (id: string) => res.body.results.find((r: any) => r.id === id);
+      expect(resultOf(quick.id)).toMatchObject({ decision: 'deployed', deploymentId: expect.any(String) });
+      expect(resultOf(late.id)).toMatchObject({ decision: 'deployed', deploymentId: expect.any(String) });
+
+      const command = await waitFor(
+        () => t.db.selectFrom('commands').select('kind').where('deploymentId', '=', resultOf(quick.id).deploymentId).executeTakeFirst(),
+        { timeoutMs: 10_000, what: 'the deploy command once the token is minted' },
+      );
+      expect(command.kind).toBe('COMMAND_KIND_DEPLOY_APPLICATION');
+      expect(forges.minted).toHaveLength(1);
+      const ended = await waitFor(
+        async () => {
+          const d = await ok('deployment.readLogs', { deploymentId: resultOf(late.id).deploymentId });
+          return d.status === 'error' ? d : null;
+        },
+        { timeoutMs: 20_000, what: 'the slow forge\'s deployment to end in error' },
+      );
+      expect(ended.reason).toMatch(/forgeA \(GitHub\) answered an error \(HTTP 503\): busy/);
+      expect((await deliveries(late.id))[0]).toMatchObject({ decision: 'refused', deploymentId: resultOf(late.id).deploymentId });
+
+      // A restart between the answer and the login leaves a queued deployment without its command: it is started at boot.
+      const left = `dep_left_${randomUUID().slice(0, 8)}`;
+      await t.db.insertInto('deployments').values({ id: left, applicationId: quick.id, serverId: 'local', status: 'queued', title: 'Webhook: push to main', description: null, reason: null, startedAt: null, finishedAt: null }).execute();
+      await t.platform.resumeDeferredDeploys();
+      expect(await t.db.selectFrom('commands').select('kind').where('deploymentId', '=', left).executeTakeFirst()).toEqual({ kind: 'COMMAND_KIND_DEPLOY_APPLICATION' });
+      expect(forges.minted).toHaveLength(2);
+    } finally {
+      await forges.stop();
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
     }
   });
 });
@@ -276,34 +353,58 @@ describe('under load', () => {
   });
 });
 
-/** Gitea- and Bitbucket-shaped comment APIs on loopback: record the comments posted on pull requests. */
-async function startGiteaApi() {
-  const comments: { path: string; authorization: string | undefined; body: { body?: string; content?: { raw: string } } }[] = [];
+type ApiCall = { method: string; path: string; authorization: string | undefined; body: any };
+
+/**
+ * Gitea- and Bitbucket-shaped APIs on loopback: comments on pull requests (posted, and edited by
+ * id), commit statuses, collaborator permissions (`collaborators` may write), and the
+ * repository `acme/pr-site` whose clone address is `cloneUrl`. Records every call.
+ */
+async function startGiteaApi(collaborators: string[] = []) {
+  const calls: ApiCall[] = [];
+  const comments: ApiCall[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const gitea = /^\/api\/v1\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/.test(req.url ?? '');
-      const bitbucket = /^\/2\.0\/repositories\/[^/]+\/[^/]+\/pullrequests\/\d+\/comments$/.test(req.url ?? '');
-      if (req.method === 'POST' && (gitea || bitbucket)) {
-        comments.push({ path: req.url!, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: comments.length, body: 'ok' }));
-        return;
+      const path = req.url ?? '';
+      const text = Buffer.concat(chunks).toString('utf8');
+      const call = { method: req.method ?? '', path, authorization: req.headers.authorization, body: text ? JSON.parse(text) : null };
+      calls.push(call);
+      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const post = /^\/api\/v1\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/.test(path) || /^\/2\.0\/repositories\/[^/]+\/[^/]+\/pullrequests\/\d+\/comments$/.test(path);
+      const edit = /^\/api\/v1\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(path);
+      if (req.method === 'POST' && post) {
+        comments.push(call);
+        return send(201, { id: comments.length, body: 'ok' });
       }
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
+      if (req.method === 'PATCH' && edit && Number(edit[1]) <= comments.length) {
+        comments.push(call);
+        return send(200, { id: Number(edit[1]), body: 'ok' });
+      }
+      if (req.method === 'POST' && /^\/api\/v1\/repos\/acme\/pr-site\/statuses\/\w+$/.test(path)) return send(201, { id: calls.length, ...call.body });
+      const permission = /^\/api\/v1\/repos\/acme\/pr-site\/collaborators\/([^/]+)\/permission$/.exec(path);
+      if (req.method === 'GET' && permission) {
+        return collaborators.includes(permission[1]!) ? send(200, { permission: 'write', role_name: 'write' }) : send(404, { message: 'not a collaborator' });
+      }
+      if (req.method === 'GET' && path === '/api/v1/repos/acme/pr-site') {
+        return send(200, { id: 1, name: 'pr-site', full_name: 'acme/pr-site', owner: { login: 'acme' }, clone_url: 'http://127.0.0.1:9/acme/pr-site.git' });
+      }
+      send(404, { message: 'not found' });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, comments, stop: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, comments, stop: () => new Promise((r) => server.close(r)) };
 }
 
 /** Gitea's `pull_request` delivery. */
-const giteaPullRequest = (repo: string, action: string, number: number, branch: string, headRepo = repo) => ({
+const giteaPullRequest = (repo: string, action: string, number: number, branch: string, headRepo = repo, user = 'alice', labels: string[] = []) => ({
   action,
   number,
   pull_request: {
     id: 9000 + number, number, title: `Change ${number}`, html_url: `http://gitea.test/${repo}/pulls/${number}`, state: action === 'closed' ? 'closed' : 'open',
     head: { ref: branch, sha: sha(), repo: { full_name: headRepo } }, base: { ref: 'main', repo: { full_name: repo } },
+    user: { login: user }, labels: labels.map((name, i) => ({ id: i + 1, name, color: 'ededed' })),
   },
   repository: { full_name: repo },
 });
@@ -314,7 +415,7 @@ describe('preview deployments from pull requests (Gitea)', () => {
   const accessToken = `gitea-${randomUUID()}`;
 
   beforeAll(async () => {
-    gitea = await startGiteaApi();
+    gitea = await startGiteaApi(['trusted']);
     t.watch.secret(accessToken);
     const forge = await ok('forgeD.create', { forgeDUrl: gitea.url, accessToken, organizationName: 'acme', authId: (await ok('user.get')).userId, name: 'Gitea test' });
     app = await forgeApp('forgeD', { forgeDBuildPath: '/', forgeDOwner: 'acme', forgeDRepository: 'pr-site', forgeDId: forge.forgeDId, forgeDBranch: 'main' });
@@ -323,54 +424,113 @@ describe('preview deployments from pull requests (Gitea)', () => {
   afterAll(() => gitea?.stop());
 
   const previews = async () => (await ok('previewDeployment.all', { applicationId: app.id })) as any[];
+  const commandOf = (deploymentId: string) => t.db.selectFrom('commands').select(['kind', 'workloadKey']).where('deploymentId', '=', deploymentId).executeTakeFirst();
+  const statuses = () => gitea.calls.filter((c) => c.method === 'POST' && c.path.includes('/statuses/'));
+  let sha1 = '';
 
-  it('opened creates the preview and its domain, and comments its URL; the limit refuses the next, and says so', async () => {
-    const opened = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 1, 'feature/one'));
+  it('opened creates the preview and its domain and deploys it (the login minted after the answer); the forge gets a comment and a pending status', async () => {
+    const payload = giteaPullRequest('acme/pr-site', 'opened', 1, 'feature/one');
+    sha1 = payload.pull_request.head.sha;
+    const opened = await deliver('gitea', app.token, 'pull_request', payload);
     expect(opened.status).toBe(200);
     const [result] = opened.body.results;
     expect(result.decision).toBe('preview');
     const [preview] = await previews();
-    expect(preview).toMatchObject({ branch: 'feature/one', pullRequestNumber: '1', pullRequestTitle: 'Change 1', pullRequestUrl: 'http://gitea.test/acme/pr-site/pulls/1' });
+    expect(preview).toMatchObject({ branch: 'feature/one', headCommit: sha1, pullRequestNumber: '1', pullRequestTitle: 'Change 1', pullRequestUrl: 'http://gitea.test/acme/pr-site/pulls/1' });
     expect(preview.appName).toMatch(/^preview-[\w.-]+-[0-9a-f]{6}$/);
     const host = `${preview.appName}.preview.test`.toLowerCase();
     expect(preview.domains).toEqual([expect.objectContaining({ host, port: 8080 })]);
     expect(result.reason).toBe(`preview: created ${preview.appName} at http://${host}`);
-    await waitFor(() => gitea.comments.length >= 1, { timeoutMs: 10_000, what: 'the preview comment' });
-    expect(gitea.comments[0]).toMatchObject({ path: '/api/v1/repos/acme/pr-site/issues/1/comments', authorization: `token ${accessToken}` });
-    expect(gitea.comments[0]!.body.body).toContain(`http://${host}`);
+    expect(preview.deployments).toEqual([expect.objectContaining({ deploymentId: result.deploymentId, applicationId: app.id, title: `Preview: pull request #1 (${sha1.slice(0, 7)})` })]);
+    // Its deploy command runs the preview as a workload of its own, at the pull request's branch.
+    const command = await waitFor(() => commandOf(result.deploymentId), { timeoutMs: 10_000, what: "the preview's deploy command" });
+    expect(command).toEqual({ kind: 'COMMAND_KIND_DEPLOY_APPLICATION', workloadKey: `application:${preview.previewDeploymentId}` });
+    // The parent's own deployments do not list it.
+    expect(await ok('deployment.all', { applicationId: app.id })).toEqual([]);
 
-    const second = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 2, 'feature/two'));
-    expect(second.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: preview for pull request #2: the application has 1 previews, its previewLimit is 1' });
-    expect(await previews()).toHaveLength(1);
-    await waitFor(() => gitea.comments.length >= 2, { timeoutMs: 10_000, what: 'the refusal comment' });
-    expect(gitea.comments[1]).toMatchObject({ path: '/api/v1/repos/acme/pr-site/issues/2/comments' });
-    expect(gitea.comments[1]!.body.body).toMatch(/previewLimit/);
+    await waitFor(() => gitea.comments.length >= 1 && statuses().length >= 1, { timeoutMs: 10_000, what: 'the preview comment and status' });
+    expect(gitea.comments[0]).toMatchObject({ method: 'POST', path: '/api/v1/repos/acme/pr-site/issues/1/comments', authorization: `token ${accessToken}` });
+    expect(gitea.comments[0]!.body.body).toContain(`http://${host}`);
+    expect(statuses()[0]).toMatchObject({ path: `/api/v1/repos/acme/pr-site/statuses/${sha1}`, body: { state: 'pending', context: 'skiff/preview', target_url: `http://${host}` } });
+
+    // The deployment ends (as an agent would report it): the comment is edited, the status says success.
+    await t.db.updateTable('deployments').set({ status: 'done', finishedAt: new Date() }).where('id', '=', result.deploymentId).execute();
+    await waitFor(() => statuses().length >= 2 && gitea.comments.length >= 2, { timeoutMs: 10_000, what: 'the success status' });
+    expect(statuses()[1]!.body).toMatchObject({ state: 'success', target_url: `http://${host}` });
+    expect(gitea.comments[1]).toMatchObject({ method: 'PATCH', path: '/api/v1/repos/acme/pr-site/issues/comments/1' });
+    expect(gitea.comments[1]!.body.body).toContain('is ready');
+    expect((await ok('application.one', { applicationId: app.id })).applicationStatus).toBe('idle');
   });
 
-  it('synchronized follows the branch; closed removes the preview with its domain', async () => {
-    const updated = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'synchronized', 1, 'feature/one-b'));
-    expect(updated.body.results[0].decision).toBe('preview');
-    expect((await previews())[0].branch).toBe('feature/one-b');
-    const [{ domains }] = await previews();
+  it('the limit refuses the next, and says so', async () => {
+    const second = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 2, 'feature/two'));
+    expect(second.body.results[0]).toMatchObject({ decision: 'refused', deploymentId: null, reason: 'refused: preview for pull request #2: the application has 1 previews, its previewLimit is 1' });
+    expect(await previews()).toHaveLength(1);
+    await waitFor(() => gitea.comments.some((c) => c.path === '/api/v1/repos/acme/pr-site/issues/2/comments'), { timeoutMs: 10_000, what: 'the refusal comment' });
+    expect(gitea.comments.find((c) => c.path.includes('/issues/2/'))!.body.body).toMatch(/previewLimit/);
+  });
+
+  it('synchronized redeploys at the new head; closed removes the preview with its service, domain and route', async () => {
+    const payload = giteaPullRequest('acme/pr-site', 'synchronized', 1, 'feature/one-b');
+    const updated = await deliver('gitea', app.token, 'pull_request', payload);
+    const [result] = updated.body.results;
+    expect(result.decision).toBe('preview');
+    expect(result.reason).toMatch(new RegExp(`^preview: redeploys preview-.+ for pull request #1 \\(${payload.pull_request.head.sha.slice(0, 7)}\\)$`));
+    const [preview] = await previews();
+    expect(preview).toMatchObject({ branch: 'feature/one-b', headCommit: payload.pull_request.head.sha });
+    expect(preview.deployments.map((d: any) => d.deploymentId)).toEqual([result.deploymentId, expect.any(String)]);
+    await waitFor(() => commandOf(result.deploymentId), { timeoutMs: 10_000, what: 'the redeploy command' });
+    await waitFor(() => statuses().some((c) => c.path.endsWith(payload.pull_request.head.sha)), { timeoutMs: 10_000, what: 'the pending status of the new head' });
+
     const closed = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'closed', 1, 'feature/one-b'));
     expect(closed.body.results[0].reason).toMatch(/^preview: removed preview-.+ \(pull request #1 closed\)$/);
     expect(await previews()).toEqual([]);
-    expect((await t.call('domain.one', { domainId: domains[0].domainId })).status).toBe(404);
-    await waitFor(() => gitea.comments.length >= 3, { timeoutMs: 10_000, what: 'the removal comment' });
-    expect(gitea.comments[2]!.body.body).toMatch(/removed/);
+    expect((await t.call('domain.one', { domainId: preview.domains[0].domainId })).status).toBe(404);
+    const removal = await t.db.selectFrom('commands').select('kind').where('workloadKey', '=', `application:${preview.previewDeploymentId}`).where('kind', '=', 'COMMAND_KIND_REMOVE_WORKLOAD').executeTakeFirst();
+    expect(removal).toBeDefined();
+    await waitFor(() => gitea.comments.some((c) => /removed/.test(c.body?.body ?? '')), { timeoutMs: 10_000, what: 'the removal comment' });
+    // Every message on pull request #1 after the first is an edit of its one comment.
+    expect(gitea.comments.filter((c) => c.path.includes('/issues/1/comments'))).toHaveLength(1);
   });
 
-  it('with previewRequireCollaboratorPermissions, a pull request from a fork gets no preview', async () => {
+  it('with previewRequireCollaboratorPermissions, the forge is asked: a fork of a non-collaborator gets no preview, a collaborator\'s does', async () => {
     await ok('application.update', { applicationId: app.id, previewRequireCollaboratorPermissions: true });
-    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 4, 'evil', 'mallory/pr-site'));
-    expect(res.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: pull request #4 comes from a fork, and previewRequireCollaboratorPermissions is set' });
+    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 4, 'evil', 'mallory/pr-site', 'mallory'));
+    expect(res.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: pull request #4 comes from mallory, who may not write to the repository, and previewRequireCollaboratorPermissions is set' });
+    expect(gitea.calls).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/repos/acme/pr-site/collaborators/mallory/permission' }));
     expect(await previews()).toEqual([]);
+    const trusted = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 5, 'ok', 'trusted/pr-site', 'trusted'));
+    expect(trusted.body.results[0].decision).toBe('preview');
+    await ok('previewDeployment.delete', { previewDeploymentId: (await previews())[0].previewDeploymentId });
+  });
+
+  it('previewLabels: a pull request without one of them gets no preview', async () => {
+    await ok('application.update', { applicationId: app.id, previewRequireCollaboratorPermissions: false, previewLabels: ['preview'] });
+    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 6, 'six', 'acme/pr-site', 'alice', ['bug']));
+    expect(res.body.results[0].reason).toBe('ignored: pull request #6 has none of the labels preview (previewLabels)');
+    const labelled = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 7, 'seven', 'acme/pr-site', 'alice', ['preview']));
+    expect(labelled.body.results[0].decision).toBe('preview');
+  });
+
+  it('a pull request whose branch git would read as an option is refused before anything is recorded', async () => {
+    const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 8, '--upload-pack=touch /tmp/x', 'acme/pr-site', 'alice', ['preview']));
+    expect(res.body.results[0]).toMatchObject({ decision: 'refused', reason: 'refused: pull request #8: the branch must not start with "-"' });
+    expect((await previews()).map((p: any) => p.pullRequestNumber)).not.toContain('8');
   });
 
   it('previews off: a pull request is recorded as ignored', async () => {
     await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: false });
     const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 3, 'feature/three'));
     expect(res.body.results[0].reason).toBe('ignored: preview deployments are off for this application');
+  });
+
+  it("deleting the application removes its previews' services too", async () => {
+    const [left] = await previews();
+    expect(left).toBeDefined();
+    await ok('application.delete', { applicationId: app.id });
+    const removal = await t.db.selectFrom('commands').select('kind').where('workloadKey', '=', `application:${left.previewDeploymentId}`).where('kind', '=', 'COMMAND_KIND_REMOVE_WORKLOAD').executeTakeFirst();
+    expect(removal).toBeDefined();
+    expect(await t.db.selectFrom('previewDeployments').select('id').where('id', '=', left.previewDeploymentId).executeTakeFirst()).toBeUndefined();
   });
 });
 
@@ -390,7 +550,7 @@ describe('preview comments on Bitbucket', () => {
       expect(res.body.results[0].reason).toMatch(/^preview: created preview-[\w.-]+-[0-9a-f]{6}$/);
       await waitFor(() => api.comments.length >= 1, { timeoutMs: 10_000, what: 'the Bitbucket comment' });
       expect(api.comments[0]).toMatchObject({ path: '/2.0/repositories/acme/site-two/pullrequests/5/comments', authorization: `Bearer ${apiToken}` });
-      expect(api.comments[0]!.body.content!.raw).toMatch(/^Preview `preview-.+` created \(state: idle\)\.$/);
+      expect(api.comments[0]!.body.content.raw).toMatch(/^Preview `preview-.+` is being deployed\.$/);
     } finally {
       await api.stop();
     }

@@ -1,7 +1,7 @@
 import type { DeploymentStatus as StoredStatus } from '@skiff/db';
 import { CommandStatus } from '@skiff/proto';
 import { applicationStatusAfterCancel, applicationStatusFor, canMove } from '../../../services/deployments/deployment-status.js';
-import { ownerOfDeployment, setWorkloadStatus } from '../../../services/deployments/workloads.js';
+import { ownerOfDeployment, setDeployedStatus } from '../../../services/deployments/workloads.js';
 import { recordDeploymentEnd } from '../../../services/events/deployment-events.js';
 import type { CommandResultContext } from './kind.js';
 
@@ -27,6 +27,6 @@ export async function endDeployment({ tx, command, status, reason, at }: Command
   await tx.updateTable('deployments').set({ status: end, reason, finishedAt: at }).where('id', '=', d.id).execute();
   const owner = ownerOfDeployment(d);
   const appStatus = end === 'cancelled' && d.status === 'running' ? await applicationStatusAfterCancel(tx, owner, d.id) : applicationStatusFor(end);
-  if (appStatus) await setWorkloadStatus(tx, owner, appStatus);
+  if (appStatus) await setDeployedStatus(tx, d, appStatus);
   if (end === 'error') await recordDeploymentEnd(tx, d, end, at, reason);
 }

@@ -62,6 +62,7 @@ export function bitbucketClient(s: BitbucketSettings, deps: ForgeHttpDeps): Forg
       if (!r.cloneUrl) throw new ForgeError(`${LABEL} gave no https clone address for ${owner}/${repo}`, 0);
       return { url: r.cloneUrl, username: login.gitUser, password: login.secret };
     },
+    apiToken: async () => login.secret,
   };
 }
 

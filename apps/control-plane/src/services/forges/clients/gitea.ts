@@ -60,6 +60,7 @@ export function giteaClient(s: GiteaSettings, deps: ForgeHttpDeps): ForgeClient 
       if (s.instanceUrl !== s.publicUrl && url.startsWith(`${s.publicUrl}/`)) url = `${s.instanceUrl}${url.slice(s.publicUrl.length)}`;
       return { url, username: 'oauth2', password: token };
     },
+    apiToken: async () => token,
   };
 }
 

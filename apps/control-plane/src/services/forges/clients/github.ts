@@ -92,6 +92,7 @@ export function gitHubClient(s: GitHubSettings, deps: ForgeHttpDeps & { clock: (
       if (!url) throw new ForgeError(`${LABEL} gave no clone address for ${owner}/${repo}`, 0);
       return { url, username: 'x-access-token', password: bearer };
     },
+    apiToken: token,
   };
 }
 

@@ -120,6 +120,10 @@ export function gitLabClient(
       if (s.instanceUrl !== s.publicUrl && url.startsWith(`${s.publicUrl}/`)) url = `${s.instanceUrl}${url.slice(s.publicUrl.length)}`;
       return { url, username: 'oauth2', password: tokens.accessToken };
     },
+    async apiToken() {
+      if (tokens.refreshToken && tokens.expiresAt && Date.parse(tokens.expiresAt) - EARLY_MS <= deps.clock().getTime()) await refresh();
+      return tokens.accessToken;
+    },
   };
 }
 

@@ -36,4 +36,6 @@ export interface ForgeClient {
   testConnection(): Promise<{ repositories: number }>;
   /** The clone address of a repository and a login minted (or read) for this clone only. */
   cloneLogin(owner: string, repo: string): Promise<CloneLogin>;
+  /** A token for the forge's REST API (comments, statuses): minted (GitHub App), refreshed when expiring (GitLab OAuth), or the stored one. */
+  apiToken(): Promise<string>;
 }

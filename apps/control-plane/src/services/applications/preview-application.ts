@@ -1,0 +1,26 @@
+import type { Application, PreviewDeployment } from '@skiff/db';
+import { forgeBranchColumn, isForgeSource } from '../deployments/forge-sources.js';
+
+/**
+ * The application a preview runs: its parent's build settings with the pull request's branch,
+ * the preview's own name and id (its Swarm service and labels, so removing it touches nothing
+ * of the parent's), `previewEnv`, `previewBuildArgs` and `previewBuildSecrets` instead of the
+ * parent's, one replica, no mounts of the parent's (they are keyed by the id), no rollback.
+ */
+export function previewApplication(parent: Application, preview: Pick<PreviewDeployment, 'id' | 'appName' | 'branch'>): Application {
+  const branch = isForgeSource(parent.sourceType) ? { [forgeBranchColumn(parent.sourceType)]: preview.branch } : { customGitBranch: preview.branch };
+  return {
+    ...parent,
+    ...branch,
+    id: preview.id,
+    appName: preview.appName,
+    env: parent.previewEnv ?? '',
+    buildArgs: parent.previewBuildArgs,
+    buildSecrets: parent.previewBuildSecrets,
+    replicas: 1,
+    modeCluster: null,
+    rollbackActive: false,
+    autoDeploy: false,
+    isPreviewDeploymentsActive: false,
+  };
+}
