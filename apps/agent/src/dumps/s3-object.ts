@@ -3,20 +3,45 @@
  * command carried (never logged). Uploads are multipart with bounded parts in flight: the
  * memory of a dump stays near PART_BYTES × (QUEUE + 1) whatever its size.
  */
+import type { LookupFunction } from 'node:net';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { type OutboundPolicy, type Resolver, resolveUrl } from '@skiff/outbound';
 import type { S3Object } from '@skiff/proto';
 
 export const PART_BYTES = 5 * 1024 * 1024;
 export const QUEUE = 2;
 
-function client(o: S3Object): S3Client {
+/**
+ * The control plane checked the endpoint under the operator's setting before it queued the
+ * command; the agent, on another network and resolving the name again, refuses what no
+ * setting allows (link-local, cloud metadata, reserved), so a name that now resolves to this
+ * host's metadata service never receives the request.
+ */
+const AGENT_S3_POLICY: OutboundPolicy = { allowPrivate: true };
+
+/** A client whose connections go only to the addresses the endpoint resolved to and the policy passed. */
+async function client(o: S3Object, resolver?: Resolver): Promise<S3Client> {
+  const url = new URL(o.endpoint);
+  const { addresses } = await resolveUrl(url, AGENT_S3_POLICY, resolver);
+  let next = 0;
+  const lookup: LookupFunction = (_host, options, callback) => {
+    const address = addresses[next++ % addresses.length]!;
+    const family = address.includes(':') ? 6 : 4;
+    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const https = url.protocol === 'https:';
+  const agent = https ? new HttpsAgent({ lookup, keepAlive: true }) : new HttpAgent({ lookup, keepAlive: true });
   return new S3Client({
     endpoint: o.endpoint,
     region: o.region || 'us-east-1',
     forcePathStyle: true,
     credentials: { accessKeyId: o.accessKey, secretAccessKey: o.secretKey },
+    requestHandler: https ? { httpsAgent: agent } : { httpAgent: agent },
   });
 }
 
@@ -27,8 +52,8 @@ export function s3Reason(err: unknown): string {
   return e.message && e.message !== code ? `${code}: ${e.message}` : code;
 }
 
-export async function uploadObject(o: S3Object, body: Readable, signal: AbortSignal): Promise<void> {
-  const s3 = client(o);
+export async function uploadObject(o: S3Object, body: Readable, signal: AbortSignal, resolver?: Resolver): Promise<void> {
+  const s3 = await client(o, resolver);
   try {
     const upload = new Upload({ client: s3, params: { Bucket: o.bucket, Key: o.key, Body: body }, partSize: PART_BYTES, queueSize: QUEUE, leavePartsOnError: false });
     const abort = () => void upload.abort().catch(() => undefined);
@@ -44,8 +69,8 @@ export async function uploadObject(o: S3Object, body: Readable, signal: AbortSig
 }
 
 /** The object's content as a stream; the client closes when it ends. */
-export async function downloadObject(o: S3Object): Promise<Readable> {
-  const s3 = client(o);
+export async function downloadObject(o: S3Object, resolver?: Resolver): Promise<Readable> {
+  const s3 = await client(o, resolver);
   try {
     const answer = await s3.send(new GetObjectCommand({ Bucket: o.bucket, Key: o.key }));
     const body = answer.Body as Readable;
@@ -57,8 +82,8 @@ export async function downloadObject(o: S3Object): Promise<Readable> {
   }
 }
 
-export async function removeObject(o: S3Object): Promise<void> {
-  const s3 = client(o);
+export async function removeObject(o: S3Object, resolver?: Resolver): Promise<void> {
+  const s3 = await client(o, resolver);
   try {
     await s3.send(new DeleteObjectCommand({ Bucket: o.bucket, Key: o.key }));
   } finally {

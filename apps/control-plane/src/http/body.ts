@@ -12,25 +12,44 @@ export const bodyTooLarge = (maxBytes: number, what = 'The request body') =>
  * over `maxBytes` is refused before anything is read, and a body (chunked or not) that goes
  * past `maxBytes` is refused at the chunk that crosses it. Reading then stops (the rest is
  * never taken off the wire; the answer closes the connection: `mustClose`), so at most
- * `maxBytes` plus one chunk is ever held.
+ * `maxBytes` plus one chunk is ever held. With `deadlineMs`, a body still arriving then is refused
+ * too (a sender that trickles bytes holds no request open past it).
  */
-export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+export async function readBoundedText(request: Request, maxBytes: number, deadlineMs?: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > maxBytes) throw bodyTooLarge(maxBytes);
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      chunks.length = 0;
-      reader.releaseLock();
-      throw bodyTooLarge(maxBytes);
+  let timer: NodeJS.Timeout | undefined;
+  const expired =
+    deadlineMs === undefined
+      ? null
+      : new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new BodyTooSlow(deadlineMs)), deadlineMs);
+        });
+  try {
+    for (;;) {
+      const { done, value } = await (expired ? Promise.race([reader.read(), expired]) : reader.read());
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        chunks.length = 0;
+        reader.releaseLock();
+        throw bodyTooLarge(maxBytes);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** The answer to a body not received within its deadline. */
+export class BodyTooSlow extends DomainError {
+  constructor(deadlineMs: number) {
+    super('BAD_REQUEST', `The request body did not arrive within ${deadlineMs / 1000} s`, [{ path: [], message: `must arrive within ${deadlineMs / 1000} s` }]);
+  }
 }

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import { DomainError, statusOf } from '../errors.js';
 import type { ForgeSource, WebhookReceiver } from '../services/webhooks/index.js';
-import { readBoundedText } from './body.js';
+import { BodyTooSlow, readBoundedText } from './body.js';
 import { errorBody } from './envelope.js';
 
 /** The most a webhook delivery may hold (Stripe's events are a few kilobytes). */
@@ -10,6 +10,16 @@ export const MAX_WEBHOOK_BYTES = 256 * 1024;
 
 /** The most a push or pull-request delivery may hold (GitHub lists at most 20 commits in one). */
 export const MAX_PUSH_WEBHOOK_BYTES = 1024 * 1024;
+
+/** How long a webhook's body may take to arrive (forges send a delivery at once). */
+export const WEBHOOK_BODY_DEADLINE_MS = 10_000;
+
+interface WebhookRouteDeps {
+  log: Logger;
+  newRequestId: () => string;
+  /** WEBHOOK_BODY_DEADLINE_MS unless given (tests). */
+  bodyDeadlineMs?: number;
+}
 
 export interface WebhookReceivers {
   /** The raw body (the signature covers its exact bytes) and the `Stripe-Signature` header. */
@@ -25,13 +35,14 @@ const FORGE_ROUTES: ForgeSource[] = ['github', 'gitlab', 'bitbucket', 'gitea'];
  * delivery's signature is its only authentication (checked by the receiver before anything
  * is read from the body). Answers 200 with what was done, or the error envelope.
  */
-export function mountWebhooks(app: Hono, receivers: WebhookReceivers, deps: { log: Logger; newRequestId: () => string }): void {
+export function mountWebhooks(app: Hono, receivers: WebhookReceivers, deps: WebhookRouteDeps): void {
+  const deadlineMs = deps.bodyDeadlineMs ?? WEBHOOK_BODY_DEADLINE_MS;
   app.post('/webhooks/billing', async (c) => {
     const requestId = deps.newRequestId();
     const log = deps.log.child({ requestId, route: 'webhooks/billing' });
     c.header('x-request-id', requestId);
     try {
-      const raw = await readBoundedText(c.req.raw, MAX_WEBHOOK_BYTES);
+      const raw = await readBoundedText(c.req.raw, MAX_WEBHOOK_BYTES, deadlineMs);
       const result = await receivers.billing(raw, c.req.header('stripe-signature'));
       log.info({ result }, 'billing webhook received');
       return c.json(result);
@@ -52,23 +63,26 @@ export function mountWebhooks(app: Hono, receivers: WebhookReceivers, deps: { lo
 /**
  * `POST /webhooks/{github,gitlab,bitbucket,gitea}` and `POST /webhooks/deploy/<kind>/<id>/<token>`
  * (push-to-deploy): no API key; the forge's signature or the workload's token authenticates.
- * A body over MAX_PUSH_WEBHOOK_BYTES is refused with 413 before it is read further. The
+ * A body over MAX_PUSH_WEBHOOK_BYTES is refused with 413 before it is read further, one not in
+ * within the deadline with 400. The
  * answer (200) lists each workload reached with its decision; deploys are only queued.
  * The token in the generic path is never logged.
  */
-function mountPushWebhooks(app: Hono, push: NonNullable<WebhookReceivers['push']>, deps: { log: Logger; newRequestId: () => string }): void {
+function mountPushWebhooks(app: Hono, push: NonNullable<WebhookReceivers['push']>, deps: WebhookRouteDeps): void {
+  const deadlineMs = deps.bodyDeadlineMs ?? WEBHOOK_BODY_DEADLINE_MS;
   const run = async (c: Context, route: string, handle: (body: string) => Promise<unknown>) => {
     const requestId = deps.newRequestId();
     const log = deps.log.child({ requestId, route });
     c.header('x-request-id', requestId);
     let body: string;
     try {
-      body = await readBoundedText(c.req.raw, MAX_PUSH_WEBHOOK_BYTES);
+      body = await readBoundedText(c.req.raw, MAX_PUSH_WEBHOOK_BYTES, deadlineMs);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      log.warn({ reason: err.message }, 'webhook refused: body too large');
+      const slow = err instanceof BodyTooSlow;
+      log.warn({ reason: err.message }, slow ? 'webhook refused: body too slow' : 'webhook refused: body too large');
       c.header('connection', 'close');
-      return c.json(errorBody('BAD_REQUEST', requestId, err.message, err.issues), 413);
+      return c.json(errorBody('BAD_REQUEST', requestId, err.message, err.issues), slow ? 400 : 413);
     }
     try {
       return c.json((await handle(body)) as Record<string, unknown>);

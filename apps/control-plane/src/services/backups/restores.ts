@@ -81,7 +81,13 @@ export class DatabaseRestores {
 
   /** `backup.oneRestore`: a restore the caller may see (through its backup and its database service). */
   async one(p: Principal, restoreId: string) {
-    const row = await this.deps.db.selectFrom('databaseRestores').selectAll().where('id', '=', restoreId).executeTakeFirst();
+    // Another organization's restore is missing, not "No such backup": its existence stays unsaid.
+    const row = await this.deps.db
+      .selectFrom('databaseRestores')
+      .selectAll()
+      .where('id', '=', restoreId)
+      .where('organizationId', '=', p.organizationId)
+      .executeTakeFirst();
     if (!row) throw NotFound('No such restore');
     await this.backups.find(p, row.backupId);
     await this.access.through(p, 'database', row.databaseServiceId, 'restore');

@@ -96,7 +96,8 @@ export class WebhookReceiver {
    * workload and a wrong token answer the same NOT_FOUND (a caller learns nothing from it).
    */
   async generic(kind: WorkloadKind, id: string, token: string, req: WebhookRequest): Promise<WebhookAnswer> {
-    const workload = await workloadById(this.db, kind, id);
+    // An id PostgreSQL cannot hold (U+0000, a lone surrogate) names no workload.
+    const workload = storable(id) ? await workloadById(this.db, kind, id) : null;
     const expected = workload?.row.refreshToken ? this.deps.secrets.open(workload.row.refreshToken) : '';
     // Compared even when there is no workload, so both answers take the same time.
     const matches = sameSecret(token, expected || 'no-token');
@@ -200,11 +201,19 @@ export class WebhookReceiver {
   }
 }
 
-/** A body that is not JSON reads as an empty object (its event then decides nothing). */
+/**
+ * A body that is not JSON reads as an empty object (its event then decides nothing). Text
+ * PostgreSQL cannot store is mended in its strings (U+0000 dropped, a lone surrogate made U+FFFD),
+ * so a branch or title quoting it is recorded rather than failing the delivery; the signature covers the raw body.
+ */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' && !storable(value) ? (value.replaceAll('\u0000', '') as unknown as WellFormed).toWellFormed() : value));
   } catch {
     return {};
   }
 }
+
+/** ES2024's string methods (Node 20 and later); the workspace's lib (ES2023) does not declare them. */
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
+const storable = (text: string) => !text.includes('\u0000') && (text as unknown as WellFormed).isWellFormed();
