@@ -6900,7 +6900,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Schedule backups of a named volume of an application (beyond the spec)
+         * Schedule backups of a named volume of an application
          * @description `volumeName` must be the volume of one of the application’s `volume` mounts (`mounts.create`). Each run archives the volume (tar, gzipped) on the agent of the application’s server, in a throw-away container that mounts it read-only, into `<prefix><volumeBackupId>/<time>.tar.gz` of the destination. `schedule`, `prefix`, `keepLatestCount` and `enabled` as in `backup.create`.
          *
          *     Members need the `canCreateServices` permission.
@@ -6919,7 +6919,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A volume backup schedule (beyond the spec) */
+        /** A volume backup schedule */
         get: operations["volumeBackup.one"];
         put?: never;
         post?: never;
@@ -6939,7 +6939,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Remove a volume backup schedule; its files stay in the bucket (beyond the spec)
+         * Remove a volume backup schedule; its files stay in the bucket
          * @description Members need the `canCreateServices` permission.
          */
         post: operations["volumeBackup.remove"];
@@ -6959,7 +6959,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run a volume backup now (beyond the spec)
+         * Run a volume backup now
          * @description Answers when the archive is stored: its file, size and duration. A `volumeBackup` event records each run.
          */
         post: operations["volumeBackup.manualBackup"];
@@ -6979,7 +6979,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a file of a volume backup into a named volume (beyond the spec)
+         * Restore a file of a volume backup into a named volume
          * @description `key` is one of the backup’s files (`backup.listBackupFiles`). `volumeName` (default: the backup’s own) must be a `volume` mount of the backup’s application. The volume is emptied, then the archive extracted into it, in a throw-away container. The agent refuses while a running container mounts the volume (stop the application first) unless `force` is true. Answers the queued restore; `volumeBackup.oneRestore` follows it.
          *
          *     Members need the `canCreateServices` permission.
@@ -6998,7 +6998,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A restore of a volume backup: its file, volume, status and log (beyond the spec) */
+        /** A restore of a volume backup: its file, volume, status and log */
         get: operations["volumeBackup.oneRestore"];
         put?: never;
         post?: never;
@@ -31466,7 +31466,7 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
-                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    /** @description When set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
                     encryptionPassphrase?: string | null;
                 };
             };
@@ -31748,7 +31748,7 @@ export interface operations {
                     accessKey?: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey?: string;
-                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    /** @description When set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
                     encryptionPassphrase?: string | null;
                     destinationId: string;
                 };
@@ -31947,7 +31947,7 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
-                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    /** @description When set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
                     encryptionPassphrase?: string | null;
                 };
             };

@@ -7,7 +7,7 @@ import type { S3Object } from '@skiff/proto';
 import { describe, expect, it } from 'vitest';
 import { downloadObject, removeObject, uploadObject } from './s3-object.js';
 
-const object = (endpoint: string): S3Object => ({ endpoint, region: 'us-east-1', bucket: 'latest', key: 'meta-data/iam/security-credentials/role', accessKey: 'ak', secretKey: 'sk' });
+const object = (endpoint: string): S3Object => ({ endpoint, region: 'us-east-1', bucket: 'latest', key: 'meta-data/iam/security-credentials/role', accessKey: 'ak', secretKey: 'sk', passphrase: '' });
 
 describe('the agent’s S3 connections', () => {
   it('refuses an endpoint whose name resolves to metadata or link-local addresses, for every call', async () => {

@@ -18,6 +18,7 @@ it('answers generated valid and hostile input to every operation in the envelope
     seed: 20261130,
     requests: 2000,
     hostOperations: true,
+    restarts: true,
   });
   const problems = report.problems.map((p) => `${p.problem} ${p.operation} (${p.kind}): ${p.status} ${p.why}\n  ${p.input}\n  ${p.body}`);
   expect(problems, summaryLine(report)).toEqual([]);

@@ -12,7 +12,7 @@ import { CLEANUP, SETUP_STEPS, firstId } from './setup.js';
  */
 const HOST_OPERATION = /^(?:settings\.(?!read|get)\w+|\w+\.(?:deploy|redeploy|start|stop|reload|rebuild|killBuild|cancelDeployment|dropDeployment|deployTemplate|isolatedDeployment|restartContainer)|backup\.manualBackup\w*)$/;
 
-/** Operations that restart the control plane itself (answered, then it exits for its supervisor): always left out. */
+/** Operations that restart the control plane itself (answered, then it exits for its supervisor): left out unless `restarts` is set. */
 const RESTARTS_CONTROL_PLANE = /^settings\.(?:reloadServer|updateServer)$/;
 
 export interface FuzzOptions {
@@ -25,6 +25,8 @@ export interface FuzzOptions {
   requests: number;
   /** Include the operations that act on hosts (HOST_OPERATION). */
   hostOperations?: boolean;
+  /** Include the operations that restart the control plane (RESTARTS_CONTROL_PLANE): for one whose restart does not end it, as in tests. */
+  restarts?: boolean;
   /** Called for each failing case as it happens. */
   onProblem?: (problem: FuzzProblem) => void;
 }
@@ -55,7 +57,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const base = options.baseUrl.replace(/\/+$/, '');
   const document = (await (await options.send(new Request(`${base}/api/openapi.json`))).json()) as Parameters<typeof operationsOf>[0];
   const all = operationsOf(document);
-  const skipped = all.filter((o) => RESTARTS_CONTROL_PLANE.test(o.name) || (!options.hostOperations && HOST_OPERATION.test(o.name))).map((o) => o.name);
+  const skipped = all.filter((o) => (!options.restarts && RESTARTS_CONTROL_PLANE.test(o.name)) || (!options.hostOperations && HOST_OPERATION.test(o.name))).map((o) => o.name);
   const operations = all.filter((o) => !skipped.includes(o.name));
   const byName = new Map(all.map((o) => [o.name, o]));
   const r = new Random(options.seed);
