@@ -67,5 +67,4 @@ describe('skiff logs', () => {
     expect(ended.code, ended.stderr).toBe(0);
     expect(ended.stderr).not.toMatch(/error/i);
   }, 60_000);
-
 });
