@@ -5,12 +5,16 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import type { ServerType } from '@hono/node-server';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../../control-plane/src/http/serve.js';
 import { type TestPlatform, startTestPlatform } from '../../control-plane/src/testing/harness.js';
 import { runCli } from './testing/run-cli.js';
+
+/** Where bin/bundle.mjs writes the bundled CLI. */
+const bundlePath = fileURLToPath(new URL('../../../dist/cli/skiff.mjs', import.meta.url));
 
 let t: TestPlatform;
 let server: ServerType;
@@ -267,6 +271,21 @@ describe('help and suggestions', () => {
     const operation = await skiff(['application', 'dropDeploymnt']);
     expect(operation.code).toBe(2);
     expect(operation.stderr).toContain('did you mean "dropDeployment"?');
+  });
+});
+
+describe('start-up', () => {
+  it('runs from the esbuild bundle (dist/cli/skiff.mjs); prints how long `skiff --help` takes', async () => {
+    expect((await skiff(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(statSync(bundlePath).isFile()).toBe(true);
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      expect((await skiff(['--help'])).code).toBe(0);
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`skiff --help: median ${Math.round(times[2]!)} ms, fastest ${Math.round(times[0]!)} ms over 5 runs (node start-up included)`);
   });
 });
 
