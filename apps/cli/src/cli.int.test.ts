@@ -300,6 +300,7 @@ describe('operations that take a file', () => {
       const archive = join(dir, 'site.tar.gz');
       const help = await skiff(['application', 'dropDeployment', '--help']);
       expect(help.stdout).toContain('--file <path> sends it as the part `archive`');
+      expect((await skiff(['__complete', 'application', 'dropDeployment', '--fi'])).stdout).toBe('--file\n');
 
       const missing = await skiff(['application', 'dropDeployment', '--application-id', app.applicationId]);
       expect(missing.code).toBe(2);
