@@ -5,12 +5,16 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import type { ServerType } from '@hono/node-server';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../../control-plane/src/http/serve.js';
 import { type TestPlatform, startTestPlatform } from '../../control-plane/src/testing/harness.js';
 import { runCli } from './testing/run-cli.js';
+
+/** Where bin/bundle.mjs writes the bundled CLI. */
+const bundlePath = fileURLToPath(new URL('../../../dist/cli/skiff.mjs', import.meta.url));
 
 let t: TestPlatform;
 let server: ServerType;
@@ -245,6 +249,161 @@ describe('export and apply', () => {
       const bad = await skiff(['apply', '-f', copy]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/environments\.0\.applications\.0\.replicas: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('help and suggestions', () => {
+  it('--help lists the workflows and routers; a router lists its operations; a typo suggests the nearest, exit 2', async () => {
+    const help = await skiff(['--help']);
+    expect(help.code).toBe(0);
+    for (const w of ['deploy', 'logs', 'env', 'export', 'apply', 'status']) expect(help.stdout).toMatch(new RegExp(`^  skiff ${w}\\b`, 'm'));
+    for (const r of ['project', 'application', 'cache', 'dbA']) expect(help.stdout).toMatch(new RegExp(`\\b${r}\\b`));
+    const router = await skiff(['cache', '--help']);
+    expect(router.stdout).toMatch(/^\s+create\s+POST\s+Create a cache instance in an environment$/m);
+    const typo = await skiff(['projcet', 'all']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown command "projcet"; did you mean "project"?');
+    const workflow = await skiff(['statsu']);
+    expect(workflow.stderr).toContain('did you mean "status"?');
+    const operation = await skiff(['application', 'dropDeploymnt']);
+    expect(operation.code).toBe(2);
+    expect(operation.stderr).toContain('did you mean "dropDeployment"?');
+  });
+});
+
+describe('start-up', () => {
+  it('runs from the esbuild bundle (dist/cli/skiff.mjs); prints how long `skiff --help` takes', async () => {
+    expect((await skiff(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(statSync(bundlePath).isFile()).toBe(true);
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      expect((await skiff(['--help'])).code).toBe(0);
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`skiff --help: median ${Math.round(times[2]!)} ms, fastest ${Math.round(times[0]!)} ms over 5 runs (node start-up included)`);
+  });
+});
+
+describe('operations that take a file', () => {
+  it('--file sends it as multipart with the fields; a file over the limit is refused before sending', async () => {
+    const environmentId = JSON.parse((await skiff(['project', 'create', '--name', 'cli-drop', '--json'])).stdout).environments[0].environmentId;
+    const app = JSON.parse((await skiff(['application', 'create', '--name', 'site', '--environment-id', environmentId, '--source-type', 'drop', '--json'])).stdout);
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-cli-drop-'));
+    try {
+      writeFileSync(join(dir, 'index.html'), 'hello from a drop\n');
+      execFileSync('tar', ['-czf', join(dir, 'site.tar.gz'), '-C', dir, 'index.html']);
+      const archive = join(dir, 'site.tar.gz');
+      const help = await skiff(['application', 'dropDeployment', '--help']);
+      expect(help.stdout).toContain('--file <path> sends it as the part `archive`');
+      expect((await skiff(['__complete', 'application', 'dropDeployment', '--fi'])).stdout).toBe('--file\n');
+
+      const missing = await skiff(['application', 'dropDeployment', '--application-id', app.applicationId]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/archive: required: give the file with --file/);
+      const tooLarge = await skiff(['application', 'dropDeployment', '--application-id', app.applicationId, '--file', archive], { env: { SKIFF_MAX_ARCHIVE_BYTES: '10' } });
+      expect(tooLarge.code).toBe(2);
+      expect(tooLarge.stderr).toMatch(/archive: .*larger than the limit of 10 bytes .*nothing was sent/);
+      expect(JSON.parse((await skiff(['deployment', 'all', '--application-id', app.applicationId, '--json'])).stdout)).toEqual([]);
+
+      const sent = await skiff(['application', 'dropDeployment', '--application-id', app.applicationId, '--title', 'from the cli', '--file', archive, '--json']);
+      expect(sent.code, sent.stderr).toBe(0);
+      const deployment = JSON.parse(sent.stdout);
+      expect(deployment).toMatchObject({ applicationId: app.applicationId, title: 'from the cli', status: 'queued' });
+      const listed = JSON.parse((await skiff(['deployment', 'all', '--application-id', app.applicationId, '--json'])).stdout);
+      expect(listed.map((d: { deploymentId: string }) => d.deploymentId)).toEqual([deployment.deploymentId]);
+
+      // Not an archive: the server's refusal, naming the part.
+      const notArchive = join(dir, 'notes.txt');
+      writeFileSync(notArchive, 'plain text');
+      const refused = await skiff(['application', 'dropDeployment', '--application-id', app.applicationId, '--file', notArchive]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^\s+archive: /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('export and apply, every kind', () => {
+  it('applications, compose stacks, caches and databases round-trip to a new project; passwords never in the file', async () => {
+    const call = async (args: string[]) => {
+      const r = await skiff([...args, '--json']);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const environmentId = (await call(['project', 'create', '--name', 'cli-kinds'])).environments[0].environmentId;
+    const app = await call(['application', 'create', '--name', 'web', '--app-name', 'kinds-web', '--environment-id', environmentId, '--source-type', 'container']);
+    await call([
+      'application', 'update', '--application-id', app.applicationId, '--container-image', 'busybox:latest',
+      '--env', 'PORT=8080', '--preview-env', 'PREVIEW=1\nPREVIEW_TOKEN=tok-hidden',
+      '--build-args', 'NODE_ENV=production\nNPM_TOKEN=npm-hidden', '--preview-build-args', 'NODE_ENV=preview',
+    ]);
+    const stack = await call(['compose', 'create', '--name', 'stack', '--app-name', 'kinds-stack', '--environment-id', environmentId, '--compose-file', 'services:\n  web:\n    image: busybox:latest\n']);
+    await call(['compose', 'update', '--compose-id', stack.composeId, '--env', 'LEVEL=debug']);
+    await call(['domain', 'create', '--compose-id', stack.composeId, '--host', 'kinds-stack.localhost', '--service-name', 'web', '--port', '80']);
+    const cache = await call(['cache', 'create', '--name', 'sessions', '--app-name', 'kinds-cache', '--environment-id', environmentId, '--database-password', 'cache-pass-hidden']);
+    await call(['cache', 'update', '--cache-id', cache.cacheId, '--memory-limit', '268435456', '--env', 'REDIS_EXTRA=1']);
+    const pg = await call(['dbA', 'create', '--name', 'orders', '--app-name', 'kinds-pg', '--environment-id', environmentId, '--database-name', 'orders', '--database-password', 'pg-pass-hidden']);
+    await call(['dbA', 'update', '--db-a-id', pg.dbAId, '--memory-limit', '536870912']);
+    await call(['dbD', 'create', '--name', 'events', '--app-name', 'kinds-mongo', '--environment-id', environmentId, '--replica-set']);
+
+    const exported = await skiff(['export', 'cli-kinds']);
+    expect(exported.code, exported.stderr).toBe(0);
+    for (const secret of ['tok-hidden', 'npm-hidden', 'cache-pass-hidden', 'pg-pass-hidden', 'atabasePassword', 'rootPassword']) expect(exported.stdout).not.toContain(secret);
+    expect(exported.stdout).not.toMatch(/app_|cmp_|cch_|dbs_|env_|prj_|dom_/);
+    const file = parse(exported.stdout);
+    const production = file.environments[0];
+    expect(production.applications[0]).toMatchObject({
+      previewEnv: { PREVIEW: '1', PREVIEW_TOKEN: null },
+      buildArgs: { NODE_ENV: 'production', NPM_TOKEN: null },
+      previewBuildArgs: { NODE_ENV: 'preview' },
+    });
+    expect(production.compose[0]).toMatchObject({ appName: 'kinds-stack', env: { LEVEL: 'debug' }, domains: [{ host: 'kinds-stack.localhost', serviceName: 'web', port: 80 }] });
+    expect(production.caches[0]).toMatchObject({ appName: 'kinds-cache', settings: { memoryLimit: '268435456' }, env: { REDIS_EXTRA: '1' } });
+    expect(production.databases).toEqual([
+      expect.objectContaining({ appName: 'kinds-pg', engine: 'postgres', settings: expect.objectContaining({ databaseName: 'orders', memoryLimit: '536870912' }) }),
+      expect.objectContaining({ appName: 'kinds-mongo', engine: 'mongo', settings: expect.objectContaining({ replicaSet: true }) }),
+    ]);
+
+    // The same file as a new project (new names: app names are unique on a server).
+    const copy = structuredClone(file);
+    copy.project.name = 'cli-kinds-copy';
+    for (const list of ['applications', 'compose', 'caches', 'databases']) for (const w of copy.environments[0][list]) w.appName = `${w.appName}-copy`;
+    copy.environments[0].compose[0].domains[0].host = 'kinds-stack-copy.localhost';
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-cli-kinds-'));
+    try {
+      // Secret values are null in the export; the applied file gives them (they come back null).
+      const filled = structuredClone(copy);
+      filled.environments[0].applications[0].previewEnv.PREVIEW_TOKEN = 'tok-filled';
+      filled.environments[0].applications[0].buildArgs.NPM_TOKEN = 'npm-filled';
+      const path = join(dir, 'copy.yaml');
+      writeFileSync(path, stringify(filled));
+      const first = await skiff(['apply', '-f', path]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain('+ create cache sessions (production)');
+      expect(first.stdout).toMatch(/a random databasePassword \(192 bits\) is generated; it is never shown/);
+      expect(first.stdout).toContain('+ create database orders (production)');
+      expect(first.stdout).toContain('the platform generates its passwords');
+      const again = parse((await skiff(['export', 'cli-kinds-copy'])).stdout);
+      expect(again).toEqual(copy);
+      const second = await skiff(['apply', '-f', path]);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toContain('No changes.');
+      const copied = JSON.parse((await skiff(['status', 'cli-kinds-copy', '--json'])).stdout);
+      const copiedCache = copied.find((w: { type: string }) => w.type === 'cache');
+      expect((await call(['cache', 'one', '--cache-id', copiedCache.id])).hasDatabasePassword).toBe(true);
+
+      // A password written into the file by hand is refused, naming it; nothing changes.
+      filled.environments[0].caches[0].settings.databasePassword = 'in-the-file';
+      writeFileSync(path, stringify(filled));
+      const refused = await skiff(['apply', '-f', path]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/environments\.0\.caches\.0\.settings\.databasePassword: a secret is never in the file/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,6 +5,7 @@ import { sseEvents } from './client.js';
 import { mergedEnv } from './declarative/model.js';
 import { diffDotenv } from './dotenv.js';
 import { fieldsOf, kebab } from './fields.js';
+import { didYouMean, editDistance, nearest } from './suggest.js';
 
 describe('flags', () => {
   it('maps field names to kebab-case', () => {
@@ -68,5 +69,17 @@ describe('server-sent events', () => {
       { event: 'line', data: '{"text":"a"}' },
       { event: 'end', data: '{}' },
     ]);
+  });
+});
+
+describe('suggestions', () => {
+  it('names the nearest commands by edit distance, nothing when none is near', () => {
+    expect(editDistance('projcet', 'project')).toBe(2);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(nearest('projcet', ['project', 'environment', 'deploy'])).toEqual(['project']);
+    expect(nearest('dropDeploymnt', ['deploy', 'dropDeployment', 'redeploy'])).toEqual(['dropDeployment']);
+    expect(nearest('envi', ['env', 'environment'])).toEqual(['env', 'environment']);
+    expect(nearest('zzzzzz', ['project', 'env'])).toEqual([]);
+    expect(didYouMean('statsu', ['status', 'stop'])).toBe('; did you mean "status"?');
   });
 });

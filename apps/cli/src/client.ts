@@ -58,6 +58,13 @@ export function createClient(context: Context, fetchImpl: typeof fetch = fetch) 
       const text = await res.text();
       return (text ? JSON.parse(text) : null) as T;
     },
+    /** Calls an operation that takes a file: its fields and the file as `multipart/form-data` (http/uploads.ts reads it). */
+    async upload<T = unknown>(contract: Pick<Contract, 'name'>, body: FormData): Promise<T> {
+      const res = await request(`/api/${contract.name}`, { method: 'POST', body });
+      if (!res.ok) return refusal(res);
+      const text = await res.text();
+      return (text ? JSON.parse(text) : null) as T;
+    },
     /** Server-sent events of a stream route (`/api/logs.deployment`, `/api/events`…), until it ends. */
     async *stream(path: string, query: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<{ event: string; data: string }> {
       const q = queryOf(query);

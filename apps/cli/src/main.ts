@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type ArgSpec, flagOn, parseArgs } from './args.js';
+import { type ArgSpec, flagOn, parseArgs, stringFlag } from './args.js';
 import { WORKFLOWS, candidates, completion } from './commands/completion.js';
 import { apply, exportCommand } from './commands/declarative.js';
 import { env } from './commands/env.js';
@@ -10,6 +10,9 @@ import { fieldsOf } from './fields.js';
 import { findContract, inputFromArgs, operationHelp, routerHelp, routers } from './operations.js';
 import { type Io, human, processIo } from './output.js';
 import { type Session, createSession } from './session.js';
+import { didYouMean } from './suggest.js';
+import { multipartBody, uploadFile, uploadLimit } from './upload.js';
+import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `skiff: drive a Skiff platform from the command line
 
@@ -71,7 +74,7 @@ export async function run(argv: string[], io: Io, readStdin = readStdinSync): Pr
       return first || argv.length ? EXIT.ok : EXIT.usage;
     }
     if (first === '--version' || first === 'version') {
-      io.out(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+      io.out(`${pkg.version}\n`);
       return EXIT.ok;
     }
     if (Object.hasOwn(COMMANDS, first)) {
@@ -84,13 +87,13 @@ export async function run(argv: string[], io: Io, readStdin = readStdinSync): Pr
       await COMMANDS[first]!(createSession(io, args, readStdin));
       return EXIT.ok;
     }
-    if (!Object.hasOwn(routers, first)) throw usage(`unknown command "${first}" (skiff --help lists them)`);
+    if (!Object.hasOwn(routers, first)) throw usage(`unknown command "${first}"${didYouMean(first, [...Object.keys(COMMANDS), ...Object.keys(routers)])} (skiff --help lists them)`);
     if (!second || second === '--help' || second === '-h' || second === 'help') {
       io.out(routerHelp(first));
       return second ? EXIT.ok : EXIT.usage;
     }
     const contract = findContract(first, second);
-    if (!contract) throw usage(`${first} has no operation "${second}" (skiff ${first} --help lists them)`);
+    if (!contract) throw usage(`${first} has no operation "${second}"${didYouMean(second, Object.keys(routers[first]!))} (skiff ${first} --help lists them)`);
     const booleans = new Set(['json', 'help', ...fieldsOf(contract.input).filter((f) => f.kind === 'boolean').map((f) => f.flag)]);
     const args = parseArgs(argv.slice(2), { booleans, aliases: { h: 'help' } });
     if (flagOn(args, 'help')) {
@@ -98,10 +101,13 @@ export async function run(argv: string[], io: Io, readStdin = readStdinSync): Pr
       return EXIT.ok;
     }
     if (args.positionals.length) throw usage(`unexpected argument "${args.positionals[0]}": fields are given as --flag value`);
-    if (contract.upload) throw usage(`${contract.name} takes a file (${contract.upload.field}); the CLI does not send files yet: use the HTTP API`);
+    const filePath = contract.upload ? stringFlag(args, 'file') : undefined;
+    if (contract.upload) args.options.delete('file');
     const session = createSession(io, args, readStdin);
     const input = inputFromArgs(contract, args, readStdin);
-    const result = await session.client().call(contract, input);
+    const result = contract.upload
+      ? await session.client().upload(contract, multipartBody(input, await uploadFile(contract.upload, filePath, uploadLimit(io.env))))
+      : await session.client().call(contract, input);
     io.out(session.json ? `${JSON.stringify(result, null, 2)}\n` : human(io, result));
     return EXIT.ok;
   } catch (err) {

@@ -115,7 +115,7 @@ export function operationHelp(contract: Contract): string {
   const fields = fieldsOf(contract.input);
   const width = Math.max(0, ...fields.map((f) => f.flag.length + 2));
   const lines = [
-    `skiff ${contract.router} ${contract.operation} [--field value…] [--input file.json|-] [--json]`,
+    `skiff ${contract.router} ${contract.operation} [--field value…] [--input file.json|-]${contract.upload ? ' --file <path>' : ''} [--json]`,
     '',
     contract.summary,
     ...(contract.description ? ['', wrap(contract.description, 90)] : []),
@@ -128,7 +128,9 @@ export function operationHelp(contract: Contract): string {
       const notes = [f.type, f.required ? 'required' : 'optional', f.kind === 'array' ? 'repeat the flag or give a JSON list' : f.kind === 'json' ? 'JSON' : ''].filter(Boolean).join(', ');
       return `${head}${notes}${f.description ? `\n${' '.repeat(width + 4)}${f.description}` : ''}`;
     }),
-    ...(contract.upload ? ['', `Takes a file (${contract.upload.field}): not sent by the CLI; use the HTTP API.`] : []),
+    ...(contract.upload
+      ? ['', `Takes a file: --file <path> sends it as the part \`${contract.upload.field}\` (${contract.upload.description}),`, 'with the fields, as multipart/form-data; a file over SKIFF_MAX_ARCHIVE_BYTES (256 MiB by default) is refused before sending.']
+      : []),
     '',
     `Example input: ${JSON.stringify(contract.example)}`,
   ];

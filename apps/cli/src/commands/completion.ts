@@ -35,7 +35,7 @@ export function candidates(words: string[], env: NodeJS.ProcessEnv): string[] {
   } else if (Object.hasOwn(routers, first)) {
     const contract = second ? findContract(first, second) : undefined;
     if (!second) list = Object.keys(routers[first]!);
-    else if (contract) list = [...fieldsOf(contract.input).map((f) => f.flag), ...OPERATION_FLAGS].map((f) => `--${f}`);
+    else if (contract) list = [...fieldsOf(contract.input).map((f) => f.flag), ...OPERATION_FLAGS, ...(contract.upload ? ['file'] : [])].map((f) => `--${f}`);
     else list = [];
   } else list = [];
   return list.filter((c) => c.startsWith(current));

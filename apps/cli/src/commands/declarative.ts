@@ -8,7 +8,9 @@ import { usage } from '../errors.js';
 import { paint } from '../output.js';
 import type { Session } from '../session.js';
 
-const HEADER = '# skiff export: apply with `skiff apply -f <file>`. Env values of secret-looking names are null: the platform keeps them.\n';
+const HEADER =
+  '# skiff export: apply with `skiff apply -f <file>`. Env values of secret-looking names are null: the platform keeps them.\n' +
+  '# Passwords are never in the file: apply generates a new cache\'s, the platform a new database\'s.\n';
 
 /** `skiff export <project> [-o file]`: the project as YAML (stdout by default). */
 export async function exportCommand(s: Session): Promise<void> {
@@ -43,10 +45,11 @@ export async function apply(s: Session): Promise<void> {
   const plan = await planApply(client, parsed.data);
   const dryRun = flagOn(s.args, 'dry-run');
   const describe = (a: (typeof plan.actions)[number]) =>
-    `${a.verb === 'create' ? paint(s.io, 'green', '+ create') : paint(s.io, 'yellow', '~ update')} ${a.what}${a.fields.length ? `: ${a.fields.join(', ')}` : ''}\n`;
+    `${a.verb === 'create' ? paint(s.io, 'green', '+ create') : paint(s.io, 'yellow', '~ update')} ${a.what}${a.fields.length ? `: ${a.fields.join(', ')}` : ''}\n` +
+    (a.note ? `    ${paint(s.io, 'dim', a.note)}\n` : '');
   if (s.json) {
     if (!dryRun) await runPlan(client, plan, () => {});
-    s.io.out(`${JSON.stringify({ dryRun, actions: plan.actions.map(({ verb, what, fields }) => ({ verb, what, fields })), left: plan.left, warnings: plan.warnings }, null, 2)}\n`);
+    s.io.out(`${JSON.stringify({ dryRun, actions: plan.actions.map(({ verb, what, fields, note }) => ({ verb, what, fields, ...(note ? { note } : {}) })), left: plan.left, warnings: plan.warnings }, null, 2)}\n`);
     return;
   }
   if (dryRun) plan.actions.forEach((a) => s.io.out(describe(a)));

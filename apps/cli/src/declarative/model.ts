@@ -26,16 +26,40 @@ const Domain = z
 
 export const DOMAIN_FIELDS = Object.keys(Domain.shape) as Array<keyof z.infer<typeof Domain>>;
 
+/** Settings that are secrets: never in the file (export leaves them out, apply refuses them). */
+export const SECRET_SETTING = /password|secret|token/i;
+
+/** The dotenv-text fields of a workload: in the file as name → value maps, secret-looking values as null. */
+export const ENV_FIELDS = ['env', 'previewEnv', 'buildArgs', 'previewBuildArgs'] as const;
+export type EnvField = (typeof ENV_FIELDS)[number];
+
+const Settings = z.record(z.string(), z.unknown()).superRefine((settings, ctx) => {
+  for (const key of Object.keys(settings)) {
+    if (SECRET_SETTING.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a secret is never in the file: set it with its update operation (a cache or database password is generated when absent)' });
+  }
+});
+
 const Workload = z
   .object({
     name: z.string().min(1),
     appName: z.string().optional(),
     description: z.string().nullable().optional(),
-    settings: z.record(z.string(), z.unknown()).optional(),
+    settings: Settings.optional(),
     env: EnvMap.optional(),
+    previewEnv: EnvMap.optional(),
+    buildArgs: EnvMap.optional(),
+    previewBuildArgs: EnvMap.optional(),
     domains: z.array(Domain).optional(),
   })
   .strict();
+
+/** The database routers (dbA..dbE), each with the engine its records name. */
+export const DATABASE_ROUTERS = Object.fromEntries(
+  (['dbA', 'dbB', 'dbC', 'dbD', 'dbE'] as const).map((r) => [r, ((op(`${r}.one`).output as z.ZodObject).shape.engine as z.ZodLiteral<string>).value]),
+) as Record<'dbA' | 'dbB' | 'dbC' | 'dbD' | 'dbE', string>;
+const ENGINES = Object.values(DATABASE_ROUTERS) as [string, ...string[]];
+
+const Service = Workload.omit({ domains: true, previewEnv: true, buildArgs: true, previewBuildArgs: true });
 
 const Environment = z
   .object({
@@ -44,7 +68,8 @@ const Environment = z
     env: EnvMap.optional(),
     applications: z.array(Workload).optional(),
     compose: z.array(Workload).optional(),
-    caches: z.array(Workload.omit({ domains: true }).strict()).optional(),
+    caches: z.array(Service.strict()).optional(),
+    databases: z.array(Service.extend({ engine: z.enum(ENGINES) }).strict()).optional(),
   })
   .strict();
 
@@ -61,13 +86,38 @@ export type ProjectFile = z.infer<typeof ProjectFile>;
 export type WorkloadEntry = z.infer<typeof Workload>;
 export type DomainEntry = z.infer<typeof Domain>;
 
-/** The workload kinds the file holds, the operations that read and write them, and where. */
+export interface KindSpec {
+  type: 'application' | 'compose' | 'cache' | 'database';
+  /** The list of an environment that holds this kind in the file. */
+  list: 'applications' | 'compose' | 'caches' | 'databases';
+  id: string;
+  one: string;
+  create: string;
+  update: string;
+  domains: string | null;
+  /** Databases: the engine of this router. */
+  engine?: string;
+  /** Record fields its update operation refuses whatever their value (replicaSet: MongoDB only). */
+  notSettings?: string[];
+}
+
+/** The workload kinds the file holds, the operations that read and write them, and where; each database router is a kind. */
 export const KINDS = {
-  applications: { type: 'application', id: 'applicationId', one: 'application.one', create: 'application.create', update: 'application.update', domains: 'domain.byApplicationId' },
-  compose: { type: 'compose', id: 'composeId', one: 'compose.one', create: 'compose.create', update: 'compose.update', domains: 'domain.byComposeId' },
-  caches: { type: 'cache', id: 'cacheId', one: 'cache.one', create: 'cache.create', update: 'cache.update', domains: null },
-} as const;
+  applications: { type: 'application', list: 'applications', id: 'applicationId', one: 'application.one', create: 'application.create', update: 'application.update', domains: 'domain.byApplicationId' },
+  compose: { type: 'compose', list: 'compose', id: 'composeId', one: 'compose.one', create: 'compose.create', update: 'compose.update', domains: 'domain.byComposeId' },
+  caches: { type: 'cache', list: 'caches', id: 'cacheId', one: 'cache.one', create: 'cache.create', update: 'cache.update', domains: null },
+  ...(Object.fromEntries(
+    Object.entries(DATABASE_ROUTERS).map(([r, engine]) => [r, { type: 'database', list: 'databases', id: `${r}Id`, one: `${r}.one`, create: `${r}.create`, update: `${r}.update`, domains: null, engine, notSettings: engine === 'mongo' ? [] : ['replicaSet'] }]),
+  ) as Record<keyof typeof DATABASE_ROUTERS, KindSpec>),
+} satisfies Record<string, KindSpec> as Record<'applications' | 'compose' | 'caches' | keyof typeof DATABASE_ROUTERS, KindSpec>;
 export type KindKey = keyof typeof KINDS;
+export const KIND_KEYS = Object.keys(KINDS) as KindKey[];
+
+/** The env-like fields a kind takes (those of ENV_FIELDS its update operation has). */
+export function envFields(kind: KindKey): EnvField[] {
+  const names = new Set(fieldsOf(op(KINDS[kind].update).input).map((f) => f.name));
+  return ENV_FIELDS.filter((f) => names.has(f));
+}
 
 /** Never in the file: ids and states of this platform, the env texts (kept apart), and anything secret. */
 const NOT_SETTINGS = /^(name|appName|description|environmentId|serverId|applicationStatus|createdAt|env|previewEnv|buildArgs|previewBuildArgs|refreshToken)$|password|secret|token/i;
@@ -77,7 +127,7 @@ export function settingNames(kind: KindKey, record: Record<string, unknown>): st
   const spec = KINDS[kind];
   return fieldsOf(op(spec.update).input)
     .map((f) => f.name)
-    .filter((n) => n !== spec.id && !NOT_SETTINGS.test(n) && Object.hasOwn(record, n));
+    .filter((n) => n !== spec.id && !NOT_SETTINGS.test(n) && !SECRET_SETTING.test(n) && !spec.notSettings?.includes(n) && Object.hasOwn(record, n));
 }
 
 /** A dotenv text for the file: secret-looking names keep their name, not their value. */

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Client } from '../client.js';
 import { type Issue, usage } from '../errors.js';
-import { fieldsOf } from '../fields.js';
+import { fieldsOf, kebab } from '../fields.js';
 import { checkInput } from '../operations.js';
 import { op } from '../workloads.js';
-import { type DomainEntry, KINDS, type KindKey, type ProjectFile, type WorkloadEntry, mergedEnv } from './model.js';
+import { type DomainEntry, KINDS, KIND_KEYS, type KindKey, type ProjectFile, type WorkloadEntry, envFields, mergedEnv } from './model.js';
 import { type LiveEnvironment, type LiveWorkload, readProject } from './read.js';
 
 type Rec = Record<string, unknown>;
@@ -16,6 +17,8 @@ export interface Action {
   what: string;
   /** For updates: the fields that change. */
   fields: string[];
+  /** Said beside the action (a password generated for it). */
+  note?: string;
   run(client: Client, ids: Ids): Promise<void>;
 }
 
@@ -40,11 +43,12 @@ export async function planApply(client: Client, file: ProjectFile): Promise<Plan
     for (const i of checkInput(op(operation), input)) issues.push({ path: `${where}.${i.path}`, message: i.message });
     return input;
   };
-  const envText = (current: string, wanted: Record<string, string | null> | undefined, where: string) => {
+  const envText = (current: string, wanted: Record<string, string | null> | undefined, where: string, field = 'env') => {
     if (!wanted) return current;
     const merged = mergedEnv(current, wanted);
-    for (const key of merged.unset) plan.warnings.push(`${where}: env ${key} has no value in the file nor on the platform (skiff env push sets it)`);
-    for (const key of merged.kept) plan.left.push(`${where}: env ${key}`);
+    const how = field === 'env' ? 'skiff env push sets it' : `its update operation's --${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} sets it`;
+    for (const key of merged.unset) plan.warnings.push(`${where}: ${field} ${key} has no value in the file nor on the platform (${how})`);
+    for (const key of merged.kept) plan.left.push(`${where}: ${field} ${key}`);
     return merged.text;
   };
 
@@ -113,12 +117,14 @@ export async function planApply(client: Client, file: ProjectFile): Promise<Plan
       }
     }
     const environmentId = (ids: Ids) => existing?.environmentId ?? ids.get(envKey)!;
-    for (const kind of Object.keys(KINDS) as KindKey[]) {
-      const entries = (e[kind] ?? []) as WorkloadEntry[];
+    for (const kind of KIND_KEYS) {
+      const spec = KINDS[kind];
+      const list = (e[spec.list] ?? []) as Array<WorkloadEntry & { engine?: string }>;
+      const entries = list.flatMap((w, wi) => (spec.engine && w.engine !== spec.engine ? [] : [{ w, wi }]));
       const lives = existing?.workloads[kind] ?? [];
-      entries.forEach((w, wi) => planWorkload(plan, checked, envText, kind, w, lives, environmentId, `${where}.${kind}.${wi}`, e.name));
+      for (const { w, wi } of entries) planWorkload(plan, checked, envText, kind, w, lives, environmentId, `${where}.${spec.list}.${wi}`, e.name);
       for (const l of lives) {
-        if (!entries.some((w) => matches(w, l))) plan.left.push(`${KINDS[kind].type} ${l.record.name} (${e.name}), not in the file`);
+        if (!entries.some(({ w }) => matches(w, l))) plan.left.push(`${spec.type} ${l.record.name} (${e.name}), not in the file`);
       }
     }
   });
@@ -132,7 +138,7 @@ const matches = (w: WorkloadEntry, l: LiveWorkload) => (w.appName ? l.record.app
 function planWorkload(
   plan: Plan,
   checked: (operation: string, input: Rec, where: string) => Rec,
-  envText: (current: string, wanted: Record<string, string | null> | undefined, where: string) => string,
+  envText: (current: string, wanted: Record<string, string | null> | undefined, where: string, field?: string) => string,
   kind: KindKey,
   w: WorkloadEntry,
   lives: LiveWorkload[],
@@ -149,14 +155,18 @@ function planWorkload(
     const createFields = new Set(fieldsOf(op(spec.create).input).map((f) => f.name));
     const create: Rec = Object.fromEntries(Object.entries(wanted).filter(([k]) => createFields.has(k)));
     const rest: Rec = Object.fromEntries(Object.entries(wanted).filter(([k]) => !createFields.has(k)));
-    const env = envText('', w.env, where);
-    if (env) rest.env = env;
+    for (const f of envFields(kind)) {
+      const text = envText('', w[f], where, f);
+      if (text) rest[f] = text;
+    }
+    const note = createPassword(kind, create);
     checked(spec.create, { ...create, environmentId: PLACEHOLDER }, where);
     if (Object.keys(rest).length) checked(spec.update, { [spec.id]: PLACEHOLDER, ...rest }, where);
     plan.actions.push({
       verb: 'create',
       what: label,
       fields: Object.keys(rest),
+      note,
       async run(c, ids) {
         const created = await c.call<Rec>(op(spec.create), { ...create, environmentId: environmentId(ids) });
         ids.set(key, created[spec.id] as string);
@@ -166,9 +176,11 @@ function planWorkload(
   } else {
     const changes: Rec = {};
     for (const [k, v] of Object.entries(wanted)) if (!same(v, existing.record[k])) changes[k] = v;
-    const current = (existing.record.env as string | null) ?? '';
-    const env = envText(current, w.env, where);
-    if (env !== current) changes.env = env;
+    for (const f of envFields(kind)) {
+      const current = (existing.record[f] as string | null) ?? '';
+      const text = envText(current, w[f], where, f);
+      if (text !== current) changes[f] = text;
+    }
     if (Object.keys(changes).length) {
       const input = checked(spec.update, { [spec.id]: existing.id, ...changes }, where);
       plan.actions.push({ verb: 'update', what: label, fields: Object.keys(changes), run: async (c) => void (await c.call(op(spec.update), input)) });
@@ -180,6 +192,22 @@ function planWorkload(
   for (const l of liveDomains) {
     if (!(w.domains ?? []).some((d) => sameRoute(d, l))) plan.left.push(`domain ${l.host}${l.path ?? '/'} of ${label}, not in the file`);
   }
+}
+
+/**
+ * A new cache needs a password and the file never holds one: a random one is generated (never
+ * printed); a database's are generated by the platform. Answers what to say about it.
+ */
+function createPassword(kind: KindKey, create: Rec): string | undefined {
+  const spec = KINDS[kind];
+  if (spec.type === 'cache') {
+    create.databasePassword = randomBytes(24).toString('base64url');
+    return `a random databasePassword (192 bits) is generated; it is never shown: set your own with skiff cache update --cache-id <id> --database-password <password>`;
+  }
+  if (spec.type === 'database') {
+    return `the platform generates its passwords; they are never shown: set your own with skiff ${kind} update --${kebab(spec.id)} <id> --database-password <password>`;
+  }
+  return undefined;
 }
 
 const sameRoute = (d: DomainEntry, l: Rec) => d.host.toLowerCase() === l.host && (d.path ?? '/') === (l.path ?? '/');

@@ -1,7 +1,7 @@
 import type { Client } from '../client.js';
-import { refused } from '../errors.js';
+import { CliError, refused } from '../errors.js';
 import { op, projectTrees } from '../workloads.js';
-import { DOMAIN_FIELDS, type DomainEntry, KINDS, type KindKey, type ProjectFile, envForFile, settingNames } from './model.js';
+import { DOMAIN_FIELDS, type DomainEntry, KINDS, KIND_KEYS, type KindKey, type ProjectFile, envFields, envForFile, settingNames } from './model.js';
 
 type Rec = Record<string, unknown>;
 
@@ -36,18 +36,31 @@ export async function readProject(client: Client, ref: string): Promise<LiveProj
   const environments: LiveEnvironment[] = [];
   for (const e of tree.environments) {
     const env = await client.call<{ description: string | null; env: string }>(op('environment.one'), { environmentId: e.environmentId });
-    const workloads = { applications: [], compose: [], caches: [] } as Record<KindKey, LiveWorkload[]>;
-    for (const kind of Object.keys(KINDS) as KindKey[]) {
-      const spec = KINDS[kind];
-      for (const s of e.services.filter((x) => x.type === spec.type)) {
-        const record = await client.call<Rec>(op(spec.one), { [spec.id]: s.id });
-        const domains = spec.domains ? await client.call<Rec[]>(op(spec.domains), { [spec.id]: s.id }) : [];
-        workloads[kind].push({ id: s.id, record, domains });
-      }
+    const workloads = Object.fromEntries(KIND_KEYS.map((k) => [k, []])) as unknown as Record<KindKey, LiveWorkload[]>;
+    for (const s of e.services) {
+      const found = await readWorkload(client, s.type, s.id);
+      if (found) workloads[found.kind].push(found.live);
     }
     environments.push({ environmentId: e.environmentId, name: e.name, description: env.description, env: env.env, workloads });
   }
   return { projectId: project.projectId, name: project.name, description: project.description, env: project.env, environments };
+}
+
+/** A workload's record and domains; a database's router is the one that knows its id (the summary does not say its engine). */
+async function readWorkload(client: Client, type: string, id: string): Promise<{ kind: KindKey; live: LiveWorkload } | null> {
+  for (const kind of KIND_KEYS.filter((k) => KINDS[k].type === type)) {
+    const spec = KINDS[kind];
+    let record: Rec;
+    try {
+      record = await client.call<Rec>(op(spec.one), { [spec.id]: id });
+    } catch (err) {
+      if (spec.type === 'database' && err instanceof CliError && /^NOT_FOUND/.test(err.message)) continue;
+      throw err;
+    }
+    const domains = spec.domains ? await client.call<Rec[]>(op(spec.domains), { [spec.id]: id }) : [];
+    return { kind, live: { id, record, domains } };
+  }
+  return null;
 }
 
 export function domainEntry(d: Rec): DomainEntry {
@@ -64,19 +77,22 @@ export function projectFile(p: LiveProject): ProjectFile {
     project: clean({ name: p.name, description: p.description, env: envForFile(p.env) }),
     environments: p.environments.map((e) => {
       const out: Rec = clean({ name: e.name, description: e.description, env: envForFile(e.env) });
-      for (const kind of Object.keys(KINDS) as KindKey[]) {
+      for (const kind of KIND_KEYS) {
+        const spec = KINDS[kind];
         if (!e.workloads[kind].length) continue;
-        out[kind] = e.workloads[kind].map(({ record, domains }) => {
+        const entries = e.workloads[kind].map(({ record, domains }) => {
           const settings = Object.fromEntries(settingNames(kind, record).filter((n) => record[n] !== null).map((n) => [n, record[n]]));
           return clean({
             name: record.name as string,
             appName: record.appName as string,
+            ...(spec.engine ? { engine: spec.engine } : {}),
             description: record.description as string | null,
             settings: Object.keys(settings).length ? settings : undefined,
-            env: envForFile(record.env as string | null),
-            domains: kind === 'caches' || !domains.length ? undefined : domains.map(domainEntry),
+            ...Object.fromEntries(envFields(kind).map((f) => [f, envForFile(record[f] as string | null)])),
+            domains: !spec.domains || !domains.length ? undefined : domains.map(domainEntry),
           });
         });
+        out[spec.list] = [...((out[spec.list] as Rec[] | undefined) ?? []), ...entries];
       }
       return out as ProjectFile['environments'][number];
     }),

@@ -30,3 +30,19 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     child.stdin.end(options.stdin ?? '');
   });
 }
+
+/** Starts `skiff <args>` and leaves it running: for following streams and sending signals. */
+export function startCli(args: string[], options: { env?: Record<string, string> } = {}) {
+  const child = spawn(process.execPath, [cliBin, ...args], {
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (output.stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (output.stderr += c));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? -1 : null), ...output }));
+  });
+  return { child, output, done };
+}
