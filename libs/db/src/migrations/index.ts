@@ -28,6 +28,7 @@ import * as composeConfigFiles from './2026-12-07T12-00-compose-config-files.js'
 import * as eventRetention from './2026-12-07T12-00-event-retention.js';
 import * as databaseRestores from './2026-12-07T14-00-database-restores.js';
 import * as backupVolumesAlertsEncryption from './2026-12-07T21-00-backup-volumes-alerts-encryption.js';
+import * as backupVerifications from './2026-12-07T26-00-backup-verifications.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07T14-00-database-restores': databaseRestores,
   '2026-12-07T16-00-webhook-deliveries': webhookDeliveries,
   '2026-12-07T21-00-backup-volumes-alerts-encryption': backupVolumesAlertsEncryption,
+  '2026-12-07T26-00-backup-verifications': backupVerifications,
 };
