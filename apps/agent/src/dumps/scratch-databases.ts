@@ -13,11 +13,26 @@ import { scratchEnv } from './verify-tools.js';
 /** The label that marks a verification's container, its value the command's id. */
 export const SCRATCH_LABEL = 'skiff.verify';
 
+const LOG_LINES = 5;
+
+/** A non-TTY container's log: frames of an 8-byte header and their text (exec-frames.ts). */
+function withoutFrameHeaders(raw: Buffer): string {
+  let text = '';
+  for (let at = 0; at + 8 <= raw.length; ) {
+    const length = raw.readUInt32BE(at + 4);
+    text += raw.subarray(at + 8, at + 8 + length).toString('utf8');
+    at += 8 + length;
+  }
+  return text;
+}
+
 export interface ScratchDatabases {
   /** Starts a container `name` of `image` whose server creates `database`; answers its id. */
   start(name: string, image: string, engine: DatabaseEngine, database: string): Promise<string>;
   /** Whether the container still runs (its server may have exited on a bad configuration). */
   running(idOrName: string): Promise<boolean>;
+  /** The last lines the container's server wrote, for a failure's reason. */
+  logTail(idOrName: string): Promise<string>;
   /** Removes the container and its anonymous volumes; nothing when it is gone already. */
   remove(idOrName: string): Promise<void>;
 }
@@ -36,7 +51,7 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
         Image: image,
         Env: env,
         Labels: { [SCRATCH_LABEL]: name },
-        NetworkDisabled: true,
+        // Loopback only. (NetworkDisabled would also drop the hostname the MariaDB image needs.)
         HostConfig: { NetworkMode: 'none' },
       }),
     );
@@ -57,6 +72,11 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
       if (isNotFound(err)) return false;
       throw err;
     }
+  }
+
+  async logTail(idOrName: string): Promise<string> {
+    const raw = await engineCall('container logs', () => this.docker.getContainer(idOrName).logs({ stdout: true, stderr: true, tail: LOG_LINES })).catch(() => Buffer.alloc(0));
+    return withoutFrameHeaders(Buffer.from(raw)).trim();
   }
 
   async remove(idOrName: string): Promise<void> {

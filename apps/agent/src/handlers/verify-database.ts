@@ -115,7 +115,10 @@ async function waitReady(id: string, engine: DatabaseTarget['engine'], database:
   let last = '';
   while (Date.now() < until) {
     signal.throwIfAborted();
-    if (!(await deps.scratch.running(id))) return 'the throw-away database server exited before it accepted connections';
+    if (!(await deps.scratch.running(id))) {
+      const tail = await deps.scratch.logTail(id);
+      return `the throw-away database server exited before it accepted connections${tail ? `: ${tail}` : ''}`;
+    }
     const probe = await deps.containers.run(id, readyCommand(engine, database)!, false);
     probe.output.resume();
     try {

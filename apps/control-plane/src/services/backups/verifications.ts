@@ -20,8 +20,8 @@ export interface VerifyInput {
 /** Engines whose dumps a throw-away container can restore here (MongoDB's image does not run here). */
 const VERIFIABLE = new Set([DatabaseEngine.DATABASE_ENGINE_POSTGRES, DatabaseEngine.DATABASE_ENGINE_MARIADB, DatabaseEngine.DATABASE_ENGINE_MYSQL]);
 
-/** The file a platform backup writes beside its dump: never a database file. */
-const KEY_FILE = '.secret.key.gz';
+/** The key file a run writes beside its dump with `includeEncryptionKey` (`.age` when encrypted): never a dump. */
+const isKeyFile = (key: string) => /\.secret\.key\.gz(\.age)?$/.test(key);
 
 /**
  * `backup.verify` (beyond the spec): proves that a database backup's file restores. The
@@ -48,7 +48,7 @@ export class BackupVerifications {
   /** After a successful scheduled run of a verifiable backup: its new file is verified; a refusal is only logged. */
   async afterScheduledRun(row: Backup, result: RunResult): Promise<void> {
     if (!this.verifiable(row)) return;
-    const key = result.files.find((f) => !f.endsWith(KEY_FILE));
+    const key = result.files.find((f) => !isKeyFile(f));
     if (!key) return;
     await this.queue(row, key, 'scheduled').catch((err: unknown) => this.log.warn({ backupId: row.id, err: (err as Error).message }, 'scheduled verification not queued'));
   }
@@ -93,7 +93,7 @@ export class BackupVerifications {
     const bucket = await this.runner.open(this.runner.settingsOf(destination));
     let files: string[];
     try {
-      files = (await bucket.list(own)).map((o) => o.key).filter((k) => runStampOf(k, own) !== null && !k.endsWith(KEY_FILE));
+      files = (await bucket.list(own)).map((o) => o.key).filter((k) => runStampOf(k, own) !== null && !isKeyFile(k));
     } catch (err) {
       throw Invalid('backupId', `the destination’s files could not be listed: ${(err as Error).message}`);
     } finally {
