@@ -1,4 +1,4 @@
-// VerifyDatabase against the local postgres:17 image and an S3-compatible server in this
+// VerifyDatabase against the local postgres:17 (and mariadb:11) images and an S3-compatible server in this
 // process: a dump of a real database restores in a throw-away container that reports its
 // tables and exact row counts, and goes away; a corrupt file fails with the restore tool's
 // reason, and its container goes too; the running database is never touched.
@@ -100,6 +100,19 @@ describe('verifying a database backup on the agent', () => {
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'p/bkp/not-gzip.dump.gz', Body: Buffer.from('plain text') }));
     const notGzip = await verifier().run(context(verifyCommand('p/bkp/not-gzip.dump.gz')));
     expect(notGzip.reason).toMatch(/^the file does not restore: .*(incorrect header check|pg_restore)/);
+    expect(await scratchLeft()).toBe('');
+  }, 240_000);
+
+  it('verifies a MariaDB dump in a throw-away mariadb:11 container', async () => {
+    const sql = 'CREATE TABLE `items` (id int PRIMARY KEY); INSERT INTO `items` VALUES (1),(2),(3); CREATE TABLE `odd``name` (x int);';
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'm/bkp/1.sql.gz', Body: gzipSync(Buffer.from(sql)) }));
+    const c = verifyCommand('m/bkp/1.sql.gz');
+    if (c.payload?.$case === 'verifyDatabase') Object.assign(c.payload.value, { image: 'mariadb:11', target: { ...target, engine: DatabaseEngine.DATABASE_ENGINE_MARIADB } });
+    expect(await verifier().run(context(c))).toEqual({
+      status: CommandStatus.COMMAND_STATUS_SUCCEEDED,
+      reason: '',
+      verification: { tables: [{ name: 'items', rows: '3' }, { name: 'odd`name', rows: '0' }] },
+    });
     expect(await scratchLeft()).toBe('');
   }, 240_000);
 
