@@ -2986,7 +2986,7 @@ export interface paths {
         put?: never;
         /**
          * Prove that a database backup restores: its file restored in a throw-away container
-         * @description Beyond the spec. Restores `key` (one of the backup’s files, as `backup.listBackupFiles` lists them; default: its newest) into a throw-away container of the database service’s image, on its server, without a network; checks that the database opens and counts the rows of each table; then removes the container, whatever happened. The running database is not touched and need not run. PostgreSQL, MariaDB and MySQL backups of database services. Answers the queued verification; `backup.oneVerification` follows it. A failed verification is a `databaseBackup` failure event with `verify: true`. The scheduler also verifies the file of each successful scheduled run.
+         * @description Restores `key` (one of the backup’s files, as `backup.listBackupFiles` lists them; default: its newest) into a throw-away container of the database service’s image, on its server, without a network; checks that the database opens and counts the rows of each table; then removes the container, whatever happened. The running database is not touched and need not run. PostgreSQL, MariaDB and MySQL backups of database services. Answers the queued verification; `backup.oneVerification` follows it. A failed verification is a `databaseBackup` failure event with `verify: true`. The scheduler also verifies the file of each successful scheduled run.
          */
         post: operations["backup.verify"];
         delete?: never;
@@ -3004,7 +3004,7 @@ export interface paths {
         };
         /**
          * A verification of a backup file: its status, the tables found with their row counts, or why it failed
-         * @description Beyond the spec. `status` is `running` until the agent answers, then `done` (with `tables`) or `error` (with `error`).
+         * @description `status` is `running` until the agent answers, then `done` (with `tables`) or `error` (with `error`).
          */
         get: operations["backup.oneVerification"];
         put?: never;
@@ -3024,7 +3024,7 @@ export interface paths {
         };
         /**
          * The verifications of a backup, newest first (the newest 20)
-         * @description Beyond the spec. On demand (`backup.verify`, trigger `manual`) and after scheduled runs (trigger `scheduled`).
+         * @description On demand (`backup.verify`, trigger `manual`) and after scheduled runs (trigger `scheduled`).
          */
         get: operations["backup.verifications"];
         put?: never;
@@ -6960,7 +6960,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Schedule backups of a named volume of an application (beyond the spec)
+         * Schedule backups of a named volume of an application
          * @description `volumeName` must be the volume of one of the application’s `volume` mounts (`mounts.create`). Each run archives the volume (tar, gzipped) on the agent of the application’s server, in a throw-away container that mounts it read-only, into `<prefix><volumeBackupId>/<time>.tar.gz` of the destination. `schedule`, `prefix`, `keepLatestCount` and `enabled` as in `backup.create`.
          *
          *     Members need the `canCreateServices` permission.
@@ -6979,7 +6979,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A volume backup schedule (beyond the spec) */
+        /** A volume backup schedule */
         get: operations["volumeBackup.one"];
         put?: never;
         post?: never;
@@ -6999,7 +6999,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Remove a volume backup schedule; its files stay in the bucket (beyond the spec)
+         * Remove a volume backup schedule; its files stay in the bucket
          * @description Members need the `canCreateServices` permission.
          */
         post: operations["volumeBackup.remove"];
@@ -7019,7 +7019,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run a volume backup now (beyond the spec)
+         * Run a volume backup now
          * @description Answers when the archive is stored: its file, size and duration. A `volumeBackup` event records each run.
          */
         post: operations["volumeBackup.manualBackup"];
@@ -7039,7 +7039,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a file of a volume backup into a named volume (beyond the spec)
+         * Restore a file of a volume backup into a named volume
          * @description `key` is one of the backup’s files (`backup.listBackupFiles`). `volumeName` (default: the backup’s own) must be a `volume` mount of the backup’s application. The volume is emptied, then the archive extracted into it, in a throw-away container. The agent refuses while a running container mounts the volume (stop the application first) unless `force` is true. Answers the queued restore; `volumeBackup.oneRestore` follows it.
          *
          *     Members need the `canCreateServices` permission.
@@ -7058,7 +7058,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A restore of a volume backup: its file, volume, status and log (beyond the spec) */
+        /** A restore of a volume backup: its file, volume, status and log */
         get: operations["volumeBackup.oneRestore"];
         put?: never;
         post?: never;
@@ -31795,7 +31795,7 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
-                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    /** @description When set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
                     encryptionPassphrase?: string | null;
                 };
             };
@@ -32077,7 +32077,7 @@ export interface operations {
                     accessKey?: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey?: string;
-                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    /** @description When set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
                     encryptionPassphrase?: string | null;
                     destinationId: string;
                 };
@@ -32276,7 +32276,7 @@ export interface operations {
                     accessKey: string;
                     /** @description secret access key; stored encrypted, write-only (responses show hasSecretKey) */
                     secretKey: string;
-                    /** @description beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
+                    /** @description When set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it */
                     encryptionPassphrase?: string | null;
                 };
             };

@@ -6,7 +6,7 @@ import { VerificationRecord } from './verification-record.js';
 export const oneVerification = defineContract({
   method: 'GET',
   summary: 'A verification of a backup file: its status, the tables found with their row counts, or why it failed',
-  description: 'Beyond the spec. `status` is `running` until the agent answers, then `done` (with `tables`) or `error` (with `error`).',
+  description: '`status` is `running` until the agent answers, then `done` (with `tables`) or `error` (with `error`).',
   input: z.object({ verificationId: RequiredId }),
   output: VerificationRecord,
   example: { verificationId: 'vrf_example' },

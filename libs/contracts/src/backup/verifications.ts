@@ -6,7 +6,7 @@ import { VerificationRecord } from './verification-record.js';
 export const verifications = defineContract({
   method: 'GET',
   summary: 'The verifications of a backup, newest first (the newest 20)',
-  description: 'Beyond the spec. On demand (`backup.verify`, trigger `manual`) and after scheduled runs (trigger `scheduled`).',
+  description: 'On demand (`backup.verify`, trigger `manual`) and after scheduled runs (trigger `scheduled`).',
   input: z.object({ backupId: RequiredId }),
   output: z.object({ verifications: z.array(VerificationRecord) }),
   example: { backupId: 'bkp_example' },

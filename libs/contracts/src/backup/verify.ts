@@ -6,7 +6,7 @@ export const verify = defineContract({
   method: 'POST',
   summary: 'Prove that a database backup restores: its file restored in a throw-away container',
   description:
-    'Beyond the spec. Restores `key` (one of the backup’s files, as `backup.listBackupFiles` lists ' +
+    'Restores `key` (one of the backup’s files, as `backup.listBackupFiles` lists ' +
     'them; default: its newest) into a throw-away container of the database service’s image, on its ' +
     'server, without a network; checks that the database opens and counts the rows of each table; then ' +
     'removes the container, whatever happened. The running database is not touched and need not run. ' +

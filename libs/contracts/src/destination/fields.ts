@@ -31,7 +31,7 @@ export const DestinationFields = z.object({
     .nullable()
     .optional()
     .describe(
-      'beyond the spec: when set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), ' +
+      'When set, every archive written here is encrypted with it (age format, scrypt passphrase; the key gets `.age`), ' +
         'decryptable with `age -d`; at least 16 characters; stored encrypted, write-only (responses show hasEncryptionPassphrase); null removes it',
     ),
 });

@@ -5,7 +5,7 @@ import { VolumeBackupRecord } from './record.js';
 
 export const create = defineContract({
   method: 'POST',
-  summary: 'Schedule backups of a named volume of an application (beyond the spec)',
+  summary: 'Schedule backups of a named volume of an application',
   description:
     '`volumeName` must be the volume of one of the application’s `volume` mounts (`mounts.create`). ' +
     'Each run archives the volume (tar, gzipped) on the agent of the application’s server, in a ' +

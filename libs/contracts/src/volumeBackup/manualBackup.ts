@@ -5,7 +5,7 @@ import { VolumeRunResult } from './record.js';
 
 export const manualBackup = defineContract({
   method: 'POST',
-  summary: 'Run a volume backup now (beyond the spec)',
+  summary: 'Run a volume backup now',
   description: 'Answers when the archive is stored: its file, size and duration. A `volumeBackup` event records each run.',
   input: z.object({ volumeBackupId: RequiredId }),
   output: VolumeRunResult,

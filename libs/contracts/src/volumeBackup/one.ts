@@ -5,7 +5,7 @@ import { VolumeBackupRecord } from './record.js';
 
 export const one = defineContract({
   method: 'GET',
-  summary: 'A volume backup schedule (beyond the spec)',
+  summary: 'A volume backup schedule',
   input: z.object({ volumeBackupId: RequiredId }),
   output: VolumeBackupRecord,
   example: { volumeBackupId: 'vbk_example' },

@@ -5,7 +5,7 @@ import { VolumeRestoreRecord } from './record.js';
 
 export const oneRestore = defineContract({
   method: 'GET',
-  summary: 'A restore of a volume backup: its file, volume, status and log (beyond the spec)',
+  summary: 'A restore of a volume backup: its file, volume, status and log',
   input: z.object({ restoreId: RequiredId }),
   output: VolumeRestoreRecord,
   example: { restoreId: 'vrs_example' },

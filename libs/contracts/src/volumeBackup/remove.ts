@@ -5,7 +5,7 @@ import { VolumeBackupRecord } from './record.js';
 
 export const remove = defineContract({
   method: 'POST',
-  summary: 'Remove a volume backup schedule; its files stay in the bucket (beyond the spec)',
+  summary: 'Remove a volume backup schedule; its files stay in the bucket',
   input: z.object({ volumeBackupId: RequiredId }),
   output: VolumeBackupRecord,
   access: { grant: 'canCreateServices' },

@@ -5,7 +5,7 @@ import { VolumeRestoreRecord } from './record.js';
 
 export const restore = defineContract({
   method: 'POST',
-  summary: 'Restore a file of a volume backup into a named volume (beyond the spec)',
+  summary: 'Restore a file of a volume backup into a named volume',
   description:
     '`key` is one of the backup’s files (`backup.listBackupFiles`). `volumeName` (default: the ' +
     'backup’s own) must be a `volume` mount of the backup’s application. The volume is emptied, ' +
