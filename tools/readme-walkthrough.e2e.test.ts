@@ -5,7 +5,7 @@
 // Skiff with the variables its line sets. Blocks marked `<!-- walkthrough: skip … -->` are not
 // run. Only the API, gRPC and NATS ports are moved (SKIFF points the blocks at the API).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ToolsUp, freePort, startToolsUp, waitFor } from '@skiff/testing';
@@ -123,6 +123,8 @@ async function runSection(section: Section) {
 
 beforeAll(async () => {
   mkdirSync(dataDir, { mode: 0o700 });
+  // The checkout's packages, as after `npm install` (the S3 server of "Back up and restore a database" runs from them).
+  symlinkSync(join(root, 'node_modules'), join(workDir, 'node_modules'));
   ports = { api: await freePort(), grpc: await freePort(), nats: await freePort() };
   const now = listed();
   for (const [kind, set] of Object.entries(before)) for (const n of now[kind as keyof typeof now]) set.add(n);

@@ -21,6 +21,7 @@ import type { ContainerOps } from './docker/container-ops.js';
 import type { DockerDriver } from './docker/driver.js';
 import type { DatabaseContainers } from './dumps/database-containers.js';
 import type { VolumeContainers } from './dumps/volume-containers.js';
+import type { ScratchDatabases } from './dumps/scratch-databases.js';
 import type { DeployApplicationDeps } from './handlers/deploy-application.js';
 import type { DeployComposeDeps } from './handlers/deploy-compose.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
@@ -77,6 +78,8 @@ export interface AgentDeps {
   databases?: DatabaseContainers;
   /** The throw-away containers of volume backups and restores (with `databases`, which runs their tools); absent: BackupVolume and RestoreVolume are rejected. */
   volumes?: VolumeContainers;
+  /** The throw-away database containers of verifications (with `databases`); absent: VerifyDatabase is rejected. */
+  scratch?: ScratchDatabases;
   /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
   nodes?: SwarmNodes;
   /** Removes the server registry when the swarm is back to one node (server-registry-teardown.ts). */
@@ -139,6 +142,13 @@ export class Agent {
             ),
             lazyHandler({ kind: CommandKind.COMMAND_KIND_RESTORE_DATABASE, payloadCase: 'restoreDatabase', takesSlot: false }, async () =>
               (await import('./handlers/restore-database.js')).restoreDatabaseHandler({ containers: deps.databases! }),
+            ),
+          ]
+        : []),
+      ...(deps.databases && deps.scratch
+        ? [
+            lazyHandler({ kind: CommandKind.COMMAND_KIND_VERIFY_DATABASE, payloadCase: 'verifyDatabase', takesSlot: false }, async () =>
+              (await import('./handlers/verify-database.js')).verifyDatabaseHandler({ containers: deps.databases!, scratch: deps.scratch! }),
             ),
           ]
         : []),

@@ -39,6 +39,7 @@ import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 import type { ContainerOps } from './docker/container-ops.js';
 import type { DatabaseContainers } from './dumps/database-containers.js';
 import type { VolumeContainers } from './dumps/volume-containers.js';
+import type { ScratchDatabases } from './dumps/scratch-databases.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
 import type { ClusterRegistry } from './deployments/cluster-image.js';
 import { connectNats } from './nats/connect.js';
@@ -273,6 +274,9 @@ async function main(): Promise<void> {
     ),
     volumes: loadedOnFirstCall<VolumeContainers>(async () =>
       new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000)),
+    ),
+    scratch: loadedOnFirstCall<ScratchDatabases>(async () =>
+      new (await import('./dumps/scratch-databases.js')).DockerodeScratchDatabases(await dockerodeAt(config.dockerSocket, 60_000)),
     ),
     cleanup: loadedOnFirstCall<CleanupEngine>(async () => new (await import('./docker/dockerode-cleanup.js')).DockerodeCleanupEngine(await dockerodeAt(config.dockerSocket, 60_000))),
     restart: {

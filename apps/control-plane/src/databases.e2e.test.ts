@@ -3,9 +3,11 @@
 // images of tools/lib/images), with an S3-compatible server in this process: created and
 // deployed through the API, reached on their external port with their credentials, rows
 // written, backed up to the bucket by the agent (the engine's dump in the database's
-// container, gzipped, multipart), the table dropped, the file restored, the rows back.
+// container, gzipped, multipart), verified in a throw-away container (a corrupt file fails),
+// the table dropped, the file restored, the rows back.
 import { execFile } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseVolumeName } from './services/databases/database-spec.js';
@@ -137,6 +139,39 @@ describe.each(Object.entries(ENGINES))('a %s database service', (label, engine) 
     const event = events.find((e) => (e.summary as { backupId?: string }).backupId === backup.backupId);
     expect(event?.outcome).toBe('success');
     expect(event?.summary).toMatchObject({ files: [key], size: stored.length });
+
+    // Verified: the newest file restores in a throw-away container of the service's image, which reports the table and its rows, then goes.
+    const verification = await ok('backup.verify', { backupId: backup.backupId });
+    expect(verification.key).toBe(key);
+    const verified = await waitFor(
+      async () => {
+        const v = await ok('backup.oneVerification', { verificationId: verification.verificationId });
+        return v.status === 'running' ? null : v;
+      },
+      { timeoutMs: 240_000, intervalMs: 500, what: `the ${label} verification to end (agent output: ${s.agentOutput().slice(-2000)})` },
+    );
+    expect(verified, JSON.stringify(verified)).toMatchObject({ status: 'done', error: null, tables: [{ name: engine.router === 'dbA' ? 'public.items' : 'items', rows: 3 }] });
+    expect((await docker(['ps', '-aq', '--filter', `name=skiff-verify-${verification.commandId}`])).out).toBe('');
+    if (engine.router === 'dbA') {
+      // A corrupt file fails with the restore tool's reason, kept on the record and sent as a failure event.
+      const corrupt = key.replace(/\/[^/]+$/, '/2999-01-01T00-00-00-000Z.dump.gz');
+      await s3.put(BUCKET, corrupt, 'not a dump');
+      const bad = await ok('backup.verify', { backupId: backup.backupId });
+      expect(bad.key).toBe(corrupt);
+      const failedVerification = await waitFor(
+        async () => {
+          const v = await ok('backup.oneVerification', { verificationId: bad.verificationId });
+          return v.status === 'running' ? null : v;
+        },
+        { timeoutMs: 240_000, intervalMs: 500, what: 'the corrupt file’s verification to end' },
+      );
+      expect(failedVerification).toMatchObject({ status: 'error', tables: null, error: expect.stringMatching(/^the file does not restore: /) });
+      const verifyEvent = (await s.t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute()).find(
+        (e) => (e.summary as { verificationId?: string }).verificationId === bad.verificationId,
+      );
+      expect(verifyEvent).toMatchObject({ outcome: 'failure', summary: { verify: true, backupId: backup.backupId } });
+      await s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: corrupt }));
+    }
 
     // The table dropped; a restore without force, or of a file not of this backup, is refused and queues nothing.
     expect((await engine.sql(port, PASSWORD, 'DROP TABLE items')).ok).toBe(true);

@@ -2975,6 +2975,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backup.verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove that a database backup restores: its file restored in a throw-away container
+         * @description Restores `key` (one of the backup’s files, as `backup.listBackupFiles` lists them; default: its newest) into a throw-away container of the database service’s image, on its server, without a network; checks that the database opens and counts the rows of each table; then removes the container, whatever happened. The running database is not touched and need not run. PostgreSQL, MariaDB and MySQL backups of database services. Answers the queued verification; `backup.oneVerification` follows it. A failed verification is a `databaseBackup` failure event with `verify: true`. The scheduler also verifies the file of each successful scheduled run.
+         */
+        post: operations["backup.verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup.oneVerification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A verification of a backup file: its status, the tables found with their row counts, or why it failed
+         * @description `status` is `running` until the agent answers, then `done` (with `tables`) or `error` (with `error`).
+         */
+        get: operations["backup.oneVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup.verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verifications of a backup, newest first (the newest 20)
+         * @description On demand (`backup.verify`, trigger `manual`) and after scheduled runs (trigger `scheduled`).
+         */
+        get: operations["backup.verifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/destination.create": {
         parameters: {
             query?: never;
@@ -31373,6 +31433,275 @@ export interface operations {
                         log: string | null;
                         createdAt: string;
                         finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "backup.verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "backupId": "bkp_example"
+                 *     }
+                 */
+                "application/json": {
+                    backupId: string;
+                    key?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        verificationId: string;
+                        commandId: string;
+                        key: string;
+                        /** @constant */
+                        status: "queued";
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "backup.oneVerification": {
+        parameters: {
+            query: {
+                verificationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        verificationId: string;
+                        backupId: string;
+                        key: string;
+                        commandId: string;
+                        /** @enum {string} */
+                        trigger: "manual" | "scheduled";
+                        /** @enum {string} */
+                        status: "running" | "done" | "error";
+                        tables: {
+                            name: string;
+                            rows: number;
+                        }[] | null;
+                        error: string | null;
+                        createdAt: string;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "backup.verifications": {
+        parameters: {
+            query: {
+                backupId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        verifications: {
+                            verificationId: string;
+                            backupId: string;
+                            key: string;
+                            commandId: string;
+                            /** @enum {string} */
+                            trigger: "manual" | "scheduled";
+                            /** @enum {string} */
+                            status: "running" | "done" | "error";
+                            tables: {
+                                name: string;
+                                rows: number;
+                            }[] | null;
+                            error: string | null;
+                            createdAt: string;
+                            finishedAt: string | null;
+                        }[];
                     };
                 };
             };

@@ -1,7 +1,7 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { BackupRunner, BackupService, DatabaseRestores } from '../services/backups/index.js';
+import type { BackupRunner, BackupService, BackupVerifications, DatabaseRestores } from '../services/backups/index.js';
 
-export const backupHandlers = (backups: BackupService, runner: BackupRunner, restores: DatabaseRestores): RouterHandlers<'backup'> => ({
+export const backupHandlers = (backups: BackupService, runner: BackupRunner, restores: DatabaseRestores, verifications: BackupVerifications): RouterHandlers<'backup'> => ({
   create: (input, { principal }) => backups.create(principal, input),
   one: (input, { principal }) => backups.one(principal, input.backupId),
   update: (input, { principal }) => backups.update(principal, input),
@@ -15,6 +15,9 @@ export const backupHandlers = (backups: BackupService, runner: BackupRunner, res
   manualBackupCompose: (input, { principal }) => runner.manualCompose(principal, input.backupId),
   restore: (input, { principal }) => restores.restore(principal, input),
   oneRestore: (input, { principal }) => restores.one(principal, input.restoreId),
+  verify: (input, { principal }) => verifications.verify(principal, input),
+  oneVerification: (input, { principal }) => verifications.one(principal, input.verificationId),
+  verifications: (input, { principal }) => verifications.list(principal, input.backupId),
 });
 
 /** `user.getBackups` lists the organization's backups; merged into the user router's handlers. */

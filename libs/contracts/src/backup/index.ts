@@ -12,6 +12,9 @@ import { oneRestore } from './oneRestore.js';
 import { remove } from './remove.js';
 import { restore } from './restore.js';
 import { update } from './update.js';
+import { verifications } from './verifications.js';
+import { verify } from './verify.js';
+import { oneVerification } from './oneVerification.js';
 
 export const backup = defineRouter('backup', {
   create,
@@ -27,4 +30,7 @@ export const backup = defineRouter('backup', {
   listBackupFiles,
   restore,
   oneRestore,
+  verify,
+  oneVerification,
+  verifications,
 });

@@ -1,6 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { Selectable } from 'kysely';
-import type { CreatedAt } from './columns.js';
+import type { CreatedAt, JsonOrNull } from './columns.js';
 
 export interface DestinationsTable {
   id: string;
@@ -64,6 +64,28 @@ export interface DatabaseRestoresTable {
   finishedAt: Date | null;
 }
 
+/** A table of a verified file and its row count (a count may pass 2^53: kept as text). */
+export interface VerifiedTable {
+  name: string;
+  rows: string;
+}
+
+/** A `backup.verify`: the file restored in a throw-away container, and what it held. */
+export interface BackupVerificationsTable {
+  id: string;
+  organizationId: string;
+  backupId: string;
+  objectKey: string;
+  commandId: string;
+  trigger: 'manual' | 'scheduled';
+  status: 'running' | 'done' | 'error';
+  /** The tables found, when it ended `done`. */
+  tables: JsonOrNull<VerifiedTable[]>;
+  error: string | null;
+  createdAt: CreatedAt;
+  finishedAt: Date | null;
+}
+
 /** The schedule of one named volume of an application (`volumeBackup.*`, beyond the spec). */
 export interface VolumeBackupsTable {
   id: string;
@@ -99,4 +121,5 @@ export type VolumeBackup = Selectable<VolumeBackupsTable>;
 export type VolumeRestore = Selectable<VolumeRestoresTable>;
 export type Destination = Selectable<DestinationsTable>;
 export type DatabaseRestore = Selectable<DatabaseRestoresTable>;
+export type BackupVerification = Selectable<BackupVerificationsTable>;
 export type Backup = Selectable<BackupsTable>;

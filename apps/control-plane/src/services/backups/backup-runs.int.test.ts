@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync, createGzip } from 'node:zlib';
@@ -54,6 +58,20 @@ const platformBackup = async (overrides: Record<string, unknown> = {}, destinati
   await t.db.updateTable('backups').set({ createdAt: now } as never).where('id', '=', b.backupId).execute();
   return b;
 };
+/** `age -d` of the file with `passphrase` typed on its terminal (script(1) gives it one): its output, or its error. */
+async function ageDecrypt(file: Buffer, passphrase: string): Promise<{ ok: boolean; out: Buffer; err: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'skiff-age-'));
+  try {
+    await writeFile(join(dir, 'in.age'), file);
+    const result = await new Promise<{ ok: boolean; err: string }>((resolve) => {
+      const child = execFile('script', ['-qec', `age -d -o ${join(dir, 'out')} ${join(dir, 'in.age')}`, '/dev/null'], (err, stdout) => resolve({ ok: !err, err: stdout }));
+      child.stdin!.end(`${passphrase}\n`);
+    });
+    return { ...result, out: result.ok ? await readFile(join(dir, 'out')) : Buffer.alloc(0) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 const eventsOf = async (backupId: string) =>
   (await t.db.selectFrom('events').selectAll().where('kind', '=', 'platformBackup').orderBy('id').execute()).filter((e) => (e.summary as any).backupId === backupId);
 
@@ -106,6 +124,23 @@ describe('the platform backup', () => {
     const listed = ok(await t.call('backup.listBackupFiles', { destinationId: withKey.destinationId, search: `platform/${withKey.backupId}/` }));
     expect(listed.map((f: { key: string }) => f.key).sort()).toEqual([...keyed.files].sort());
     expect(listed[0]).toMatchObject({ size: expect.any(Number), lastModified: expect.any(String), name: expect.stringMatching(/^2026-12-05T17-00-30-000Z\./) });
+  });
+
+  it('encrypts the dump and the key with the destination’s passphrase, into .age files that Debian’s age -d decrypts', async () => {
+    const passphrase = 'platform backup passphrase 0001';
+    t.watch.secret(passphrase);
+    const b = await platformBackup({ includeEncryptionKey: true }, { encryptionPassphrase: passphrase });
+    const run = ok(await t.call('backup.manualBackupWebServer', { backupId: b.backupId }));
+    expect(run.files).toEqual([`platform/${b.backupId}/2026-12-05T17-00-30-000Z.sql.gz.age`, `platform/${b.backupId}/2026-12-05T17-00-30-000Z.secret.key.gz.age`]);
+    const sealed = await s3.get(BUCKET, run.files[0]);
+    expect(sealed.subarray(0, 21).toString()).toBe('age-encryption.org/v1');
+    expect(run.size).toBe(sealed.length + (await s3.get(BUCKET, run.files[1])).length);
+    const sql = await ageDecrypt(sealed, passphrase);
+    expect(sql.ok, sql.err).toBe(true);
+    expect(gunzipSync(sql.out).toString('utf8')).toContain('CREATE TABLE public.backups');
+    const key = await ageDecrypt(await s3.get(BUCKET, run.files[1]), passphrase);
+    expect(gunzipSync(key.out).equals(secretKey)).toBe(true);
+    expect((await ageDecrypt(sealed, 'not the passphrase at all')).ok).toBe(false);
   });
 
   it('fails on a wrong bucket with S3’s error in its event and in the answer', async () => {

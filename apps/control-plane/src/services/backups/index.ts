@@ -5,4 +5,5 @@ export { DestinationService } from './destinations.js';
 export { BackupRunner } from './runner.js';
 export { BackupScheduler } from './scheduler.js';
 export { DatabaseRestores } from './restores.js';
+export { BackupVerifications } from './verifications.js';
 export { VolumeBackups } from './volume-backups.js';

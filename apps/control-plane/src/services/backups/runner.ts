@@ -12,6 +12,7 @@ import type { ServiceDeps } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
+import { encrypted } from './archive-encryption.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
@@ -136,13 +137,13 @@ export class BackupRunner {
           files.push(key);
           size += (await bucket.list(key)).find((o) => o.key === key)?.size ?? 0;
         } else {
-          const sql = objectKey(row.prefix, name, started, 'sql.gz');
-          size += await this.store(bucket, sql, this.dumpPlatform());
+          const sql = objectKey(row.prefix, name, started, archiveExtension(destination, 'sql.gz'));
+          size += await this.store(bucket, sql, this.dumpPlatform(), this.passphraseOf(destination));
           files.push(sql);
         }
         if (row.includeEncryptionKey) {
-          const key = objectKey(row.prefix, name, started, 'secret.key.gz');
-          size += await this.store(bucket, key, { output: readableOf(this.platform.secretKey), exited: Promise.resolve() });
+          const key = objectKey(row.prefix, name, started, archiveExtension(destination, 'secret.key.gz'));
+          size += await this.store(bucket, key, { output: readableOf(this.platform.secretKey), exited: Promise.resolve() }, this.passphraseOf(destination));
           files.push(key);
         }
         if (row.keepLatestCount) {
@@ -172,8 +173,11 @@ export class BackupRunner {
     return pgDump(this.platform.databaseUrl);
   }
 
-  /** Streams a dump through gzip into `key`; a dump that fails removes what was stored. Answers the bytes stored. */
-  private async store(bucket: Bucket, key: string, dump: DumpProcess): Promise<number> {
+  /**
+   * Streams a dump through gzip (and age, with the destination's passphrase) into `key`; a
+   * dump that fails removes what was stored. Answers the bytes stored.
+   */
+  private async store(bucket: Bucket, key: string, dump: DumpProcess, passphrase: string | null): Promise<number> {
     let stored = 0;
     const compressed = new PassThrough();
     const counter = new Transform({
@@ -182,12 +186,16 @@ export class BackupRunner {
         done(null, chunk);
       },
     });
-    const piping = pipeline(dump.output, createGzip(), counter, compressed);
+    const gzip = createGzip();
+    const piping = passphrase
+      ? Promise.all([pipeline(dump.output, gzip), encrypted(gzip, passphrase).then((sealed) => pipeline(sealed, counter, compressed))])
+      : pipeline(dump.output, gzip, counter, compressed);
     try {
-      await Promise.all([bucket.upload(key, compressed), piping, dump.exited]);
+      await Promise.all([bucket.upload(key, compressed, passphrase ? 'application/octet-stream' : undefined), piping, dump.exited]);
       return stored;
     } catch (err) {
       compressed.destroy();
+      gzip.destroy();
       dump.output.destroy();
       await bucket.remove([key]).catch(() => undefined);
       if (err instanceof BucketError) throw err;
@@ -198,6 +206,10 @@ export class BackupRunner {
   private async record(row: Backup, kind: 'databaseBackup' | 'platformBackup', outcome: 'success' | 'failure', summary: Record<string, unknown>) {
     await recordEvent(this.deps.db, { organizationId: row.organizationId, kind, outcome, summary });
     this.signal.notify();
+  }
+
+  private passphraseOf(d: Destination): string | null {
+    return d.encryptionPassphrase ? this.deps.secrets.open(d.encryptionPassphrase) : null;
   }
 
   /** A bucket object of the destination as an agent command carries it: its credentials, and its passphrase when archives are encrypted. */

@@ -1,4 +1,4 @@
-import type { VolumeBackup } from '@skiff/db';
+import type { Backup, VolumeBackup } from '@skiff/db';
 import type { Logger } from 'pino';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { EventSignal } from '../events/events.js';
@@ -10,6 +10,7 @@ import { DestinationService } from './destinations.js';
 import { DatabaseRestores } from './restores.js';
 import { BackupRunner, type PlatformSource } from './runner.js';
 import { BackupScheduler } from './scheduler.js';
+import { BackupVerifications } from './verifications.js';
 import { VolumeBackups } from './volume-backups.js';
 
 /** `start: false` runs no scheduler in this process (tests drive `scheduler.tick()`). */
@@ -20,7 +21,7 @@ export interface BackupOptions {
   dumpPollMs?: number;
 }
 
-/** Destinations, backup records, the runner, restores and the (not yet started) scheduler, for the composition root. */
+/** Destinations, backup records, the runner, restores, verifications and the (not yet started) scheduler, for the composition root. */
 export function buildBackups(
   deps: ServiceDeps,
   access: ServiceAccess,
@@ -37,6 +38,9 @@ export function buildBackups(
   const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
   const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), options.dumpPollMs);
   const volumeSchedules = { table: 'volumeBackups' as const, run: (row: VolumeBackup) => volumes.run(row), staleKind: () => 'volumeBackup' as const };
-  const scheduler = new BackupScheduler(deps.db, deps.clock, (row) => runner.run(row), log.child({ component: 'backup-scheduler' }), options.tickMs, [volumeSchedules], signal);
-  return { destinations, backups, runner, restores, volumes, scheduler, start: options.start !== false };
+  const verifications = new BackupVerifications(deps, backups, runner, outbox, log.child({ component: 'backup-verifications' }));
+  // A successful scheduled run of a database backup is followed by a verification of its file.
+  const scheduled = async (row: Backup) => verifications.afterScheduledRun(row, await runner.run(row));
+  const scheduler = new BackupScheduler(deps.db, deps.clock, scheduled, log.child({ component: 'backup-scheduler' }), options.tickMs, [volumeSchedules], signal);
+  return { destinations, backups, runner, restores, verifications, volumes, scheduler, start: options.start !== false };
 }

@@ -41,9 +41,10 @@ export interface DumpCommandInput {
   deadline: Date;
 }
 
-function databaseCommand(input: DumpCommandInput, restore: boolean): Command {
+/** The target and bucket object every database command carries. */
+export function databaseCommandPayload(input: DumpCommandInput) {
   const { target } = input;
-  const payload = {
+  return {
     target: {
       workload: { kind: target.type === 'compose' ? WorkloadKind.WORKLOAD_KIND_COMPOSE : WorkloadKind.WORKLOAD_KIND_CACHE, id: target.id, appName: target.appName },
       serviceName: target.serviceName ?? '',
@@ -52,6 +53,11 @@ function databaseCommand(input: DumpCommandInput, restore: boolean): Command {
     },
     object: input.object,
   };
+}
+
+function databaseCommand(input: DumpCommandInput, restore: boolean): Command {
+  const { target } = input;
+  const payload = databaseCommandPayload(input);
   return {
     commandId: input.commandId,
     serverId: wireServerId(target.serverId),

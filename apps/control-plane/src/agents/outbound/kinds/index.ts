@@ -3,6 +3,7 @@ import { applyProxyConfig } from './apply-proxy-config.js';
 import { cacheDeploy } from './cache-deploy.js';
 import { databaseDeploy } from './database-deploy.js';
 import { databaseDump } from './database-dump.js';
+import { databaseVerify } from './database-verify.js';
 import { volumeBackup } from './volume-backup.js';
 import { deployApplication } from './deploy-application.js';
 import { deployCompose } from './deploy-compose.js';
@@ -14,7 +15,7 @@ import { workloadLifecycle } from './workload-lifecycle.js';
  * The command kinds the control plane sends agents: one definition per file beside this one.
  * A new kind is one file and one line here (docs/architecture.md, "How to add a command kind").
  */
-export const COMMAND_KINDS: readonly CommandKindDefinition[] = [deployApplication, deployCompose, workloadLifecycle, cacheDeploy, databaseDeploy, databaseDump, volumeBackup, applyProxyConfig];
+export const COMMAND_KINDS: readonly CommandKindDefinition[] = [deployApplication, deployCompose, workloadLifecycle, cacheDeploy, databaseDeploy, databaseDump, databaseVerify, volumeBackup, applyProxyConfig];
 
 /** Definitions by `<CommandKind name> <workload type>`; a pair claimed twice is a mistake caught at start. */
 const REGISTRY = new Map<string, CommandKindDefinition>();

@@ -1,5 +1,5 @@
 import type { Db } from '@skiff/db';
-import { type CommandKind, CommandStatus } from '@skiff/proto';
+import { type CommandKind, CommandStatus, type DatabaseVerification } from '@skiff/proto';
 import type { RouteRemoval } from '../../../services/deployments/workloads.js';
 import type { WorkloadType } from '../workload-key.js';
 
@@ -36,6 +36,8 @@ export interface CommandResultContext {
   reason: string | null;
   /** When the agent finished the command. */
   at: Date;
+  /** What a VerifyDatabase found (CommandResult.verification); absent for other kinds. */
+  verification?: DatabaseVerification;
   /** Runs a delete of records carrying domains and queues the proxy configs that routed to them (absent in some tests). */
   proxy?: RouteRemoval;
 }

@@ -22,6 +22,7 @@ export enum CommandKind {
   COMMAND_KIND_RESTORE_DATABASE = 41,
   COMMAND_KIND_BACKUP_VOLUME = 90,
   COMMAND_KIND_RESTORE_VOLUME = 91,
+  COMMAND_KIND_VERIFY_DATABASE = 110,
   UNRECOGNIZED = -1,
 }
 
@@ -63,6 +64,9 @@ export function commandKindFromJSON(object: any): CommandKind {
     case 91:
     case "COMMAND_KIND_RESTORE_VOLUME":
       return CommandKind.COMMAND_KIND_RESTORE_VOLUME;
+    case 110:
+    case "COMMAND_KIND_VERIFY_DATABASE":
+      return CommandKind.COMMAND_KIND_VERIFY_DATABASE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -96,6 +100,8 @@ export function commandKindToJSON(object: CommandKind): string {
       return "COMMAND_KIND_BACKUP_VOLUME";
     case CommandKind.COMMAND_KIND_RESTORE_VOLUME:
       return "COMMAND_KIND_RESTORE_VOLUME";
+    case CommandKind.COMMAND_KIND_VERIFY_DATABASE:
+      return "COMMAND_KIND_VERIFY_DATABASE";
     case CommandKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -550,6 +556,7 @@ export interface Command {
     | { $case: "restoreDatabase"; value: RestoreDatabase }
     | { $case: "backupVolume"; value: BackupVolume }
     | { $case: "restoreVolume"; value: RestoreVolume }
+    | { $case: "verifyDatabase"; value: VerifyDatabase }
     | undefined;
 }
 
@@ -1399,6 +1406,20 @@ export interface RestoreDatabase {
   object?: S3Object | undefined;
 }
 
+/**
+ * VerifyDatabase proves that a dump restores (`backup.verify`): it starts a throw-away
+ * container of `image` (the database service's) without a network, streams `object` into
+ * the engine's restore tool there, counts the rows of each table, and removes the
+ * container whatever happens. The running database named by `target` is not touched;
+ * `target.database` names the database created in the throw-away container. The result
+ * carries the tables (CommandResult.verification).
+ */
+export interface VerifyDatabase {
+  target?: DatabaseTarget | undefined;
+  object?: S3Object | undefined;
+  image: string;
+}
+
 /** VolumeTarget is a named volume of a workload (an application's `volume` mount). */
 export interface VolumeTarget {
   /** The workload the volume belongs to (its commands queue behind the workload's). */
@@ -1494,6 +1515,9 @@ export const Command: MessageFns<Command> = {
         break;
       case "restoreVolume":
         RestoreVolume.encode(message.payload.value, writer.uint32(730).fork()).join();
+        break;
+      case "verifyDatabase":
+        VerifyDatabase.encode(message.payload.value, writer.uint32(882).fork()).join();
         break;
     }
     return writer;
@@ -1648,6 +1672,14 @@ export const Command: MessageFns<Command> = {
             message.payload = { $case: "restoreVolume", value: RestoreVolume.decode(reader, reader.uint32()) };
             continue;
           }
+          case 110: {
+            if (tag !== 882) {
+              break;
+            }
+
+            message.payload = { $case: "verifyDatabase", value: VerifyDatabase.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1728,6 +1760,10 @@ export const Command: MessageFns<Command> = {
         ? { $case: "restoreVolume", value: RestoreVolume.fromJSON(object.restoreVolume) }
         : isSet(object.restore_volume)
         ? { $case: "restoreVolume", value: RestoreVolume.fromJSON(object.restore_volume) }
+        : isSet(object.verifyDatabase)
+        ? { $case: "verifyDatabase", value: VerifyDatabase.fromJSON(object.verifyDatabase) }
+        : isSet(object.verify_database)
+        ? { $case: "verifyDatabase", value: VerifyDatabase.fromJSON(object.verify_database) }
         : undefined,
     };
   },
@@ -1774,6 +1810,8 @@ export const Command: MessageFns<Command> = {
       obj.backupVolume = BackupVolume.toJSON(message.payload.value);
     } else if (message.payload?.$case === "restoreVolume") {
       obj.restoreVolume = RestoreVolume.toJSON(message.payload.value);
+    } else if (message.payload?.$case === "verifyDatabase") {
+      obj.verifyDatabase = VerifyDatabase.toJSON(message.payload.value);
     }
     return obj;
   },
@@ -1857,6 +1895,12 @@ export const Command: MessageFns<Command> = {
       case "restoreVolume": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "restoreVolume", value: RestoreVolume.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "verifyDatabase": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "verifyDatabase", value: VerifyDatabase.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -9746,6 +9790,111 @@ export const RestoreDatabase: MessageFns<RestoreDatabase> = {
     message.object = (object.object !== undefined && object.object !== null)
       ? S3Object.fromPartial(object.object)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseVerifyDatabase(): VerifyDatabase {
+  return { target: undefined, object: undefined, image: "" };
+}
+
+export const VerifyDatabase: MessageFns<VerifyDatabase> = {
+  encode(message: VerifyDatabase, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.target !== undefined) {
+      DatabaseTarget.encode(message.target, writer.uint32(10).fork()).join();
+    }
+    if (message.object !== undefined) {
+      S3Object.encode(message.object, writer.uint32(18).fork()).join();
+    }
+    if (message.image !== "") {
+      writer.uint32(26).string(message.image);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyDatabase {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyDatabase();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.target = DatabaseTarget.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.object = S3Object.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyDatabase {
+    return {
+      target: isSet(object.target) ? DatabaseTarget.fromJSON(object.target) : undefined,
+      object: isSet(object.object) ? S3Object.fromJSON(object.object) : undefined,
+      image: isSet(object.image) ? globalThis.String(object.image) : "",
+    };
+  },
+
+  toJSON(message: VerifyDatabase): unknown {
+    const obj: any = {};
+    if (message.target !== undefined) {
+      obj.target = DatabaseTarget.toJSON(message.target);
+    }
+    if (message.object !== undefined) {
+      obj.object = S3Object.toJSON(message.object);
+    }
+    if (message.image !== "") {
+      obj.image = message.image;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<VerifyDatabase>): VerifyDatabase {
+    return VerifyDatabase.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VerifyDatabase>): VerifyDatabase {
+    const message = createBaseVerifyDatabase();
+    message.target = (object.target !== undefined && object.target !== null)
+      ? DatabaseTarget.fromPartial(object.target)
+      : undefined;
+    message.object = (object.object !== undefined && object.object !== null)
+      ? S3Object.fromPartial(object.object)
+      : undefined;
+    message.image = object.image ?? "";
     return message;
   },
 };

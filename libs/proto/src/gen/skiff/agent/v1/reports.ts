@@ -230,7 +230,22 @@ export interface CommandResult {
   status: CommandStatus;
   /** Why the command did not succeed; empty when it did. */
   reason: string;
-  finishedAt?: Timestamp | undefined;
+  finishedAt?:
+    | Timestamp
+    | undefined;
+  /** What a VerifyDatabase found when it restored the dump (absent for other kinds). */
+  verification?: DatabaseVerification | undefined;
+}
+
+/** DatabaseVerification lists the tables a restored dump holds, with their exact row counts. */
+export interface DatabaseVerification {
+  tables: TableRows[];
+}
+
+export interface TableRows {
+  /** `schema.table` for PostgreSQL, the table's name for MariaDB and MySQL. */
+  name: string;
+  rows: string;
 }
 
 export interface CrashLoop {
@@ -1255,7 +1270,7 @@ export const LogLine: MessageFns<LogLine> = {
 };
 
 function createBaseCommandResult(): CommandResult {
-  return { commandId: "", status: 0, reason: "", finishedAt: undefined };
+  return { commandId: "", status: 0, reason: "", finishedAt: undefined, verification: undefined };
 }
 
 export const CommandResult: MessageFns<CommandResult> = {
@@ -1271,6 +1286,9 @@ export const CommandResult: MessageFns<CommandResult> = {
     }
     if (message.finishedAt !== undefined) {
       Timestamp.encode(message.finishedAt, writer.uint32(34).fork()).join();
+    }
+    if (message.verification !== undefined) {
+      DatabaseVerification.encode(message.verification, writer.uint32(882).fork()).join();
     }
     return writer;
   },
@@ -1320,6 +1338,14 @@ export const CommandResult: MessageFns<CommandResult> = {
             message.finishedAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 110: {
+            if (tag !== 882) {
+              break;
+            }
+
+            message.verification = DatabaseVerification.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1346,6 +1372,7 @@ export const CommandResult: MessageFns<CommandResult> = {
         : isSet(object.finished_at)
         ? fromJsonTimestamp(object.finished_at)
         : undefined,
+      verification: isSet(object.verification) ? DatabaseVerification.fromJSON(object.verification) : undefined,
     };
   },
 
@@ -1363,6 +1390,9 @@ export const CommandResult: MessageFns<CommandResult> = {
     if (message.finishedAt !== undefined) {
       obj.finishedAt = fromTimestamp(message.finishedAt).toISOString();
     }
+    if (message.verification !== undefined) {
+      obj.verification = DatabaseVerification.toJSON(message.verification);
+    }
     return obj;
   },
 
@@ -1377,6 +1407,163 @@ export const CommandResult: MessageFns<CommandResult> = {
     message.finishedAt = (object.finishedAt !== undefined && object.finishedAt !== null)
       ? Timestamp.fromPartial(object.finishedAt)
       : undefined;
+    message.verification = (object.verification !== undefined && object.verification !== null)
+      ? DatabaseVerification.fromPartial(object.verification)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDatabaseVerification(): DatabaseVerification {
+  return { tables: [] };
+}
+
+export const DatabaseVerification: MessageFns<DatabaseVerification> = {
+  encode(message: DatabaseVerification, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tables) {
+      TableRows.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DatabaseVerification {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDatabaseVerification();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tables.push(TableRows.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DatabaseVerification {
+    return {
+      tables: globalThis.Array.isArray(object?.tables) ? object.tables.map((e: any) => TableRows.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: DatabaseVerification): unknown {
+    const obj: any = {};
+    if (message.tables?.length) {
+      obj.tables = message.tables.map((e) => TableRows.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DatabaseVerification>): DatabaseVerification {
+    return DatabaseVerification.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DatabaseVerification>): DatabaseVerification {
+    const message = createBaseDatabaseVerification();
+    message.tables = object.tables?.map((e) => TableRows.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseTableRows(): TableRows {
+  return { name: "", rows: "0" };
+}
+
+export const TableRows: MessageFns<TableRows> = {
+  encode(message: TableRows, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.rows !== "0") {
+      writer.uint32(16).uint64(message.rows);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TableRows {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTableRows();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rows = reader.uint64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TableRows {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      rows: isSet(object.rows) ? globalThis.String(object.rows) : "0",
+    };
+  },
+
+  toJSON(message: TableRows): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.rows !== "0") {
+      obj.rows = message.rows;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TableRows>): TableRows {
+    return TableRows.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TableRows>): TableRows {
+    const message = createBaseTableRows();
+    message.name = object.name ?? "";
+    message.rows = object.rows ?? "0";
     return message;
   },
 };

@@ -1,0 +1,87 @@
+/**
+ * Throw-away database containers for verifications (VerifyDatabase): the database service's
+ * image, without a network (loopback only), with a one-time root password; removed with its
+ * anonymous data volume when the verification ends. The image is never pulled: the
+ * database's server already has it.
+ */
+import { randomBytes } from 'node:crypto';
+import type Dockerode from 'dockerode';
+import type { DatabaseEngine } from '@skiff/proto';
+import { checkImageRef, checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
+import { scratchEnv } from './verify-tools.js';
+
+/** The label that marks a verification's container, its value the command's id. */
+export const SCRATCH_LABEL = 'skiff.verify';
+
+const LOG_LINES = 5;
+
+/** A non-TTY container's log: frames of an 8-byte header and their text (exec-frames.ts). */
+function withoutFrameHeaders(raw: Buffer): string {
+  let text = '';
+  for (let at = 0; at + 8 <= raw.length; ) {
+    const length = raw.readUInt32BE(at + 4);
+    text += raw.subarray(at + 8, at + 8 + length).toString('utf8');
+    at += 8 + length;
+  }
+  return text;
+}
+
+export interface ScratchDatabases {
+  /** Starts a container `name` of `image` whose server creates `database`; answers its id. */
+  start(name: string, image: string, engine: DatabaseEngine, database: string): Promise<string>;
+  /** Whether the container still runs (its server may have exited on a bad configuration). */
+  running(idOrName: string): Promise<boolean>;
+  /** The last lines the container's server wrote, for a failure's reason. */
+  logTail(idOrName: string): Promise<string>;
+  /** Removes the container and its anonymous volumes; nothing when it is gone already. */
+  remove(idOrName: string): Promise<void>;
+}
+
+export class DockerodeScratchDatabases implements ScratchDatabases {
+  constructor(private readonly docker: Dockerode) {}
+
+  async start(name: string, image: string, engine: DatabaseEngine, database: string): Promise<string> {
+    checkObjectName('container', name, 'create container');
+    checkImageRef(image, 'create container');
+    const env = scratchEnv(engine, database, randomBytes(24).toString('hex'));
+    if (!env) throw new Error('this engine cannot be verified here');
+    const container = await engineCall('create container', () =>
+      this.docker.createContainer({
+        name,
+        Image: image,
+        Env: env,
+        Labels: { [SCRATCH_LABEL]: name },
+        // Loopback only. (NetworkDisabled would also drop the hostname the MariaDB image needs.)
+        HostConfig: { NetworkMode: 'none' },
+      }),
+    );
+    try {
+      await engineCall('start container', () => container.start());
+    } catch (err) {
+      await this.remove(container.id);
+      throw err;
+    }
+    return container.id;
+  }
+
+  async running(idOrName: string): Promise<boolean> {
+    try {
+      const state = await engineCall('inspect container', () => this.docker.getContainer(idOrName).inspect());
+      return state.State.Running;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  async logTail(idOrName: string): Promise<string> {
+    const raw = await engineCall('container logs', () => this.docker.getContainer(idOrName).logs({ stdout: true, stderr: true, tail: LOG_LINES })).catch(() => Buffer.alloc(0));
+    return withoutFrameHeaders(Buffer.from(raw)).trim();
+  }
+
+  async remove(idOrName: string): Promise<void> {
+    await engineCall('remove container', () => this.docker.getContainer(idOrName).remove({ force: true, v: true })).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+}

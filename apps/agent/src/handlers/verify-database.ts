@@ -1,0 +1,133 @@
+/**
+ * VerifyDatabase: proves a dump restores. A throw-away container of the database's image
+ * (scratch-databases.ts) receives the bucket object (decrypted when it is an .age file)
+ * through gunzip into the engine's restore tool; then the tables are counted, and the
+ * container goes whatever happened. The running database is never touched. Idempotent: a
+ * second run removes what a first one left and starts again.
+ */
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { CommandKind, type Command, type DatabaseTarget } from '@skiff/proto';
+import { gzipOf } from '../dumps/archive-crypto.js';
+import type { DatabaseContainers } from '../dumps/database-containers.js';
+import { refuseDatabaseCommand } from '../dumps/refusal.js';
+import { downloadObject, s3Reason } from '../dumps/s3-object.js';
+import type { ScratchDatabases } from '../dumps/scratch-databases.js';
+import { restoreCommand } from '../dumps/tool-commands.js';
+import { countCommand, parseCounts, readyCommand } from '../dumps/verify-tools.js';
+import { type CommandHandler, type CommandOutcome, failed, succeeded } from '../pipeline/handler.js';
+
+export interface VerifyDatabaseDeps {
+  containers: DatabaseContainers;
+  scratch: ScratchDatabases;
+  /** How long the throw-away server may take to accept connections. */
+  readyTimeoutMs?: number;
+  pollMs?: number;
+}
+
+const READY_TIMEOUT_MS = 180_000;
+const POLL_MS = 500;
+/** How long a failed restore waits for its tool's exit status. */
+const TOOL_EXIT_WAIT_MS = 5_000;
+
+/** The container's name: one per command, so a rerun finds what an interrupted run left. */
+const scratchName = (commandId: string) => `skiff-verify-${commandId.replace(/[^a-zA-Z0-9_.-]/g, '-')}`;
+
+export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler {
+  return {
+    kind: CommandKind.COMMAND_KIND_VERIFY_DATABASE,
+    payloadCase: 'verifyDatabase',
+    takesSlot: false,
+    validate: (command: Command) => {
+      if (command.payload?.$case !== 'verifyDatabase') return 'not a VerifyDatabase command';
+      const { target, object, image } = command.payload.value;
+      const refusal = refuseDatabaseCommand(target, object);
+      if (refusal) return refusal;
+      if (!image) return 'the command names no image';
+      const { engine, database } = target!;
+      return restoreCommand(engine, database) && readyCommand(engine, database) && countCommand(engine, database) ? null : 'this engine cannot be verified here';
+    },
+    async run({ command, signal, log }) {
+      if (command.payload?.$case !== 'verifyDatabase') return failed('not a VerifyDatabase command');
+      const { target, object, image } = command.payload.value;
+      const name = scratchName(command.commandId);
+      await deps.scratch.remove(name);
+      log.info({ objectKey: object!.key, bucket: object!.bucket, image }, 'verifying a backup file in a throw-away container');
+      let id: string;
+      try {
+        id = await deps.scratch.start(name, image, target!.engine, target!.database);
+      } catch (err) {
+        return failed(`the throw-away container of ${image} could not start: ${(err as Error).message}`);
+      }
+      try {
+        return await verifyIn(id, target!, deps, signal, async () => gzipOf(await downloadObject(object!), object!));
+      } finally {
+        await deps.scratch.remove(id).catch((err: unknown) => log.warn({ err, container: name }, 'the throw-away container could not be removed'));
+      }
+    },
+  };
+}
+
+async function verifyIn(
+  id: string,
+  target: DatabaseTarget,
+  deps: VerifyDatabaseDeps,
+  signal: AbortSignal,
+  open: () => Promise<Readable>,
+): Promise<CommandOutcome> {
+  const { engine, database } = target;
+  const ready = await waitReady(id, engine, database, deps, signal);
+  if (ready) return failed(ready);
+  let source;
+  try {
+    source = await open();
+  } catch (err) {
+    const reason = (err as { $metadata?: unknown }).$metadata ? `the download failed: ${s3Reason(err)}` : (err as Error).message;
+    return failed(reason);
+  }
+  const restore = await deps.containers.run(id, restoreCommand(engine, database)!, true);
+  restore.output.resume();
+  const exited = restore.exited();
+  try {
+    await Promise.all([pipeline(source, createGunzip(), restore.input!, { signal }), exited]);
+  } catch (err) {
+    restore.cancel();
+    if (signal.aborted) throw err;
+    const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
+    return failed(`the file does not restore: ${(tool ?? (err as Error)).message}`);
+  }
+  const count = await deps.containers.run(id, countCommand(engine, database)!, false);
+  const chunks: Buffer[] = [];
+  count.output.on('data', (chunk: Buffer) => chunks.push(chunk));
+  try {
+    await count.exited();
+    const tables = parseCounts(Buffer.concat(chunks).toString('utf8'));
+    return { ...succeeded(), verification: { tables } };
+  } catch (err) {
+    return failed(`the restored database does not open: ${(err as Error).message}`);
+  }
+}
+
+/** Null once the server accepts connections; otherwise why it never did. */
+async function waitReady(id: string, engine: DatabaseTarget['engine'], database: string, deps: VerifyDatabaseDeps, signal: AbortSignal): Promise<string | null> {
+  const until = Date.now() + (deps.readyTimeoutMs ?? READY_TIMEOUT_MS);
+  let last = '';
+  while (Date.now() < until) {
+    signal.throwIfAborted();
+    if (!(await deps.scratch.running(id))) {
+      const tail = await deps.scratch.logTail(id);
+      return `the throw-away database server exited before it accepted connections${tail ? `: ${tail}` : ''}`;
+    }
+    const probe = await deps.containers.run(id, readyCommand(engine, database)!, false);
+    probe.output.resume();
+    try {
+      await probe.exited();
+      return null;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, deps.pollMs ?? POLL_MS));
+  }
+  return `the throw-away database server did not accept connections in time${last ? ` (${last})` : ''}`;
+}

@@ -1,0 +1,126 @@
+// backup.verify, backup.oneVerification and backup.verifications on a real Postgres and an
+// S3-compatible server, without an agent: the refusals (each naming its field, queuing
+// nothing), the VerifyDatabase command a verification queues (the newest file, the service's
+// image), the record its result ends (tables and row counts, or the error with a
+// `databaseBackup` failure event, `verify: true`), and the verification that follows a
+// scheduled run. The verification itself runs in apps/agent/src/handlers/verify-database.int.test.ts
+// and databases.e2e.test.ts.
+import { Command, CommandKind, CommandStatus, DatabaseEngine } from '@skiff/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { S3_ACCESS_KEY, startS3 } from '../../testing/s3-server.js';
+
+const BUCKET = 'skiff-verifications';
+const SECRET = 'verify-secret-key-0001';
+let t: TestPlatform;
+let s3: Awaited<ReturnType<typeof startS3>>;
+let env: string;
+
+beforeAll(async () => {
+  s3 = await startS3([BUCKET]);
+  t = await startTestPlatform();
+  t.watch.secret(SECRET);
+  env = (await t.call('project.create', { name: 'verifications' })).body.environments[0].environmentId;
+});
+afterAll(async () => {
+  await t?.close();
+  await s3?.close();
+});
+
+const ok = async (op: string, input: Record<string, unknown>) => {
+  const r = await t.call(op, input);
+  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
+  return r.body;
+};
+const bad = async (op: string, input: Record<string, unknown>, field: string, message?: RegExp) => {
+  const r = await t.call(op, input);
+  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(400);
+  expect(r.body.issues.map((i: { path: unknown[] }) => i.path[0])).toEqual([field]);
+  if (message) expect(r.body.issues[0].message).toMatch(message);
+};
+const commandCount = async () => (await t.db.selectFrom('commands').select('id').execute()).length;
+const verifyEvents = async (backupId: string) =>
+  (await t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute()).filter((e) => (e.summary as any).backupId === backupId && (e.summary as any).verify);
+
+describe('backup.verify', () => {
+  it('refuses what it cannot verify, then queues a VerifyDatabase of the newest file whose result ends its record', async () => {
+    const pg = await ok('dbA.create', { name: 'pg', environmentId: env });
+    const mongo = await ok('dbD.create', { name: 'mongo', environmentId: env });
+    const destination = await ok('destination.create', { name: 'local', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const backup = await ok('backup.create', { schedule: '0 3 * * *', prefix: 'db/', destinationId: destination.destinationId, database: 'app', databaseType: 'dbA', dbAId: pg.dbAId, keepLatestCount: null });
+    const mongoBackup = await ok('backup.create', { schedule: '0 3 * * *', prefix: 'db/', destinationId: destination.destinationId, database: 'app', databaseType: 'dbD', dbDId: mongo.dbDId, keepLatestCount: null });
+    const own = `db/${backup.backupId}/`;
+
+    const before = await commandCount();
+    await bad('backup.verify', { backupId: backup.backupId }, 'backupId', /no file yet/);
+    await s3.put(BUCKET, `${own}2026-12-07T01-00-00-000Z.dump.gz`, 'old');
+    await s3.put(BUCKET, `${own}2026-12-07T03-00-00-000Z.dump.gz`, 'new');
+    await s3.put(BUCKET, `${own}notes.txt`, 'not a run');
+    await bad('backup.verify', { backupId: backup.backupId, key: 'db/another/2026-12-07T03-00-00-000Z.dump.gz' }, 'key');
+    await bad('backup.verify', { backupId: backup.backupId, key: `${own}2026-12-01T00-00-00-000Z.dump.gz` }, 'key', /no such file/);
+    await bad('backup.verify', { backupId: mongoBackup.backupId }, 'backupId', /PostgreSQL, MariaDB and MySQL/);
+    await bad('backup.verify', { backupId: backup.backupId, bogus: 1 }, 'bogus');
+    expect(await commandCount()).toBe(before);
+    expect(await t.db.selectFrom('backupVerifications').selectAll().execute()).toEqual([]);
+
+    // The database need not run (it is not touched); the newest file is the default.
+    const queued = await ok('backup.verify', { backupId: backup.backupId });
+    expect(queued).toMatchObject({ status: 'queued', verificationId: expect.stringMatching(/^vrf_/), key: `${own}2026-12-07T03-00-00-000Z.dump.gz` });
+    const row = await t.db.selectFrom('commands').selectAll().where('id', '=', queued.commandId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ kind: 'COMMAND_KIND_VERIFY_DATABASE', workloadKey: `database:${pg.dbAId}` });
+    expect(row.payload).not.toContain(SECRET);
+    const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    expect(command.kind).toBe(CommandKind.COMMAND_KIND_VERIFY_DATABASE);
+    expect(command.payload?.$case === 'verifyDatabase' && command.payload.value).toMatchObject({
+      image: 'postgres:17',
+      target: { engine: DatabaseEngine.DATABASE_ENGINE_POSTGRES, database: 'app', workload: { id: pg.dbAId, appName: pg.appName } },
+      object: { endpoint: s3.endpoint, bucket: BUCKET, key: queued.key, accessKey: S3_ACCESS_KEY, secretKey: SECRET },
+    });
+    expect(await ok('backup.oneVerification', { verificationId: queued.verificationId })).toMatchObject({ status: 'running', trigger: 'manual', tables: null, error: null, finishedAt: null });
+
+    const reports = new DeploymentReports({ db: t.db, clock: () => new Date() });
+    await reports.applyCommandResult('local', {
+      commandId: queued.commandId,
+      status: CommandStatus.COMMAND_STATUS_SUCCEEDED,
+      reason: '',
+      finishedAt: undefined,
+      verification: { tables: [{ name: 'public.items', rows: '42' }, { name: 'public.empty', rows: '0' }] },
+    });
+    expect(await ok('backup.oneVerification', { verificationId: queued.verificationId })).toMatchObject({
+      status: 'done',
+      tables: [{ name: 'public.items', rows: 42 }, { name: 'public.empty', rows: 0 }],
+      error: null,
+      finishedAt: expect.any(String),
+    });
+    expect(await verifyEvents(backup.backupId)).toEqual([]);
+
+    // A chosen file that does not restore: the error is kept and sent as a failure event.
+    const older = await ok('backup.verify', { backupId: backup.backupId, key: `${own}2026-12-07T01-00-00-000Z.dump.gz` });
+    await reports.applyCommandResult('local', { commandId: older.commandId, status: CommandStatus.COMMAND_STATUS_FAILED, reason: 'the file does not restore: pg_restore exited with 1: input file is too short', finishedAt: undefined });
+    expect(await ok('backup.oneVerification', { verificationId: older.verificationId })).toMatchObject({ status: 'error', tables: null, error: 'the file does not restore: pg_restore exited with 1: input file is too short' });
+    const [event] = await verifyEvents(backup.backupId);
+    expect(event).toMatchObject({ outcome: 'failure', summary: { verify: true, verificationId: older.verificationId, key: older.key, trigger: 'manual', error: expect.stringMatching(/input file is too short/) } });
+
+    const listed = await ok('backup.verifications', { backupId: backup.backupId });
+    expect(listed.verifications.map((v: { verificationId: string }) => v.verificationId)).toEqual([older.verificationId, queued.verificationId]);
+    expect((await t.call('backup.oneVerification', { verificationId: 'vrf_nope' })).status).toBe(404);
+  });
+
+  it('verifies the file of a successful scheduled run, and only of database services it can verify', async () => {
+    const pg = await ok('dbA.create', { name: 'pg-scheduled', environmentId: env });
+    const destination = await ok('destination.create', { name: 'local2', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const backup = await ok('backup.create', { schedule: '0 3 * * *', prefix: 'sched/', destinationId: destination.destinationId, database: 'app', databaseType: 'dbA', dbAId: pg.dbAId, keepLatestCount: null });
+    const key = `sched/${backup.backupId}/2026-12-07T03-00-00-000Z.dump.gz`;
+    await s3.put(BUCKET, key, 'dump');
+    const row = await t.db.selectFrom('backups').selectAll().where('id', '=', backup.backupId).executeTakeFirstOrThrow();
+    await t.platform.backups.verifications.afterScheduledRun(row, { backupId: row.id, files: [key], size: 4, durationMs: 1 });
+    const [verification] = (await ok('backup.verifications', { backupId: backup.backupId })).verifications;
+    expect(verification).toMatchObject({ trigger: 'scheduled', key, status: 'running' });
+
+    const before = await commandCount();
+    await t.platform.backups.verifications.afterScheduledRun({ ...row, databaseType: 'web-server', dbAId: null }, { backupId: row.id, files: [key], size: 4, durationMs: 1 });
+    expect(await commandCount()).toBe(before);
+  });
+});

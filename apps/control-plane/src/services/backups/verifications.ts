@@ -1,0 +1,140 @@
+import type { Backup, BackupVerification } from '@skiff/db';
+import { DatabaseEngine } from '@skiff/proto';
+import type { Logger } from 'pino';
+import { DUMP_DEADLINE_MS, WIRE_ENGINES } from '../../agents/outbound/kinds/database-dump.js';
+import { verifyDatabaseCommand } from '../../agents/outbound/kinds/database-verify.js';
+import type { CommandOutbox } from '../../agents/outbound/outbox.js';
+import type { Principal } from '../../authz/principal.js';
+import { Invalid, NotFound } from '../../errors.js';
+import { ENGINE_OF_ROUTER } from '../databases/engines.js';
+import { type ServiceDeps, iso } from '../shared/deps.js';
+import type { BackupService } from './backups.js';
+import { ownPrefix, runStampOf } from './object-names.js';
+import type { BackupRunner, RunResult } from './runner.js';
+
+export interface VerifyInput {
+  backupId: string;
+  key?: string | null;
+}
+
+/** Engines whose dumps a throw-away container can restore here (MongoDB's image does not run here). */
+const VERIFIABLE = new Set([DatabaseEngine.DATABASE_ENGINE_POSTGRES, DatabaseEngine.DATABASE_ENGINE_MARIADB, DatabaseEngine.DATABASE_ENGINE_MYSQL]);
+
+/** The key file a run writes beside its dump with `includeEncryptionKey` (`.age` when encrypted): never a dump. */
+const isKeyFile = (key: string) => /\.secret\.key\.gz(\.age)?$/.test(key);
+
+/**
+ * `backup.verify` (beyond the spec): proves that a database backup's file restores. The
+ * agent of the database's server restores it into a throw-away container of the service's
+ * image (no network, removed at the end) and answers its tables with their row counts
+ * (VerifyDatabase, agents/outbound/kinds/database-verify.ts, which ends the record and sends
+ * the failure event). The running database is not touched, so it need not run. The
+ * scheduler verifies the file of each successful scheduled run (`afterScheduledRun`).
+ */
+export class BackupVerifications {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly backups: BackupService,
+    private readonly runner: BackupRunner,
+    private readonly outbox: CommandOutbox,
+    private readonly log: Logger,
+  ) {}
+
+  async verify(p: Principal, input: VerifyInput) {
+    const backup = await this.backups.find(p, input.backupId);
+    return this.queue(backup, input.key ?? null, 'manual');
+  }
+
+  /** After a successful scheduled run of a verifiable backup: its new file is verified; a refusal is only logged. */
+  async afterScheduledRun(row: Backup, result: RunResult): Promise<void> {
+    if (!this.verifiable(row)) return;
+    const key = result.files.find((f) => !isKeyFile(f));
+    if (!key) return;
+    await this.queue(row, key, 'scheduled').catch((err: unknown) => this.log.warn({ backupId: row.id, err: (err as Error).message }, 'scheduled verification not queued'));
+  }
+
+  /** `backup.oneVerification`. */
+  async one(p: Principal, verificationId: string) {
+    const row = await this.deps.db.selectFrom('backupVerifications').selectAll().where('id', '=', verificationId).executeTakeFirst();
+    if (!row || row.organizationId !== p.organizationId) throw NotFound('No such verification');
+    await this.backups.find(p, row.backupId);
+    return record(row);
+  }
+
+  /** `backup.verifications`: a backup's verifications, newest first. */
+  async list(p: Principal, backupId: string, limit = 20) {
+    await this.backups.find(p, backupId);
+    const rows = await this.deps.db.selectFrom('backupVerifications').selectAll().where('backupId', '=', backupId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return { verifications: rows.map(record) };
+  }
+
+  private verifiable(row: Backup): boolean {
+    const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
+    const wire = engine && WIRE_ENGINES[engine.engine];
+    return row.backupType !== 'compose' && wire !== undefined && VERIFIABLE.has(wire);
+  }
+
+  private async queue(backup: Backup, key: string | null, trigger: 'manual' | 'scheduled') {
+    const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
+    if (!engine || !this.verifiable(backup)) {
+      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB and MySQL database services can be verified');
+    }
+    const service = await this.deps.db
+      .selectFrom('databaseServices')
+      .select(['id', 'appName', 'serverId', 'engine', 'containerImage'])
+      .where('id', '=', backup[`${engine.router}Id` as 'dbAId'] ?? '')
+      .executeTakeFirst();
+    if (!service || service.engine !== engine.engine) throw Invalid('backupId', 'the backup’s database service is gone: its image is what verifies the file');
+    const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', backup.destinationId).executeTakeFirstOrThrow();
+    const own = ownPrefix(backup.prefix, backup.id);
+    if (key !== null && (!key.startsWith(own) || key.length === own.length || key.slice(own.length).includes('/'))) {
+      throw Invalid('key', `not a file of this backup (its files are ${own}<time>.<ext>, as backup.listBackupFiles lists them)`);
+    }
+    const bucket = await this.runner.open(this.runner.settingsOf(destination));
+    let files: string[];
+    try {
+      files = (await bucket.list(own)).map((o) => o.key).filter((k) => runStampOf(k, own) !== null && !isKeyFile(k));
+    } catch (err) {
+      throw Invalid('backupId', `the destination’s files could not be listed: ${(err as Error).message}`);
+    } finally {
+      bucket.close();
+    }
+    if (key !== null && !files.includes(key)) throw Invalid('key', 'no such file in the backup’s destination');
+    const chosen = key ?? files.sort().at(-1);
+    if (!chosen) throw Invalid('backupId', 'the backup has no file yet: run it first');
+
+    const now = this.deps.clock();
+    const verificationId = this.deps.ids('vrf');
+    const commandId = this.deps.ids('cmd');
+    const command = verifyDatabaseCommand({
+      commandId,
+      target: { type: 'database', id: service.id, appName: service.appName, serverId: service.serverId, serviceName: null, engine: WIRE_ENGINES[engine.engine]!, database: backup.database },
+      object: this.runner.objectOf(destination, chosen),
+      image: service.containerImage,
+      createdAt: now,
+      deadline: new Date(now.getTime() + DUMP_DEADLINE_MS),
+    });
+    await this.deps.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('backupVerifications')
+        .values({ id: verificationId, organizationId: backup.organizationId, backupId: backup.id, objectKey: chosen, commandId, trigger, status: 'running' })
+        .execute();
+      await this.outbox.queue(tx, command);
+    });
+    this.outbox.notify();
+    return { verificationId, commandId, key: chosen, status: 'queued' as const };
+  }
+}
+
+const record = (row: BackupVerification) => ({
+  verificationId: row.id,
+  backupId: row.backupId,
+  key: row.objectKey,
+  commandId: row.commandId,
+  trigger: row.trigger,
+  status: row.status,
+  tables: row.tables === null ? null : row.tables.map((t) => ({ name: t.name, rows: Number(t.rows) })),
+  error: row.error,
+  createdAt: iso(row.createdAt),
+  finishedAt: row.finishedAt === null ? null : iso(row.finishedAt),
+});
