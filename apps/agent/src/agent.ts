@@ -73,7 +73,7 @@ export interface AgentDeps {
   /** The container.* reads and runtime logs (container requests, log streams); absent: refused. */
   containers?: ContainerOps;
   /** Tuning of log streams (chunk deadline, heartbeat, batching). */
-  logStreams?: Pick<LogStreamsDeps, 'chunkTimeoutMs' | 'heartbeatMs' | 'batchMs'>;
+  logStreams?: Pick<LogStreamsDeps, 'chunkTimeoutMs' | 'heartbeatMs' | 'batchMs' | 'presenceMs'>;
   /** The database containers dumps and restores run their tools in; absent: DumpDatabase and RestoreDatabase are rejected. */
   databases?: DatabaseContainers;
   /** The throw-away containers of volume backups and restores (with `databases`, which runs their tools); absent: BackupVolume and RestoreVolume are rejected. */

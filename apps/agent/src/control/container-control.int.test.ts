@@ -93,7 +93,7 @@ beforeAll(async () => {
     nc,
     driver: new DockerodeDriver(),
     containers: new DockerodeContainerOps(new Dockerode()),
-    logStreams: { heartbeatMs: 300, batchMs: 50, chunkTimeoutMs: 2_000 },
+    logStreams: { heartbeatMs: 300, batchMs: 50, chunkTimeoutMs: 2_000, presenceMs: 500 },
     journalDir: (journalDir = mkdtempSync(join(tmpdir(), 'skiff-cc-'))),
     reportTarget: reportServer.target,
     credential: `cred-${run}`,
@@ -193,6 +193,52 @@ describe('log streams', () => {
     const { last } = await readStream(logsRequest({ follow: true, maxDurationMs: 700 }));
     expect(last.reason).toMatch(/^limit: the stream lasted its longest/);
   });
+
+  it('ends a followed service log within seconds of the service being removed, saying why', async () => {
+    const service = `cc-svc-${run}`;
+    docker('service', 'create', '--detach', '--name', service, '--label', 'skiff.managed=true', '--label', 'skiff.kind=application', '--label', `skiff.id=${appId}`, 'busybox:latest', 'sh', '-c', LOOP);
+    try {
+      let removedAt = 0;
+      const { last } = await readStream(logsRequest({ serviceName: service, containerId: '', follow: true, maxDurationMs: 20_000 }), (chunks) => {
+        if (removedAt === 0 && chunks.some((c) => c.lines.length > 0)) {
+          docker('service', 'rm', service);
+          removedAt = Date.now();
+        }
+        return true;
+      });
+      expect(last).toMatchObject({ end: true, reason: `the service ${service} was removed` });
+      expect(Date.now() - removedAt).toBeLessThan(5_000);
+    } finally {
+      try {
+        docker('service', 'rm', service);
+      } catch {
+        // removed by the test
+      }
+    }
+    await waitUntil('the agent to end the stream', () => agent.logStreams!.active === 0, 5_000);
+  }, 60_000);
+
+  it('ends a followed container log when the container is removed, saying why', async () => {
+    const gone = `cc-gone-${run}`;
+    const id = docker('run', '-d', '--name', gone, '--label', 'skiff.managed=true', '--label', 'skiff.kind=application', '--label', `skiff.id=${appId}`, 'busybox:latest', 'sh', '-c', LOOP);
+    try {
+      let removed = false;
+      const { last } = await readStream(logsRequest({ containerId: id, follow: true }), (chunks) => {
+        if (!removed && chunks.some((c) => c.lines.length > 0)) {
+          docker('rm', '-f', gone);
+          removed = true;
+        }
+        return true;
+      });
+      expect(last).toMatchObject({ end: true, reason: `the container ${id} was removed` });
+    } finally {
+      try {
+        docker('rm', '-f', gone);
+      } catch {
+        // removed by the test
+      }
+    }
+  }, 30_000);
 
   it("refuses a target that is not Skiff's, or not the expected workload's", async () => {
     for (const request of [logsRequest({ containerId: foreign }), logsRequest({ expectId: 'app-other' }), logsRequest({ serviceName: 'x', containerId: '' })]) {

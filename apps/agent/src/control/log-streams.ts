@@ -7,7 +7,10 @@
  * the end of the log; lines above the rate limit wait for the next second. The last chunk
  * (`end`, with the reason) is published without waiting for an answer. In follow mode an
  * empty chunk goes out every `heartbeatMs` so that a client gone while the log is quiet is
- * noticed. Log lines are the user's data: they never reach the agent's own log.
+ * noticed, and every `presenceMs` the agent checks that the target still exists: a followed
+ * log of a service or container that was removed ends within seconds with that reason (the
+ * engine keeps a removed service's followed log open). Log lines are the user's data: they
+ * never reach the agent's own log.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { logStreamSubject } from '@skiff/domain';
@@ -28,6 +31,8 @@ export interface LogStreamsDeps {
   heartbeatMs?: number;
   /** Lines are gathered this long, or up to CHUNK_BYTES, before they go (default 200 ms). */
   batchMs?: number;
+  /** Follow mode: how often the agent checks that the target still exists (default 2 s). */
+  presenceMs?: number;
 }
 
 const STREAM_ID = /^[A-Za-z0-9_-]{8,64}$/;
@@ -111,6 +116,12 @@ export class LogStreams {
       else if (request.follow && Date.now() - lastSent >= (this.deps.heartbeatMs ?? 2_000)) void send({ lines: [], end: false, reason: '' });
     }, this.deps.batchMs ?? 200);
     const deadline = setTimeout(() => stop(`limit: the stream lasted its longest (${Math.round(request.maxDurationMs / 1000)} s)`), request.maxDurationMs);
+    const gone = () => this.gone(request);
+    const presence = request.follow
+      ? setInterval(() => {
+          void gone().then((why) => why !== null && stop(why));
+        }, this.deps.presenceMs ?? 2_000)
+      : undefined;
 
     const take = async (line: RuntimeLogLine): Promise<void> => {
       const size = Buffer.byteLength(line.text) + 1;
@@ -143,9 +154,12 @@ export class LogStreams {
       if (reason === null) reason = `the log could not be read: ${(err as Error).message}`;
     } finally {
       clearInterval(ticker);
+      clearInterval(presence);
       clearTimeout(deadline);
       stream.destroy();
     }
+    // A followed container log ends by itself when the container goes: say so.
+    if (reason === null && request.follow) reason = await gone();
     reason ??= 'end of log';
     await flush();
     await sending;
@@ -153,6 +167,18 @@ export class LogStreams {
     if (!readerGone) nc.publish(subject, LogChunk.encode({ lines: [], end: true, reason }).finish());
     this.running.delete(request.streamId);
     log.info({ streamId: request.streamId, reason, bytes: sentBytes }, 'log stream ended');
+  }
+
+  /** Why the stream's target no longer exists, or null while it does (or cannot be checked now). */
+  private async gone(request: LogsRequest): Promise<string | null> {
+    const target = request.serviceName !== '' ? { serviceName: request.serviceName } : { containerId: request.containerId };
+    try {
+      const labels = await this.deps.ops.labelsOf(target);
+      if (labels && labels['skiff.id'] === request.expectId) return null;
+    } catch {
+      return null;
+    }
+    return target.serviceName ? `the service ${target.serviceName} was removed` : `the container ${target.containerId} was removed`;
   }
 }
 

@@ -16,7 +16,7 @@ function headline(kind: EventKind, outcome: string): string {
     case 'platformRestart':
       return 'Skiff restarted';
     case 'serverThreshold':
-      return 'Server threshold crossed';
+      return outcome === 'success' ? 'Server back under its threshold' : 'Server threshold crossed';
     case 'databaseBackup':
     case 'volumeBackup':
     case 'platformBackup':
@@ -47,7 +47,8 @@ export function renderEvent(event: EventRecord, options: { organizationName?: st
     lines.push(kind === 'appDeploy' ? `${what} ${subject} was deployed.` : `${what} ${subject} failed to deploy.`);
     if (str(s.reason)) lines.push(`Reason: ${str(s.reason)}`);
   } else if (kind === 'serverThreshold') {
-    lines.push(str(s.message) ?? `${str(s.type)} usage ${str(s.value)}% is above the ${str(s.threshold)}% threshold`);
+    const where = s.state === 'recovered' ? 'back under' : 'above';
+    lines.push(str(s.message) ?? `${str(s.type)} usage ${str(s.value)}% is ${where} the ${str(s.threshold)}% threshold`);
   } else if (kind === 'platformRestart') {
     lines.push('The control plane started again after a restart.');
   } else if (str(s.message)) {
