@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { type FakeForges, startFakeForges } from '../../testing/fake-forges.js';
 import { signatureFor } from './index.js';
+import { Command } from '@skiff/proto';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
 
 let t: TestPlatform;
 let forges: FakeForges;
@@ -82,6 +84,13 @@ describe('GitHub (App installation token)', () => {
     const status = forges.calls.find((c) => c.path === `/repos/acme/shop/statuses/${head}`);
     expect(status).toMatchObject({ method: 'POST', authorization: `Bearer ${secrets.ghToken}`, body: { state: 'pending', context: 'skiff/preview' } });
     expect(status!.body.target_url).toMatch(/^http:\/\/preview-gh-web-[\w-]+\.gh\.test$/);
+
+    // The preview builds the pull request's head commit, not its branch's newest: the command's git source names it, and so does the deployment.
+    const deploymentId = opened.results[0]!.deploymentId!;
+    const command = await waitFor(() => t.db.selectFrom('commands').select('payload').where('deploymentId', '=', deploymentId).executeTakeFirst(), { timeoutMs: 10_000, what: 'the preview deploy command' });
+    const decoded = Command.decode(new CommandOutbox(t.platform.secrets).open(command.payload));
+    expect(decoded.payload).toMatchObject({ $case: 'deployApplication', value: { source: { kind: { $case: 'git', value: { branch: 'f2', commit: head } } } } });
+    expect((await t.db.selectFrom('deployments').select('commit').where('id', '=', deploymentId).executeTakeFirstOrThrow()).commit).toBe(head);
   });
 });
 
