@@ -41,7 +41,7 @@ const docker = (args: string[], options: { encoding?: 'buffer' } = {}) =>
   );
 
 const gitSource = (repo: TestGitRepo, overrides: Partial<{ branch: string; submodules: boolean }> = {}): BuildSource => ({
-  kind: { $case: 'git', value: { url: repo.authUrl, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED, ...overrides } },
+  kind: { $case: 'git', value: { url: repo.authUrl, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED, ...overrides } },
 });
 
 const recipe = (overrides: Partial<BuildRecipe> = {}): BuildRecipe => ({
@@ -130,11 +130,11 @@ describe('git sources', () => {
     const lines: string[] = [];
     const ctx = { signal: new AbortController().signal, deadline: Date.now() + 60_000, log: async (...l: string[]) => void lines.push(...l), deploymentId: 'dep_clone', dataDir };
     try {
-      await fetchGitSource({ url: repo.authUrl, branch: 'main', submodules: true, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED }, join(dir, 'main'), ctx);
+      await fetchGitSource({ url: repo.authUrl, branch: 'main', submodules: true, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED }, join(dir, 'main'), ctx);
       expect(await readFile(join(dir, 'main', 'page.txt'), 'utf8')).toBe('main branch\n');
       expect(await readFile(join(dir, 'main', 'vendor/lib/lib.txt'), 'utf8')).toBe('from the submodule\n');
 
-      await fetchGitSource({ url: repo.authUrl, branch: 'dev', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED }, join(dir, 'dev'), ctx);
+      await fetchGitSource({ url: repo.authUrl, branch: 'dev', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED }, join(dir, 'dev'), ctx);
       expect(await readFile(join(dir, 'dev', 'page.txt'), 'utf8')).toBe('dev branch\n');
       expect(existsSync(join(dir, 'dev', 'vendor'))).toBe(false);
 
@@ -162,7 +162,7 @@ describe('git sources', () => {
     expect((missing.error as Error).message).toMatch(/^git clone failed: .*nope/);
 
     const wrong = repo.authUrl.replace(PASSWORD, 'wrong-password-123');
-    const refused = await build({ kind: { $case: 'git', value: { url: wrong, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED } } }, recipe());
+    const refused = await build({ kind: { $case: 'git', value: { url: wrong, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED } } }, recipe());
     expect(refused.error).toBeInstanceOf(BuildError);
     expect((refused.error as Error).message).toMatch(/^git clone failed/);
     expect(`${(refused.error as Error).message}\n${refused.lines.join('\n')}`).not.toContain('wrong-password-123');
@@ -170,11 +170,11 @@ describe('git sources', () => {
 
   it('refuses transports other than http(s), ssh and git before running git', async () => {
     for (const url of ['ext::sh -c touch% /tmp/pwned', 'file:///etc', '--upload-pack=touch /tmp/pwned', '/srv/repo.git', 'fd::17']) {
-      const result = await build({ kind: { $case: 'git', value: { url, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED } } }, recipe());
+      const result = await build({ kind: { $case: 'git', value: { url, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED } } }, recipe());
       expect(result.error, url).toBeInstanceOf(BuildError);
     }
     const dashBranch = await build(
-      { kind: { $case: 'git', value: { url: 'http://127.0.0.1:1/x.git', branch: '--upload-pack=x', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED } } },
+      { kind: { $case: 'git', value: { url: 'http://127.0.0.1:1/x.git', branch: '--upload-pack=x', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED } } },
       recipe(),
     );
     expect((dashBranch.error as Error).message).toContain('must not start with "-"');

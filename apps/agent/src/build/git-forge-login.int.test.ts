@@ -50,6 +50,7 @@ const source = (over: Partial<GitSource> = {}): GitSource => ({
   outbound: { allowPrivate: true },
   httpUsername: 'x-access-token',
   httpPassword: token,
+  commit: '',
   ...over,
 });
 
@@ -137,5 +138,33 @@ describe("git clones with a forge's token", () => {
     expect(error).not.toBeNull();
     expect(error!.message).toMatch(/Authentication failed|could not read Username|401/i);
     expect(`${error!.message}\n${lines.join('\n')}`).not.toContain(wrong);
+  });
+
+  it('checks out the commit asked for, an older one than the branch head, fetching it by name', async () => {
+    const pinned = await git.createRepo(`forge-pinned-${run}`, { 'version.txt': 'one\n' });
+    const older = await pinned.commit({ 'version.txt': 'two\n' });
+    await pinned.commit({ 'version.txt': 'three\n' });
+    const { dir, error, lines } = await clone(source({ url: pinned.url, commit: older }));
+    expect(error).toBeNull();
+    expect(await readFile(join(dir, 'version.txt'), 'utf8')).toBe('two\n');
+    expect(lines.join('\n')).toContain(`Checking out commit ${older}`);
+    expect(lines.join('\n')).toContain(`Cloned commit ${older.slice(0, 7)}`);
+    expect(lines.join('\n')).not.toContain(token);
+  });
+
+  it("builds the branch's head, saying so, when the server does not give the commit", async () => {
+    const missing = randomBytes(20).toString('hex');
+    const { dir, error, lines } = await clone(source({ branch: 'release', commit: missing }));
+    expect(error).toBeNull();
+    expect(await readFile(join(dir, 'tagged.txt'), 'utf8')).toBe('v1\n');
+    expect(lines.join('\n')).toContain(`The commit ${missing} could not be fetched`);
+    expect(lines.join('\n')).toContain('building the head of branch release instead');
+  });
+
+  it('refuses a commit that is not a full hex object name, before running git', async () => {
+    spawned.length = 0;
+    const { error } = await clone(source({ commit: '--upload-pack=touch /tmp/x' }));
+    expect(error?.message).toBe('the commit to build is not a full hex object name');
+    expect(spawned).toEqual([]);
   });
 });

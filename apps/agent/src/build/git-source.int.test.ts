@@ -42,7 +42,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-const source = (url: string, outbound?: GitSource['outbound']): GitSource => ({ url, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound });
+const source = (url: string, outbound?: GitSource['outbound']): GitSource => ({ url, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound });
 
 async function clone(src: GitSource, resolver?: Resolver) {
   const dir = join(work, randomBytes(4).toString('hex'));

@@ -4,6 +4,8 @@
  *
  *   git clone --progress --depth 1 --branch=<branch> [--recurse-submodules --shallow-submodules] -- <url> <dir>
  *
+ * then, when the source names a commit, that commit (checkOutCommit).
+ *
  * - Argument arrays only; the URL and the branch are checked first, as the control plane
  *   checked them when they were saved (@skiff/domain refuseGitUrl / refuseGitBranch: no
  *   leading `-`, no `<transport>::` remote helpers such as `ext::`, only http(s), ssh, git
@@ -42,7 +44,7 @@ import { runLoggedProgram } from './logged-program.js';
 export const displayUrl = (url: string) => redactUrlCredentials(url);
 
 export async function fetchGitSource(source: GitSource, dir: string, ctx: SourceContext): Promise<void> {
-  const refusal = refuseGitUrl(source.url) ?? refuseGitBranch(source.branch);
+  const refusal = refuseGitUrl(source.url) ?? refuseGitBranch(source.branch) ?? (source.commit && !FULL_SHA.test(source.commit) ? 'the commit to build is not a full hex object name' : null);
   if (refusal) throw new BuildError(refusal);
 
   const keyDir = await mkdtemp(join(ctx.privateDir ?? tmpdir(), 'git-ssh-'));
@@ -72,11 +74,56 @@ export async function fetchGitSource(source: GitSource, dir: string, ctx: Source
       failure: gitFailure,
     });
 
+    const secrets = [...gitUrlSecrets(source.url), source.sshPrivateKey, ...loginSecrets(source)];
+    if (source.commit) await checkOutCommit(source, dir, { env, configArgs: pin.configArgs, secrets }, ctx);
+
     const head = await headCommit(dir, env, ctx);
     await ctx.log(head ? `Cloned commit ${head}` : 'Cloned');
   } finally {
     await rm(keyDir, { recursive: true, force: true });
   }
+}
+
+/** A full SHA-1 or SHA-256 object name: nothing git could read as an option or a revision expression. */
+const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+interface GitRun {
+  env: Record<string, string>;
+  /** The pin's `-c` options (addresses, no redirects), for every command that reaches the server. */
+  configArgs: string[];
+  secrets: string[];
+}
+
+/**
+ * Checks out `source.commit` in the fresh clone. A shallow clone holds only the branch's head:
+ * another commit is fetched by name (`git fetch --depth 1 origin <sha>`, which GitHub, GitLab,
+ * Gitea and git's own http backend allow); when the server refuses, the branch's head is built
+ * and the log says so.
+ */
+async function checkOutCommit(source: GitSource, dir: string, git: GitRun, ctx: SourceContext): Promise<void> {
+  const run = (name: string, args: string[], timeoutMessage: string) =>
+    runLoggedProgram({ name, file: 'git', args, env: git.env, signal: ctx.signal, deadline: ctx.deadline, log: new BuildLog(ctx.log, { secrets: git.secrets }), tailLines: 20, timeoutMessage, failure: gitFailure });
+  if ((await revParseHead(dir, git.env, ctx)) === source.commit) return;
+  try {
+    await run('git fetch', [...git.configArgs, '-C', dir, 'fetch', '--no-tags', '--depth', '1', 'origin', source.commit], 'fetching the commit did not finish before the deadline');
+  } catch (err) {
+    if (!(err instanceof BuildError)) throw err;
+    await ctx.log(`The commit ${source.commit} could not be fetched (${err.message}): building the head of branch ${source.branch} instead`);
+    return;
+  }
+  await ctx.log(`Checking out commit ${source.commit}`);
+  await run('git checkout', ['-C', dir, 'checkout', '--quiet', '--detach', source.commit], 'the checkout did not finish before the deadline');
+  if (source.submodules) {
+    await run('git submodule update', [...git.configArgs, '-C', dir, 'submodule', 'update', '--init', '--recursive', '--depth', '1'], 'the submodules did not finish before the deadline');
+  }
+}
+
+/** The full name of the checked-out commit, or null. */
+async function revParseHead(dir: string, env: Record<string, string>, ctx: SourceContext): Promise<string | null> {
+  const lines: string[] = [];
+  const result = await runChild({ file: 'git', args: ['-C', dir, 'rev-parse', 'HEAD'], env, signal: ctx.signal, deadline: Math.min(ctx.deadline, Date.now() + 10_000), onLine: (line) => lines.push(line) });
+  if (result.aborted) throw new AbandonedError();
+  return result.code === 0 && lines[0] ? lines[0].trim() : null;
 }
 
 /** The source's own http login (a forge token) as git's environment-only header; it replaces a login in the URL. */

@@ -64,7 +64,7 @@ async function clone(url: string, privateKey: string, knownHosts?: string, resol
     }
   };
   const error = await fetchGitSource(
-    { url, branch: 'main', submodules: false, sshPrivateKey: privateKey, httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED },
+    { url, branch: 'main', submodules: false, sshPrivateKey: privateKey, httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED },
     dir,
     { signal: new AbortController().signal, deadline: Date.now() + 60_000, log, deploymentId: `dep_ssh_${n}`, dataDir, privateDir, resolver },
   ).then(
@@ -120,7 +120,7 @@ describe('git over SSH', () => {
     expect(await readdir(result.privateDir)).toEqual([]);
 
     const refused = await fetchGitSource(
-      { url, branch: 'main', submodules: false, sshPrivateKey: allowed.privateKey, httpUsername: '', httpPassword: '' },
+      { url, branch: 'main', submodules: false, sshPrivateKey: allowed.privateKey, httpUsername: '', httpPassword: '', commit: '' },
       join(base, 'refused'),
       { signal: new AbortController().signal, deadline: Date.now() + 60_000, log: async () => {}, deploymentId: 'dep_ssh_refused', dataDir: result.dataDir, privateDir: result.privateDir, resolver },
     ).then(() => null, (err: unknown) => err as Error);

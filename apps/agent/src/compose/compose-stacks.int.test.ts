@@ -582,7 +582,7 @@ describe('a stack from git', { timeout: 240_000 }, () => {
 `,
       'deploy/site/index.html': 'version one\n',
     });
-    const source: GitSource = { url: repo.url, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED };
+    const source: GitSource = { url: repo.url, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED };
     const options = { git: source, composePath: './deploy/docker-compose.yml', env: { WEB_PORT: String(port) } };
     const first = deployCommand(app, '', options);
     await expectSucceeded(first);

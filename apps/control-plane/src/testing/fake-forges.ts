@@ -6,12 +6,13 @@
  *   with its public key and mints a token; listings page with `Link: <…>; rel="next"`.
  * - `/gl` GitLab (`/api/v4`): `Authorization: Bearer`; listings page with `X-Next-Page`;
  *   `POST /oauth/token` answers the `refresh_token` grant.
- * - `/bb` Bitbucket (`/2.0`): basic auth; listings carry `next` in the body.
+ * - `/bb` Bitbucket (`/2.0`): basic auth (username and app password, or email and API token);
+ *   listings carry `next` in the body.
  * - `/gt` Gitea (`/api/v1`): `Authorization: token …`; listings by `page` and `limit`, no Link.
  *
  * Each forge has `repoCount` repositories in owner `acme` (three pages at the page sizes
  * used), branches `main`, `release` and `v1.0` over two pages, and repository `acme/shop`
- * whose clone address is the one the test gives. GitHub and GitLab also take pull request
+ * whose clone address is the one the test gives. GitHub, GitLab and Bitbucket also take pull request
  * comments (posted and edited), commit statuses and permission checks on `acme/shop`
  * (GitLab project 2010), recorded in `calls`; `collaborators` may write.
  */
@@ -22,7 +23,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeForgeOptions {
   github: { appId: number; installationId: string; publicKey: KeyObject | string; token?: string; personalToken?: string };
   gitlab: { accessToken: string; refreshToken: string; clientId: string; clientSecret: string };
-  bitbucket: { username: string; appPassword: string };
+  /** Basic auth with `username:appPassword`, or `email:apiToken` when given. */
+  bitbucket: { username: string; appPassword: string; email?: string; apiToken?: string };
   gitea: { token: string };
   /** The clone address of `acme/shop` on each forge. */
   cloneUrls: { github: string; gitlab: string; bitbucket: string; gitea: string };
@@ -38,9 +40,9 @@ export interface FakeForges {
   cloneUrls: FakeForgeOptions['cloneUrls'];
   /** Authorization headers seen, per forge. */
   seen: Record<'gh' | 'gl' | 'bb' | 'gt', string[]>;
-  /** Comments, statuses and permission checks received (GitHub and GitLab). */
-  calls: Array<{ forge: 'gh' | 'gl'; method: string; path: string; authorization: string; body: any }>;
-  /** Who may write to `acme/shop` (GitHub logins, GitLab user ids). */
+  /** Comments, statuses and permission checks received (GitHub, GitLab and Bitbucket). */
+  calls: Array<{ forge: 'gh' | 'gl' | 'bb'; method: string; path: string; authorization: string; body: any }>;
+  /** Who may write to `acme/shop` (GitHub logins, GitLab user ids, Bitbucket account uuids). */
   collaborators: string[];
   stop(): Promise<void>;
 }
@@ -87,7 +89,7 @@ export async function startFakeForges(o: FakeForgeOptions, repoCount = 5): Promi
   };
   const base = () => state.baseUrl;
   /** Records a call whose path matches `pattern` (its JSON body read); null when it does not match. */
-  const recordCall = async (forge: 'gh' | 'gl', req: IncomingMessage, path: string, pattern: RegExp) => {
+  const recordCall = async (forge: 'gh' | 'gl' | 'bb', req: IncomingMessage, path: string, pattern: RegExp) => {
     if (!pattern.test(path)) return null;
     const text = await bodyOf(req);
     const call = { forge, method: req.method ?? '', path, authorization: req.headers.authorization ?? '', body: text ? JSON.parse(text) : null };
@@ -173,8 +175,16 @@ export async function startFakeForges(o: FakeForgeOptions, repoCount = 5): Promi
   const bitbucket = async (req: IncomingMessage, res: ServerResponse, url: URL, path: string) => {
     const auth = req.headers.authorization ?? '';
     state.seen.bb.push(auth);
-    if (auth !== `Basic ${Buffer.from(`${o.bitbucket.username}:${o.bitbucket.appPassword}`).toString('base64')}`) {
+    const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
+    const logins = [basic(o.bitbucket.username, o.bitbucket.appPassword), ...(o.bitbucket.email && o.bitbucket.apiToken ? [basic(o.bitbucket.email, o.bitbucket.apiToken)] : [])];
+    if (!logins.includes(auth)) {
       return send(res, 401, { type: 'error', error: { message: 'Invalid credentials' } });
+    }
+    const prCall = await recordCall('bb', req, path, /^\/2\.0\/repositories\/acme\/shop\/(pullrequests\/\d+\/comments(\/\d+)?|commit\/\w+\/statuses\/build|permissions-config\/users\/.+)$/);
+    if (prCall) {
+      const user = /permissions-config\/users\/(.+)$/.exec(path)?.[1];
+      if (user) return state.collaborators.includes(decodeURIComponent(user)) ? send(res, 200, { permission: 'write', user: { uuid: user } }) : send(res, 404, { type: 'error', error: { message: 'not found' } });
+      return send(res, req.method === 'POST' ? 201 : 200, { id: state.calls.length, ...prCall.body });
     }
     const page = Number(url.searchParams.get('page') ?? '1');
     const paged = <T>(all: T[], size: number, p: string) => ({

@@ -134,6 +134,8 @@ export interface DeploymentsTable {
   image: ColumnType<string | null, string | null | undefined, string | null>;
   /** Set on the deployments of a preview (applicationId is then its parent application's). */
   previewDeploymentId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The commit it builds (checked out after the clone); null: the branch's head. */
+  commit: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: CreatedAt;
   startedAt: Date | null;
   finishedAt: Date | null;

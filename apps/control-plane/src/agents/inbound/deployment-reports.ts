@@ -117,7 +117,7 @@ export class DeploymentReports {
         await recordDeploymentEnd(tx, d, next, at, event.reason || null);
         ended = true;
       }
-      if (next && isFinished(next)) await pruneDeployments(tx, owner, this.keep);
+      if (next && isFinished(next)) await pruneDeployments(tx, owner, this.keep, d.previewDeploymentId);
       return 'applied';
     });
     if (ended) this.deps.events?.notify();

@@ -24,3 +24,9 @@ export function previewApplication(parent: Application, preview: Pick<PreviewDep
     isPreviewDeploymentsActive: false,
   };
 }
+
+/** A full hex object name (SHA-1 or SHA-256) a deploy may pin, lowercased; null for anything else (the branch's head is built). */
+export function buildableCommit(sha: string | null | undefined): string | null {
+  const lower = sha?.toLowerCase() ?? '';
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(lower) ? lower : null;
+}

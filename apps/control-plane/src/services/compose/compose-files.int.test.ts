@@ -279,7 +279,7 @@ describe('fetching a git source on the control plane', () => {
     const started = Date.now();
     try {
       await expect(
-        readGitFile({ url: `git://127.0.0.1:${port}/stuck.git`, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED }, 'docker-compose.yml', { timeoutMs: 1500 }),
+        readGitFile({ url: `git://127.0.0.1:${port}/stuck.git`, branch: 'main', submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED }, 'docker-compose.yml', { timeoutMs: 1500 }),
       ).rejects.toMatchObject({ issues: [{ path: ['customGitUrl'], message: expect.stringMatching(/did not finish within 2 s/) }] });
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
@@ -324,7 +324,7 @@ describe('fetching a git source on the control plane', () => {
       ['--upload-pack=touch /tmp/x', 'main', 'customGitUrl'],
       ['https://git.example.com/a.git', '--output=/tmp/x', 'customGitBranch'],
     ]) {
-      await expect(readGitFile({ url: url!, branch: branch!, submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', outbound: LOOPBACK_ALLOWED }, 'x.yml')).rejects.toMatchObject({ issues: [{ path: [field] }] });
+      await expect(readGitFile({ url: url!, branch: branch!, submodules: false, sshPrivateKey: '', httpUsername: '', httpPassword: '', commit: '', outbound: LOOPBACK_ALLOWED }, 'x.yml')).rejects.toMatchObject({ issues: [{ path: [field] }] });
     }
   });
 

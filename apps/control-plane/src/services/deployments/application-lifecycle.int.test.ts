@@ -291,6 +291,46 @@ describe('removing what holds applications', () => {
     expect(await removesOf(neverDeployed.applicationId)).toEqual([]);
   });
 
+  it("queues the removal of the previews' services of a removed environment or project, and takes their domains", async () => {
+    const project = await ok('project.create', { name: 'with previews' });
+    const production = project.environments[0].environmentId as string;
+    const staging = (await ok('environment.create', { projectId: project.projectId, name: 'staging' })).environmentId as string;
+    const previewOf = async (environmentId: string, deployed: boolean) => {
+      const parent = await app();
+      await t.db.updateTable('applications').set({ environmentId }).where('id', '=', parent.applicationId).execute();
+      const id = `prv_${randomBytes(4).toString('hex')}`;
+      const appName = `preview-web-${randomBytes(3).toString('hex')}`;
+      await t.db
+        .insertInto('previewDeployments')
+        .values({ id, applicationId: parent.applicationId, appName, branch: 'feature', pullRequestId: id, pullRequestNumber: '1', pullRequestUrl: '', pullRequestTitle: 'f' })
+        .execute();
+      await ok('domain.create', { host: `${appName}.preview.example.com`, previewDeploymentId: id });
+      if (deployed) {
+        await t.db
+          .insertInto('deployments')
+          .values({ id: `dep_${randomBytes(4).toString('hex')}`, applicationId: parent.applicationId, serverId: 'local', status: 'done', title: 'Preview', description: null, reason: null, startedAt: null, finishedAt: null, previewDeploymentId: id })
+          .execute();
+      }
+      return { id, appName };
+    };
+    const onStaging = await previewOf(staging, true);
+    const onProduction = await previewOf(production, true);
+    const neverDeployed = await previewOf(production, false);
+
+    await ok('environment.remove', { environmentId: staging });
+    expect((await removesOf(onStaging.id)).map((c) => c.payload)).toEqual([
+      { $case: 'removeWorkload', value: { workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: onStaging.id, appName: onStaging.appName }, removeVolumes: false } },
+    ]);
+    expect(await removesOf(onProduction.id)).toEqual([]);
+
+    await ok('project.remove', { projectId: project.projectId });
+    expect(await removesOf(onProduction.id)).toHaveLength(1);
+    expect(await removesOf(neverDeployed.id)).toEqual([]);
+    const ids = [onStaging.id, onProduction.id, neverDeployed.id];
+    expect(await t.db.selectFrom('domains').select('id').where('previewDeploymentId', 'in', ids).execute()).toEqual([]);
+    expect(await t.db.selectFrom('previewDeployments').select('id').where('id', 'in', ids).execute()).toEqual([]);
+  });
+
   it('queues them for every project of a removed organization', async () => {
     const other = await ok('organization.create', { name: 'Leaving' });
     const key = (await ok('user.createApiKey', { name: 'k', metadata: { organizationId: other.organizationId } })).key;

@@ -9,12 +9,12 @@ import { appendLog, canMove } from './deployment-status.js';
 import { lockWorkloadForWork, setDeployedStatus, type WorkloadOwner, workloadRow } from './workloads.js';
 
 /** Inside a deploy's transaction: the reserved deployment, locked; still `queued` unless it was cancelled meanwhile. */
-export async function takeReserved(tx: Db, deploymentId: string, image: string | null): Promise<Deployment> {
+export async function takeReserved(tx: Db, deploymentId: string, image: string | null, commit: string | null = null): Promise<Deployment> {
   const d = await tx.selectFrom('deployments').selectAll().where('id', '=', deploymentId).forUpdate().executeTakeFirst();
   // Removed with its preview before it started.
   if (!d) throw new DomainError('NOT_FOUND', 'the deployment was removed before it started');
   if (d.status !== 'queued') return d;
-  return tx.updateTable('deployments').set({ image }).where('id', '=', deploymentId).returningAll().executeTakeFirstOrThrow();
+  return tx.updateTable('deployments').set({ image, ...(commit ? { commit } : {}) }).where('id', '=', deploymentId).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The words a refusal ends a deployment with. */

@@ -223,7 +223,7 @@ export async function cancelDeploymentRow(tx: Db, deploymentId: string, reason: 
   if (d.status === 'running') {
     await setDeployedStatus(tx, d, await applicationStatusAfterCancel(tx, ownerOfDeployment(d), d.id));
   }
-  await pruneDeployments(tx, ownerOfDeployment(d), keep);
+  await pruneDeployments(tx, ownerOfDeployment(d), keep, d.previewDeploymentId);
   return true;
 }
 

@@ -33,7 +33,7 @@ export const deploymentRecord = (d: Deployment): DeploymentRecord => ({
 export function insertDeployment(
   tx: Db,
   owner: WorkloadOwner & { serverId: string | null },
-  input: { deploymentId: string; title?: string; description?: string; how: 'deploy' | 'redeploy' | 'rollback'; image?: string; previewDeploymentId?: string | null },
+  input: { deploymentId: string; title?: string; description?: string; how: 'deploy' | 'redeploy' | 'rollback'; image?: string; previewDeploymentId?: string | null; commit?: string | null },
 ) {
   return tx
     .insertInto('deployments')
@@ -45,6 +45,7 @@ export function insertDeployment(
       title: input.title ?? { deploy: 'Deploy', redeploy: 'Redeploy', rollback: 'Rollback' }[input.how],
       image: input.image ?? null,
       previewDeploymentId: input.previewDeploymentId ?? null,
+      commit: input.commit ?? null,
       description: input.description ?? null,
       reason: null,
       startedAt: null,

@@ -89,6 +89,43 @@ describe('deployment retention', () => {
     expect(await stored(app.applicationId)).toEqual([running.deploymentId, queued.deploymentId, ...later.slice(-KEEP)].sort());
   });
 
+  it("keeps a preview's deployments apart: neither counts toward the other's newest N", async () => {
+    const app = await containerApp();
+    const previewId = `prv_ret_${app.applicationId}`;
+    await t.db
+      .insertInto('previewDeployments')
+      .values({ id: previewId, applicationId: app.applicationId, appName: `preview-ret-${app.applicationId.slice(-6)}`, branch: 'f', pullRequestId: previewId, pullRequestNumber: '1', pullRequestUrl: '', pullRequestTitle: 'f' })
+      .execute();
+    const previewRow = (i: number, status: 'done' | 'running') =>
+      t.db
+        .insertInto('deployments')
+        .values({ id: `dep_prv_${i}_${app.applicationId}`, applicationId: app.applicationId, serverId: 'local', status, title: 'Preview', description: null, reason: null, startedAt: new Date(), finishedAt: status === 'done' ? new Date(Date.now() - 60_000 + i) : null, previewDeploymentId: previewId, createdAt: new Date(Date.now() - 60_000 + i) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    const previews = async () => (await t.db.selectFrom('deployments').select('id').where('previewDeploymentId', '=', previewId).execute()).map((d) => d.id).sort();
+    const own = async () => (await t.db.selectFrom('deployments').select('id').where('applicationId', '=', app.applicationId).where('previewDeploymentId', 'is', null).execute()).map((d) => d.id).sort();
+    const older: string[] = [];
+    for (let i = 0; i < KEEP + 2; i++) older.push((await previewRow(i, 'done')).id);
+
+    const parent: string[] = [];
+    for (let i = 0; i < KEEP + 1; i++) {
+      const d = await deploy(app.applicationId);
+      await run(d, 'done');
+      parent.push(d.deploymentId);
+    }
+    expect(await own()).toEqual(parent.slice(-KEEP).sort());
+    expect(await previews()).toEqual([...older].sort());
+
+    // A preview deployment's end prunes its preview's, and leaves the parent's.
+    const latest = (await previewRow(KEEP + 2, 'running')).id;
+    const applied = await t.platform.reports.applyEvent('local', {
+      deploymentId: latest, commandId: 'cmd_none', sequence: '1', status: DeploymentStatus.DEPLOYMENT_STATUS_DONE, logLines: [], reason: '', occurredAt: timestampFromDate(new Date()),
+    });
+    expect(applied).toBe('applied');
+    expect(await previews()).toEqual([...older.slice(-(KEEP - 1)), latest].sort());
+    expect(await own()).toEqual(parent.slice(-KEEP).sort());
+  });
+
   it('keeps the newest done deployment when the newer ones failed (a rollback may need it)', async () => {
     const app = await containerApp();
     const good = await deploy(app.applicationId);

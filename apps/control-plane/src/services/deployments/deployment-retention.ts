@@ -10,17 +10,25 @@ import { DEPLOYED_KINDS, type WorkloadOwner, ownerOfDeployment } from './workloa
  * workload's status from: applicationStatusAfterCancel). Older ones are deleted when a
  * deployment ends, in the transaction that records the end: one DELETE, no scheduler. A
  * command row naming a deleted deployment keeps its row (`deployment_id` is set null).
+ * A preview's deployments (rows of its parent application with `preview_deployment_id`) are
+ * a series of their own: each preview keeps its newest `keep`, and they never count toward
+ * the parent's (nor the parent's toward theirs).
  */
 
 /** `SKIFF_KEEP_DEPLOYMENTS` by default. */
 export const DEFAULT_KEEP_DEPLOYMENTS = 20;
 
-/** Deletes the workload's ended deployments past the newest `keep` (see above); answers how many. */
-export async function pruneDeployments(tx: Db, owner: WorkloadOwner, keep: number): Promise<number> {
+/**
+ * Deletes the workload's ended deployments past the newest `keep` (see above); answers how
+ * many. `previewDeploymentId`: those of that preview of the application; null: the workload's own.
+ */
+export async function pruneDeployments(tx: Db, owner: WorkloadOwner, keep: number, previewDeploymentId: string | null = null): Promise<number> {
   const column = DEPLOYED_KINDS[owner.kind].deploymentColumn;
+  const preview = previewDeploymentId === null ? (['is', null] as const) : (['=', previewDeploymentId] as const);
   const result = await tx
     .deleteFrom('deployments')
     .where(column, '=', owner.id)
+    .where('previewDeploymentId', preview[0], preview[1])
     .where('status', 'in', ['done', 'error', 'cancelled'])
     .where('id', 'not in', (eb) =>
       eb
@@ -35,6 +43,7 @@ export async function pruneDeployments(tx: Db, owner: WorkloadOwner, keep: numbe
               sql<string>`row_number() over (partition by (status in ('done', 'error')) order by finished_at desc nulls last, id desc)`.as('newestSettled'),
             ])
             .where(column, '=', owner.id)
+            .where('previewDeploymentId', preview[0], preview[1])
             .as('ranked'),
         )
         .select('ranked.id')
@@ -52,7 +61,7 @@ export async function pruneDeployments(tx: Db, owner: WorkloadOwner, keep: numbe
 
 /** After the deployment `deploymentId` ended (in the same transaction): prunes its workload's. */
 export async function pruneAfterEnd(tx: Db, deploymentId: string, keep: number): Promise<void> {
-  const d = await tx.selectFrom('deployments').select(['applicationId', 'composeId', 'status']).where('id', '=', deploymentId).executeTakeFirst();
+  const d = await tx.selectFrom('deployments').select(['applicationId', 'composeId', 'status', 'previewDeploymentId']).where('id', '=', deploymentId).executeTakeFirst();
   if (!d || d.status === 'queued' || d.status === 'running') return;
-  await pruneDeployments(tx, ownerOfDeployment(d), keep);
+  await pruneDeployments(tx, ownerOfDeployment(d), keep, d.previewDeploymentId);
 }

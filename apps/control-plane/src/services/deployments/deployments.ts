@@ -20,7 +20,7 @@ import { applicationRegistryAuth } from './registry-auth.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { DEPLOYED_KINDS, type DeployedKind, lockWorkloadForWork, ownerOfDeployment } from './workloads.js';
 import { takeReserved } from './deferred-deploys.js';
-import { previewApplication } from '../applications/preview-application.js';
+import { buildableCommit, previewApplication } from '../applications/preview-application.js';
 
 export { deploymentRecord, envSourcesOf, insertDeployment };
 
@@ -69,21 +69,23 @@ export class DeploymentService {
    */
   async deploy(p: Principal, input: DeployInput, how: 'deploy' | 'redeploy', source: { archiveId?: string } = {}, options: { reserved?: string } = {}) {
     const located = await this.access.find(p, 'application', input.applicationId);
-    return this.queue(located, input, how, source, { ...options, preview: null });
+    return this.queue(located, input, how, source, { ...options, preview: null, commit: null });
   }
 
   /**
    * A preview's deploy: its parent application as the preview derives it (previewApplication:
    * the pull request's branch, previewEnv, previewBuildArgs/Secrets, its own name), recorded as
    * a deployment of the parent marked with the preview. `reserved`: the queued deployment
-   * recorded earlier (DeferredDeploys), used instead of a new one.
+   * recorded earlier (DeferredDeploys), used instead of a new one. It builds the pull request's
+   * head commit (recorded on the deployment; the agent checks it out after the clone).
    */
   async deployPreview(p: Principal, previewDeploymentId: string, input: { title: string; reserved?: string }) {
     const preview = await this.db.selectFrom('previewDeployments').selectAll().where('id', '=', previewDeploymentId).executeTakeFirst();
     if (!preview) throw NotFound('No such preview deployment');
     const located = await this.access.find(p, 'application', preview.applicationId);
     const row = previewApplication(located.row, preview);
-    return this.queue({ ...located, row }, { applicationId: located.row.id, title: input.title }, 'deploy', {}, { reserved: input.reserved, preview: preview.id });
+    const commit = buildableCommit(preview.headCommit);
+    return this.queue({ ...located, row }, { applicationId: located.row.id, title: input.title }, 'deploy', {}, { reserved: input.reserved, preview: preview.id, commit });
   }
 
   private async queue(
@@ -91,12 +93,15 @@ export class DeploymentService {
     input: DeployInput,
     how: 'deploy' | 'redeploy',
     source: { archiveId?: string },
-    options: { reserved?: string; preview: string | null },
+    /** `commit`: the one to build (a preview's head commit), recorded on the deployment; null: the branch's head. */
+    options: { reserved?: string; preview: string | null; commit: string | null },
   ) {
     const app = located.row;
     // A preview's row is derived (its own id and name); the parent's record holds its deployments.
     const ownerId = options.preview ? input.applicationId : app.id;
     const plan = await this.plan(located, source);
+    const commit = plan.kind === 'build' && plan.source.kind?.$case === 'git' ? options.commit : null;
+    if (commit && plan.kind === 'build' && plan.source.kind?.$case === 'git') plan.source.kind.value.commit = commit;
     const env = this.resolveEnv(located);
 
     const now = this.deps.clock();
@@ -122,11 +127,11 @@ export class DeploymentService {
       checkSpec(app, spec, env);
       await assertNoForeignNetworks(tx, located.project.organizationId, app.serverId, app);
       const deployment = options.reserved
-        ? await takeReserved(tx, options.reserved, spec.image)
+        ? await takeReserved(tx, options.reserved, spec.image, commit)
         : await insertDeployment(
             tx,
             { kind: 'application', id: ownerId, serverId: app.serverId },
-            { deploymentId, title: input.title, description: input.description, how, image: spec.image, previewDeploymentId: options.preview },
+            { deploymentId, title: input.title, description: input.description, how, image: spec.image, previewDeploymentId: options.preview, commit },
           );
       // Cancelled while its login was being minted: nothing is queued.
       if (deployment.status !== 'queued') return deployment;
@@ -228,7 +233,7 @@ export class DeploymentService {
       .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .execute();
-    return rows.map((r) => deploymentRecord({ ...r, log: '', image: null }));
+    return rows.map((r) => deploymentRecord({ ...r, log: '', image: null, commit: null }));
   }
 
   /** `deployment.readLogs`: the deployment's status and kept log lines. */

@@ -95,6 +95,7 @@ export async function forgeGitSource(
         outbound: { allowPrivate: deps.outbound?.allowPrivate ?? false },
         httpUsername: login.username,
         httpPassword: login.password,
+        commit: '',
       },
     },
   };

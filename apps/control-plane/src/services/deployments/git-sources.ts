@@ -37,6 +37,7 @@ export async function plainGitSource(
         outbound: { allowPrivate: deps.outbound?.allowPrivate ?? false },
         httpUsername: '',
         httpPassword: '',
+        commit: '',
       },
     },
   };

@@ -116,7 +116,25 @@ export class WorkloadLifecycle<K extends DeployedKind, R> {
     // A compose stack's named volumes, an application's mounted ones (a cache's: cache-lifecycle.ts).
     const volumes = removeVolumes;
     for (const workload of deployed) await this.outbox.queue(tx, this.command('remove', workload, volumes));
-    return deployed.map((w) => ({ kind: this.kind, id: w.id, appName: w.appName, serverId: w.serverId, removeVolumes: volumes }));
+    const previews = this.kind === 'application' ? await this.queuePreviewRemovals(tx, environmentIds) : [];
+    return [...deployed.map((w) => ({ kind: this.kind, id: w.id, appName: w.appName, serverId: w.serverId, removeVolumes: volumes })), ...previews];
+  }
+
+  /**
+   * The previews of the environments' applications that were ever deployed: each is its own
+   * Swarm service (named and labelled with the preview's appName and id), removed like an
+   * application; their records and domains go by cascade with the application's.
+   */
+  private async queuePreviewRemovals(tx: Db, environmentIds: string[]): Promise<QueuedRemoval[]> {
+    const previews = await tx
+      .selectFrom('previewDeployments')
+      .innerJoin('applications', 'applications.id', 'previewDeployments.applicationId')
+      .select(['previewDeployments.id', 'previewDeployments.appName', 'applications.serverId'])
+      .where('applications.environmentId', 'in', environmentIds)
+      .where((eb) => eb.exists(eb.selectFrom('deployments').select('deployments.id').whereRef('deployments.previewDeploymentId', '=', 'previewDeployments.id')))
+      .execute();
+    for (const preview of previews) await this.outbox.queue(tx, this.command('remove', preview));
+    return previews.map((w) => ({ kind: 'application' as const, id: w.id, appName: w.appName, serverId: w.serverId, removeVolumes: false }));
   }
 
   private owner(id: string): WorkloadOwner {

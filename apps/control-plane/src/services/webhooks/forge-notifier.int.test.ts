@@ -1,4 +1,4 @@
-// Preview comments, commit statuses and collaborator checks on GitHub and GitLab, through the
+// Preview comments, commit statuses and collaborator checks on GitHub, GitLab and Bitbucket, through the
 // public webhook route, against the fake forge APIs (testing/fake-forges.ts) and real Postgres:
 // the GitHub App's installation token is minted for the calls, GitLab's expired OAuth token is
 // refreshed first (ForgeClient.apiToken, wired as the notifier's ForgeTokens).
@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { type FakeForges, startFakeForges } from '../../testing/fake-forges.js';
 import { signatureFor } from './index.js';
+import { Command } from '@skiff/proto';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
 
 let t: TestPlatform;
 let forges: FakeForges;
@@ -19,6 +21,7 @@ const secrets = {
   glAccess: `glpat-old-${randomBytes(8).toString('hex')}`,
   glRefresh: `glrt-${randomBytes(8).toString('hex')}`,
   glClientSecret: `gloas-${randomBytes(8).toString('hex')}`,
+  bbToken: `ATATT${randomBytes(12).toString('hex')}`,
 };
 
 const ok = async (op: string, input?: Record<string, unknown>) => {
@@ -33,9 +36,9 @@ beforeAll(async () => {
   forges = await startFakeForges({
     github: { appId: 5151, installationId: '88', publicKey: keys.publicKey, token: secrets.ghToken },
     gitlab: { accessToken: secrets.glAccess, refreshToken: secrets.glRefresh, clientId: 'gl-app', clientSecret: secrets.glClientSecret },
-    bitbucket: { username: 'u', appPassword: 'unused-p' },
+    bitbucket: { username: 'u', appPassword: 'unused-p', email: 'dev@acme.example', apiToken: secrets.bbToken },
     gitea: { token: 'unused-t' },
-    cloneUrls: { github: 'http://127.0.0.1:9/acme/shop.git', gitlab: 'http://127.0.0.1:9/acme/shop.git', bitbucket: '', gitea: '' },
+    cloneUrls: { github: 'http://127.0.0.1:9/acme/shop.git', gitlab: 'http://127.0.0.1:9/acme/shop.git', bitbucket: 'http://127.0.0.1:9/acme/shop.git', gitea: '' },
   });
   env = (await ok('project.create', { name: 'notifier' })).environments[0].environmentId;
 });
@@ -81,6 +84,13 @@ describe('GitHub (App installation token)', () => {
     const status = forges.calls.find((c) => c.path === `/repos/acme/shop/statuses/${head}`);
     expect(status).toMatchObject({ method: 'POST', authorization: `Bearer ${secrets.ghToken}`, body: { state: 'pending', context: 'skiff/preview' } });
     expect(status!.body.target_url).toMatch(/^http:\/\/preview-gh-web-[\w-]+\.gh\.test$/);
+
+    // The preview builds the pull request's head commit, not its branch's newest: the command's git source names it, and so does the deployment.
+    const deploymentId = opened.results[0]!.deploymentId!;
+    const command = await waitFor(() => t.db.selectFrom('commands').select('payload').where('deploymentId', '=', deploymentId).executeTakeFirst(), { timeoutMs: 10_000, what: 'the preview deploy command' });
+    const decoded = Command.decode(new CommandOutbox(t.platform.secrets).open(command.payload));
+    expect(decoded.payload).toMatchObject({ $case: 'deployApplication', value: { source: { kind: { $case: 'git', value: { branch: 'f2', commit: head } } } } });
+    expect((await t.db.selectFrom('deployments').select('commit').where('id', '=', deploymentId).executeTakeFirstOrThrow()).commit).toBe(head);
   });
 });
 
@@ -112,5 +122,34 @@ describe('GitLab (OAuth token, refreshed when expired)', () => {
     const gl = forges.calls.filter((c) => c.forge === 'gl');
     expect(gl.every((c) => c.authorization === `Bearer ${forges.gitlab.accessToken}`)).toBe(true);
     expect(gl.find((c) => c.path === `/api/v4/projects/2010/statuses/${head}`)!.body).toMatchObject({ state: 'running', name: 'skiff/preview' });
+  });
+});
+
+describe('Bitbucket (API token, Basic with the email as the API client)', () => {
+  it('the comment and the status carry the connection login as Basic, never the token as Bearer', async () => {
+    const authId = (await ok('user.get')).userId;
+    const forge = await ok('forgeC.create', { name: 'bb', forgeCEmail: 'dev@acme.example', apiToken: secrets.bbToken, apiUrl: `${forges.baseUrl}/bb/2.0`, authId });
+    const app = await ok('application.create', { name: 'bb-web', environmentId: env, sourceType: 'forgeC' });
+    await ok('application.saveForgeCProvider', { applicationId: app.applicationId, forgeCBuildPath: '/', forgeCOwner: 'acme', forgeCRepository: 'shop', forgeCRepositorySlug: 'shop', forgeCId: forge.forgeCId, forgeCBranch: 'main' });
+    await ok('application.update', { applicationId: app.applicationId, isPreviewDeploymentsActive: true, previewWildcard: '*.bb.test' });
+    const hookToken = (await ok('application.refreshToken', { applicationId: app.applicationId })).refreshToken as string;
+    t.watch.secret(hookToken);
+    const head = sha();
+    const body = JSON.stringify({
+      pullrequest: {
+        id: 7, title: 'PR 7', links: { html: { href: 'https://bitbucket.example/acme/shop/pull-requests/7' } },
+        source: { branch: { name: 'f7' }, commit: { hash: head }, repository: { full_name: 'acme/shop' } }, author: { uuid: '{dev}' },
+      },
+      repository: { full_name: 'acme/shop' },
+    });
+    const answer = await deliver('/webhooks/bitbucket', { 'x-event-key': 'pullrequest:created', 'x-request-uuid': randomBytes(8).toString('hex'), 'x-hub-signature': signatureFor('bitbucket', hookToken, body) }, body);
+    expect(answer.results[0]!.decision).toBe('preview');
+    await waitFor(() => forges.calls.some((c) => c.forge === 'bb' && c.path === `/2.0/repositories/acme/shop/commit/${head}/statuses/build`), { timeoutMs: 10_000, what: 'the Bitbucket status' });
+    await waitFor(() => forges.calls.some((c) => c.forge === 'bb' && c.path === '/2.0/repositories/acme/shop/pullrequests/7/comments'), { timeoutMs: 10_000, what: 'the Bitbucket comment' });
+    const basic = `Basic ${Buffer.from(`dev@acme.example:${secrets.bbToken}`).toString('base64')}`;
+    const bb = forges.calls.filter((c) => c.forge === 'bb');
+    expect(bb.every((c) => c.authorization === basic)).toBe(true);
+    expect(bb.find((c) => c.path.endsWith('/statuses/build'))!.body).toMatchObject({ key: 'skiff/preview', state: 'INPROGRESS', url: expect.stringMatching(/^http:\/\/preview-bb-web-[\w-]+\.bb\.test$/) });
+    expect(bb.find((c) => c.path.endsWith('/comments'))!.body).toMatchObject({ content: { raw: expect.stringContaining('is being deployed') } });
   });
 });

@@ -1,6 +1,7 @@
 import type { Application, Db, GitProvider } from '@skiff/db';
 import { type OutboundPolicy, outboundFetch } from '@skiff/outbound';
 import type { SecretBox } from '../../crypto/secret-box.js';
+import { bitbucketLogin } from '../forges/clients/bitbucket.js';
 
 /** The pull request a message is about, and the application whose forge connection speaks. */
 export interface PullRequestTarget {
@@ -68,8 +69,8 @@ const WRITE = new Set(['admin', 'write', 'maintain', 'owner']);
  * - GitLab `{url}/api/v4/projects/{id}/merge_requests/{iid}/notes` (edit `PUT …/notes/{id}`),
  *   `POST …/statuses/{sha}`, `GET …/members/all/{user id}` (Developer or above; OAuth token);
  * - Bitbucket `{apiUrl}/repositories/{w}/{slug}/pullrequests/{id}/comments` (edit `PUT …/{id}`),
- *   `POST …/commit/{sha}/statuses/build`, `GET …/permissions-config/users/{account}` (API token
- *   as Bearer, or username and app password as Basic);
+ *   `POST …/commit/{sha}/statuses/build`, `GET …/permissions-config/users/{account}` (Basic, as
+ *   the API client: email and API token, or username and app password);
  * - Gitea `{url}/api/v1/repos/{o}/{r}/issues/{n}/comments` (edit `PATCH …/issues/comments/{id}`),
  *   `POST …/statuses/{sha}`, `GET …/collaborators/{user}/permission` (`token` header).
  * Calls go through the outbound policy, follow no redirect, and end within 10 s.
@@ -181,13 +182,15 @@ export class ForgeCommentClient implements ForgeNotifier {
         const c = await this.connection(app.forgeCId);
         if (!c) return null;
         const base = trimSlash(String(c.config.apiUrl ?? 'https://api.bitbucket.org/2.0'));
-        const authorization =
-          typeof c.secrets.apiToken === 'string' && c.secrets.apiToken
-            ? `Bearer ${c.secrets.apiToken}`
-            : typeof c.secrets.appPassword === 'string' && c.secrets.appPassword
-              ? `Basic ${Buffer.from(`${String(c.config.forgeCUsername ?? '')}:${c.secrets.appPassword}`).toString('base64')}`
-              : null;
-        if (!authorization) return null;
+        // The API client's login: `email:API token` or `username:app password`, as Basic.
+        const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+        let login: { user: string; secret: string };
+        try {
+          login = bitbucketLogin({ username: text(c.config.forgeCUsername), email: text(c.config.forgeCEmail), appPassword: text(c.secrets.appPassword), apiToken: text(c.secrets.apiToken) });
+        } catch {
+          return null;
+        }
+        const authorization = `Basic ${Buffer.from(`${login.user}:${login.secret}`).toString('base64')}`;
         const repo = `${base}/repositories/${seg(owner!)}/${seg(app.forgeCRepositorySlug ?? name!)}`;
         return {
           authorization,

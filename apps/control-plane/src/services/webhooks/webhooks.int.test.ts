@@ -535,12 +535,12 @@ describe('preview deployments from pull requests (Gitea)', () => {
 });
 
 describe('preview comments on Bitbucket', () => {
-  it('a pull request created: the comment goes to the Bitbucket API with the connection\'s API token', async () => {
+  it('a pull request created: the comment goes to the Bitbucket API with the connection\'s email and API token (Basic, as the API client)', async () => {
     const api = await startGiteaApi();
     try {
       const apiToken = `bb-${randomUUID()}`;
       t.watch.secret(apiToken);
-      const forge = await ok('forgeC.create', { forgeCUsername: 'jdoe', apiToken, forgeCWorkspaceName: 'acme', apiUrl: `${api.url}/2.0`, authId: (await ok('user.get')).userId, name: 'Bitbucket test' });
+      const forge = await ok('forgeC.create', { forgeCUsername: 'jdoe', forgeCEmail: 'jdoe@acme.example', apiToken, forgeCWorkspaceName: 'acme', apiUrl: `${api.url}/2.0`, authId: (await ok('user.get')).userId, name: 'Bitbucket test' });
       const app = await forgeApp('forgeC', { forgeCBuildPath: '/', forgeCOwner: 'acme', forgeCRepository: 'Site Two', forgeCRepositorySlug: 'site-two', forgeCId: forge.forgeCId, forgeCBranch: 'main' });
       await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: true });
       const res = await deliver('bitbucket', app.token, 'pullrequest:created', {
@@ -549,7 +549,7 @@ describe('preview comments on Bitbucket', () => {
       });
       expect(res.body.results[0].reason).toMatch(/^preview: created preview-[\w.-]+-[0-9a-f]{6}$/);
       await waitFor(() => api.comments.length >= 1, { timeoutMs: 10_000, what: 'the Bitbucket comment' });
-      expect(api.comments[0]).toMatchObject({ path: '/2.0/repositories/acme/site-two/pullrequests/5/comments', authorization: `Bearer ${apiToken}` });
+      expect(api.comments[0]).toMatchObject({ path: '/2.0/repositories/acme/site-two/pullrequests/5/comments', authorization: `Basic ${Buffer.from(`jdoe@acme.example:${apiToken}`).toString('base64')}` });
       expect(api.comments[0]!.body.content.raw).toMatch(/^Preview `preview-.+` is being deployed\.$/);
     } finally {
       await api.stop();

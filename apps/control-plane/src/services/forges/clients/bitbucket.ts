@@ -17,18 +17,22 @@ export interface BitbucketSettings {
 
 const LABEL = 'forgeC (Bitbucket)';
 
-export function bitbucketClient(s: BitbucketSettings, deps: ForgeHttpDeps): ForgeClient {
-  const base = s.apiUrl;
-  let login: { user: string; secret: string; gitUser: string };
+/** The connection's login: the API's basic-auth user and secret, and the user git gives with the secret. */
+export function bitbucketLogin(s: Pick<BitbucketSettings, 'username' | 'email' | 'appPassword' | 'apiToken'>): { user: string; secret: string; gitUser: string } {
   if (s.apiToken) {
     if (!s.email) throw new ForgeError(`${LABEL}: an API token is used with the account's email (forgeCEmail)`, 0);
-    login = { user: s.email, secret: s.apiToken, gitUser: 'x-bitbucket-api-token-auth' };
-  } else if (s.appPassword) {
-    if (!s.username) throw new ForgeError(`${LABEL}: an app password is used with the account's username (forgeCUsername)`, 0);
-    login = { user: s.username, secret: s.appPassword, gitUser: s.username };
-  } else {
-    throw new ForgeError(`${LABEL}: the connection has neither an API token nor an app password`, 0);
+    return { user: s.email, secret: s.apiToken, gitUser: 'x-bitbucket-api-token-auth' };
   }
+  if (s.appPassword) {
+    if (!s.username) throw new ForgeError(`${LABEL}: an app password is used with the account's username (forgeCUsername)`, 0);
+    return { user: s.username, secret: s.appPassword, gitUser: s.username };
+  }
+  throw new ForgeError(`${LABEL}: the connection has neither an API token nor an app password`, 0);
+}
+
+export function bitbucketClient(s: BitbucketSettings, deps: ForgeHttpDeps): ForgeClient {
+  const base = s.apiUrl;
+  const login = bitbucketLogin(s);
   const basic = Buffer.from(`${login.user}:${login.secret}`).toString('base64');
   const get = (url: string) => forgeJson(deps, LABEL, url, { headers: { authorization: `Basic ${basic}` }, secrets: [login.secret, basic] });
 

@@ -866,6 +866,12 @@ export interface GitSource {
   httpUsername: string;
   /** The token (or app password). A secret: never log it. */
   httpPassword: string;
+  /**
+   * The commit to build (a full hex object name), checked out after the clone of `branch`;
+   * fetched by name when the shallow clone does not hold it. Empty: the branch's head. When
+   * the server will not give it, the branch's head is built and the log says so.
+   */
+  commit: string;
 }
 
 /**
@@ -5134,6 +5140,7 @@ function createBaseGitSource(): GitSource {
     outbound: undefined,
     httpUsername: "",
     httpPassword: "",
+    commit: "",
   };
 }
 
@@ -5159,6 +5166,9 @@ export const GitSource: MessageFns<GitSource> = {
     }
     if (message.httpPassword !== "") {
       writer.uint32(410).string(message.httpPassword);
+    }
+    if (message.commit !== "") {
+      writer.uint32(962).string(message.commit);
     }
     return writer;
   },
@@ -5232,6 +5242,14 @@ export const GitSource: MessageFns<GitSource> = {
             message.httpPassword = reader.string();
             continue;
           }
+          case 120: {
+            if (tag !== 962) {
+              break;
+            }
+
+            message.commit = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5265,6 +5283,7 @@ export const GitSource: MessageFns<GitSource> = {
         : isSet(object.http_password)
         ? globalThis.String(object.http_password)
         : "",
+      commit: isSet(object.commit) ? globalThis.String(object.commit) : "",
     };
   },
 
@@ -5291,6 +5310,9 @@ export const GitSource: MessageFns<GitSource> = {
     if (message.httpPassword !== "") {
       obj.httpPassword = message.httpPassword;
     }
+    if (message.commit !== "") {
+      obj.commit = message.commit;
+    }
     return obj;
   },
 
@@ -5308,6 +5330,7 @@ export const GitSource: MessageFns<GitSource> = {
       : undefined;
     message.httpUsername = object.httpUsername ?? "";
     message.httpPassword = object.httpPassword ?? "";
+    message.commit = object.commit ?? "";
     return message;
   },
 };
