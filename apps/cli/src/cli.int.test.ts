@@ -1,7 +1,9 @@
 // The skiff program against a running control plane (real Postgres, the API served over
 // HTTP on loopback), spawned as a child process with a temporary HOME.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +139,50 @@ describe('contexts', () => {
   });
 });
 
+describe('the key stays out of sight', () => {
+  it('a config file and folder made wider by someone else are 0600/0700 again at the next write', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'skiff-cli-modes-'));
+    try {
+      const dir = join(own, '.config', 'skiff');
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+      chmodSync(dir, 0o755);
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ current: 'local', contexts: { local: { url, apiKey: t.ownerKey } } }), { mode: 0o644 });
+      chmodSync(join(dir, 'config.json'), 0o644);
+      const used = await skiff(['context', 'use', 'local', '--json'], { env: { HOME: own, SKIFF_URL: '', SKIFF_API_KEY: '' } });
+      expect(used.code, used.stderr).toBe(0);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+      const listed = await skiff(['context', 'list', '--json'], { env: { HOME: own, SKIFF_URL: '', SKIFF_API_KEY: '' } });
+      expect(JSON.parse(listed.stdout)).toEqual([{ current: true, name: 'local', url }]);
+      for (const r of [used, listed]) expect(r.stdout + r.stderr).not.toContain(t.ownerKey);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it('never prints the key in an error: one fetch refuses as a header, a proxy page echoing it', async () => {
+    const secretPart = `skf_${'k'.repeat(12)}-not-shown`;
+    // A key with a line break cannot be a header value: the HTTP client's message would quote it.
+    const bad = await skiff(['project', 'all', '--json'], { env: { SKIFF_API_KEY: `${secretPart}\nx` } });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout + bad.stderr).not.toContain(secretPart);
+    const login = await skiff(['login', url, '--name', 'nl', '--api-key-stdin', '--json'], { env: { SKIFF_URL: '', SKIFF_API_KEY: '' }, stdin: `${secretPart}\nx\n` });
+    expect(login.code).not.toBe(0);
+    expect(login.stdout + login.stderr).not.toContain(secretPart);
+    // A proxy in front that answers its own page, quoting the request's headers.
+    const proxy = createServer((req, res) => res.writeHead(502, { 'content-type': 'text/plain' }).end(`bad gateway for ${JSON.stringify(req.headers)}`));
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const echoed = await skiff(['project', 'all', '--json'], { env: { SKIFF_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, SKIFF_API_KEY: secretPart } });
+      expect(echoed.code).toBe(1);
+      expect(echoed.stderr).toContain('HTTP 502');
+      expect(echoed.stdout + echoed.stderr).not.toContain(secretPart);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+});
+
 describe('workflows', () => {
   it('status lists workloads; env pull/push shows what changes and saves it', async () => {
     const { stdout } = await skiff(['project', 'create', '--name', 'cli-env', '--json']);
@@ -151,6 +197,11 @@ describe('workflows', () => {
       expect(pulled.code, pulled.stderr).toBe(0);
       expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('A=1\nB=2\n');
       expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
+      // A file that was there, readable by others, is made private too.
+      writeFileSync(join(dir, 'wide.env'), 'old\n', { mode: 0o644 });
+      chmodSync(join(dir, 'wide.env'), 0o644);
+      expect((await skiff(['env', 'pull', app.applicationId, '--file', 'wide.env'], { cwd: dir })).code).toBe(0);
+      expect(statSync(join(dir, 'wide.env')).mode & 0o777).toBe(0o600);
       writeFileSync(join(dir, '.env'), 'A=1\nB=3\nC=secret-value\n');
       const dry = await skiff(['env', 'push', 'envy', '--dry-run'], { cwd: dir });
       expect(dry.stdout).toBe('~ B\n+ C\n');

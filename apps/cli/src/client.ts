@@ -21,15 +21,21 @@ export function queryOf(input: Record<string, unknown>): URLSearchParams {
   return q;
 }
 
+/** `text` with every occurrence of the key replaced: an HTTP client's or a proxy's message may quote it. */
+export function withoutKey(text: string, apiKey: string): string {
+  return apiKey.length >= 4 ? text.split(apiKey).join('***') : text;
+}
+
 export function createClient(context: Context, fetchImpl: typeof fetch = fetch) {
   const headers = { 'x-api-key': context.apiKey };
+  const hide = (text: string) => withoutKey(text, context.apiKey);
 
   async function request(path: string, init: RequestInit): Promise<Response> {
     try {
       return await fetchImpl(`${context.url}${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw unreachable(`cannot reach ${context.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      throw unreachable(hide(`cannot reach ${context.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`));
     }
   }
 
@@ -41,9 +47,10 @@ export function createClient(context: Context, fetchImpl: typeof fetch = fetch) 
     } catch {
       // not Skiff's error envelope (a proxy's page, say)
     }
-    if (!body?.code) throw refused(`HTTP ${res.status} from ${context.url}${text ? `: ${text.slice(0, 200)}` : ''}`);
-    const issues: Issue[] = (body.issues ?? []).map((i) => ({ path: i.path.join('.') || '(input)', message: i.message }));
-    throw refused(`${body.code}: ${body.message}${body.requestId ? ` (request ${body.requestId})` : ''}`, issues);
+    // Hidden in the whole text before cutting it, so no piece of the key is left at the cut.
+    if (!body?.code) throw refused(`HTTP ${res.status} from ${context.url}${text ? `: ${hide(text).slice(0, 200)}` : ''}`);
+    const issues: Issue[] = (body.issues ?? []).map((i) => ({ path: i.path.join('.') || '(input)', message: hide(i.message) }));
+    throw refused(hide(`${body.code}: ${body.message}${body.requestId ? ` (request ${body.requestId})` : ''}`), issues);
   }
 
   return {

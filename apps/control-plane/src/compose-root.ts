@@ -155,7 +155,7 @@ export async function buildPlatform(options: PlatformOptions) {
   const ai = new AiService(deps);
   const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });
   const aiAssistant = new AiAssistant(deps, access, projects, ai, composeTemplates, aiClient, options.log.child({ component: 'ai' }));
-  const forges = buildForges(deps, identity);
+  const forges = buildForges(deps, identity, options.forges);
   const gitProviders = forges.providers;
   const agentCredentials: AgentCredentials = new AgentCredentials({
     onLoadError: (err) => options.log.error({ err }, 'could not reload the agents\' credentials'),

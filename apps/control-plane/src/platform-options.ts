@@ -10,6 +10,7 @@ import type { OpenAiClientOptions } from './services/ai/index.js';
 import type { RemoteCatalogLimits } from './services/compose/index.js';
 import type { OnCrashLoop } from './services/deployments/index.js';
 import type { EventOptions } from './services/events/index.js';
+import type { ForgeHttpDeps } from './services/forges/clients/index.js';
 import type { PlatformSmtp } from './services/identity/index.js';
 import type { MetricsOptions } from './services/metrics/index.js';
 import type { ChannelOptions } from './services/notifications/index.js';
@@ -93,6 +94,8 @@ export interface PlatformOptions {
   outbound?: OutboundPolicy;
   /** Deadlines and size limit of the calls to AI providers (tests shorten them); defaults DEFAULT_AI_LIMITS. */
   ai?: Partial<Omit<OpenAiClientOptions, 'policy'>>;
+  /** Calls to forges' APIs: the resolver and deadline (tests); the policy is `outbound`'s. */
+  forges?: Partial<Omit<ForgeHttpDeps, 'policy'>>;
   /**
    * Notification channels: the Telegram Bot API's base (`SKIFF_TELEGRAM_API_URL`), extra SMTP
    * CAs (`SKIFF_SMTP_CA_FILE`), the operator's SMTP for invitations (`SKIFF_SMTP_URL`,

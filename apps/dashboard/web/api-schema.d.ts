@@ -2744,7 +2744,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule backups of a database or of a database inside a compose stack
-         * @description `database` is the database name to dump; `prefix` the folder inside the destination bucket; `keepLatestCount` N (an integer, at least 1) keeps the newest N files of this backup (null or absent: keep all); `enabled` null or absent means true; `userId` (default: the caller) must be a member of the organization. `databaseType` dbA…dbE names its target by the matching `dbAId`…`dbEId` and no other: the id of a database service of that engine (`dbA.create`…`dbE.create`) of the caller's organization, that the caller may see (dbA PostgreSQL, dbB MariaDB, dbC MySQL, dbD MongoDB, dbE libSQL). `backupType` compose names `composeId` and `serviceName` (the service running the database) instead, and no `db*Id`. `databaseType` web-server is the platform backup (its database and proxy configuration): it takes no target and needs the admin role. A missing, extra or unknown target is BAD_REQUEST naming the field; a target the caller may not see is FORBIDDEN. `schedule` is a cron expression (5 fields, or 6 with seconds first; `*`, lists, ranges, steps, month and day names; @hourly, @daily, @weekly, @monthly, @yearly). `prefix` is normalised (trimmed, no leading slash, one trailing slash; `/` alone means the root). `destinationId` is a destination of the caller's organization. `includeEncryptionKey` only concerns `web-server` (platform) backups. `metadata` is any JSON value or null. For `backupType` compose it says how to reach the database inside the stack (service `serviceName`), keyed by `databaseType`: `{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, `{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; database backups ignore it.
+         * @description `database` is the database name to dump; `prefix` the folder inside the destination bucket; `keepLatestCount` N (an integer, at least 1) keeps the newest N files of this backup (null or absent: keep all); `enabled` null or absent means true; `userId` (default: the caller) must be a member of the organization. `databaseType` dbA…dbE names its target by the matching `dbAId`…`dbEId` and no other: the id of a database service of that engine (`dbA.create`…`dbE.create`) of the caller's organization, that the caller may see (dbA PostgreSQL, dbB MariaDB, dbC MySQL, dbD MongoDB, dbE libSQL). `backupType` compose names `composeId` and `serviceName` (the service running the database) instead, and no `db*Id`. `databaseType` web-server is the platform backup (its database and proxy configuration): it takes no target and needs the admin role. A missing, extra or unknown target is BAD_REQUEST naming the field; a target the caller may not see is FORBIDDEN. `schedule` is a cron expression (5 fields, or 6 with seconds first; `*`, lists, ranges, steps, month and day names; @hourly, @daily, @weekly, @monthly, @yearly). `prefix` is normalised (trimmed, no leading slash, one trailing slash; `/` alone means the root). `destinationId` is a destination of the caller's organization. `includeEncryptionKey` only concerns `web-server` (platform) backups. `metadata` is any JSON value or null. For `backupType` compose it says how to reach the database inside the stack (service `serviceName`), keyed by `databaseType`: `{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, `{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; database backups ignore it. `databasePassword` and `databaseRootPassword` (at any depth) are write-only: answers show `hasDatabasePassword`/`hasDatabaseRootPassword` in their place; `backup.update` keeps a stored one its `metadata` leaves out (at the same place), removes one given as null, and ignores the `has…` flags.
          */
         post: operations["backup.create"];
         delete?: never;
@@ -2784,7 +2784,7 @@ export interface paths {
         put?: never;
         /**
          * Change a backup schedule
-         * @description `enabled`, `keepLatestCount`, `serviceName` and `metadata` must be present (null allowed; `enabled` null keeps the current value). The target cannot change: `databaseType` must stay the same for database and web-server backups (create a new backup for another target); a compose backup may change `databaseType` (dbA…dbE) and `serviceName` (required). `schedule`, `prefix`, `keepLatestCount` and `destinationId` follow the rules of backup.create. `metadata` is any JSON value or null. For `backupType` compose it says how to reach the database inside the stack (service `serviceName`), keyed by `databaseType`: `{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, `{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; database backups ignore it.
+         * @description `enabled`, `keepLatestCount`, `serviceName` and `metadata` must be present (null allowed; `enabled` null keeps the current value). The target cannot change: `databaseType` must stay the same for database and web-server backups (create a new backup for another target); a compose backup may change `databaseType` (dbA…dbE) and `serviceName` (required). `schedule`, `prefix`, `keepLatestCount` and `destinationId` follow the rules of backup.create. `metadata` is any JSON value or null. For `backupType` compose it says how to reach the database inside the stack (service `serviceName`), keyed by `databaseType`: `{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, `{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; database backups ignore it. `databasePassword` and `databaseRootPassword` (at any depth) are write-only: answers show `hasDatabasePassword`/`hasDatabaseRootPassword` in their place; `backup.update` keeps a stored one its `metadata` leaves out (at the same place), removes one given as null, and ignores the `has…` flags.
          */
         post: operations["backup.update"];
         delete?: never;
@@ -30339,7 +30339,7 @@ export interface operations {
                         userId: string | null;
                         /** @description web-server backups only: include the platform secret key */
                         includeEncryptionKey: boolean;
-                        /** @description as given; stored encrypted */
+                        /** @description as given, stored encrypted, except the database passwords (`databasePassword`, `databaseRootPassword`, at any depth): write-only, answered as `hasDatabasePassword: true` / `hasDatabaseRootPassword: true` in their place */
                         metadata: components["schemas"]["JsonValue"] | null;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
@@ -30448,7 +30448,7 @@ export interface operations {
                         userId: string | null;
                         /** @description web-server backups only: include the platform secret key */
                         includeEncryptionKey: boolean;
-                        /** @description as given; stored encrypted */
+                        /** @description as given, stored encrypted, except the database passwords (`databasePassword`, `databaseRootPassword`, at any depth): write-only, answered as `hasDatabasePassword: true` / `hasDatabaseRootPassword: true` in their place */
                         metadata: components["schemas"]["JsonValue"] | null;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
@@ -30599,7 +30599,7 @@ export interface operations {
                         userId: string | null;
                         /** @description web-server backups only: include the platform secret key */
                         includeEncryptionKey: boolean;
-                        /** @description as given; stored encrypted */
+                        /** @description as given, stored encrypted, except the database passwords (`databasePassword`, `databaseRootPassword`, at any depth): write-only, answered as `hasDatabasePassword: true` / `hasDatabaseRootPassword: true` in their place */
                         metadata: components["schemas"]["JsonValue"] | null;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
@@ -30717,7 +30717,7 @@ export interface operations {
                         userId: string | null;
                         /** @description web-server backups only: include the platform secret key */
                         includeEncryptionKey: boolean;
-                        /** @description as given; stored encrypted */
+                        /** @description as given, stored encrypted, except the database passwords (`databasePassword`, `databaseRootPassword`, at any depth): write-only, answered as `hasDatabasePassword: true` / `hasDatabaseRootPassword: true` in their place */
                         metadata: components["schemas"]["JsonValue"] | null;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
@@ -47807,7 +47807,7 @@ export interface operations {
                         userId: string | null;
                         /** @description web-server backups only: include the platform secret key */
                         includeEncryptionKey: boolean;
-                        /** @description as given; stored encrypted */
+                        /** @description as given, stored encrypted, except the database passwords (`databasePassword`, `databaseRootPassword`, at any depth): write-only, answered as `hasDatabasePassword: true` / `hasDatabaseRootPassword: true` in their place */
                         metadata: components["schemas"]["JsonValue"] | null;
                         /** @description ISO-8601 timestamp */
                         createdAt: string;

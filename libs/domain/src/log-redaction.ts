@@ -15,6 +15,7 @@ export const SECRET_LOG_FIELDS: readonly string[] = [
   // Passwords, tokens and keys of the contracts (write-only: `has<Name>` in answers).
   'password',
   'databasePassword',
+  'databaseRootPassword',
   'rootPassword',
   'appPassword',
   'token',

@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applicationFilesDir, FileMountError, fileBinds, writeFileMounts } from './file-mounts.js';
+import { applicationFilesDir, FileMountError, fileBinds, writeFileInto, writeFileMounts } from './file-mounts.js';
 
 let dataDir: string;
 let outside: string;
@@ -53,5 +53,27 @@ describe('file mounts on the agent', () => {
     await expect(writeFileMounts(dir, [file('a/b'), file('a')])).rejects.toThrow(FileMountError);
     await writeFile(join(outside, 'target.txt'), 'untouched');
     expect(await readFile(join(outside, 'target.txt'), 'utf8')).toBe('untouched');
+  });
+
+  it('writeFileInto (a compose stack\'s folder, not made anew) writes through no link planted there, and refuses a name over 255 bytes', async () => {
+    const dir = join(dataDir, 'compose', 'stack_one');
+    await mkdir(dir, { recursive: true });
+    // A workload with its folder bind-mounted could leave links where the next deploy writes.
+    await symlink(outside, join(dir, 'conf'));
+    await writeFile(join(outside, 'victim.txt'), 'untouched');
+    await symlink(join(outside, 'victim.txt'), join(dir, 'app.conf'));
+    await expect(writeFileInto(dir, { path: 'conf/a.txt', content: 'x' })).rejects.toThrow(FileMountError);
+    await expect(writeFileInto(dir, { path: 'app.conf', content: 'x' })).rejects.toThrow(FileMountError);
+    expect((await readdir(outside)).filter((f) => f !== 'target.txt')).toEqual(['victim.txt']);
+    expect(await readFile(join(outside, 'victim.txt'), 'utf8')).toBe('untouched');
+
+    for (const path of [`${'a'.repeat(256)}`, `conf2/${'é'.repeat(128)}`, `${'b'.repeat(300)}/x.conf`]) {
+      const refused = await writeFileInto(dir, { path, content: 'x' }).then(() => null, (err: unknown) => err);
+      expect(refused, path.slice(0, 20)).toBeInstanceOf(FileMountError);
+      expect((refused as Error).message.length).toBeLessThan(400);
+    }
+    expect((await readdir(dir)).sort()).toEqual(['app.conf', 'conf']);
+    await writeFileInto(dir, { path: `conf2/${'a'.repeat(255)}`, content: 'ok' });
+    expect(await readFile(join(dir, 'conf2', 'a'.repeat(255)), 'utf8')).toBe('ok');
   });
 });

@@ -31,8 +31,9 @@ export const applicationFilesDir = (dataDir: string, workloadId: string) => join
 export function fileSegments(path: string): string[] {
   const segments = path.split('/');
   if (path.startsWith('/') || path.includes('\0') || path.includes('\\') || segments.some((s) => s === '' || s === '.' || s === '..')) {
-    throw new FileMountError(`file mount path "${path}" must be relative, without "." or ".." segments`);
+    throw new FileMountError(`file mount path "${path.slice(0, 300)}" must be relative, without "." or ".." segments`);
   }
+  if (segments.some((s) => Buffer.byteLength(s, 'utf8') > 255)) throw new FileMountError(`file mount path "${path.slice(0, 300)}…" has a name longer than 255 bytes`);
   return segments;
 }
 

@@ -24,7 +24,7 @@
  * htpasswd line) and in `X-Registry-Auth`.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DockerDriver, ServiceSpec } from '../docker/driver.js';
 import { MANAGED_LABEL } from '../docker/driver.js';
@@ -203,14 +203,28 @@ export function mirrorServiceSpec(settings: ServerRegistrySettings, config: Secr
   return { ...baseSpec(MIRROR_SERVICE, settings, { config, htpasswd, volume: MIRROR_VOLUME, published: settings.port + 1, overlay: true }), Mode: { Global: {} } };
 }
 
-/** The login in `<dataDir>/server-registry.json`, made (0600) the first time. */
+/**
+ * The login in `<dataDir>/server-registry.json`, made (0600) the first time; a file found
+ * readable by others is made 0600 again. Errors never quote the file (JSON.parse's would:
+ * the message reaches deployment logs).
+ */
 export async function loadLogin(dataDir: string): Promise<RegistryLogin> {
   const file = join(dataDir, 'server-registry.json');
+  let text: string | null = null;
   try {
-    const stored = JSON.parse(await readFile(file, 'utf8')) as Partial<RegistryLogin>;
-    if (stored.username && stored.password && stored.htpasswd && stored.httpSecret) return stored as RegistryLogin;
+    text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (text !== null) {
+    if (((await stat(file)).mode & 0o077) !== 0) await chmod(file, 0o600);
+    let stored: Partial<RegistryLogin>;
+    try {
+      stored = JSON.parse(text) as Partial<RegistryLogin>;
+    } catch {
+      throw new Error(`${file} is not valid JSON: remove it to make a new login`);
+    }
+    if (stored.username && stored.password && stored.htpasswd && stored.httpSecret) return stored as RegistryLogin;
   }
   const { hash } = await import('bcryptjs');
   const username = 'skiff';

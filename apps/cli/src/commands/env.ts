@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { flagOn, onlyFlags, stringFlag } from '../args.js';
 import type { Client } from '../client.js';
 import { diffDotenv } from '../dotenv.js';
@@ -37,6 +37,8 @@ export async function env(s: Session): Promise<void> {
     if (file === '-') s.io.out(text);
     else {
       writeFileSync(file, text, { mode: 0o600 });
+      // The mode above applies to a new file only: one that was there keeps the values as private.
+      chmodSync(file, 0o600);
       s.io.err(`Wrote ${w.name}'s environment to ${file}\n`);
     }
     return;

@@ -85,6 +85,8 @@ export async function startTestPlatform(
     auditRetentionMs?: number;
     /** Deadlines and size limit of calls to AI providers. */
     ai?: PlatformOptions['ai'];
+    /** Calls to forges' APIs (a resolver of the test's). */
+    forges?: PlatformOptions['forges'];
     /** Rollback images kept, and the crash loop callback. */
     rollback?: PlatformOptions['rollback'];
     /** Notification channels: Telegram API base, SMTP CA, the operator's SMTP, timeouts. */
@@ -143,6 +145,7 @@ export async function startTestPlatform(
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,
+    forges: options.forges,
     rollback: options.rollback,
     notifications: options.notifications,
     backups: { start: false, ...options.backups },

@@ -29,7 +29,9 @@ export const BackupRecord = z.object({
   serviceName: z.string().nullable().describe('the compose service running the database (backupType compose)'),
   userId: z.string().nullable().describe('the member the backup belongs to (its creator unless given)'),
   includeEncryptionKey: z.boolean().describe('web-server backups only: include the platform secret key'),
-  metadata: JsonValue.nullable().describe('as given; stored encrypted'),
+  metadata: JsonValue.nullable().describe(
+    'as given, stored encrypted, except the database passwords (`databasePassword`, `databaseRootPassword`, at any depth): write-only, answered as `hasDatabasePassword: true` / `hasDatabaseRootPassword: true` in their place',
+  ),
   createdAt: Timestamp,
 });
 
@@ -39,7 +41,9 @@ export const METADATA_INPUT_DOC =
   'database inside the stack (service `serviceName`), keyed by `databaseType`: ' +
   '`{"dbA":{"databaseUser"}}`, `{"dbB":{"databaseUser","databasePassword"}}`, ' +
   '`{"dbC":{"databaseRootPassword"}}`, `{"dbD":{"databaseUser","databasePassword"}}`; ' +
-  'database backups ignore it.';
+  'database backups ignore it. `databasePassword` and `databaseRootPassword` (at any depth) are write-only: answers show ' +
+  '`hasDatabasePassword`/`hasDatabaseRootPassword` in their place; `backup.update` keeps a stored one its `metadata` leaves out ' +
+  '(at the same place), removes one given as null, and ignores the `has…` flags.';
 
 /** How `backup.create` and `backup.update` describe their `metadata` field. */
 export const METADATA_FIELD_DOC = 'free-form JSON; for compose backups, how to reach the database in the stack';

@@ -75,7 +75,7 @@ export function readMounts(raw: unknown): TemplateMount[] {
   });
 }
 
-/** A path inside the stack's files directory: no `..`, no empty or `.` segment, no backslash or NUL. */
+/** A path inside the stack's files directory: no `..`, no empty or `.` segment, none over 255 bytes, no backslash or NUL. */
 export function mountPath(raw: string, where: string): string {
   const path = raw.replace(/^(?:\.\/|\/)+/, '');
   const segments = path.split('/');
@@ -83,7 +83,7 @@ export function mountPath(raw: string, where: string): string {
     path === '' ||
     path.length > 1024 ||
     /[\\\0]/.test(path) ||
-    segments.some((segment) => segment === '' || segment === '.' || segment === '..');
+    segments.some((segment) => segment === '' || segment === '.' || segment === '..' || new TextEncoder().encode(segment).length > 255);
   if (bad) throw new TemplateError(`${where}.filePath must be a relative path inside the stack's directory`);
   return path;
 }

@@ -385,6 +385,15 @@ describe('ai.deploy', () => {
     await refused({ configFiles: [{ filePath: '.env', content: 'A=1\n' }] }, 'configFiles');
     await refused({ configFiles: [{ filePath: 'a.conf', content: 'x' }, { filePath: './a.conf', content: 'y' }] }, 'configFiles');
     await refused({ configFiles: [{ filePath: 'big.conf', content: 'x'.repeat(256 * 1024 + 1) }] }, 'configFiles');
+    // Per segment: a name over 255 bytes (the file system's limit), `.`/`..`, a backslash, NUL.
+    await refused({ configFiles: [{ filePath: `conf/${'a'.repeat(256)}.conf`, content: 'A=1\n' }] }, 'configFiles');
+    await refused({ configFiles: [{ filePath: `conf/${'é'.repeat(128)}`, content: 'A=1\n' }] }, 'configFiles');
+    for (const filePath of ['conf/./a.conf', 'conf/../a.conf', 'conf\\a.conf', '//etc/a.conf']) {
+      await refused({ configFiles: [{ filePath, content: 'A=1\n' }] }, 'configFiles');
+    }
+    const nul = await t.call('ai.deploy', deployInput({ configFiles: [{ filePath: 'conf/a\u0000.conf', content: 'A=1\n' }] }));
+    expect(nul.status).toBe(400);
+    expect(nul.body.issues[0].path[0]).toBe('configFiles');
     expect(await stacks()).toBe(before);
     expect((await t.call('ai.deploy', deployInput({ environmentId: 'env_missing' }))).status).toBe(404);
   });

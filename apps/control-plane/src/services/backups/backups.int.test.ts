@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, startTestPlatform, type Call, type TestPlatform } from '../../testing/harness.js';
+import { openBackupMetadata } from './backup-metadata.js';
 
 let t: TestPlatform;
 let env: string;
@@ -197,9 +198,28 @@ describe('backup records', () => {
     const b = ok(
       await t.call('backup.create', backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbB', composeId: stack.composeId, serviceName: 'mariadb', metadata })),
     );
-    expect(b).toMatchObject({ backupType: 'compose', databaseType: 'dbB', composeId: stack.composeId, serviceName: 'mariadb', dbBId: null, metadata });
+    expect(b).toMatchObject({ backupType: 'compose', databaseType: 'dbB', composeId: stack.composeId, serviceName: 'mariadb', dbBId: null });
     const row = await t.db.selectFrom('backups').selectAll().where('id', '=', b.backupId).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain('compose-meta-secret');
+    // Write-only: every answer shows a flag in the password's place, never the password.
+    const answered = { dbB: { databaseUser: 'root', hasDatabasePassword: true } };
+    expect(b.metadata).toEqual(answered);
+    expect(ok(await t.call('backup.one', { backupId: b.backupId })).metadata).toEqual(answered);
+    const listed = ok(await t.call('user.getBackups')).find((x: { backupId: string }) => x.backupId === b.backupId);
+    expect(listed.metadata).toEqual(answered);
+    // An update sending the answer back keeps the stored password; the runner still opens it.
+    const sealed = async () =>
+      openBackupMetadata(t.platform.secrets, (await t.db.selectFrom('backups').select('metadata').where('id', '=', b.backupId).executeTakeFirstOrThrow()).metadata);
+    expect(ok(await t.call('backup.update', { ...updateOf(b), metadata: { dbB: { databaseUser: 'admin', hasDatabasePassword: true } } })).metadata).toEqual({
+      dbB: { databaseUser: 'admin', hasDatabasePassword: true },
+    });
+    expect(await sealed()).toEqual({ dbB: { databaseUser: 'admin', databasePassword: 'compose-meta-secret' } });
+    // A new one replaces it, null removes it.
+    ok(await t.call('backup.update', { ...updateOf(b), metadata: { dbB: { databaseUser: 'admin', databasePassword: 'compose-meta-new' } } }));
+    expect(await sealed()).toEqual({ dbB: { databaseUser: 'admin', databasePassword: 'compose-meta-new' } });
+    ok(await t.call('backup.update', { ...updateOf(b), metadata: { dbB: { databaseUser: 'admin', databasePassword: null } } }));
+    expect(await sealed()).toEqual({ dbB: { databaseUser: 'admin' } });
+    expect(ok(await t.call('backup.one', { backupId: b.backupId })).metadata).toEqual({ dbB: { databaseUser: 'admin' } });
 
     const compose = (extra: Record<string, unknown>) => backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbA', composeId: stack.composeId, serviceName: 'postgres', ...extra });
     badField(await t.call('backup.create', compose({ serviceName: null })), 'serviceName');

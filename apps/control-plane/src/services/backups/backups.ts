@@ -8,6 +8,7 @@ import { Forbidden, Invalid } from '../../errors.js';
 import { iso, type ServiceDeps } from '../shared/deps.js';
 import type { DestinationService } from './destinations.js';
 import type { ServiceAccess } from '../shared/service-access.js';
+import { answeredMetadata, mergedMetadata, openBackupMetadata } from './backup-metadata.js';
 import { allOfOrganization, findOfOrganization } from '../shared/organization-records.js';
 
 type BackupRecord = OutputOf<Contracts['backup']['one']>;
@@ -77,13 +78,13 @@ export class BackupService {
       ...rest,
       backupType: rest.backupType as BackupRecord['backupType'],
       databaseType: rest.databaseType as BackupRecord['databaseType'],
-      metadata: metadata === null ? null : JSON.parse(this.deps.secrets.open(metadata)),
+      metadata: answeredMetadata(openBackupMetadata(this.deps.secrets, metadata)),
       createdAt: iso(createdAt),
     };
   };
 
-  /** Checks shared by create and update, returning the normalised column values. */
-  private async settings(p: Principal, s: Settings) {
+  /** Checks shared by create and update, returning the normalised column values; `stored` is the sealed metadata an update keeps secrets of. */
+  private async settings(p: Principal, s: Settings, stored: string | null = null) {
     const why = cronError(s.schedule);
     if (why) throw Invalid('schedule', `not a valid cron expression: ${why}`);
     if (/[\x00-\x1f\x7f\\]/.test(s.prefix)) throw Invalid('prefix', 'must not contain control characters or backslashes');
@@ -104,8 +105,12 @@ export class BackupService {
       keepLatestCount: s.keepLatestCount ?? null,
       database: s.database,
       databaseType: s.databaseType,
-      metadata: s.metadata === undefined || s.metadata === null ? null : this.deps.secrets.seal(JSON.stringify(s.metadata)),
+      metadata: s.metadata === undefined || s.metadata === null ? null : this.deps.secrets.seal(JSON.stringify(this.metadataToStore(s.metadata, stored))),
     };
+  }
+
+  private metadataToStore(next: unknown, stored: string | null) {
+    return mergedMetadata(next as Parameters<typeof mergedMetadata>[0], openBackupMetadata(this.deps.secrets, stored) ?? undefined);
   }
 
   private checkServiceName(serviceName: string | null | undefined, compose: boolean): string | null {
@@ -218,7 +223,7 @@ export class BackupService {
       throw Invalid('databaseType', `stays ${row.databaseType}: the target cannot change (create another backup)`);
     }
     const serviceName = this.checkServiceName(input.serviceName, compose);
-    const settings = await this.settings(p, input);
+    const settings = await this.settings(p, input, row.metadata);
     const updated = await this.db
       .updateTable('backups')
       .set({

@@ -324,6 +324,13 @@ describe('compose.import', () => {
     const refused = await t.call('compose.import', { composeId: other.composeId, base64: taken });
     expect(refused.status).toBe(400);
     expect(refused.body.issues[0].message).toContain('config.mounts');
+    // A name the file system cannot hold (over 255 bytes), and the ways out of the folder.
+    for (const path of [`conf/${'é'.repeat(128)}`, 'conf/../../x', 'a/./b', 'a\\\\b']) {
+      const bad = await t.call('compose.import', { composeId: other.composeId, base64: encode(WEB_COMPOSE, `[[config.mounts]]\nfilePath = "${path}"\ncontent = "A=1"\n`) });
+      expect(bad.status, `${path}: ${JSON.stringify(bad.body)}`).toBe(400);
+      expect(bad.body.issues[0].path).toEqual(['base64']);
+      expect(bad.body.issues[0].message).toContain('config.mounts');
+    }
     expect((await t.call('compose.one', { composeId: other.composeId })).body).toEqual(other);
   });
 });

@@ -14,6 +14,7 @@ export interface ConfigFile {
 export const MAX_CONFIG_FILES = 20;
 export const MAX_CONFIG_FILE_BYTES = 256 * 1024;
 const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_SEGMENT_BYTES = 255;
 /** Names the agent writes beside the compose file itself (the file as fetched and as converted, its `.env`). */
 const TAKEN = new Set(['docker-compose.yml', 'docker-compose.skiff.yml', '.env']);
 
@@ -32,6 +33,8 @@ export function configFilesProblem(files: readonly ConfigFile[]): string | null 
     if (path === '' || path.length > 1024 || path.startsWith('/') || /[\\\0]/.test(path) || segments.some((s) => s === '' || s === '.' || s === '..')) {
       return `${at}.filePath must be a relative path beside the compose file (no "..", no absolute path)`;
     }
+    // What a file system takes as one name: longer fails the deploy on the agent.
+    if (segments.some((s) => Buffer.byteLength(s, 'utf8') > MAX_SEGMENT_BYTES)) return `${at}.filePath has a segment longer than ${MAX_SEGMENT_BYTES} bytes`;
     if (TAKEN.has(path)) return `${at}.filePath ${path} is the compose file's own name or its .env`;
     if (seen.has(path)) return `${at}.filePath ${path} is given twice`;
     seen.add(path);

@@ -105,3 +105,43 @@ it('deletes in batches and stops between them when asked', async () => {
   // The event with a pending delivery is never deleted, however old.
   expect(await eventsOf('appDeploy')).toHaveLength(1);
 });
+
+it('a resumed stream\'s pruned notice speaks of its own organization only: no other organization\'s ids', async () => {
+  const keyOf = async (name: string) => {
+    const org = (await t.call('organization.create', { name })).body.organizationId as string;
+    const key = t.watch.secret((await t.call('user.createApiKey', { name, metadata: { organizationId: org } })).body.key as string);
+    return { org, key };
+  };
+  const x = await keyOf('Retention X');
+  const y = await keyOf('Retention Y');
+  const record = (organizationId: string, subject: string) =>
+    t.db.transaction().execute(async (tx) => {
+      await recordEvent(tx, { organizationId, kind: 'volumeBackup', outcome: 'success', summary: { subject } });
+      return (await tx.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id;
+    });
+  // Interleaved ids; Y's newest deleted event is after X's.
+  const x1 = String(await record(x.org, 'x1'));
+  const y1 = String(await record(y.org, 'y1'));
+  const x2 = String(await record(x.org, 'x2'));
+  const y2 = String(await record(y.org, 'y2'));
+  await pruneEvents(t.db, new Date(Date.now() + 60_000));
+  const y3 = String(await record(y.org, 'y3'));
+  const x3 = String(await record(x.org, 'x3'));
+
+  const open = (key: string, lastEventId: string) => t.platform.app.request('http://skiff.test/api/events', { headers: { 'x-api-key': key, 'last-event-id': lastEventId } });
+  const gap = new SseReader(await open(x.key, String(BigInt(x1) - 1n)));
+  await gap.until((r) => r.events.length >= 2, 'the pruned notice and X\'s kept event');
+  const notice = JSON.parse(gap.events[0]!.data!) as Record<string, unknown>;
+  expect(gap.events[0]!.event).toBe('pruned');
+  expect(Object.keys(notice).sort()).toEqual(['lastEventId', 'message', 'prunedThrough', 'resumesWith']);
+  expect(notice).toMatchObject({ prunedThrough: x2, resumesWith: x3 });
+  for (const theirs of [y1, y2, y3]) expect(gap.events[0]!.data).not.toContain(`"${theirs}"`);
+  expect(gap.events.slice(1).map((e) => e.id)).toEqual([x3]);
+  await gap.cancel();
+  // An organization nothing was deleted of after the given id gets no notice, whatever others lost.
+  const z = await keyOf('Retention Z');
+  const quiet = new SseReader(await open(z.key, x1));
+  await quiet.until((r) => r.comments.includes('heartbeat'), 'a heartbeat');
+  expect(quiet.events).toEqual([]);
+  await quiet.cancel();
+}, 30_000);

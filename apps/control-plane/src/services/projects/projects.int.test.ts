@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 
@@ -102,6 +103,21 @@ describe('environments', () => {
     const staging = await t.call('environment.create', { projectId: p.projectId, name: 'staging' });
     const rename = await t.call('environment.update', { environmentId: staging.body.environmentId, name: 'production' });
     expect(rename.status).toBe(400);
+  });
+
+  it('answers a name too long for its unique index as BAD_REQUEST naming it, changing nothing (found by tools/fuzz)', async () => {
+    const p = (await t.call('project.create', { name: 'long-names' })).body;
+    const long = randomBytes(15_000).toString('base64');
+    for (const name of [long, 'a'.repeat(1024 * 1024)]) {
+      const created = await t.call('environment.create', { projectId: p.projectId, name });
+      expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(400);
+      expect(created.body.issues[0].path).toEqual(['name']);
+      const renamed = await t.call('environment.update', { environmentId: p.environments[0].environmentId, name });
+      expect(renamed.status, JSON.stringify(renamed.body).slice(0, 300)).toBe(400);
+      expect(renamed.body.issues[0].path).toEqual(['name']);
+    }
+    expect((await t.call('environment.one', { environmentId: p.environments[0].environmentId })).body.name).toBe('production');
+    expect((await t.call('project.one', { projectId: p.projectId })).body.environments).toHaveLength(1);
   });
 
   it("refuses removing a project's last environment", async () => {

@@ -25,12 +25,19 @@ export const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : 
 /** Postgres unique violation (same code on PGlite). */
 export const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
 
-/** Runs a write whose unique index is a rule of the input: a violation answers as bad input naming `field`. */
+/** Postgres refusing an index entry over its size limit (program_limit_exceeded; same on PGlite). */
+const isIndexRowTooBig = (err: unknown) => (err as { code?: string })?.code === '54000' && /index row/.test((err as Error).message ?? '');
+
+/**
+ * Runs a write whose unique index is a rule of the input: a violation answers as bad input
+ * naming `field`, and so does a value too long for the index to hold.
+ */
 export async function uniqueAs<T>(field: string, message: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
     if (isUniqueViolation(err)) throw Invalid(field, message);
+    if (isIndexRowTooBig(err)) throw Invalid(field, 'is too long');
     throw err;
   }
 }

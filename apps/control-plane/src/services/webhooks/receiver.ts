@@ -41,8 +41,8 @@ export interface WebhookAnswer {
 export const FORGE_OF: Record<ForgeSource, ForgeKind> = { github: 'forgeA', gitlab: 'forgeB', bitbucket: 'forgeC', gitea: 'forgeD' };
 
 /**
- * Push-to-deploy. A delivery is authenticated, claimed (a delivery seen within the replay
- * window is ignored), decided per workload it reaches, recorded, and its deploys queued on the
+ * Push-to-deploy. A delivery is authenticated, claimed per workload (a delivery a workload
+ * received within the replay window is ignored for it), decided per workload it reaches, recorded, and its deploys queued on the
  * deployment queue; nothing is cloned or built while the sender waits.
  *
  * Secrets: GitHub deliveries are signed with the GitHub App's webhook secret (`webhookSecret`
@@ -105,14 +105,21 @@ export class WebhookReceiver {
     const event = req.body.trim() === '' ? readGenericEvent({}) : readGenericEvent(parseJson(req.body));
     const deliveryId = (req.header('x-github-delivery') ?? req.header('x-gitea-delivery') ?? req.header('x-gitlab-event-uuid') ?? req.header('x-request-uuid'))?.slice(0, 200) ?? null;
     // Without a delivery id every call counts (a registry or a script may call twice on purpose).
-    const keys = deliveryId ? [`token:${kind}:${id}:${deliveryId}`] : [];
+    const keys = deliveryId ? [`token:${deliveryId}`] : [];
     return this.handle('token', [workload], event, deliveryId, keys);
   }
 
+  /**
+   * `keys` name the delivery; each workload claims them for itself (`<kind>:<id>:<key>`), so a
+   * delivery is a replay only for a workload that already received it, never because another
+   * organization's workload did.
+   */
   private async handle(source: string, workloads: WebhookWorkload[], event: ForgeEvent, deliveryId: string | null, keys: string[]): Promise<WebhookAnswer> {
-    const fresh = await this.deliveries.claim(keys);
     const results: WebhookAnswer['results'] = [];
+    let replays = 0;
     for (const w of workloads) {
+      const fresh = await this.deliveries.claim(keys.map((key) => `${w.kind}:${w.row.id}:${key}`));
+      if (!fresh) replays += 1;
       const outcome = !fresh
         ? null
         : event.kind === 'pull_request' && this.previews
@@ -135,7 +142,7 @@ export class WebhookReceiver {
       this.log.info({ workload: record.workload, source, deliveryId, decision: recorded.decision, reason: recorded.reason }, 'webhook delivery');
       results.push({ kind: w.kind, id: w.row.id, decision: recorded.decision, reason: recorded.reason, deploymentId: recorded.deploymentId });
     }
-    return fresh ? { results } : { results, replay: true };
+    return replays > 0 && replays === workloads.length ? { results, replay: true } : { results };
   }
 
   private async decideAndQueue(w: WebhookWorkload, event: ForgeEvent) {

@@ -247,6 +247,41 @@ describe('GitLab, Gitea and Bitbucket: the workload\'s refreshToken as the hook 
   });
 });
 
+describe('the replay guard is per workload', () => {
+  it('one organization\'s delivery never marks another\'s (same repository, same delivery id and body) as a replay', async () => {
+    const other = await ok('organization.create', { name: 'Replay B' });
+    const bKey = t.watch.secret((await ok('user.createApiKey', { name: 'b', metadata: { organizationId: other.organizationId } })).key as string);
+    const asB = t.as(bKey);
+    const okB = async (op: string, input: Record<string, unknown>) => {
+      const res = await asB(op, input);
+      if (res.status !== 200) throw new Error(`${op}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const source = { forgeDBuildPath: '/', forgeDOwner: 'acme', forgeDRepository: 'shared', forgeDId: null, forgeDBranch: 'main' };
+    const a = await forgeApp('forgeD', source);
+    const bEnv = (await okB('project.create', { name: 'replay-b' })).environments[0].environmentId;
+    const bApp = await okB('application.create', { name: 'b-app', environmentId: bEnv, sourceType: 'forgeD' });
+    await okB('application.saveForgeDProvider', { applicationId: bApp.applicationId, ...source });
+    const bToken = t.watch.secret((await okB('application.refreshToken', { applicationId: bApp.applicationId })).refreshToken as string);
+
+    const payload = githubPush('acme/shared', 'main');
+    const id = randomUUID();
+    const first = await deliver('gitea', a.token, 'push', payload, id);
+    expect(first.body.replay).toBeUndefined();
+    expect(first.body.results).toEqual([expect.objectContaining({ id: a.id, decision: 'refused' })]);
+    // B's hook delivers the same body under the same id: new to B.
+    const toB = await deliver('gitea', bToken, 'push', payload, id);
+    expect(toB.status).toBe(200);
+    expect(toB.body.replay).toBeUndefined();
+    expect(toB.body.results).toEqual([expect.objectContaining({ id: bApp.applicationId, decision: 'refused' })]);
+    // Each workload still sees its own replays.
+    for (const token of [a.token, bToken]) {
+      const again = await deliver('gitea', token, 'push', payload, randomUUID());
+      expect(again.body).toMatchObject({ replay: true, results: [{ decision: 'ignored', reason: 'ignored: replay of a delivery already received' }] });
+    }
+  });
+});
+
 describe('the generic deploy hook (plain git, registries)', () => {
   let app: { id: string; token: string };
   let path: string;
