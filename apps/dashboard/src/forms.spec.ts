@@ -3,7 +3,7 @@
 import { expect, it } from 'vitest';
 import { blank, toBody, valuesOf } from '../web/channels.js';
 import { withPassword } from '../web/connection.js';
-import { apiError, fieldsOf } from '../web/api.js';
+import { apiError, fieldsOf } from '../web/errors.js';
 import { describeCron } from '../web/cron.js';
 import { blankDatabase, blankDomain, blankSchedule, databaseBody, domainBody, scheduleBody } from '../web/service-forms.js';
 
