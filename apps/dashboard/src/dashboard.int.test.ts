@@ -1,6 +1,6 @@
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core) against a running
 // control plane on Postgres: sign in, create a project, see it listed, open a workload, see a
-// live event arrive, add a domain; then every other page: servers with live metrics and a server added, notifications (a channel
+// live event arrive, add a domain and a basic auth user; then every other page: servers with live metrics and a server added, notifications (a channel
 // tested against an HTTP sink), members and API keys, backups (a destination made with the
 // keyboard only, against an S3 server; a database service made on its environment's page and
 // a backup schedule of it), settings and a database. Screenshots of each page go to .tmp/dashboard-screenshots/.
@@ -104,7 +104,18 @@ it('signs in, creates a project, opens a workload, shows a live event, switches 
   expect(await page.locator('input[aria-invalid=true]').count()).toBe(0);
   const appId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
   expect((await t.call('domain.byApplicationId', { applicationId: appId })).body).toMatchObject([{ host: 'shop.example.com', port: 8080, https: true, certificateType: 'acme' }]);
+  // A basic auth user: listed by name, the password sent and gone from the page; then removed.
+  t.watch.secret('gate-pw-4711');
+  await page.getByLabel('User name').fill('visitor');
+  await page.getByLabel('Password', { exact: true }).fill('gate-pw-4711');
+  await page.getByRole('button', { name: 'Add user' }).click();
+  await page.getByRole('list', { name: 'Basic auth users' }).getByText('visitor').waitFor();
+  expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
+  expect(await page.content()).not.toContain('gate-pw-4711');
   await shot(page, '3-workload');
+  await page.getByRole('button', { name: 'Remove user visitor' }).click();
+  await page.getByText('visitor removed').waitFor();
+  expect(await page.getByRole('list', { name: 'Basic auth users' }).count()).toBe(0);
 
   // An event recorded now (a threshold report) reaches the open page through /api/events.
   const { token } = (await t.call('user.getMetricsToken')).body as { token: string };
