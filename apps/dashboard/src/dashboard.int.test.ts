@@ -1,8 +1,9 @@
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core) against a running
 // control plane on Postgres: sign in, create a project, see it listed, open a workload, see a
-// live event arrive; then every other page: servers with live metrics, notifications (a channel
+// live event arrive, add a domain and a basic auth user; then every other page: servers with live metrics and a server added, notifications (a channel
 // tested against an HTTP sink), members and API keys, backups (a destination made with the
-// keyboard only, against an S3 server), settings and a database. Screenshots of each page go to .tmp/dashboard-screenshots/.
+// keyboard only, against an S3 server; a database service made on its environment's page and
+// a backup schedule of it), settings and a database. Screenshots of each page go to .tmp/dashboard-screenshots/.
 import { mkdir, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -90,7 +91,31 @@ it('signs in, creates a project, opens a workload, shows a live event, switches 
   await page.getByRole('heading', { name: 'Deployments' }).waitFor();
   await page.getByText('No deployment yet.').waitFor();
   await page.getByText('Live events (live)').waitFor();
+
+  // A domain: a refused host is said next to its field; a good one is listed with its HTTPS state.
+  await page.getByLabel('Host', { exact: true }).fill('not a host!');
+  await page.getByRole('button', { name: 'Add domain' }).click();
+  await page.locator('input[aria-invalid=true]').waitFor();
+  expect(await page.getByLabel('Host', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+  await page.getByLabel('Host', { exact: true }).fill('shop.example.com');
+  await page.getByLabel('Container port').fill('8080');
+  await page.getByRole('button', { name: 'Add domain' }).click();
+  await page.getByRole('list', { name: 'Domains' }).getByText("HTTPS (Let's Encrypt)").waitFor();
+  expect(await page.locator('input[aria-invalid=true]').count()).toBe(0);
+  const appId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+  expect((await t.call('domain.byApplicationId', { applicationId: appId })).body).toMatchObject([{ host: 'shop.example.com', port: 8080, https: true, certificateType: 'acme' }]);
+  // A basic auth user: listed by name, the password sent and gone from the page; then removed.
+  t.watch.secret('gate-pw-4711');
+  await page.getByLabel('User name').fill('visitor');
+  await page.getByLabel('Password', { exact: true }).fill('gate-pw-4711');
+  await page.getByRole('button', { name: 'Add user' }).click();
+  await page.getByRole('list', { name: 'Basic auth users' }).getByText('visitor').waitFor();
+  expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
+  expect(await page.content()).not.toContain('gate-pw-4711');
   await shot(page, '3-workload');
+  await page.getByRole('button', { name: 'Remove user visitor' }).click();
+  await page.getByText('visitor removed').waitFor();
+  expect(await page.getByRole('list', { name: 'Basic auth users' }).count()).toBe(0);
 
   // An event recorded now (a threshold report) reaches the open page through /api/events.
   const { token } = (await t.call('user.getMetricsToken')).body as { token: string };
@@ -150,6 +175,17 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     // No agent runs here: the containers panel says why rather than failing the page.
     await page.getByRole('heading', { name: 'Containers' }).waitFor();
     await shot(page, '5-server');
+
+    // A server added: its join command shown once, then gone from the page.
+    await nav.getByRole('link', { name: 'Servers' }).click();
+    await page.getByLabel('Server name').fill('edge-1');
+    await page.getByLabel('Address', { exact: true }).fill('203.0.113.7');
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const command = (await page.getByLabel('Join command').textContent())!;
+    expect(command).toContain('skiff-agent.mjs');
+    await page.getByRole('cell', { name: 'edge-1', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.content()).not.toContain(command.slice(0, 40));
 
     // Notifications: a Slack-style channel, its test message reaching the sink, then created.
     await nav.getByRole('link', { name: 'Notifications' }).click();
@@ -218,9 +254,18 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     expect(destinations.map((d) => d.name)).toEqual(['offsite']);
 
     // A database's backup with one run in the bucket: listed, and its restore asks for confirmation.
+    // A database service made on its environment's page, its password left to the API.
     const project = (await t.call('project.create', { name: 'data' })).body as { projectId: string };
-    const env = ((await t.call('project.one', { projectId: project.projectId })).body as { environments: { environmentId: string }[] }).environments[0]!;
-    const db = (await t.call('dbA.create', { name: 'orders', environmentId: env.environmentId })).body as { dbAId: string };
+    await page.goto(`${origin}/projects/${project.projectId}`);
+    await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'PostgreSQL' });
+    await page.getByLabel('Database service name').fill('orders');
+    await page.getByRole('button', { name: 'Create database' }).click();
+    await page.getByText('Database orders created with a generated password').waitFor();
+    await page.getByRole('link', { name: 'orders' }).waitFor();
+    const services = ((await t.call('project.one', { projectId: project.projectId })).body as { environments: { services: { id: string; type: string; name: string }[] }[] }).environments[0]!.services;
+    expect(services).toMatchObject([{ type: 'database', name: 'orders' }]);
+    const db = { dbAId: services[0]!.id };
+    expect((await t.call('dbA.one', { dbAId: db.dbAId })).body).toMatchObject({ hasDatabasePassword: true, databaseName: 'app' });
     const backup = (await t.call('backup.create', { schedule: '0 3 * * *', prefix: 'nightly', destinationId: destinations[0]!.destinationId, database: 'app', dbAId: db.dbAId, databaseType: 'dbA' })).body as { backupId: string };
     await s3.put('dash-backups', `nightly/${backup.backupId}/2026-12-01T03-00-00-000Z.dump.gz`, 'dump');
     await page.goto(`${origin}/backups/database/${db.dbAId}`);
@@ -232,6 +277,18 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     await page.getByRole('button', { name: 'Restore', exact: true }).click();
     // The service was never deployed: the API refuses, and the page says why.
     await page.locator('form.confirm [role=alert]').waitFor();
+
+    // A second schedule of the database, from its backups page: the cron schedule said in words.
+    await page.getByLabel('Destination', { exact: true }).selectOption({ label: 'offsite' });
+    await page.getByLabel('Schedule (cron)').fill('0 4 * * 0');
+    await page.getByText('Every Sunday at 04:00 UTC').waitFor();
+    await page.getByLabel('Prefix (folder in the bucket)').fill('weekly');
+    await page.getByLabel('Keep the latest').fill('4');
+    await page.getByRole('button', { name: 'Schedule backup' }).click();
+    await page.getByText('Backup of app scheduled').waitFor();
+    await expect.poll(() => page.getByRole('button', { name: 'Runs of dbA database app' }).count()).toBe(2);
+    const schedules = (await t.call('user.getBackups')).body as { schedule: string; prefix: string; keepLatestCount: number | null; dbAId: string | null }[];
+    expect(schedules.find((b) => b.schedule === '0 4 * * 0')).toMatchObject({ prefix: 'weekly/', keepLatestCount: 4, dbAId: db.dbAId });
     await shot(page, '8-backups');
 
     // Settings: the owner administers the platform host; the version is shown.

@@ -1,5 +1,8 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './api-schema.js';
+import { apiError } from './errors.js';
+
+export { ApiError, fieldsOf } from './errors.js';
 
 export type Api = ReturnType<typeof createClient<paths>>;
 
@@ -8,20 +11,10 @@ export function apiFor(key: string): Api {
   return createClient<paths>({ baseUrl: location.origin, headers: { 'x-api-key': key } });
 }
 
-interface ErrorBody {
-  code?: string;
-  message?: string;
-  issues?: { path?: (string | number)[]; message?: string }[];
-}
-
-/** The answer's data, or an Error saying the code, and each field with its reason. */
+/** The answer's data, or an ApiError. */
 export async function ok<T>(answer: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await answer;
-  if (error !== undefined || data === undefined) {
-    const e = (error ?? {}) as ErrorBody;
-    const fields = (e.issues ?? []).map((i) => `${(i.path ?? []).join('.') || 'input'}: ${i.message ?? ''}`);
-    throw new Error([e.message ?? `${response.status} ${response.statusText}`, ...fields].join(' — '));
-  }
+  if (error !== undefined || data === undefined) throw apiError(error, `${response.status} ${response.statusText}`);
   return data;
 }
 

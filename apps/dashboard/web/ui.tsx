@@ -1,15 +1,22 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useState } from 'preact/hooks';
-import { messageOf } from './api.js';
+import { fieldsOf, messageOf } from './api.js';
 
-/** A labelled text input. */
-export function Field(props: { label: string; value: string; onInput: (v: string) => void; required?: boolean; type?: 'text' | 'password'; placeholder?: string }) {
+/** A labelled text input; `hint` and the API's `error` for the field are read with it. */
+export function Field(props: {
+  label: string; value: string; onInput: (v: string) => void; required?: boolean; type?: 'text' | 'password' | 'number'; placeholder?: string;
+  hint?: string; error?: string; autoComplete?: string;
+}) {
   const id = useId();
+  const described = [props.hint && `${id}-hint`, props.error && `${id}-error`].filter(Boolean).join(' ');
   return (
     <span class="field">
       <label for={id}>{props.label}</label>
       <input id={id} type={(props.type ?? 'text') as 'text'} value={props.value} required={props.required} placeholder={props.placeholder}
+        autoComplete={props.autoComplete} aria-invalid={props.error ? true : undefined} aria-describedby={described || undefined}
         onInput={(e) => props.onInput((e.target as HTMLInputElement).value)} />
+      {props.hint && <span id={`${id}-hint`} class="hint">{props.hint}</span>}
+      {props.error && <span id={`${id}-error`} class="error field-error">{props.error}</span>}
     </span>
   );
 }
@@ -67,18 +74,22 @@ export type Notice = { text: string; error: boolean } | null;
  */
 export function useAction() {
   const [notice, setNotice] = useState<Notice>(null);
+  // The fields a BAD_REQUEST named, with their reasons, to show next to each input.
+  const [fields, setFields] = useState<Record<string, string>>({});
   const run = async <T,>(done: string | ((v: T) => string), work: () => Promise<T>): Promise<T | undefined> => {
     setNotice(null);
+    setFields({});
     try {
       const value = await work();
       setNotice({ text: typeof done === 'string' ? done : done(value), error: false });
       return value;
     } catch (err) {
       setNotice({ text: messageOf(err), error: true });
+      setFields(fieldsOf(err));
       return undefined;
     }
   };
-  return { notice, run, clear: () => setNotice(null) };
+  return { notice, fields, run, clear: () => setNotice(null) };
 }
 
 export function NoticeLine({ notice }: { notice: Notice }) {

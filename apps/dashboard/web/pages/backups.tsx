@@ -1,7 +1,10 @@
 import { useState } from 'preact/hooks';
 import { type Api, ok } from '../api.js';
 import { type Me, isAdmin } from '../me.js';
+import { type ScheduleForm, blankSchedule, scheduleBody } from '../service-forms.js';
 import { Check, Field, NoticeLine, Panel, bytes, useAction, useLoad, when } from '../ui.js';
+import { findDatabase } from './database.js';
+import { ScheduleFields } from './schedule-fields.js';
 
 type Backup = {
   backupId: string; destinationId: string; schedule: string; enabled: boolean; prefix: string; database: string;
@@ -38,7 +41,9 @@ function AllBackups({ api, database }: { api: Api; database?: string }) {
     <section>
       <h1 tabIndex={-1}>Backups</h1>
       <Destinations api={api} />
+      {database && <NewDatabaseBackup api={api} databaseId={database} onCreated={backups.reload} />}
       <Panel title={database ? 'Backups of this database' : 'Backups'}>
+        {!database && <p class="hint">To schedule a database's backup, open Backups from the database's page.</p>}
         {backups.view((list) => shown(list).length === 0 ? <p>No backup scheduled.</p> : (
           <ul class="cards">
             {shown(list).map((b) => <BackupItem key={b.backupId} api={api} backup={b} />)}
@@ -167,6 +172,44 @@ function Destinations({ api }: { api: Api }) {
         <button type="submit">Create destination</button>
         <NoticeLine notice={action.notice} />
       </form>
+    </Panel>
+  );
+}
+
+/** A backup schedule of one database service (backup.create, its engine's `db*Id`), dumping the database it names. */
+function NewDatabaseBackup({ api, databaseId, onCreated }: { api: Api; databaseId: string; onCreated: () => void }) {
+  const data = useLoad(async () => {
+    const [found, destinations] = await Promise.all([findDatabase(api, databaseId), ok(api.GET('/api/destination.all'))]);
+    return { ...found, destinations };
+  }, [databaseId]);
+  const [form, setForm] = useState<ScheduleForm>(blankSchedule);
+  const [name, setName] = useState<string | null>(null);
+  const action = useAction();
+  return (
+    <Panel title="New backup schedule">
+      {data.view(({ router, db, destinations }) => {
+        const database = name ?? db.databaseName ?? db.appName;
+        const create = (e: Event) => {
+          e.preventDefault();
+          void action.run((b) => `Backup of ${b.database} scheduled`, async () => {
+            // The engine is known at run time only: the target field is `<router>Id`; the API checks the body.
+            const body = { ...scheduleBody(form), database, databaseType: router, [`${router}Id`]: databaseId };
+            const created = await ok(api.POST('/api/backup.create', { body: body as never }));
+            setForm(blankSchedule());
+            onCreated();
+            return created;
+          });
+        };
+        return (
+          <form class="inline" onSubmit={create} aria-label="New backup schedule">
+            <p class="hint">Of {db.name}.</p>
+            <Field label="Database to dump" value={database} onInput={setName} required error={action.fields.database} />
+            <ScheduleFields form={form} onChange={setForm} destinations={destinations} errors={action.fields} />
+            <button type="submit">Schedule backup</button>
+            <NoticeLine notice={action.notice} />
+          </form>
+        );
+      })}
     </Panel>
   );
 }

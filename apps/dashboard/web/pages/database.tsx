@@ -7,7 +7,7 @@ import { Field, Masked, NoticeLine, Panel, useAction, useLoad } from '../ui.js';
 import { Status } from './projects.js';
 
 const ROUTERS = ['dbA', 'dbB', 'dbC', 'dbD', 'dbE'] as const;
-type Router = (typeof ROUTERS)[number];
+export type Router = (typeof ROUTERS)[number];
 const ENGINE: Record<Router, string> = { dbA: 'PostgreSQL', dbB: 'MariaDB', dbC: 'MySQL', dbD: 'MongoDB', dbE: 'libSQL' };
 const ACTIONS = ['deploy', 'start', 'stop', 'reload'] as const;
 
@@ -21,17 +21,20 @@ const get = (api: Api, router: Router, id: string) =>
   ok(api.GET(`/api/${router}.one` as '/api/dbA.one', { params: { query: { [`${router}Id`]: id } as { dbAId: string } } })) as Promise<Database>;
 const post = (api: Api, router: Router, op: string, body: Record<string, unknown>) => ok(api.POST(`/api/${router}.${op}` as '/api/dbA.update', { body: body as never }));
 
+/** The engine's router of a database service, and the service: the one router that knows the id. */
+export async function findDatabase(api: Api, id: string): Promise<{ router: Router; db: Database }> {
+  const answers = await Promise.allSettled(ROUTERS.map(async (router) => ({ router, db: await get(api, router, id) })));
+  const hit = answers.find((a) => a.status === 'fulfilled');
+  if (!hit) throw (answers[0] as PromiseRejectedResult).reason;
+  return (hit as PromiseFulfilledResult<{ router: Router; db: Database }>).value;
+}
+
 /**
  * A database service (dbA..dbE). The project lists it without its engine: the page asks each
  * engine's router and keeps the one that knows the id.
  */
 export function DatabasePage({ api, id }: { api: Api; id: string }) {
-  const found = useLoad(async () => {
-    const answers = await Promise.allSettled(ROUTERS.map(async (router) => ({ router, db: await get(api, router, id) })));
-    const hit = answers.find((a) => a.status === 'fulfilled');
-    if (!hit) throw (answers[0] as PromiseRejectedResult).reason;
-    return (hit as PromiseFulfilledResult<{ router: Router; db: Database }>).value;
-  }, [id]);
+  const found = useLoad(() => findDatabase(api, id), [id]);
   return found.view(({ router }) => <Database_ api={api} router={router} id={id} />);
 }
 

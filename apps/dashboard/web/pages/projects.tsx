@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Api, messageOf, ok } from '../api.js';
 import { linkTo, navigate } from '../router.js';
 import { Field, useLoad } from '../ui.js';
+import { NewCache, NewDatabase } from './new-service.js';
 
 /** The organization's projects, and a form to create one (with its first environment). */
 export function ProjectsPage({ api }: { api: Api }) {
@@ -45,7 +46,7 @@ export function ProjectsPage({ api }: { api: Api }) {
   );
 }
 
-/** A project's environments with their workloads; creates environments and applications. */
+/** A project's environments with their workloads; creates environments, applications, databases and caches. */
 export function ProjectPage({ api, projectId }: { api: Api; projectId: string }) {
   const project = useLoad(() => ok(api.GET('/api/project.one', { params: { query: { projectId } } })), [projectId]);
   const [envName, setEnvName] = useState('');
@@ -123,6 +124,8 @@ function Environment({ api, env, onCreated }: { api: Api; env: Env; onCreated: (
         {error && <p role="alert" class="error">{error}</p>}
         <button type="submit">Create application</button>
       </form>
+      <NewDatabase api={api} environmentId={env.environmentId} envName={env.name} onCreated={onCreated} />
+      <NewCache api={api} environmentId={env.environmentId} envName={env.name} onCreated={onCreated} />
     </article>
   );
 }

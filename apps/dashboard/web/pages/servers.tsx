@@ -4,6 +4,7 @@ import { LineChart } from '../chart.js';
 import { type Me, isAdmin, may } from '../me.js';
 import { linkTo } from '../router.js';
 import { NoticeLine, Panel, bytes, useAction, useLoad, when } from '../ui.js';
+import { AddServer } from './add-server.js';
 import { Status } from './projects.js';
 
 /** The agent samples every 10 s (SKIFF_METRICS_INTERVAL_SECONDS): reading more often shows nothing new. */
@@ -19,7 +20,7 @@ export function useEvery(ms: number, reload: () => void) {
 
 const PLATFORM = 'platform';
 
-/** The platform host and the organization's servers, with their online state. */
+/** The platform host and the organization's servers, with their online state; admins add servers. */
 export function ServersPage({ api, me }: { api: Api; me: Me }) {
   const servers = useLoad(() => ok(api.GET('/api/server.all')), []);
   useEvery(REFRESH_MS * 3, servers.reload);
@@ -48,6 +49,7 @@ export function ServersPage({ api, me }: { api: Api; me: Me }) {
           </tbody>
         </table>
       ))}
+      {isAdmin(me) && <AddServer api={api} onAdded={servers.reload} />}
     </section>
   );
 }

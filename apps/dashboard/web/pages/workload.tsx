@@ -5,18 +5,20 @@ import { DeploymentLog } from '../deployment-log.js';
 import { type Action, type Deployment, type Kind, workloadOps } from '../workloads.js';
 import { useLoad } from '../ui.js';
 import { DatabasePage } from './database.js';
+import { BasicAuth } from './basic-auth.js';
+import { Domains } from './domains.js';
 import { Status } from './projects.js';
+import { VolumeBackup } from './volume-backup.js';
 
 const ACTIONS: Action[] = ['deploy', 'redeploy', 'stop', 'start'];
 
-/** One workload: status and actions, deployment history with the chosen log live, env, domains. */
+/** One workload: status and actions, deployment history with the chosen log live, env, domains; an application's basic auth and volume backups. */
 export function WorkloadPage({ api, apiKey, kind, id }: { api: Api; apiKey: string; kind: Kind; id: string }) {
   const ops = workloadOps(api, kind, id);
   // Database services (dbA..dbE) have a router per engine: their own page.
   if (!ops) return <DatabasePage api={api} id={id} />;
   const workload = useLoad(() => ops.one(), [kind, id]);
   const deployments = useLoad(() => ops.deployments?.() ?? Promise.resolve([] as Deployment[]), [kind, id]);
-  const domains = useLoad(() => ops.domains?.() ?? Promise.resolve([]), [kind, id]);
   const [shown, setShown] = useState<string | null>(null);
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
 
@@ -82,24 +84,9 @@ export function WorkloadPage({ api, apiKey, kind, id }: { api: Api; apiKey: stri
 
       <EnvEditor key={`${kind}${id}`} initial={w.env ?? ''} save={ops.saveEnv} />
 
-      {ops.domains && (
-        <article class="panel" aria-labelledby="domains-title">
-          <h2 id="domains-title">Domains</h2>
-          {domains.view((list) => list.length === 0 ? <p>No domain.</p> : (
-            <ul>
-              {list.map((d) => (
-                <li key={d.domainId}>
-                  {d.host}{d.path !== '/' ? d.path : ''}{' '}
-                  <span class={d.https ? 'status status-done' : 'status status-idle'}>
-                    {d.https ? `HTTPS (${d.certificateType === 'acme' ? "Let's Encrypt" : d.certificateType})` : 'HTTP only'}
-                  </span>
-                  {!d.enabled && <span class="muted"> (disabled)</span>}
-                </li>
-              ))}
-            </ul>
-          ))}
-        </article>
-      )}
+      {ops.domains && <Domains api={api} load={ops.domains} applicationId={kind === 'application' ? id : undefined} />}
+      {kind === 'application' && <BasicAuth api={api} applicationId={id} />}
+      {kind === 'application' && <VolumeBackup api={api} applicationId={id} />}
     </section>
   ));
 }
