@@ -1,8 +1,7 @@
 /**
  * The platform backup's tar of the data directory (SKIFF_DATA_DIR), streamed file by file.
  * Left out: the embedded database's folder (`db`, in the SQL dump), the encryption key
- * (`secret.key`: its own object, only with includeEncryptionKey) and transient files (uploads
- * still arriving, half-written files). Only directories and regular files are archived: a
+ * (`secret.key`: its own object, only with includeEncryptionKey) and transient files (TRANSIENT). Only directories and regular files are archived: a
  * symbolic link is skipped, never followed, and files are opened with O_NOFOLLOW, so nothing
  * outside the directory is read even if a link replaces a file while the walk runs.
  */
@@ -16,8 +15,13 @@ import type { DumpProcess } from './dump-process.js';
 /** Top-level names left out of the archive. */
 export const DATA_DIR_LEFT_OUT = ['db', 'secret.key'];
 
-/** Transient paths (relative, `/`-separated): uploads arriving in `archives/.incoming`, `*.tmp` files. */
-const TRANSIENT = (path: string) => path === 'archives/.incoming' || path.endsWith('.tmp');
+/**
+ * Transient paths (relative, `/`-separated): uploads arriving (`archives/.incoming`), tools/up's
+ * logs and pid files, NATS's JetStream store (commands are kept in the database's outbox and
+ * sent again), half-written `*.tmp` files.
+ */
+const TRANSIENT_DIRS = new Set(['archives/.incoming', 'logs', 'nats/jetstream']);
+const TRANSIENT = (path: string) => TRANSIENT_DIRS.has(path) || path.endsWith('.tmp') || path.endsWith('.pid');
 
 export function dataDirArchive(dir: string): DumpProcess {
   const pack = tar.pack();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { PGlite } from '@electric-sql/pglite';
+import { migrateToLatest, openDatabase, restorePgliteDir } from '@skiff/db';
 import { freshDatabase } from '@skiff/testing';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -31,6 +31,13 @@ async function fillDataDir(dir: string) {
   await writeFile(join(dir, 'archives', '.incoming', 'upload'), 'still arriving');
   await writeFile(join(dir, 'archives', 'app.tar'), 'an uploaded archive');
   await writeFile(join(dir, 'settings.json.tmp'), 'half written');
+  await mkdir(join(dir, 'logs'));
+  await writeFile(join(dir, 'logs', 'nats.log'), 'a log line');
+  await mkdir(join(dir, 'nats', 'jetstream'), { recursive: true });
+  await mkdir(join(dir, 'nats', 'auth'));
+  await writeFile(join(dir, 'nats', 'jetstream', 'msgs.blk'), 'stream data');
+  await writeFile(join(dir, 'nats', 'nats-server.pid'), '4242');
+  await writeFile(join(dir, 'nats', 'auth', 'account.nk'), 'the account seed', { mode: 0o600 });
   await symlink('/etc', join(dir, 'etc-link'));
   await symlink('/etc/hostname', join(dir, 'hostname-link'));
 }
@@ -101,14 +108,21 @@ describe('the platform backup on the embedded database (PGlite)', () => {
     for (const o of opened) expect(o.ok, o.err).toBe(true);
     const [dump, data, key] = opened.map((o) => gunzipSync(o.out));
 
-    // The dump restores into a fresh PGlite…
-    const restored = await PGlite.create('memory://');
+    // The dump restores into the embedded database of a new data directory (tools/platform-restore.ts)…
+    const newDataDir = await mkdtemp(join(tmpdir(), 'skiff-platform-new-'));
     try {
-      await restored.exec(dump!.toString('utf8'));
-      const rows = await restored.query<{ name: string }>('select name from public.projects');
-      expect(rows.rows.map((r) => r.name)).toContain('made-before-the-backup');
+      await restorePgliteDir(join(newDataDir, 'db'), dump!.toString('utf8'));
+      await expect(restorePgliteDir(join(newDataDir, 'db'), dump!.toString('utf8'))).rejects.toThrow(/holds a database already/);
+      const restored = await openDatabase({ pgliteDir: join(newDataDir, 'db') });
+      try {
+        await migrateToLatest(restored.db);
+        const rows = await restored.db.selectFrom('projects').select('name').execute();
+        expect(rows.map((r) => r.name)).toContain('made-before-the-backup');
+      } finally {
+        await restored.close();
+      }
     } finally {
-      await restored.close();
+      await rm(newDataDir, { recursive: true, force: true });
     }
     // …and with psql into a PostgreSQL server, as the README says.
     const pgDb = await freshDatabase(inject('postgresUrl'));
@@ -127,7 +141,16 @@ describe('the platform backup on the embedded database (PGlite)', () => {
 
     // The data directory, without the database's folder, the key, transient files or links.
     const entries = await tarEntries(data!);
-    expect([...entries.keys()].sort()).toEqual(['directory:archives', 'directory:tls', 'file:archives/app.tar', 'file:known_hosts', 'file:tls/ca.key']);
+    expect([...entries.keys()].sort()).toEqual([
+      'directory:archives',
+      'directory:nats',
+      'directory:nats/auth',
+      'directory:tls',
+      'file:archives/app.tar',
+      'file:known_hosts',
+      'file:nats/auth/account.nk',
+      'file:tls/ca.key',
+    ]);
     expect(entries.get('file:known_hosts')).toBe('git.example.test ssh-ed25519 AAAA\n');
     expect(key!.equals(secretKey)).toBe(true);
   }, 120_000);
