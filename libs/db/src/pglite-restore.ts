@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -9,6 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
  */
 export async function restorePgliteDir(dir: string, dump: string): Promise<void> {
   if (existsSync(join(dir, 'PG_VERSION'))) throw new Error(`${dir} holds a database already: restore into an empty folder`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const db = await PGlite.create(dir);
   try {
     await db.exec(dump);

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { PGliteOptions } from '@electric-sql/pglite';
+import type { pgDump } from '@electric-sql/pglite-tools/pg_dump';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -47,7 +48,7 @@ parentPort.on('message', async ({ id, sql, params, close, dump }) => {
     const searchPath = (await db.query('show search_path')).rows[0].search_path;
     try {
       pgDump ??= require(workerData.pgDump).pgDump;
-      const file = await pgDump({ pg: db, args: ['--no-owner', '--no-privileges'] });
+      const file = await pgDump({ pg: db, args: workerData.dumpArgs });
       const bytes = new Uint8Array(await file.arrayBuffer());
       parentPort.postMessage({ id, rows: [], dump: bytes }, [bytes.buffer]);
     } catch (err) {
@@ -77,6 +78,9 @@ parentPort.on('message', async ({ id, sql, params, close, dump }) => {
   }
 });
 `;
+
+/** pg_dump's arguments (PGlite's adds `--inserts`): a dump that restores into any database, as whoever restores it. */
+const DUMP_ARGS: NonNullable<Parameters<typeof pgDump>[0]['args']> = ['--no-owner', '--no-privileges'];
 
 interface Answer {
   id: number;
@@ -115,7 +119,7 @@ export class PgliteThread {
   /** Opens the database in `dir` (`memory://` for a throw-away one) with these Postgres settings (after PGlite's own). */
   static async start(dir: string, settings: NonNullable<PGliteOptions['startParams']>): Promise<PgliteThread> {
     const resolve = createRequire(import.meta.url).resolve;
-    const workerData = { pglite: resolve('@electric-sql/pglite'), pgDump: resolve('@electric-sql/pglite-tools/pg_dump'), dir, settings };
+    const workerData = { pglite: resolve('@electric-sql/pglite'), pgDump: resolve('@electric-sql/pglite-tools/pg_dump'), dumpArgs: DUMP_ARGS, dir, settings };
     const worker = new Worker(WORKER, { eval: true, workerData });
     const thread = new PgliteThread(worker);
     const ready = await thread.send({}).catch((err: Error) => ({ id: -1, rows: [], error: { message: err.message } }));
