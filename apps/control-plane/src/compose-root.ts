@@ -150,7 +150,7 @@ export async function buildPlatform(options: PlatformOptions) {
     log: options.log.child({ component: 'metrics' }),
   });
   const metricsRetention = new MetricsRetention(metrics, options.log.child({ component: 'metrics' }));
-  const backupParts = buildBackups(deps, access, outbox, events.signal, { databaseUrl: options.database.url, secretKey: options.secretKey }, options.log, options.backups);
+  const backupParts = buildBackups(deps, access, outbox, events.signal, { databaseUrl: options.database.url, dumpEmbedded: database.dumpSql, dataDir: options.dataDir, secretKey: options.secretKey }, options.log, options.backups);
   const { destinations, backups } = backupParts;
   const ai = new AiService(deps);
   const aiClient = new OpenAiClient({ policy: deps.outbound ?? PUBLIC_ONLY, ...DEFAULT_AI_LIMITS, ...options.ai });

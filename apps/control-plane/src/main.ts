@@ -21,6 +21,7 @@ log.info({ ca: tls.files.ca, names: tls.names, issued: tls.issued }, 'agent chan
 const platform = await buildPlatform({
   database: { url: config.databaseUrl, pgliteDir: join(config.dataDir, 'db') },
   secretKey: loadSecretKey(config.dataDir, config.secretKey),
+  dataDir: config.dataDir,
   log,
   version: VERSION,
   billing: config.billing,

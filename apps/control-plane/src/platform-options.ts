@@ -20,6 +20,8 @@ import type { BackupOptions } from './services/backups/wiring.js';
 export interface PlatformOptions {
   database: { url?: string; pgliteDir?: string; onQuery?: (sql: string) => void };
   secretKey: Buffer;
+  /** SKIFF_DATA_DIR: the platform backup archives it (without the database's folder); none in most tests. */
+  dataDir?: string;
   log: Logger;
   version: string;
   ids?: IdGenerator;

@@ -27,6 +27,8 @@ export interface DatabaseConfig {
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** On PGlite: the database as plain SQL, taken between transactions (pglite-thread.ts). */
+  dumpSql?: () => Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   let dialect: Dialect;
   let kind: DatabaseHandle['kind'];
   let endThread = async () => {};
+  let dumpSql: DatabaseHandle['dumpSql'];
   if (config.url) {
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
@@ -53,7 +56,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     const dir = config.pgliteDir ?? 'memory://';
     if (!dir.startsWith('memory://')) await createPgliteDir(dir);
     const thread = await PgliteThread.start(dir, PGLITE_SETTINGS);
-    dialect = new PgliteThreadDialect(thread);
+    const pglite = new PgliteThreadDialect(thread);
+    dialect = pglite;
+    dumpSql = pglite.dump;
     // Kysely ends the driver only if it ran a query: the thread is ended here in any case.
     endThread = () => thread.close();
   }
@@ -66,6 +71,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   return {
     db,
     kind,
+    ...(dumpSql ? { dumpSql } : {}),
     close: async () => {
       await db.destroy();
       await endThread();

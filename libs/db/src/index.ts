@@ -1,2 +1,3 @@
 export * from './database.js';
 export * from './schema.js';
+export * from './pglite-restore.js';

@@ -1,3 +1,4 @@
+import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from './database.js';
@@ -90,5 +91,40 @@ describe('PGlite in its worker thread', () => {
     const other = await openDatabase({});
     await other.close();
     await expect(sql`select 1`.execute(other.db)).rejects.toThrow();
+  }, 120_000);
+});
+
+describe('a dump of PGlite in its worker thread', () => {
+  it('waits for the open transaction, keeps statements out while it runs, and restores into a fresh database', async () => {
+    const h = await openDatabase({});
+    try {
+      await sql`create table notes (id int primary key, body text not null)`.execute(h.db);
+      await sql`insert into notes values (1, ${"it's kept"})`.execute(h.db);
+      let dumping: Promise<Uint8Array> | undefined;
+      await h.db.transaction().execute(async (tx) => {
+        await sql`insert into notes values (2, 'committed before the dump')`.execute(tx);
+        dumping = h.dumpSql!();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      });
+      const after = sql`insert into notes values (3, 'after the dump')`.execute(h.db);
+      const text = new TextDecoder().decode(await dumping!);
+      await after;
+      expect(text).toContain("INSERT INTO public.notes VALUES (1, 'it''s kept');");
+      expect(text).toContain('committed before the dump');
+      expect(text).not.toContain('after the dump');
+      // pg_dump empties the session's search_path while it runs: unqualified names work again.
+      expect((await sql<{ n: number }>`select count(*)::int as n from notes`.execute(h.db)).rows).toEqual([{ n: 3 }]);
+
+      const fresh = await PGlite.create('memory://');
+      try {
+        await fresh.exec(text);
+        const rows = await fresh.query<{ id: number }>('select id from public.notes order by id');
+        expect(rows.rows.map((r) => r.id)).toEqual([1, 2]);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await h.close();
+    }
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { PGliteOptions } from '@electric-sql/pglite';
+import type { pgDump } from '@electric-sql/pglite-tools/pg_dump';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -25,6 +26,7 @@ import {
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
+let pgDump;
 const opening = PGlite.create(workerData.dir, { startParams: [...PGlite.defaultStartParams, ...workerData.settings] });
 const answer = (a) => parentPort.postMessage(a);
 const plain = (err) => {
@@ -32,12 +34,29 @@ const plain = (err) => {
   for (const [k, v] of Object.entries(err || {})) if (typeof v === 'string' || typeof v === 'number') out[k] = v;
   return out;
 };
-parentPort.on('message', async ({ id, sql, params, close }) => {
+parentPort.on('message', async ({ id, sql, params, close, dump }) => {
   let db;
   try {
     db = await opening;
   } catch (err) {
     answer({ id, error: plain(err) });
+    return;
+  }
+  if (dump) {
+    // pg_dump leaves its read-only transaction open (it would end with its connection) and the
+    // session's search_path empty under it: both are put back before the next statement.
+    const searchPath = (await db.query('show search_path')).rows[0].search_path;
+    try {
+      pgDump ??= require(workerData.pgDump).pgDump;
+      const file = await pgDump({ pg: db, args: workerData.dumpArgs });
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      parentPort.postMessage({ id, rows: [], dump: bytes }, [bytes.buffer]);
+    } catch (err) {
+      answer({ id, error: plain(err) });
+    } finally {
+      if (db.isInTransaction()) await db.exec('rollback');
+      await db.query("select pg_catalog.set_config('search_path', $1, false)", [searchPath]);
+    }
     return;
   }
   // The first message only waits for the database to open.
@@ -60,10 +79,14 @@ parentPort.on('message', async ({ id, sql, params, close }) => {
 });
 `;
 
+/** pg_dump's arguments (PGlite's adds `--inserts`): a dump that restores into any database, as whoever restores it. */
+const DUMP_ARGS: NonNullable<Parameters<typeof pgDump>[0]['args']> = ['--no-owner', '--no-privileges'];
+
 interface Answer {
   id: number;
   rows: unknown[];
   affectedRows?: number;
+  dump?: Uint8Array;
   error?: Record<string, unknown> & { message: string };
 }
 
@@ -95,8 +118,9 @@ export class PgliteThread {
 
   /** Opens the database in `dir` (`memory://` for a throw-away one) with these Postgres settings (after PGlite's own). */
   static async start(dir: string, settings: NonNullable<PGliteOptions['startParams']>): Promise<PgliteThread> {
-    const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-    const worker = new Worker(WORKER, { eval: true, workerData: { pglite, dir, settings } });
+    const resolve = createRequire(import.meta.url).resolve;
+    const workerData = { pglite: resolve('@electric-sql/pglite'), pgDump: resolve('@electric-sql/pglite-tools/pg_dump'), dumpArgs: DUMP_ARGS, dir, settings };
+    const worker = new Worker(WORKER, { eval: true, workerData });
     const thread = new PgliteThread(worker);
     const ready = await thread.send({}).catch((err: Error) => ({ id: -1, rows: [], error: { message: err.message } }));
     if (ready.error) {
@@ -110,6 +134,18 @@ export class PgliteThread {
     const a = await this.send({ sql, params });
     if (a.error) throw Object.assign(new Error(a.error.message), a.error);
     return { rows: a.rows, ...(a.affectedRows ? { numAffectedRows: BigInt(a.affectedRows) } : {}) };
+  }
+
+  /**
+   * A plain SQL dump (pg_dump compiled for PGlite, rows as INSERTs), whole in memory: pg_dump
+   * writes it to its in-memory file system and the thread answers it in one transferred buffer.
+   * pg_dump runs synchronously in the thread, so no statement runs beside it; the caller
+   * must keep transactions out (the driver's `dump` does).
+   */
+  async dump(): Promise<Uint8Array> {
+    const a = await this.send({ dump: true });
+    if (a.error) throw Object.assign(new Error(a.error.message), a.error);
+    return a.dump!;
   }
 
   /** Closes the database and ends the thread; again: waits for the same end. */
@@ -134,11 +170,16 @@ export class PgliteThread {
 
 /** Kysely over a PgliteThread (the driver below: statements pipelined, transactions alone). */
 export class PgliteThreadDialect implements Dialect {
-  constructor(private readonly thread: PgliteThread) {}
+  private readonly driver: PgliteThreadDriver;
+  constructor(thread: PgliteThread) {
+    this.driver = new PgliteThreadDriver(thread);
+  }
+  /** The database as plain SQL, taken between transactions (PgliteThread.dump). */
+  dump = () => this.driver.dump();
   createAdapter = () => new PostgresAdapter();
   createQueryCompiler = () => new PostgresQueryCompiler();
   createIntrospector = (db: Kysely<unknown>) => new PostgresIntrospector(db);
-  createDriver = (): Driver => new PgliteThreadDriver(this.thread);
+  createDriver = (): Driver => this.driver;
 }
 
 /**
@@ -171,6 +212,18 @@ class PgliteThreadDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {}
+
+  /** A dump has the session as a transaction would: it starts after the open transaction's end, and statements wait for its own. */
+  async dump(): Promise<Uint8Array> {
+    while (this.owner) await this.turn();
+    const alone: DatabaseConnection = { executeQuery: () => Promise.reject(new Error('dumping')), streamQuery: () => { throw new Error('dumping'); } };
+    this.owner = alone;
+    try {
+      return await this.thread.dump();
+    } finally {
+      this.end();
+    }
+  }
 
   async beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     while (this.owner) await this.turn();

@@ -97,6 +97,8 @@ export async function startTestPlatform(
     backups?: PlatformOptions['backups'];
     /** The platform's secret key (another process opening the same records needs it); random by default. */
     secretKey?: Buffer;
+    /** The data directory the platform backup archives (PlatformOptions.dataDir). */
+    dataDir?: string;
     /** Told the text of every statement the platform runs. */
     onQuery?: (sql: string) => void;
     /** Cleanups, schedules, restart and updates (host-operations.ts); the daily job does not run unless asked. */
@@ -124,6 +126,7 @@ export async function startTestPlatform(
   const platform = await buildPlatform({
     database: { ...(fresh ? { url: fresh.url } : { pgliteDir: 'memory://' }), onQuery: options.onQuery },
     secretKey: options.secretKey ?? randomBytes(32),
+    dataDir: options.dataDir,
     log,
     version: '0.0.0-test',
     validateOutput: true,

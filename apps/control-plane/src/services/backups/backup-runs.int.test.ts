@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync, createGzip } from 'node:zlib';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { ageDecrypt } from '../../testing/age-decrypt.js';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3 } from '../../testing/s3-server.js';
 import { openBucket } from './s3.js';
 import { BackupScheduler } from './scheduler.js';
@@ -58,20 +55,6 @@ const platformBackup = async (overrides: Record<string, unknown> = {}, destinati
   await t.db.updateTable('backups').set({ createdAt: now } as never).where('id', '=', b.backupId).execute();
   return b;
 };
-/** `age -d` of the file with `passphrase` typed on its terminal (script(1) gives it one): its output, or its error. */
-async function ageDecrypt(file: Buffer, passphrase: string): Promise<{ ok: boolean; out: Buffer; err: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'skiff-age-'));
-  try {
-    await writeFile(join(dir, 'in.age'), file);
-    const result = await new Promise<{ ok: boolean; err: string }>((resolve) => {
-      const child = execFile('script', ['-qec', `age -d -o ${join(dir, 'out')} ${join(dir, 'in.age')}`, '/dev/null'], (err, stdout) => resolve({ ok: !err, err: stdout }));
-      child.stdin!.end(`${passphrase}\n`);
-    });
-    return { ...result, out: result.ok ? await readFile(join(dir, 'out')) : Buffer.alloc(0) };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 const eventsOf = async (backupId: string) =>
   (await t.db.selectFrom('events').selectAll().where('kind', '=', 'platformBackup').orderBy('id').execute()).filter((e) => (e.summary as any).backupId === backupId);
 

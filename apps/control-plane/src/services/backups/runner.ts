@@ -13,14 +13,19 @@ import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
 import { encrypted } from './archive-encryption.js';
+import { dataDirArchive } from './data-dir-archive.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
 
-/** What the platform backup reads: the control plane's own database and key. */
+/** What the platform backup reads: the control plane's own database, data directory and key. */
 export interface PlatformSource {
   /** The Postgres URL (DATABASE_URL); absent when the control plane runs on embedded PGlite. */
   databaseUrl?: string;
+  /** On embedded PGlite: its plain SQL dump (DatabaseHandle.dumpSql). */
+  dumpEmbedded?: () => Promise<Uint8Array>;
+  /** SKIFF_DATA_DIR, archived beside the dump (data-dir-archive.ts); none in most tests. */
+  dataDir?: string;
   secretKey: Buffer;
 }
 
@@ -138,8 +143,13 @@ export class BackupRunner {
           size += (await bucket.list(key)).find((o) => o.key === key)?.size ?? 0;
         } else {
           const sql = objectKey(row.prefix, name, started, archiveExtension(destination, 'sql.gz'));
-          size += await this.store(bucket, sql, this.dumpPlatform(), this.passphraseOf(destination));
+          size += await this.store(bucket, sql, await this.dumpPlatform(), this.passphraseOf(destination));
           files.push(sql);
+          if (this.platform.dataDir) {
+            const data = objectKey(row.prefix, name, started, archiveExtension(destination, 'data.tar.gz'));
+            size += await this.store(bucket, data, dataDirArchive(this.platform.dataDir), this.passphraseOf(destination));
+            files.push(data);
+          }
         }
         if (row.includeEncryptionKey) {
           const key = objectKey(row.prefix, name, started, archiveExtension(destination, 'secret.key.gz'));
@@ -166,11 +176,16 @@ export class BackupRunner {
     return { backupId: row.id, files, size, durationMs };
   }
 
-  private dumpPlatform(): DumpProcess {
-    if (!this.platform.databaseUrl) {
-      throw new RunFailed('the control plane runs on its embedded database (PGlite), which this version cannot dump yet; run it on Postgres (DATABASE_URL)');
+  /** pg_dump of DATABASE_URL, streamed; on PGlite its dump, whole in memory (PgliteThread.dump) then streamed on. */
+  private async dumpPlatform(): Promise<DumpProcess> {
+    if (this.platform.databaseUrl) return pgDump(this.platform.databaseUrl);
+    if (!this.platform.dumpEmbedded) throw new RunFailed('the control plane has no database it can dump');
+    try {
+      const sql = await this.platform.dumpEmbedded();
+      return { output: readableOf(Buffer.from(sql.buffer, sql.byteOffset, sql.byteLength)), exited: Promise.resolve() };
+    } catch (err) {
+      throw new RunFailed(`the embedded database could not be dumped: ${err instanceof Error ? err.message : String(err)}`);
     }
-    return pgDump(this.platform.databaseUrl);
   }
 
   /**
