@@ -110,7 +110,7 @@ export class PreviewReports {
   /** The address of a preview's first domain, or null. */
   async urlOf(previewId: string): Promise<string | null> {
     const d = await this.db.selectFrom('domains').select(['host', 'path', 'https']).where('previewDeploymentId', '=', previewId).orderBy('createdAt').executeTakeFirst();
-    return d ? `${d.https ? 'https' : 'http'}://${d.host}${d.path ?? ''}` : null;
+    return d ? `${d.https ? 'https' : 'http'}://${d.host}${d.path && d.path !== '/' ? d.path : ''}` : null;
   }
 
   /** Waits in this process for `deploymentId` to end, then settles the preview. */

@@ -72,7 +72,8 @@ export class PreviewHooks {
 
   async handle(source: string, w: WebhookWorkload, event: ForgeEvent): Promise<PreviewOutcome> {
     const pr = event.pullRequest!;
-    if (w.kind !== 'application') return ignored('previews of compose stacks are not built');
+    // The API ties preview settings and records to applications (api.md: a preview deployment belongs to an applicationId).
+    if (w.kind !== 'application') return ignored(`pull request #${pr.number}: compose stacks have no preview settings (previews belong to applications)`);
     const app = w.row as unknown as Application;
     if (!app.isPreviewDeploymentsActive) return ignored('preview deployments are off for this application');
     if (pr.action === 'other') return ignored(`pull request #${pr.number} event does not change its preview`);
