@@ -31,6 +31,7 @@ import * as databaseRestores from './2026-12-07T14-00-database-restores.js';
 import * as backupVolumesAlertsEncryption from './2026-12-07T21-00-backup-volumes-alerts-encryption.js';
 import * as backupVerifications from './2026-12-07T26-00-backup-verifications.js';
 import * as deploymentCommits from './2026-12-08T04-00-deployment-commits.js';
+import * as previewForgeState from './2026-12-08T07-00-preview-forge-state.js';
 
 /** Every migration, by its ISO-dated name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07T21-00-backup-volumes-alerts-encryption': backupVolumesAlertsEncryption,
   '2026-12-07T26-00-backup-verifications': backupVerifications,
   '2026-12-08T04-00-deployment-commits': deploymentCommits,
+  '2026-12-08T07-00-preview-forge-state': previewForgeState,
 };

@@ -100,6 +100,12 @@ export interface PreviewDeploymentsTable {
   headCommit: ColumnType<string | null, string | null | undefined, string | null>;
   /** The forge's id of the comment on the pull request (edited as the preview moves). */
   commentId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The state last posted to the forge (pending, success, failure); pending until the deployment's end is told. */
+  forgeState: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `owner/name` of the pull request's repository, as the delivery named it. */
+  forgeRepository: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A fork's clone address (the pull request's head repository); null: the base repository. */
+  forkCloneUrl: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: CreatedAt;
 }
 

@@ -1,6 +1,6 @@
 import type { Application } from '@skiff/db';
 import { describe, expect, it } from 'vitest';
-import { previewApplication } from './preview-application.js';
+import { forkGitSource, previewApplication } from './preview-application.js';
 
 const parent = {
   id: 'app_1', appName: 'web', sourceType: 'forgeD', forgeDBranch: 'main', branch: null, customGitBranch: null,
@@ -22,5 +22,15 @@ describe('previewApplication', () => {
   it('sets the branch column of the forge the parent builds from', () => {
     expect(previewApplication({ ...parent, sourceType: 'forgeA', branch: 'main' } as Application, { id: 'p', appName: 'n', branch: 'b' }).branch).toBe('b');
     expect(previewApplication({ ...parent, sourceType: 'git' } as Application, { id: 'p', appName: 'n', branch: 'b' }).customGitBranch).toBe('b');
+  });
+});
+
+describe('forkGitSource', () => {
+  const base = { url: 'https://github.com/acme/shop.git', branch: 'f', httpUsername: 'x-access-token', httpPassword: 'ghs_secret', sshPrivateKey: '', commit: '' };
+  it("keeps the base's login for a fork on the same host, and drops it for any other host", () => {
+    expect(forkGitSource(base, 'https://github.com/dave/shop.git')).toMatchObject({ url: 'https://github.com/dave/shop.git', httpUsername: 'x-access-token', httpPassword: 'ghs_secret' });
+    for (const other of ['https://evil.example/dave/shop.git', 'http://github.com/dave/shop.git', 'https://github.com:8443/dave/shop.git', 'https://github.com.evil.example/x.git']) {
+      expect(forkGitSource(base, other)).toMatchObject({ url: other, httpUsername: '', httpPassword: '', sshPrivateKey: '' });
+    }
   });
 });

@@ -30,3 +30,21 @@ export function buildableCommit(sha: string | null | undefined): string | null {
   const lower = sha?.toLowerCase() ?? '';
   return /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(lower) ? lower : null;
 }
+
+const originOf = (url: string): string | null => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The git source of a preview whose pull request comes from a fork: the fork's clone address,
+ * with the base repository's login only when the fork is on the same forge host (same scheme,
+ * host and port as the base's clone address). Another host never gets it.
+ */
+export function forkGitSource<T extends { url: string; httpUsername: string; httpPassword: string; sshPrivateKey: string }>(base: T, forkUrl: string): T {
+  const sameHost = originOf(forkUrl) !== null && originOf(forkUrl) === originOf(base.url);
+  return sameHost ? { ...base, url: forkUrl, sshPrivateKey: '' } : { ...base, url: forkUrl, httpUsername: '', httpPassword: '', sshPrivateKey: '' };
+}

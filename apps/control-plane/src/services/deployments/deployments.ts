@@ -20,7 +20,7 @@ import { applicationRegistryAuth } from './registry-auth.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { DEPLOYED_KINDS, type DeployedKind, lockWorkloadForWork, ownerOfDeployment } from './workloads.js';
 import { takeReserved } from './deferred-deploys.js';
-import { buildableCommit, previewApplication } from '../applications/preview-application.js';
+import { buildableCommit, forkGitSource, previewApplication } from '../applications/preview-application.js';
 
 export { deploymentRecord, envSourcesOf, insertDeployment };
 
@@ -85,7 +85,7 @@ export class DeploymentService {
     const located = await this.access.find(p, 'application', preview.applicationId);
     const row = previewApplication(located.row, preview);
     const commit = buildableCommit(preview.headCommit);
-    return this.queue({ ...located, row }, { applicationId: located.row.id, title: input.title }, 'deploy', {}, { reserved: input.reserved, preview: preview.id, commit });
+    return this.queue({ ...located, row }, { applicationId: located.row.id, title: input.title }, 'deploy', {}, { reserved: input.reserved, preview: preview.id, commit, fork: preview.forkCloneUrl });
   }
 
   private async queue(
@@ -94,7 +94,7 @@ export class DeploymentService {
     how: 'deploy' | 'redeploy',
     source: { archiveId?: string },
     /** `commit`: the one to build (a preview's head commit), recorded on the deployment; null: the branch's head. */
-    options: { reserved?: string; preview: string | null; commit: string | null },
+    options: { reserved?: string; preview: string | null; commit: string | null; fork?: string | null },
   ) {
     const app = located.row;
     // A preview's row is derived (its own id and name); the parent's record holds its deployments.
@@ -102,6 +102,8 @@ export class DeploymentService {
     const plan = await this.plan(located, source);
     const commit = plan.kind === 'build' && plan.source.kind?.$case === 'git' ? options.commit : null;
     if (commit && plan.kind === 'build' && plan.source.kind?.$case === 'git') plan.source.kind.value.commit = commit;
+    // A fork's pull request is built from the fork (forkGitSource: the base's login stays on the base's host).
+    if (options.fork && plan.kind === 'build' && plan.source.kind?.$case === 'git') plan.source.kind.value = forkGitSource(plan.source.kind.value, options.fork);
     const env = this.resolveEnv(located);
 
     const now = this.deps.clock();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decidePush, type DeploySettings } from './decide.js';
-import { readForgeEvent, readGenericEvent } from './payloads.js';
+import { cloneAddress, readForgeEvent, readGenericEvent } from './payloads.js';
 import { signatureFor, verifySignature } from './signatures.js';
 import { firstWatchedFile } from './watch-paths.js';
 import { previewAppName, previewHost } from './previews.js';
@@ -87,18 +87,25 @@ describe('pull request events and preview names', () => {
       pull_request: { id: 99, number: 4, title: 'Fix', html_url: 'https://github.com/acme/shop/pull/4', head: { ref: 'fix', sha: 'e'.repeat(40) }, user: { login: 'octocat' }, labels: [{ name: 'preview' }] },
       repository: { full_name: 'acme/shop' },
     });
-    expect(github.pullRequest).toEqual({ action: 'updated', number: '4', id: '99', title: 'Fix', url: 'https://github.com/acme/shop/pull/4', headBranch: 'fix', headCommit: 'e'.repeat(40), fromFork: null, author: 'octocat', labels: ['preview'] });
+    expect(github.pullRequest).toEqual({ action: 'updated', number: '4', id: '99', title: 'Fix', url: 'https://github.com/acme/shop/pull/4', headBranch: 'fix', headCommit: 'e'.repeat(40), fromFork: null, headCloneUrl: null, author: 'octocat', labels: ['preview'] });
     const gitlab = readForgeEvent('gitlab', 'Merge Request Hook', {
       object_kind: 'merge_request', project: { id: 7, path_with_namespace: 'acme/shop' },
-      object_attributes: { id: 501, iid: 12, action: 'merge', source_project_id: 8, target_project_id: 7, title: 'MR', url: 'https://gitlab.example/acme/shop/-/merge_requests/12', source_branch: 'feat', last_commit: { id: 'f'.repeat(40) }, author_id: 31 },
+      object_attributes: { id: 501, iid: 12, action: 'merge', source_project_id: 8, target_project_id: 7, title: 'MR', url: 'https://gitlab.example/acme/shop/-/merge_requests/12', source_branch: 'feat', last_commit: { id: 'f'.repeat(40) }, author_id: 31, source: { git_http_url: 'https://gitlab.example/fork/shop.git' } },
       labels: [{ id: 1, title: 'preview' }],
     });
-    expect(gitlab.pullRequest).toMatchObject({ action: 'closed', number: '12', id: '501', headBranch: 'feat', fromFork: true, author: '31', labels: ['preview'] });
+    expect(gitlab.pullRequest).toMatchObject({ action: 'closed', number: '12', id: '501', headBranch: 'feat', fromFork: true, headCloneUrl: 'https://gitlab.example/fork/shop.git', author: '31', labels: ['preview'] });
     const bitbucket = readForgeEvent('bitbucket', 'pullrequest:created', {
       repository: { full_name: 'acme/shop' },
       pullrequest: { id: 3, title: 'BB', links: { html: { href: 'https://bitbucket.org/acme/shop/pull-requests/3' } }, source: { branch: { name: 'bb' }, commit: { hash: 'abc123' } }, author: { uuid: '{u-1}' } },
     });
     expect(bitbucket.pullRequest).toMatchObject({ action: 'opened', number: '3', url: 'https://bitbucket.org/acme/shop/pull-requests/3', headBranch: 'bb', headCommit: 'abc123', author: '{u-1}', labels: null });
+  });
+
+  it('reads a fork\'s clone address only as http(s) without credentials, query or fragment', () => {
+    expect(cloneAddress('https://github.com/dave/shop.git')).toBe('https://github.com/dave/shop.git');
+    for (const bad of ['ext::sh -c touch% /tmp/x', 'file:///etc', 'git@github.com:dave/shop.git', 'https://u:p@github.com/dave/shop.git', 'https://github.com/x.git?a=1', '--upload-pack=x', 7, null]) {
+      expect(cloneAddress(bad)).toBeNull();
+    }
   });
 
   it('names previews preview-<appName>-<6 hex> within 63 characters, under the wildcard', () => {

@@ -50,7 +50,7 @@ afterAll(async () => {
 async function deliver(path: string, headers: Record<string, string>, body: string) {
   const res = await t.platform.app.request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   expect(res.status).toBe(200);
-  return (await res.json()) as { results: { decision: string; reason: string; deploymentId: string | null }[] };
+  return (await res.json()) as { results: { id: string; decision: string; reason: string; deploymentId: string | null }[] };
 }
 
 const sha = () => randomBytes(20).toString('hex');
@@ -66,7 +66,7 @@ describe('GitHub (App installation token)', () => {
     const pr = (number: number, user: string, head: string) =>
       JSON.stringify({
         action: 'opened', number,
-        pull_request: { id: 600 + number, number, title: `PR ${number}`, html_url: `https://github.example/acme/shop/pull/${number}`, head: { ref: `f${number}`, sha: head, repo: { full_name: `${user}/shop` } }, user: { login: user } },
+        pull_request: { id: 600 + number, number, title: `PR ${number}`, html_url: `https://github.example/acme/shop/pull/${number}`, head: { ref: `f${number}`, sha: head, repo: { full_name: `${user}/shop`, clone_url: `http://127.0.0.1:9/${user}/shop.git` } }, user: { login: user } },
         repository: { full_name: 'acme/shop' }, installation: { id: 88 },
       });
     const send = (body: string) => deliver('/webhooks/github', { 'x-github-event': 'pull_request', 'x-github-delivery': randomBytes(8).toString('hex'), 'x-hub-signature-256': signatureFor('github', secrets.ghHook, body) }, body);
@@ -89,7 +89,11 @@ describe('GitHub (App installation token)', () => {
     const deploymentId = opened.results[0]!.deploymentId!;
     const command = await waitFor(() => t.db.selectFrom('commands').select('payload').where('deploymentId', '=', deploymentId).executeTakeFirst(), { timeoutMs: 10_000, what: 'the preview deploy command' });
     const decoded = Command.decode(new CommandOutbox(t.platform.secrets).open(command.payload));
-    expect(decoded.payload).toMatchObject({ $case: 'deployApplication', value: { source: { kind: { $case: 'git', value: { branch: 'f2', commit: head } } } } });
+    // Carol's fork, on the base's forge host: built from the fork, with the base connection's login.
+    expect(decoded.payload).toMatchObject({
+      $case: 'deployApplication',
+      value: { source: { kind: { $case: 'git', value: { branch: 'f2', commit: head, url: 'http://127.0.0.1:9/carol/shop.git', httpPassword: secrets.ghToken } } } },
+    });
     expect((await t.db.selectFrom('deployments').select('commit').where('id', '=', deploymentId).executeTakeFirstOrThrow()).commit).toBe(head);
   });
 });
@@ -151,5 +155,114 @@ describe('Bitbucket (API token, Basic with the email as the API client)', () => 
     expect(bb.every((c) => c.authorization === basic)).toBe(true);
     expect(bb.find((c) => c.path.endsWith('/statuses/build'))!.body).toMatchObject({ key: 'skiff/preview', state: 'INPROGRESS', url: expect.stringMatching(/^http:\/\/preview-bb-web-[\w-]+\.bb\.test$/) });
     expect(bb.find((c) => c.path.endsWith('/comments'))!.body).toMatchObject({ content: { raw: expect.stringContaining('is being deployed') } });
+  });
+});
+
+describe('the final state after a restart', () => {
+  it('a preview left pending whose deployment ended while no process followed it: the boot resume tells the forge once', async () => {
+    const authId = (await ok('user.get')).userId;
+    const privateKey = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const forge = await ok('forgeA.create', { name: 'gh-restart', appName: 'gh-restart', appId: 5151, clientId: 'Iv1.r', clientSecret: 'cs', privateKey, installationId: '88', webhookSecret: secrets.ghHook, apiUrl: `${forges.baseUrl}/gh`, authId });
+    const app = await ok('application.create', { name: 'gh-restart', environmentId: env, sourceType: 'forgeA' });
+    await ok('application.saveForgeAProvider', { applicationId: app.applicationId, repository: 'shop', owner: 'acme', buildPath: '/', forgeAId: forge.forgeAId, branch: 'main', triggerType: 'push' });
+    await ok('application.update', { applicationId: app.applicationId, isPreviewDeploymentsActive: true });
+    const row = await t.db.selectFrom('applications').select(['serverId']).where('id', '=', app.applicationId).executeTakeFirstOrThrow();
+    const head = sha();
+    // What a process that stopped after posting "pending" leaves: the preview pending with its comment, its deployment since ended.
+    const preview = await t.db
+      .insertInto('previewDeployments')
+      .values({
+        id: `prv-restart-${randomBytes(4).toString('hex')}`, applicationId: app.applicationId, appName: 'preview-gh-restart-abc123', branch: 'f9',
+        pullRequestId: '609', pullRequestNumber: '9', pullRequestUrl: 'https://github.example/acme/shop/pull/9', pullRequestTitle: 'PR 9',
+        headCommit: head, commentId: '4242', forgeState: 'pending', forgeRepository: 'acme/shop',
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await t.db
+      .insertInto('deployments')
+      .values({ id: `dep-restart-${randomBytes(4).toString('hex')}`, applicationId: app.applicationId, serverId: row.serverId ?? 'local', status: 'done', title: 'Preview', description: null, reason: null, previewDeploymentId: preview.id, startedAt: new Date(), finishedAt: new Date() })
+      .execute();
+
+    const ofThisPr = () => forges.calls.filter((c) => c.path === '/repos/acme/shop/issues/comments/4242' || c.path === `/repos/acme/shop/statuses/${head}`);
+    await t.platform.resumeDeferredDeploys();
+    await t.platform.resumeDeferredDeploys();
+    await waitFor(() => ofThisPr().length >= 2, { timeoutMs: 10_000, what: 'the final status and the edited comment' });
+    const calls = ofThisPr();
+    expect(calls).toHaveLength(2);
+    expect(calls.find((c) => c.path.includes('/statuses/'))).toMatchObject({ method: 'POST', body: { state: 'success', context: 'skiff/preview' } });
+    expect(calls.find((c) => c.path.includes('/comments/'))).toMatchObject({ method: 'PATCH', body: { body: expect.stringContaining('is ready') } });
+    expect((await t.db.selectFrom('previewDeployments').select('forgeState').where('id', '=', preview.id).executeTakeFirstOrThrow()).forgeState).toBe('success');
+  });
+});
+
+describe('pull requests from forks', () => {
+  const gitSourceOf = async (deploymentId: string) => {
+    const command = await waitFor(() => t.db.selectFrom('commands').select('payload').where('deploymentId', '=', deploymentId).executeTakeFirst(), { timeoutMs: 10_000, what: 'the preview deploy command' });
+    const decoded = Command.decode(new CommandOutbox(t.platform.secrets).open(command.payload));
+    if (decoded.payload?.$case !== 'deployApplication' || decoded.payload.value.source?.kind?.$case !== 'git') throw new Error('not a git deploy');
+    return decoded.payload.value.source.kind.value;
+  };
+
+  it('GitHub: a fork on another host is cloned from its own address without the base connection login', async () => {
+    const authId = (await ok('user.get')).userId;
+    const privateKey = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const forge = await ok('forgeA.create', { name: 'gh-fork', appName: 'gh-fork', appId: 5151, clientId: 'Iv1.f', clientSecret: 'cs', privateKey, installationId: '88', webhookSecret: secrets.ghHook, apiUrl: `${forges.baseUrl}/gh`, authId });
+    const app = await ok('application.create', { name: 'gh-fork', environmentId: env, sourceType: 'forgeA' });
+    await ok('application.saveForgeAProvider', { applicationId: app.applicationId, repository: 'shop', owner: 'acme', buildPath: '/', forgeAId: forge.forgeAId, branch: 'main', triggerType: 'push' });
+    await ok('application.update', { applicationId: app.applicationId, isPreviewDeploymentsActive: true });
+    const head = sha();
+    const body = JSON.stringify({
+      action: 'opened', number: 31,
+      pull_request: { id: 631, number: 31, title: 'PR 31', html_url: 'https://github.example/acme/shop/pull/31', head: { ref: 'patch-1', sha: head, repo: { full_name: 'dave/shop', clone_url: 'https://elsewhere.example/dave/shop.git' } }, user: { login: 'dave' } },
+      repository: { full_name: 'acme/shop' }, installation: { id: 88 },
+    });
+    const answer = await deliver('/webhooks/github', { 'x-github-event': 'pull_request', 'x-github-delivery': randomBytes(8).toString('hex'), 'x-hub-signature-256': signatureFor('github', secrets.ghHook, body) }, body);
+    const mine = answer.results.find((r) => r.decision === 'preview' && r.reason.includes('preview-gh-fork-'));
+    expect(mine).toBeDefined();
+    const git = await gitSourceOf(mine!.deploymentId!);
+    expect(git).toMatchObject({ url: 'https://elsewhere.example/dave/shop.git', branch: 'patch-1', commit: head, httpUsername: '', httpPassword: '', sshPrivateKey: '' });
+  });
+
+  it('GitHub: with previewRequireCollaboratorPermissions, a fork by a non-collaborator gets no preview; a fork without a clone address is refused', async () => {
+    const app = (await t.db.selectFrom('applications').select('id').where('name', '=', 'gh-fork').executeTakeFirstOrThrow()).id;
+    await ok('application.update', { applicationId: app, previewRequireCollaboratorPermissions: true });
+    const send = (number: number, repo: Record<string, unknown>) => {
+      const body = JSON.stringify({
+        action: 'opened', number,
+        pull_request: { id: 600 + number, number, title: `PR ${number}`, html_url: `https://github.example/acme/shop/pull/${number}`, head: { ref: 'x', sha: sha(), repo }, user: { login: 'erin' } },
+        repository: { full_name: 'acme/shop' }, installation: { id: 88 },
+      });
+      return deliver('/webhooks/github', { 'x-github-event': 'pull_request', 'x-github-delivery': randomBytes(8).toString('hex'), 'x-hub-signature-256': signatureFor('github', secrets.ghHook, body) }, body);
+    };
+    const before = await t.db.selectFrom('previewDeployments').select('id').where('applicationId', '=', app).execute();
+    const refused = await send(32, { full_name: 'erin/shop', clone_url: 'http://127.0.0.1:9/erin/shop.git' });
+    expect(refused.results.find((r) => r.id === app)).toMatchObject({ decision: 'refused', reason: expect.stringContaining('comes from erin, who may not write to the repository') });
+    forges.collaborators.push('erin');
+    const noClone = await send(33, { full_name: 'erin/shop', clone_url: 'ext::sh -c touch% /tmp/pwned' });
+    expect(noClone.results.find((r) => r.id === app)).toMatchObject({ decision: 'refused', reason: 'refused: pull request #33 comes from a fork whose clone address the delivery does not carry' });
+    expect(await t.db.selectFrom('previewDeployments').select('id').where('applicationId', '=', app).execute()).toHaveLength(before.length);
+  });
+
+  it('Bitbucket: a fork on the same host is cloned from the fork with the base connection login', async () => {
+    const authId = (await ok('user.get')).userId;
+    const forge = await ok('forgeC.create', { name: 'bb-fork', forgeCEmail: 'dev@acme.example', apiToken: secrets.bbToken, apiUrl: `${forges.baseUrl}/bb/2.0`, authId });
+    const app = await ok('application.create', { name: 'bb-fork', environmentId: env, sourceType: 'forgeC' });
+    await ok('application.saveForgeCProvider', { applicationId: app.applicationId, forgeCBuildPath: '/', forgeCOwner: 'acme', forgeCRepository: 'shop', forgeCRepositorySlug: 'shop', forgeCId: forge.forgeCId, forgeCBranch: 'main' });
+    await ok('application.update', { applicationId: app.applicationId, isPreviewDeploymentsActive: true });
+    const hookToken = (await ok('application.refreshToken', { applicationId: app.applicationId })).refreshToken as string;
+    t.watch.secret(hookToken);
+    const head = sha();
+    const body = JSON.stringify({
+      pullrequest: {
+        id: 41, title: 'PR 41', links: { html: { href: 'https://bitbucket.example/acme/shop/pull-requests/41' } },
+        source: { branch: { name: 'fix' }, commit: { hash: head }, repository: { full_name: 'frank/shop', links: { html: { href: 'http://127.0.0.1:9/frank/shop' } } } }, author: { uuid: '{frank}' },
+      },
+      repository: { full_name: 'acme/shop' },
+    });
+    const answer = await deliver('/webhooks/bitbucket', { 'x-event-key': 'pullrequest:created', 'x-request-uuid': randomBytes(8).toString('hex'), 'x-hub-signature': signatureFor('bitbucket', hookToken, body) }, body);
+    const mine = answer.results.find((r) => r.decision === 'preview');
+    expect(mine).toBeDefined();
+    const git = await gitSourceOf(mine!.deploymentId!);
+    expect(git).toMatchObject({ url: 'http://127.0.0.1:9/frank/shop.git', branch: 'fix', commit: head, httpPassword: secrets.bbToken });
   });
 });

@@ -12,6 +12,8 @@ export interface PullRequestEvent {
   headCommit: string | null;
   /** The head branch lives in another repository than the base (a fork); null when the payload does not say. */
   fromFork: boolean | null;
+  /** The head repository's clone address (https or http, without credentials); null when the payload carries none usable. */
+  headCloneUrl: string | null;
   /** Who opened it, as the forge's permission API names users (login; GitLab user id; Bitbucket account uuid). */
   author: string | null;
   /** Its labels' names; null when the forge sends none (Bitbucket has no labels). */
@@ -89,6 +91,20 @@ const blank = (event: string): ForgeEvent => ({
 
 const ZERO_SHA = /^0+$/;
 
+/** An http(s) clone address without credentials, query or fragment; null for anything else. */
+export function cloneAddress(v: unknown): string | null {
+  const text = str(v);
+  if (!text) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash || !url.hostname) return null;
+  return url.href;
+}
+
 /** Whether two repository names differ (a fork), when both are known. */
 const differs = (head: string | null, base: string | null): boolean | null => (head && base ? head.toLowerCase() !== base.toLowerCase() : null);
 
@@ -133,6 +149,7 @@ function githubLike(event: string, body: Json): ForgeEvent {
         headBranch: str(head.ref) ?? '',
         headCommit: str(head.sha),
         fromFork: differs(str(obj(head.repo).full_name), e.repository),
+        headCloneUrl: cloneAddress(obj(head.repo).clone_url),
         author: str(obj(pr.user).login),
         labels: names(pr.labels, 'name'),
       },
@@ -170,6 +187,7 @@ function gitlab(event: string, body: Json): ForgeEvent {
         headBranch: str(mr.source_branch) ?? '',
         headCommit: str(obj(mr.last_commit).id),
         fromFork: differs(str(mr.source_project_id), str(mr.target_project_id)),
+        headCloneUrl: cloneAddress(obj(mr.source).git_http_url),
         author: str(mr.author_id),
         labels: names(body.labels, 'title'),
       },
@@ -184,6 +202,8 @@ function bitbucketAction(event: string): PullRequestEvent['action'] {
   if (event === 'pullrequest:fulfilled' || event === 'pullrequest:rejected') return 'closed';
   return 'other';
 }
+
+const bitbucketClone = (page: string | null) => (page ? `${page.replace(/\/+$/, '')}.git` : null);
 
 function bitbucket(event: string, body: Json): ForgeEvent {
   const e: ForgeEvent = { ...blank(event), repository: str(obj(body.repository).full_name) };
@@ -213,6 +233,8 @@ function bitbucket(event: string, body: Json): ForgeEvent {
         headBranch: str(obj(source.branch).name) ?? '',
         headCommit: str(obj(source.commit).hash),
         fromFork: differs(str(obj(source.repository).full_name), e.repository),
+        // Bitbucket's payload links the repository's page; its clone address is that page with `.git`.
+        headCloneUrl: cloneAddress(bitbucketClone(str(obj(obj(obj(source.repository).links).html).href))),
         author: str(obj(pr.author).uuid) ?? str(obj(pr.author).account_id),
         labels: null,
       },

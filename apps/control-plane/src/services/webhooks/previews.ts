@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { refuseGitBranch } from '@skiff/domain';
 import type { Application, PreviewDeployment } from '@skiff/db';
-import type { Logger } from 'pino';
 import { DomainError } from '../../errors.js';
 import type { DomainService } from '../domains/domains.js';
 import type { PreviewService } from '../applications/previews.js';
 import type { ServiceDeps } from '../shared/deps.js';
-import type { ForgeNotifier, PreviewState, PullRequestTarget } from './forge-notifier.js';
+import type { ForgeNotifier, PullRequestTarget } from './forge-notifier.js';
+import type { PreviewReports } from './preview-reports.js';
 import type { DeferredDeploys } from '../deployments/deferred-deploys.js';
 import type { WebhookDeliveries } from './deliveries.js';
 import type { Principal } from '../../authz/principal.js';
@@ -38,10 +38,6 @@ export function previewHost(wildcard: string | null, appName: string): string | 
 
 const ignored = (reason: string): PreviewOutcome => ({ decision: 'ignored', reason: `ignored: ${reason}`, deploymentId: null });
 
-/** How often a preview's deployment is looked at until it ends, and for how long at most. */
-const FOLLOW_EVERY_MS = 1000;
-const FOLLOW_FOR_MS = 2 * 3600_000;
-
 /** Queues a preview's deploy (DeploymentService.deployPreview). */
 export type PreviewDeployer = (p: Principal, previewDeploymentId: string, input: { title: string; reserved?: string }) => Promise<{ deploymentId: string }>;
 
@@ -64,14 +60,11 @@ export class PreviewHooks {
     private readonly previews: PreviewService,
     private readonly domains: DomainService,
     private readonly notifier: ForgeNotifier,
+    private readonly reports: PreviewReports,
     private readonly deferred: DeferredDeploys,
     private readonly deployPreview: PreviewDeployer,
     private readonly deliveries: WebhookDeliveries,
-    private readonly log: Logger,
   ) {}
-
-  /** Messages to the forge, one after the other per pull request (a comment's edits follow its post). */
-  private readonly told = new Map<string, Promise<void>>();
 
   private get db() {
     return this.deps.db;
@@ -79,7 +72,8 @@ export class PreviewHooks {
 
   async handle(source: string, w: WebhookWorkload, event: ForgeEvent): Promise<PreviewOutcome> {
     const pr = event.pullRequest!;
-    if (w.kind !== 'application') return ignored('previews of compose stacks are not built');
+    // The API ties preview settings and records to applications (api.md: a preview deployment belongs to an applicationId).
+    if (w.kind !== 'application') return ignored(`pull request #${pr.number}: compose stacks have no preview settings (previews belong to applications)`);
     const app = w.row as unknown as Application;
     if (!app.isPreviewDeploymentsActive) return ignored('preview deployments are off for this application');
     if (pr.action === 'other') return ignored(`pull request #${pr.number} event does not change its preview`);
@@ -99,18 +93,18 @@ export class PreviewHooks {
     if (pr.action === 'closed') {
       if (!existing) return ignored(`pull request #${pr.number} has no preview`);
       await this.previews.delete(principal, existing.id);
-      this.tell(target, { commentId: existing.commentId }, `Preview \`${existing.appName}\` removed: the pull request was closed.`);
+      this.reports.tell(target, { commentId: existing.commentId }, `Preview \`${existing.appName}\` removed: the pull request was closed.`);
       return { decision: 'preview', reason: `preview: removed ${existing.appName} (pull request #${pr.number} closed)`, deploymentId: null };
     }
 
     if (existing) {
       const updated = await this.db
         .updateTable('previewDeployments')
-        .set({ branch: pr.headBranch, pullRequestTitle: pr.title.slice(0, 255), headCommit: pr.headCommit?.slice(0, 64) ?? null })
+        .set({ ...this.headOf(event, pr), pullRequestTitle: pr.title.slice(0, 255) })
         .where('id', '=', existing.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      const queued = await this.queueDeploy(principal, target, updated, await this.urlOf(existing.id));
+      const queued = await this.queueDeploy(principal, target, updated, await this.reports.urlOf(existing.id));
       return { decision: 'preview', reason: `preview: redeploys ${existing.appName} for pull request #${pr.number} (${pr.headCommit?.slice(0, 7) ?? pr.headBranch})`, ...queued };
     }
 
@@ -122,10 +116,10 @@ export class PreviewHooks {
       .executeTakeFirstOrThrow();
     if (Number(count) >= limit) {
       const why = `the application has ${count} previews, its previewLimit is ${limit}`;
-      this.tell(target, { commentId: null }, `No preview for this pull request: ${why}. Close another pull request or raise previewLimit.`);
+      this.reports.tell(target, { commentId: null }, `No preview for this pull request: ${why}. Close another pull request or raise previewLimit.`);
       return { decision: 'refused', reason: `refused: preview for pull request #${pr.number}: ${why}`, deploymentId: null };
     }
-    const created = await this.create(app, pr);
+    const created = await this.create(app, event, pr);
     const host = previewHost(app.previewWildcard, created.appName);
     let url: string | null = null;
     let note = '';
@@ -158,6 +152,16 @@ export class PreviewHooks {
     if (wanted.length > 0 && !(pr.labels ?? []).some((l) => wanted.includes(l))) {
       return ignored(`pull request #${pr.number} has none of the labels ${wanted.join(', ')} (previewLabels)`);
     }
+    const forkRefusal = await this.collaboratorRefusal(app, target, pr);
+    if (forkRefusal) return forkRefusal;
+    if (pr.fromFork && !pr.headCloneUrl) {
+      return { decision: 'refused', reason: `refused: pull request #${pr.number} comes from a fork whose clone address the delivery does not carry`, deploymentId: null };
+    }
+    return null;
+  }
+
+  /** With `previewRequireCollaboratorPermissions`, a refusal when the author of a pull request not known to be from the repository itself may not write to it. */
+  private async collaboratorRefusal(app: Application, target: PullRequestTarget, pr: PullRequestEvent): Promise<PreviewOutcome | null> {
     if (!app.previewRequireCollaboratorPermissions || pr.fromFork === false) return null;
     const refused = (why: string): PreviewOutcome => ({
       decision: 'refused',
@@ -177,90 +181,38 @@ export class PreviewHooks {
   private async queueDeploy(principal: Principal, target: PullRequestTarget, preview: PreviewDeployment, url: string | null) {
     const title = `Preview: pull request #${preview.pullRequestNumber}${preview.headCommit ? ` (${preview.headCommit.slice(0, 7)})` : ''}`;
     const deploymentId = await this.deferred.reserve({ kind: 'application', id: preview.applicationId }, { title, previewDeploymentId: preview.id });
+    await this.reports.pending(preview.id);
     const start = async () => {
-      this.report(target, preview, 'pending', url, `Preview \`${preview.appName}\` is being deployed${url ? ` at ${url}` : ''}.`);
+      this.reports.started(target, preview, deploymentId, url);
       await this.deferred.start(deploymentId, () => this.deployPreview(principal, preview.id, { title, reserved: deploymentId }), (reason) =>
         this.deliveries.refused(deploymentId, reason),
-      );
-      void this.follow(target, preview, deploymentId, url).catch((err: unknown) =>
-        this.log.warn({ deploymentId, reason: err instanceof Error ? err.message : String(err) }, 'stopped following a preview deployment'),
       );
     };
     return { deploymentId, start };
   }
 
-  /** Waits for the deployment to end, then tells the forge (success with the URL, or failure with the reason). */
-  private async follow(target: PullRequestTarget, preview: PreviewDeployment, deploymentId: string, url: string | null) {
-    const until = Date.now() + FOLLOW_FOR_MS;
-    while (Date.now() < until) {
-      const d = await this.db.selectFrom('deployments').select(['status', 'reason']).where('id', '=', deploymentId).executeTakeFirst();
-      if (!d || d.status === 'cancelled') return;
-      if (d.status === 'done') {
-        this.report(target, preview, 'success', url, `Preview \`${preview.appName}\` is ready${url ? ` at ${url}` : ''}.`);
-        return;
-      }
-      if (d.status === 'error') {
-        this.report(target, preview, 'failure', url, `Preview \`${preview.appName}\` failed to deploy: ${(d.reason ?? 'no reason given').slice(0, 500)}`);
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, FOLLOW_EVERY_MS));
-    }
+  /** Where the preview is built from: the head branch and commit, in the fork when the pull request comes from one. */
+  private headOf(event: ForgeEvent, pr: PullRequestEvent) {
+    return {
+      branch: pr.headBranch,
+      headCommit: pr.headCommit?.slice(0, 64) ?? null,
+      forgeRepository: event.repository?.slice(0, 512) ?? null,
+      forkCloneUrl: pr.fromFork ? pr.headCloneUrl : null,
+    };
   }
 
-  /** The comment (edited when there is one) and the head commit's status. */
-  private report(target: PullRequestTarget, preview: PreviewDeployment, state: PreviewState, url: string | null, text: string) {
-    const commit = preview.headCommit;
-    const description = { pending: 'Deploying the preview', success: 'Preview ready', failure: 'Preview failed' }[state];
-    this.chain(preview.id, async () => {
-      if (commit) await this.notifier.status(target, commit, state, url, description);
-    });
-    this.tell(target, { previewId: preview.id }, text);
-  }
-
-  /**
-   * A comment on the pull request, sent after the answer: the preview's comment (edited once
-   * posted; its id is kept on the preview), or a comment of its own (`commentId` to edit, or null).
-   */
-  private tell(target: PullRequestTarget, on: { previewId: string } | { commentId: string | null }, text: string) {
-    const previewId = 'previewId' in on ? on.previewId : null;
-    this.chain(previewId ?? `${target.workload.id}#${target.number}`, async () => {
-      const stored = previewId
-        ? ((await this.db.selectFrom('previewDeployments').select('commentId').where('id', '=', previewId).executeTakeFirst())?.commentId ?? null)
-        : (on as { commentId: string | null }).commentId;
-      const id = await this.notifier.comment(target, text, stored);
-      if (previewId && id && id !== stored) await this.db.updateTable('previewDeployments').set({ commentId: id }).where('id', '=', previewId).execute();
-    });
-  }
-
-  private chain(key: string, step: () => Promise<void>) {
-    const next = (this.told.get(key) ?? Promise.resolve())
-      .then(step)
-      .catch((err: unknown) => this.log.warn({ key, reason: err instanceof Error ? err.message : String(err) }, 'the forge was not told about a preview'));
-    this.told.set(key, next);
-    void next.finally(() => {
-      if (this.told.get(key) === next) this.told.delete(key);
-    });
-  }
-
-  /** The address of a preview's first domain, or null. */
-  private async urlOf(previewId: string): Promise<string | null> {
-    const d = await this.db.selectFrom('domains').select(['host', 'path', 'https']).where('previewDeploymentId', '=', previewId).orderBy('createdAt').executeTakeFirst();
-    return d ? `${d.https ? 'https' : 'http'}://${d.host}${d.path ?? ''}` : null;
-  }
-
-  private create(app: Application, pr: PullRequestEvent) {
+  private create(app: Application, event: ForgeEvent, pr: PullRequestEvent) {
     return this.db
       .insertInto('previewDeployments')
       .values({
         id: this.deps.ids('prv'),
         applicationId: app.id,
         appName: previewAppName(app.appName),
-        branch: pr.headBranch,
+        ...this.headOf(event, pr),
         pullRequestId: pr.id || pr.number,
         pullRequestNumber: pr.number,
         pullRequestUrl: pr.url.slice(0, 2048),
         pullRequestTitle: pr.title.slice(0, 255),
-        headCommit: pr.headCommit?.slice(0, 64) ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

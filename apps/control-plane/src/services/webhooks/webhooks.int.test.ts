@@ -438,7 +438,7 @@ const giteaPullRequest = (repo: string, action: string, number: number, branch: 
   number,
   pull_request: {
     id: 9000 + number, number, title: `Change ${number}`, html_url: `http://gitea.test/${repo}/pulls/${number}`, state: action === 'closed' ? 'closed' : 'open',
-    head: { ref: branch, sha: sha(), repo: { full_name: headRepo } }, base: { ref: 'main', repo: { full_name: repo } },
+    head: { ref: branch, sha: sha(), repo: { full_name: headRepo, clone_url: `http://gitea.test/${headRepo}.git` } }, base: { ref: 'main', repo: { full_name: repo } },
     user: { login: user }, labels: labels.map((name, i) => ({ id: i + 1, name, color: 'ededed' })),
   },
   repository: { full_name: repo },
@@ -557,6 +557,18 @@ describe('preview deployments from pull requests (Gitea)', () => {
     await ok('application.update', { applicationId: app.id, isPreviewDeploymentsActive: false });
     const res = await deliver('gitea', app.token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 3, 'feature/three'));
     expect(res.body.results[0].reason).toBe('ignored: preview deployments are off for this application');
+  });
+
+  it('a compose stack has no preview settings: its pull requests are recorded as ignored, saying so', async () => {
+    const stack = await ok('compose.create', { name: 'pr-stack', environmentId: env });
+    await ok('compose.update', { composeId: stack.composeId, sourceType: 'forgeD', composePath: 'docker-compose.yml', forgeDOwner: 'acme', forgeDRepository: 'pr-site', forgeDBranch: 'main' });
+    const token = (await ok('compose.refreshToken', { composeId: stack.composeId })).refreshToken as string;
+    t.watch.secret(token);
+    const res = await deliver('gitea', token, 'pull_request', giteaPullRequest('acme/pr-site', 'opened', 9, 'nine'));
+    expect(res.body.results.find((r: any) => r.id === stack.composeId)).toMatchObject({
+      decision: 'ignored',
+      reason: 'ignored: pull request #9: compose stacks have no preview settings (previews belong to applications)',
+    });
   });
 
   it("deleting the application removes its previews' services too", async () => {

@@ -9,6 +9,7 @@ import type { DomainService } from '../domains/domains.js';
 import type { PreviewService } from '../applications/previews.js';
 import { ForgeCommentClient, type ForgeNotifier, type ForgeTokens } from './forge-notifier.js';
 import { PreviewHooks } from './previews.js';
+import { PreviewReports } from './preview-reports.js';
 import { PUBLIC_ONLY } from '@skiff/outbound';
 import { DeferredDeploys } from '../deployments/deferred-deploys.js';
 import { forgeSourceSettings, isForgeSource } from '../deployments/forge-sources.js';
@@ -42,7 +43,8 @@ export function buildWebhooks(deps: ServiceDeps, access: ServiceAccess, deploys:
   const hookLog = log.child({ component: 'webhooks' });
   const deferred = new DeferredDeploys(deps, hookLog);
   const notifier = parts.notifier ?? new ForgeCommentClient(deps.db, deps.secrets, deps.outbound ?? PUBLIC_ONLY, parts.tokens);
-  const previews = new PreviewHooks(deps, parts.previews, parts.domains, notifier, deferred, deploys.preview, deliveries, hookLog);
+  const reports = new PreviewReports(deps, notifier, hookLog);
+  const previews = new PreviewHooks(deps, parts.previews, parts.domains, notifier, reports, deferred, deploys.preview, deliveries);
   const run = (p: Principal, kind: 'application' | 'compose', id: string, title: string, reserved?: string) =>
     kind === 'application' ? deploys.application(p, { applicationId: id, title }, reserved) : deploys.compose(p, { composeId: id, title }, reserved);
   const deployer: WorkloadDeployer = {
@@ -59,7 +61,7 @@ export function buildWebhooks(deps: ServiceDeps, access: ServiceAccess, deploys:
   };
   const receiver = new WebhookReceiver(deps, deliveries, deployer, hookLog, previews);
 
-  /** Starts the deferred deploys a restart left without their command. */
+  /** Starts the deferred deploys a restart left without their command, and tells forges the previews' ends a restart left untold. */
   const resume = async () => {
     for (const d of await deferred.unstarted()) {
       const owner = ownerOfDeployment(d);
@@ -72,6 +74,7 @@ export function buildWebhooks(deps: ServiceDeps, access: ServiceAccess, deploys:
         deliveries.refused(d.id, reason),
       );
     }
+    await reports.resume();
   };
   return { receiver, deliveries, resume, reads: new WebhookDeliveryReads(access, deliveries, deps.secrets) };
 }
