@@ -262,7 +262,7 @@ describe('a second server', () => {
     expect(refused.body.issues[0].message).toContain('1 application still on this server');
     await ok('server.remove', { serverId, workloads: 'remove' });
     expect(await agent.exited).toBe(0);
-    expect(agent.output()).toContain('the workloads Skiff ran here are removed (volumes and images stay)');
+    expect(agent.output()).toContain('the workloads Skiff ran here are removed (their volumes and images stay)');
     expect((await second.docker(['service', 'inspect', appName])).ok).toBe(false);
     expect((await second.docker(['service', 'inspect', foreign])).ok).toBe(true);
     expect((await t.call('application.one', { applicationId })).status).toBe(404);
