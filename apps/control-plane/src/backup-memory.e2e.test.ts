@@ -16,8 +16,12 @@ import { docker, freePort, startTestStack, type TestStack } from './testing/stac
 const BUCKET = 'skiff-e2e-memory';
 /** VmRSS of a process, in MB. */
 const rssMb = async (pid: number) => Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-/** What a dump may add to the agent's resident memory: parts in flight (3 × 5 MB), gzip, sockets. */
-const GROWTH_LIMIT_MB = 50;
+/**
+ * What a dump may add to the agent's resident memory: parts in flight (3 × 5 MB), gzip, sockets,
+ * and garbage V8 collects late on a loaded machine (33–54 MB seen). A pipeline holding the dump
+ * (248 MB, 119 MB compressed) would pass it by far.
+ */
+const GROWTH_LIMIT_MB = 80;
 let s: TestStack;
 let s3: Awaited<ReturnType<typeof startS3>>;
 let volume: string | null = null;
@@ -50,7 +54,7 @@ const psql = (port: number, password: string, statement: string) =>
   );
 
 describe('a large database backup', () => {
-  it('keeps the agent within 50 MB of its idle resident memory', async () => {
+  it('keeps the agent within 80 MB of its idle resident memory, far below the dump's size', async () => {
     const password = `mem-${s.run}-pw`;
     s.t.watch.secret(password);
     const port = await freePort();
