@@ -54,7 +54,7 @@ const psql = (port: number, password: string, statement: string) =>
   );
 
 describe('a large database backup', () => {
-  it('keeps the agent within 80 MB of its idle resident memory, far below the dump's size', async () => {
+  it('keeps the agent within 80 MB of its idle resident memory, far below the size of the dump', async () => {
     const password = `mem-${s.run}-pw`;
     s.t.watch.secret(password);
     const port = await freePort();

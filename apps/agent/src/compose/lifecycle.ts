@@ -23,7 +23,7 @@ import type { TaskReading } from '../workloads/service-lifecycle.js';
 import { waitForTasks, type WorkloadDeps } from '../workloads/workload-services.js';
 import { BuildError } from '../build/errors.js';
 import { DockerError } from '../docker/errors.js';
-import { docker, runCompose, type ComposeSettings, type Files, type Run } from './cli.js';
+import { ComposeRunError, docker, runCompose, type ComposeSettings, type Files, type Run } from './cli.js';
 import { projectContainers, readComposeRunning, readComposeStopped } from './readiness.js';
 import { refuseProjectName } from '@skiff/domain';
 import { exists, removeStackDir, stackDirOf, type StackDir } from './stack-dir.js';
@@ -178,7 +178,14 @@ export async function takeDown(
   }
   const files = stack.state ? await filesOf(stack.dir, stack.state) : null;
   if (stack.type === 'container-compose' && files && settings.program.program) {
-    await runCompose(settings, files, ['down', '--remove-orphans', ...(removeVolumes ? ['--volumes'] : [])], run);
+    try {
+      await runCompose(settings, files, ['down', '--remove-orphans', ...(removeVolumes ? ['--volumes'] : [])], run);
+    } catch (err) {
+      // `down` gives up on a network whose endpoints are still detaching (after a cancelled `up`,
+      // for one): what it left is removed by its labels below.
+      if (!(err instanceof ComposeRunError)) throw err;
+      context.log.warn({ project, error: err.message }, 'compose down failed: removing what it left by its labels');
+    }
   }
   // What `down` left, or what is there without the stack's files (an earlier remove kept the volumes).
   return waitWithin(context, deps, run, `removing stack ${project}`, async () => {

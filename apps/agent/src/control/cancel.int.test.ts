@@ -191,8 +191,9 @@ describe('control requests to a running agent', () => {
     const [result] = await waitForResult(v2.commandId, 1, 10_000);
     expect(Date.now() - asked).toBeLessThan(10_000);
     expect(result).toMatchObject({ status: CommandStatus.COMMAND_STATUS_CANCELLED, reason: CANCEL_REASON });
-    const events = reportServer.eventsOf(deploymentOf(v2));
-    expect(events.at(-1)).toMatchObject({ status: DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED, reason: CANCEL_REASON });
+    // The deployment's last event travels in its own report, which may follow the result.
+    await waitUntil('the cancelled event', async () => reportServer.eventsOf(deploymentOf(v2)).at(-1)?.status === DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED);
+    expect(reportServer.eventsOf(deploymentOf(v2)).at(-1)).toMatchObject({ status: DeploymentStatus.DEPLOYMENT_STATUS_CANCELLED, reason: CANCEL_REASON });
     expect(logOf(v2)).toContain(`Rolling service ${appName} back to the version it ran before (the engine's rollback)`);
     expect(journal.get(v2.commandId)?.state).toBe('finished');
 

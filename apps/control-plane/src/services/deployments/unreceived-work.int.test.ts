@@ -171,7 +171,7 @@ describe('work the agent may hold is not settled', () => {
     await published(a.applicationId, 1);
     await agentTakes(true);
     // The work queue drops an acknowledged message just after the acknowledgement is answered.
-    await waitFor(async () => (await inStream()) === 0, { timeoutMs: 5_000, what: 'the acknowledged command to leave the stream' });
+    await waitFor(async () => (await inStream()) === 0, { timeoutMs: 30_000, what: 'the acknowledged command to leave the stream' });
     const r = await p.call('application.cancelDeployment', { applicationId: a.applicationId });
     expect(r.body.message).toBe(notConnected);
     expect((await deploymentsOf(a.applicationId))[0].status).toBe('queued');
