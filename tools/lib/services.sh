@@ -308,3 +308,16 @@ nats_answers() {
   greeting=$(timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && head -c 5 <&3' _ "$1" 2>/dev/null) || true
   [ "$greeting" = 'INFO ' ]
 }
+
+# What the README's commands use (tools/readme-walkthrough.e2e.test.ts runs them as written):
+# curl, jq, git (its daemon serves the sample repositories) and python3 (the notification sink).
+ensure_readme_tools() {
+  local missing=()
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v jq >/dev/null 2>&1 || missing+=(jq)
+  command -v git >/dev/null 2>&1 || missing+=(git)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    apt_install "${missing[@]}"
+  fi
+}
