@@ -4,7 +4,7 @@
 // when the container goes.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ let reports: ReportClient;
 let sampler: MetricsSampler;
 let streams: EngineStatsStreams;
 let opened = 0;
+let diskPath: string | undefined;
 
 beforeAll(async () => {
   server = await startReportServer();
@@ -50,7 +51,7 @@ beforeAll(async () => {
   });
   await container.start();
   sampler = new MetricsSampler({
-    host: new HostStats({ diskPath: mkdtempSync(join(tmpdir(), 'skiff-metrics-')) }),
+    host: new HostStats({ diskPath: (diskPath = mkdtempSync(join(tmpdir(), 'skiff-metrics-'))) }),
     streams,
     send: (batch) => reports.sendMetrics(batch),
     intervalMs: 3_600_000,
@@ -63,6 +64,7 @@ afterAll(async () => {
   reports?.close();
   await server?.stop();
   await docker.getContainer(name).remove({ force: true }).catch(() => {});
+  if (diskPath) rmSync(diskPath, { recursive: true, force: true });
 });
 
 describe('MetricsSampler', () => {
