@@ -4865,6 +4865,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/security.all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An application's basic-auth entries, oldest first (their passwords are never returned) */
+        get: operations["security.all"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/security.delete": {
         parameters: {
             query?: never;
@@ -40262,6 +40279,88 @@ export interface operations {
                         /** @description ISO-8601 timestamp */
                         createdAt: string;
                     };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "security.all": {
+        parameters: {
+            query: {
+                applicationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        securityId: string;
+                        applicationId: string;
+                        username: string;
+                        /** @description ISO-8601 timestamp */
+                        createdAt: string;
+                    }[];
                 };
             };
             /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */

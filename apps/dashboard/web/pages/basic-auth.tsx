@@ -4,22 +4,9 @@ import { Field, NoticeLine, Panel, useAction, useLoad } from '../ui.js';
 
 type Entry = { securityId: string; username: string; createdAt: string };
 
-/*
- * The API lists no application's entries (only security.one by id): the ids of the entries made
- * in this tab are kept in its sessionStorage and read back with security.one.
- */
-const storeKey = (applicationId: string) => `skiff.basic-auth.${applicationId}`;
-const storedIds = (applicationId: string): string[] => JSON.parse(sessionStorage.getItem(storeKey(applicationId)) ?? '[]');
-const storeIds = (applicationId: string, ids: string[]) => sessionStorage.setItem(storeKey(applicationId), JSON.stringify(ids));
-
 /** Basic auth in front of an application: entries added (the password is write-only) and removed. */
 export function BasicAuth({ api, applicationId }: { api: Api; applicationId: string }) {
-  const entries = useLoad(async () => {
-    const answers = await Promise.allSettled(storedIds(applicationId).map((securityId) => ok(api.GET('/api/security.one', { params: { query: { securityId } } }))));
-    const found = answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value as Entry] : []));
-    storeIds(applicationId, found.map((e) => e.securityId));
-    return found;
-  }, [applicationId]);
+  const entries = useLoad(async () => (await ok(api.GET('/api/security.all', { params: { query: { applicationId } } }))) as Entry[], [applicationId]);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const action = useAction();
@@ -27,7 +14,6 @@ export function BasicAuth({ api, applicationId }: { api: Api; applicationId: str
     e.preventDefault();
     void action.run((c) => `${c.username} may now sign in`, async () => {
       const created = await ok(api.POST('/api/security.create', { body: { applicationId, username, password } }));
-      storeIds(applicationId, [...storedIds(applicationId), created.securityId]);
       setUsername('');
       setPassword('');
       entries.reload();
@@ -41,7 +27,7 @@ export function BasicAuth({ api, applicationId }: { api: Api; applicationId: str
     });
   return (
     <Panel title="Basic auth">
-      <p class="hint">Visitors of this application's domains sign in with one of these users. Passwords are stored hashed and never shown again; the entries listed are the ones added from this tab.</p>
+      <p class="hint">Visitors of this application's domains sign in with one of these users. Passwords are stored hashed and never shown again.</p>
       {entries.view((list) => list.length > 0 && (
         <ul class="cards" aria-label="Basic auth users">
           {list.map((entry) => (

@@ -86,6 +86,20 @@ describe('security entries', () => {
     expect((await t.call('security.create', { applicationId: 'app_missing', username: 'a', password: 'b' })).status).toBe(404);
   });
 
+  it('lists an application\'s entries, oldest first, without passwords', async () => {
+    const applicationId = await createApp();
+    const other = await createApp();
+    const a = (await t.call('security.create', { applicationId, username: 'first', password: 'pass-one' })).body;
+    const b = (await t.call('security.create', { applicationId, username: 'second', password: 'pass-two' })).body;
+    await t.call('security.create', { applicationId: other, username: 'elsewhere', password: 'pass-three' });
+    const listed = await t.call('security.all', { applicationId });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body).toEqual([a, b]);
+    expect(JSON.stringify(listed.body)).not.toContain('pass-');
+    expect((await t.call('security.all', { applicationId: 'app_missing' })).status).toBe(404);
+    await refuses('security.all', { applicationId: '' }, 'applicationId');
+  });
+
   it('deletes entries, and an application takes its entries with it', async () => {
     const applicationId = await createApp();
     const one = (await t.call('security.create', { applicationId, username: 'a', password: 'x' })).body;
@@ -106,6 +120,7 @@ describe('security permissions', () => {
     const admin = await addMember(t, 'admin@example.com', 'admin');
     const m = t.as(member.key);
     expect((await m('security.one', { securityId: entry.securityId })).status).toBe(403);
+    expect((await m('security.all', { applicationId })).status).toBe(403);
     expect((await m('security.create', { applicationId, username: 'm', password: 'x' })).status).toBe(403);
     expect((await m('security.update', { securityId: entry.securityId, username: 'perm', password: 'y' })).status).toBe(403);
     expect((await m('security.delete', { securityId: entry.securityId })).status).toBe(403);
@@ -125,6 +140,7 @@ describe('security permissions', () => {
     const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: other.body.organizationId } })).body.key;
     const outsider = t.as(key);
     expect((await outsider('security.one', { securityId: entry.securityId })).status).toBe(404);
+    expect((await outsider('security.all', { applicationId })).status).toBe(404);
     expect((await outsider('security.update', { securityId: entry.securityId, username: 'stolen', password: 'y' })).status).toBe(404);
     expect((await outsider('security.delete', { securityId: entry.securityId })).status).toBe(404);
     expect((await outsider('security.create', { applicationId, username: 'in', password: 'x' })).status).toBe(404);

@@ -49,6 +49,12 @@ export class SecurityService {
     return this.record(await this.find(p, securityId));
   }
 
+  async all(p: Principal, applicationId: string) {
+    await this.access.find(p, 'application', applicationId);
+    const rows = await this.deps.db.selectFrom('securityEntries').selectAll().where('applicationId', '=', applicationId).orderBy('createdAt').orderBy('id').execute();
+    return rows.map((row) => this.record(row));
+  }
+
   async update(p: Principal, input: { securityId: string; username: string; password: string }) {
     const row = await this.find(p, input.securityId);
     checkCredentials(input.username, input.password);
