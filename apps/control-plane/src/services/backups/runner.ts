@@ -12,7 +12,7 @@ import type { ServiceDeps } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
-import { encrypted } from './archive-encryption.js';
+import { encrypted } from '@skiff/archives/age';
 import { dataDirArchive } from './data-dir-archive.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
