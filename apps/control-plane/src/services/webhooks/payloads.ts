@@ -1,3 +1,4 @@
+import { trimChar } from '@skiff/domain';
 import type { ForgeSource } from './signatures.js';
 
 /** A pull/merge request event, as every forge's payload is read. */
@@ -203,7 +204,7 @@ function bitbucketAction(event: string): PullRequestEvent['action'] {
   return 'other';
 }
 
-const bitbucketClone = (page: string | null) => (page ? `${page.replace(/\/+$/, '')}.git` : null);
+const bitbucketClone = (page: string | null) => (page ? `${trimChar(page, '/', 'end')}.git` : null);
 
 function bitbucket(event: string, body: Json): ForgeEvent {
   const e: ForgeEvent = { ...blank(event), repository: str(obj(body.repository).full_name) };
