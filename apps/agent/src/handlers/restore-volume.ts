@@ -3,18 +3,13 @@
  * mounts the volume, after emptying it. Refused while a running container mounts the volume,
  * unless the command says `force` (the caller accepted writing under a running service).
  */
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import { CommandKind, type Command } from '@skiff/proto';
-import { gzipOf } from '../dumps/archive-crypto.js';
-import { downloadObject, s3Reason } from '../dumps/s3-object.js';
+import { feedTool, openArchive } from '../dumps/archive-feed.js';
 import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import type { VolumeCommandDeps } from './backup-volume.js';
 
-/** How long a failed restore waits for its tool's exit status. */
-const TOOL_EXIT_WAIT_MS = 5_000;
 
 export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
   return {
@@ -35,12 +30,7 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       }
       let source;
       try {
-        source = await downloadObject(object!);
-      } catch (err) {
-        return failed(`the download failed: ${s3Reason(err)}`);
-      }
-      try {
-        source = await gzipOf(source, object!);
+        source = await openArchive(object!);
       } catch (err) {
         return failed((err as Error).message);
       }
@@ -48,17 +38,8 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       let containerId: string | null = null;
       try {
         containerId = await deps.volumes.start(volume, false, command.commandId);
-        const run = await deps.containers.run(containerId, VOLUME_EXTRACT, true);
-        run.output.resume();
-        const exited = run.exited();
-        try {
-          await Promise.all([pipeline(source, createGunzip(), run.input!, { signal }), exited]);
-        } catch (err) {
-          run.cancel();
-          if (signal.aborted) throw err;
-          const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
-          return failed(`the restore failed: ${(tool ?? (err as Error)).message}`);
-        }
+        const why = await feedTool(await deps.containers.run(containerId, VOLUME_EXTRACT, true), source, signal);
+        if (why) return failed(`the restore failed: ${why}`);
         return succeeded();
       } finally {
         source.destroy();

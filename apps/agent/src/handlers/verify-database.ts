@@ -6,13 +6,10 @@
  * second run removes what a first one left and starts again.
  */
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import { CommandKind, type Command, type DatabaseTarget } from '@skiff/proto';
-import { gzipOf } from '../dumps/archive-crypto.js';
+import { feedTool, openArchive } from '../dumps/archive-feed.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
-import { downloadObject, s3Reason } from '../dumps/s3-object.js';
 import type { ScratchDatabases } from '../dumps/scratch-databases.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
 import { countCommand, parseCounts, readyCommand } from '../dumps/verify-tools.js';
@@ -28,8 +25,6 @@ export interface VerifyDatabaseDeps {
 
 const READY_TIMEOUT_MS = 180_000;
 const POLL_MS = 500;
-/** How long a failed restore waits for its tool's exit status. */
-const TOOL_EXIT_WAIT_MS = 5_000;
 
 /** The container's name: one per command, so a rerun finds what an interrupted run left. */
 const scratchName = (commandId: string) => `skiff-verify-${commandId.replace(/[^a-zA-Z0-9_.-]/g, '-')}`;
@@ -61,7 +56,7 @@ export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler 
         return failed(`the throw-away container of ${image} could not start: ${(err as Error).message}`);
       }
       try {
-        return await verifyIn(id, target!, deps, signal, async () => gzipOf(await downloadObject(object!), object!));
+        return await verifyIn(id, target!, deps, signal, () => openArchive(object!));
       } finally {
         await deps.scratch.remove(id).catch((err: unknown) => log.warn({ err, container: name }, 'the throw-away container could not be removed'));
       }
@@ -83,20 +78,10 @@ async function verifyIn(
   try {
     source = await open();
   } catch (err) {
-    const reason = (err as { $metadata?: unknown }).$metadata ? `the download failed: ${s3Reason(err)}` : (err as Error).message;
-    return failed(reason);
+    return failed((err as Error).message);
   }
-  const restore = await deps.containers.run(id, restoreCommand(engine, database)!, true);
-  restore.output.resume();
-  const exited = restore.exited();
-  try {
-    await Promise.all([pipeline(source, createGunzip(), restore.input!, { signal }), exited]);
-  } catch (err) {
-    restore.cancel();
-    if (signal.aborted) throw err;
-    const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
-    return failed(`the file does not restore: ${(tool ?? (err as Error)).message}`);
-  }
+  const why = await feedTool(await deps.containers.run(id, restoreCommand(engine, database)!, true), source, signal);
+  if (why) return failed(`the file does not restore: ${why}`);
   const count = await deps.containers.run(id, countCommand(engine, database)!, false);
   const chunks: Buffer[] = [];
   count.output.on('data', (chunk: Buffer) => chunks.push(chunk));
