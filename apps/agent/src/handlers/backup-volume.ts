@@ -4,11 +4,9 @@
  * no temporary file and bounded memory. A failed archive removes the object it began; the
  * container is removed whatever happens.
  */
-import { PassThrough } from 'node:stream';
 import { CommandKind, type Command } from '@skiff/proto';
-import { compressInto } from '../dumps/archive-crypto.js';
+import { archiveToolOutput } from '../dumps/tool-archives.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
-import { removeObject, s3Reason, uploadObject } from '../dumps/s3-object.js';
 import { VOLUME_ARCHIVE } from '../dumps/tool-commands.js';
 import type { VolumeContainers } from '../dumps/volume-containers.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
@@ -37,17 +35,8 @@ export function backupVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       log.info({ objectKey: object!.key, bucket: object!.bucket, volume }, 'archiving the volume');
       const containerId = await deps.volumes.start(volume, true, command.commandId);
       try {
-        const run = await deps.containers.run(containerId, VOLUME_ARCHIVE, false);
-        const body = new PassThrough();
-        try {
-          await Promise.all([compressInto(run.output, body, object!, signal), uploadObject(object!, body, signal), run.exited()]);
-        } catch (err) {
-          run.cancel();
-          body.destroy();
-          await removeObject(object!).catch(() => undefined);
-          if (signal.aborted) throw err;
-          return failed((err as { $metadata?: unknown }).$metadata ? `the upload failed: ${s3Reason(err)}` : (err as Error).message);
-        }
+        const why = await archiveToolOutput(await deps.containers.run(containerId, VOLUME_ARCHIVE, false), object!, signal);
+        if (why) return failed(why);
         return succeeded();
       } finally {
         await deps.volumes.remove(containerId).catch((err: unknown) => log.warn({ err, containerId }, 'the volume tool container could not be removed'));

@@ -4,12 +4,10 @@
  * bounded whatever the size. A failed dump removes the object it began. Idempotent: a
  * second run writes the same key again.
  */
-import { PassThrough } from 'node:stream';
 import { CommandKind, type Command } from '@skiff/proto';
-import { compressInto } from '../dumps/archive-crypto.js';
+import { archiveToolOutput } from '../dumps/tool-archives.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
-import { removeObject, s3Reason, uploadObject } from '../dumps/s3-object.js';
 import { dumpCommand } from '../dumps/tool-commands.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 
@@ -34,19 +32,8 @@ export function dumpDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       const containerId = await deps.containers.running(target!);
       if (!containerId) return failed(`no running container of ${target!.workload!.appName}${target!.serviceName ? ` service ${target!.serviceName}` : ''}: start the database first`);
       log.info({ objectKey: object!.key, bucket: object!.bucket, tool: tool.tool }, 'dumping the database');
-      const run = await deps.containers.run(containerId, tool, false);
-      const body = new PassThrough();
-      try {
-        await Promise.all([compressInto(run.output, body, object!, signal), uploadObject(object!, body, signal), run.exited()]);
-      } catch (err) {
-        // The first failure is the cause (S3's answer, or the tool's exit); the rest follow from it.
-        run.cancel();
-        body.destroy();
-        await removeObject(object!).catch(() => undefined);
-        if (signal.aborted) throw err;
-        const reason = (err as { $metadata?: unknown }).$metadata ? `the upload failed: ${s3Reason(err)}` : (err as Error).message;
-        return failed(reason);
-      }
+      const why = await archiveToolOutput(await deps.containers.run(containerId, tool, false), object!, signal);
+      if (why) return failed(why);
       return succeeded();
     },
   };

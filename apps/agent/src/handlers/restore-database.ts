@@ -4,7 +4,7 @@
  * restore into a live database). A failure's reason ends with the tool's stderr.
  */
 import { CommandKind, type Command } from '@skiff/proto';
-import { feedTool, openArchive } from '../dumps/archive-feed.js';
+import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';

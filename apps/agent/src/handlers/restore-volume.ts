@@ -4,7 +4,7 @@
  * unless the command says `force` (the caller accepted writing under a running service).
  */
 import { CommandKind, type Command } from '@skiff/proto';
-import { feedTool, openArchive } from '../dumps/archive-feed.js';
+import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';

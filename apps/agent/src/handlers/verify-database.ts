@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import { CommandKind, type Command, type DatabaseTarget } from '@skiff/proto';
-import { feedTool, openArchive } from '../dumps/archive-feed.js';
+import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import type { ScratchDatabases } from '../dumps/scratch-databases.js';

@@ -1,15 +1,36 @@
 /**
- * A backup file on its way back in: the bucket object opened (decrypted when it is an .age
- * file), then through gunzip into a tool's standard input (RestoreDatabase, RestoreVolume,
- * VerifyDatabase).
+ * A backup file between a tool in a container and the bucket: out, the tool's output through
+ * gzip (and age) into a multipart upload (DumpDatabase, BackupVolume); back in, the object
+ * opened (decrypted when it is an .age file) and through gunzip into the tool's standard
+ * input (RestoreDatabase, RestoreVolume, VerifyDatabase).
  */
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { S3Object } from '@skiff/proto';
-import { gzipOf } from './archive-crypto.js';
+import { compressInto, gzipOf } from './archive-crypto.js';
 import type { ToolRun } from './database-containers.js';
-import { downloadObject, s3Reason } from './s3-object.js';
+import { downloadObject, removeObject, s3Reason, uploadObject } from './s3-object.js';
+
+/**
+ * The tool's output into the object until the tool exits: null when all ended well, else why
+ * not (S3's answer, or the tool's exit), the partial object removed. Rethrows when `signal`
+ * aborted the run.
+ */
+export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: AbortSignal): Promise<string | null> {
+  const body = new PassThrough();
+  try {
+    await Promise.all([compressInto(run.output, body, object, signal), uploadObject(object, body, signal), run.exited()]);
+    return null;
+  } catch (err) {
+    // The first failure is the cause; the rest follow from it.
+    run.cancel();
+    body.destroy();
+    await removeObject(object).catch(() => undefined);
+    if (signal.aborted) throw err;
+    return (err as { $metadata?: unknown }).$metadata ? `the upload failed: ${s3Reason(err)}` : (err as Error).message;
+  }
+}
 
 /** How long a failed feed waits for its tool's exit status. */
 const TOOL_EXIT_WAIT_MS = 5_000;
