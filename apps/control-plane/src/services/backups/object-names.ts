@@ -12,6 +12,9 @@ const STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 /** The folder of one backup's files: its normalised prefix (empty or ending in `/`), then its name. */
 export const ownPrefix = (prefix: string, name: string) => `${prefix}${name}/`;
 
+/** Whether `key` is a file directly in the folder `own` (not the folder itself, nor deeper). */
+export const isFileIn = (key: string, own: string) => key.startsWith(own) && key.length > own.length && !key.slice(own.length).includes('/');
+
 export const objectKey = (prefix: string, name: string, at: Date, ext: string) => `${ownPrefix(prefix, name)}${stampOf(at)}.${ext}`;
 
 /** The run stamp of a key directly in `own` written by a run, or null for anything else. */

@@ -7,7 +7,7 @@ import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import type { BackupService } from './backups.js';
-import { ownPrefix } from './object-names.js';
+import { isFileIn, ownPrefix } from './object-names.js';
 import type { BackupRunner } from './runner.js';
 
 export interface RestoreInput {
@@ -41,7 +41,7 @@ export class DatabaseRestores {
       throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB database services can be restored');
     }
     const own = ownPrefix(backup.prefix, backup.id);
-    if (!input.key.startsWith(own) || input.key.length === own.length || input.key.slice(own.length).includes('/')) {
+    if (!isFileIn(input.key, own)) {
       throw Invalid('key', `not a file of this backup (its files are ${own}<time>.<ext>, as backup.listBackupFiles lists them)`);
     }
     const databaseId = input.databaseId ?? backup[`${engine.router}Id` as 'dbAId'];

@@ -9,7 +9,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
-import { ownPrefix, runStampOf } from './object-names.js';
+import { isFileIn, ownPrefix, runStampOf } from './object-names.js';
 import type { BackupRunner, RunResult } from './runner.js';
 
 export interface VerifyInput {
@@ -87,7 +87,7 @@ export class BackupVerifications {
     if (!service || service.engine !== engine.engine) throw Invalid('backupId', 'the backup’s database service is gone: its image is what verifies the file');
     const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', backup.destinationId).executeTakeFirstOrThrow();
     const own = ownPrefix(backup.prefix, backup.id);
-    if (key !== null && (!key.startsWith(own) || key.length === own.length || key.slice(own.length).includes('/'))) {
+    if (key !== null && !isFileIn(key, own)) {
       throw Invalid('key', `not a file of this backup (its files are ${own}<time>.<ext>, as backup.listBackupFiles lists them)`);
     }
     const bucket = await this.runner.open(this.runner.settingsOf(destination));

@@ -12,7 +12,7 @@ import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { DumpFailed, waitForCommand } from './database-dumps.js';
 import type { DestinationService } from './destinations.js';
-import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
+import { isFileIn, objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type BackupRunner, archiveExtension } from './runner.js';
 import { BucketError } from './s3.js';
 
@@ -179,7 +179,7 @@ export class VolumeBackups {
   async restore(p: Principal, input: VolumeRestoreInput) {
     const row = await this.find(p, input.volumeBackupId);
     const own = ownPrefix(row.prefix, row.id);
-    if (!input.key.startsWith(own) || input.key.length === own.length || input.key.slice(own.length).includes('/')) {
+    if (!isFileIn(input.key, own)) {
       throw Invalid('key', `not a file of this backup (its files are ${own}<time>.tar.gz[.age], as backup.listBackupFiles lists them)`);
     }
     const volumeName = await this.volumeOf(row.applicationId, input.volumeName ?? row.volumeName, 'volumeName');
