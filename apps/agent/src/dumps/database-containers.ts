@@ -27,6 +27,10 @@ export interface DatabaseContainers {
   run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun>;
 }
 
+/** Why a tool cannot run in the target: no container of it runs. */
+export const notRunning = (target: DatabaseTarget) =>
+  `no running container of ${target.workload!.appName}${target.serviceName ? ` service ${target.serviceName}` : ''}: start the database first`;
+
 const POLL_MS = 100;
 
 export class DockerodeDatabaseContainers implements DatabaseContainers {

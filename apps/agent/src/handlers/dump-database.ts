@@ -6,7 +6,7 @@
  */
 import { CommandKind, type Command } from '@skiff/proto';
 import { archiveToolOutput } from '../dumps/tool-archives.js';
-import type { DatabaseContainers } from '../dumps/database-containers.js';
+import { type DatabaseContainers, notRunning } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { dumpCommand } from '../dumps/tool-commands.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
@@ -30,7 +30,7 @@ export function dumpDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       const { target, object } = command.payload.value;
       const tool = dumpCommand(target!.engine, target!.database)!;
       const containerId = await deps.containers.running(target!);
-      if (!containerId) return failed(`no running container of ${target!.workload!.appName}${target!.serviceName ? ` service ${target!.serviceName}` : ''}: start the database first`);
+      if (!containerId) return failed(notRunning(target!));
       log.info({ objectKey: object!.key, bucket: object!.bucket, tool: tool.tool }, 'dumping the database');
       const why = await archiveToolOutput(await deps.containers.run(containerId, tool, false), object!, signal);
       if (why) return failed(why);

@@ -4,6 +4,7 @@
  * restore into a live database). A failure's reason ends with the tool's stderr.
  */
 import { CommandKind, type Command } from '@skiff/proto';
+import { notRunning } from '../dumps/database-containers.js';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
@@ -26,7 +27,7 @@ export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       const { target, object } = command.payload.value;
       const tool = restoreCommand(target!.engine, target!.database)!;
       const containerId = await deps.containers.running(target!);
-      if (!containerId) return failed(`no running container of ${target!.workload!.appName}${target!.serviceName ? ` service ${target!.serviceName}` : ''}: start the database first`);
+      if (!containerId) return failed(notRunning(target!));
       let source;
       try {
         source = await openArchive(object!);
