@@ -9,6 +9,7 @@
  */
 import type { CleanupEngine, EngineImage } from '../docker/dockerode-cleanup.js';
 import { REGISTRY_SERVICE } from '../deployments/server-registry.js';
+import { parseImageReference } from '@skiff/domain';
 
 const ROOT = '/var/lib/registry';
 const REPOSITORIES = `${ROOT}/docker/registry/v2/repositories`;
@@ -37,7 +38,7 @@ export async function collectRegistry(engine: Engine, images: EngineImage[], ser
   };
   const listed = await run(['find', REPOSITORIES, '-type', 'd', '-path', '*/_manifests/tags/*/current']);
   const local = new Set(images.flatMap((i) => i.tags));
-  const named = new Set(serviceImages.map((ref) => withoutRegistryHost(ref.split('@')[0]!)));
+  const named = new Set(serviceImages.map(repositoryTagOf));
   const gone: Array<{ repo: string; tag: string }> = [];
   for (const line of listed.split('\n')) {
     const m = /^\/var\/lib\/registry\/docker\/registry\/v2\/repositories\/(.+)\/_manifests\/tags\/([^/]+)\/current$/.exec(line.trim());
@@ -53,10 +54,9 @@ export async function collectRegistry(engine: Engine, images: EngineImage[], ser
   return { removedTags: gone.map(({ repo, tag }) => `${REGISTRY_SERVICE}/${repo}:${tag}`), spaceFreed: Math.max(0, before - (await size())) };
 }
 
-/** `host:port/repo:tag` → `repo:tag`: the first segment is a registry host when it has a dot or a colon. */
-function withoutRegistryHost(ref: string): string {
-  const slash = ref.indexOf('/');
-  if (slash < 0) return ref;
-  const first = ref.slice(0, slash);
-  return first.includes('.') || first.includes(':') ? ref.slice(slash + 1) : ref;
+/** `host:port/repo:tag@digest` → `repo:tag`, as the registry's storage names it. */
+function repositoryTagOf(ref: string): string {
+  const parsed = parseImageReference(ref);
+  if (!parsed) return ref.split('@')[0]!;
+  return parsed.tag ? `${parsed.path}:${parsed.tag}` : parsed.path;
 }
