@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +38,7 @@ describe('host readings', () => {
     now = 10_000;
     write(130, 170, 6000, 2500);
     const second = await host.read();
+    rmSync(proc, { recursive: true, force: true });
     expect(second).toMatchObject({ cpuPercent: 30, networkRxBytesPerSecond: 500, networkTxBytesPerSecond: 50 });
   });
 });

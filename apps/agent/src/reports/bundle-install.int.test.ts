@@ -4,12 +4,12 @@
  * program file is replaced only by exactly the program announced.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import { AgentArtifactsService, type AgentArtifactsServer } from '@skiff/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactClient } from './artifacts.js';
 import { installAgentBundle } from './bundle-install.js';
 
@@ -48,8 +48,14 @@ afterAll(() => {
   server?.forceShutdown();
 });
 
+const madeDirs: string[] = [];
+afterEach(() => {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 function ownProgram() {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-self-'));
+  madeDirs.push(dir);
   const path = join(dir, 'skiff-agent.mjs');
   writeFileSync(path, '// agent 0.1.0\n', { mode: 0o750 });
   return { dir, path };
