@@ -3,7 +3,8 @@
  * database's image is configured, how it is known to accept connections, and the query
  * that lists the restored tables with exact row counts as one JSON line. Like
  * tool-commands.ts, each is a fixed `sh -c` script with the database as `"$1"` (and a
- * fixed query as `"$2"`).
+ * fixed query as `"$2"`). MongoDB's fixed scripts read the database's name from the
+ * variable SKIFF_DATABASE (set from `"$1"`): it is never part of a script's text.
  */
 import { DatabaseEngine } from '@skiff/proto';
 import type { ToolCommand } from './tool-commands.js';
@@ -13,6 +14,10 @@ const script = (body: string, database: string): string[] => ['sh', '-c', body, 
 const query = (body: string, database: string, sql: string): string[] => [...script(body, database), sql];
 
 const MYSQL_PWD = 'MYSQL_PWD="${MARIADB_ROOT_PASSWORD:-${MYSQL_ROOT_PASSWORD:-}}"';
+/** mongosh as the image's root user, over loopback TCP, running the fixed script `"$2"`. */
+const MONGOSH =
+  'SKIFF_DATABASE="$1" exec mongosh --quiet --host 127.0.0.1 --port 27017 ' +
+  '--username "$MONGO_INITDB_ROOT_USERNAME" --password "$MONGO_INITDB_ROOT_PASSWORD" --authenticationDatabase admin --eval "$2"';
 
 /**
  * PostgreSQL: every ordinary and partitioned table outside the system schemas, counted with
@@ -36,6 +41,24 @@ const MYSQL_COUNTS =
   "SET @q = IF(@q IS NULL, 'SELECT ''[]''', CONCAT('SELECT JSON_ARRAYAGG(JSON_OBJECT(''name'', name, ''rows'', n)) FROM (', @q, ') t')); " +
   'PREPARE counts FROM @q; EXECUTE counts;';
 
+/**
+ * MongoDB: the image's entrypoint first runs a temporary server without access control on
+ * the same loopback port (to create the root user), then the final one with `--auth`; only
+ * the final one is ready.
+ */
+const MONGO_READY =
+  "const opts = db.adminCommand({ getCmdLineOpts: 1 }); " +
+  "quit(db.adminCommand({ ping: 1 }).ok === 1 && opts.parsed.security && opts.parsed.security.authorization === 'enabled' ? 0 : 1)";
+
+/**
+ * MongoDB: every collection (and time series) of the database outside `system.*`, counted
+ * exactly with countDocuments, as a JSON array.
+ */
+const MONGO_COUNTS =
+  'const d = db.getSiblingDB(process.env.SKIFF_DATABASE); ' +
+  "const names = d.getCollectionInfos({ type: { $in: ['collection', 'timeseries'] } }, { nameOnly: true }).map((c) => c.name).filter((n) => !n.startsWith('system.')).sort(); " +
+  'print(JSON.stringify(names.map((n) => ({ name: n, rows: d.getCollection(n).countDocuments({}) }))));';
+
 /** The variables of a throw-away container: the official images' names, a one-time password. */
 export function scratchEnv(engine: DatabaseEngine, database: string, password: string): string[] | null {
   switch (engine) {
@@ -45,6 +68,8 @@ export function scratchEnv(engine: DatabaseEngine, database: string, password: s
       return [`MARIADB_ROOT_PASSWORD=${password}`, `MARIADB_DATABASE=${database}`];
     case DatabaseEngine.DATABASE_ENGINE_MYSQL:
       return [`MYSQL_ROOT_PASSWORD=${password}`, `MYSQL_DATABASE=${database}`];
+    case DatabaseEngine.DATABASE_ENGINE_MONGO:
+      return ['MONGO_INITDB_ROOT_USERNAME=root', `MONGO_INITDB_ROOT_PASSWORD=${password}`, `MONGO_INITDB_DATABASE=${database}`];
     default:
       return null;
   }
@@ -62,6 +87,8 @@ export function readyCommand(engine: DatabaseEngine, database: string): ToolComm
       return { tool: 'mariadb', argv: script(`${MYSQL_PWD} exec mariadb -uroot -h127.0.0.1 -e 'SELECT 1' "$1"`, database) };
     case DatabaseEngine.DATABASE_ENGINE_MYSQL:
       return { tool: 'mysql', argv: script(`${MYSQL_PWD} exec mysql -uroot -h127.0.0.1 -e 'SELECT 1' "$1"`, database) };
+    case DatabaseEngine.DATABASE_ENGINE_MONGO:
+      return { tool: 'mongosh', argv: query(MONGOSH, database, MONGO_READY) };
     default:
       return null;
   }
@@ -76,6 +103,8 @@ export function countCommand(engine: DatabaseEngine, database: string): ToolComm
       return { tool: 'mariadb', argv: query(`${MYSQL_PWD} exec mariadb -uroot -N -B -r -e "$2" "$1"`, database, MYSQL_COUNTS) };
     case DatabaseEngine.DATABASE_ENGINE_MYSQL:
       return { tool: 'mysql', argv: query(`${MYSQL_PWD} exec mysql -uroot -N -B -r -e "$2" "$1"`, database, MYSQL_COUNTS) };
+    case DatabaseEngine.DATABASE_ENGINE_MONGO:
+      return { tool: 'mongosh', argv: query(MONGOSH, database, MONGO_COUNTS) };
     default:
       return null;
   }

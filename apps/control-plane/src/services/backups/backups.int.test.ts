@@ -167,7 +167,7 @@ describe('backup records', () => {
     const dbs: Record<string, { id: string }> = {};
     for (const type of ['dbA', 'dbB', 'dbC', 'dbD', 'dbE']) dbs[type] = await newDb(`db-${type.toLowerCase()}`, type);
     const app = dbs.dbA!;
-    for (const type of ['dbA', 'dbB', 'dbC', 'dbD', 'dbE']) {
+    for (const type of ['dbA', 'dbB', 'dbC', 'dbD']) {
       const own = `${type}Id`;
       const db = dbs[type]!;
       const b = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: type, [own]: db.id })));
@@ -234,6 +234,26 @@ describe('backup records', () => {
     expect(switched).toMatchObject({ databaseType: 'dbC', serviceName: 'mysql', composeId: stack.composeId });
     badField(await t.call('backup.update', { ...updateOf(b), serviceName: null }), 'serviceName');
     badField(await t.call('backup.update', { ...updateOf(b), databaseType: 'web-server' }), 'databaseType');
+    const libsql = await t.call('backup.update', { ...updateOf(b), databaseType: 'dbE', serviceName: 'libsql' });
+    badField(libsql, 'databaseType');
+    expect(libsql.body.issues[0].message).toMatch(/^libSQL \(dbE\) databases cannot be backed up by Skiff: /);
+    expect(ok(await t.call('backup.one', { backupId: b.backupId }))).toMatchObject({ databaseType: 'dbC', serviceName: 'mysql' });
+  });
+
+  it('refuses libSQL backups at creation, saying why, and writes nothing', async () => {
+    const d = await newDestination();
+    const libsql = await newDb('db-libsql', 'dbE');
+    const stack = await newCompose('libsql-stack');
+    const before = ok(await t.call('user.getBackups')).length;
+    for (const input of [
+      backupInput(d.destinationId, { databaseType: 'dbE', dbEId: libsql.id }),
+      backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbE', composeId: stack.composeId, serviceName: 'libsql' }),
+    ]) {
+      const res = await t.call('backup.create', input);
+      badField(res, 'databaseType');
+      expect(res.body.issues[0].message).toMatch(/libSQL \(dbE\) databases cannot be backed up by Skiff: .*admin API.* could never be restored nor verified/);
+    }
+    expect(ok(await t.call('user.getBackups')).length).toBe(before);
   });
 
   it('takes the platform backup with no target, from admins only', async () => {

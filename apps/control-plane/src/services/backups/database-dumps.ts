@@ -4,6 +4,7 @@ import { DUMP_DEADLINE_MS, type DumpTarget, WIRE_ENGINES, dumpDatabaseCommand } 
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import type { ServiceDeps } from '../shared/deps.js';
+import { backupRefusal } from './unsupported-kinds.js';
 
 /** A dump that could not run or did not succeed: the runner records it as the run's failure. */
 export class DumpFailed extends Error {}
@@ -30,6 +31,8 @@ export class DatabaseDumps {
 
   /** What a backup dumps: its database service, or its compose stack's service. */
   async target(row: Backup): Promise<DumpTarget & { engineName: string }> {
+    const refusal = backupRefusal(row.databaseType);
+    if (refusal) throw new DumpRefused(refusal);
     const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
     const wire = engine && WIRE_ENGINES[engine.engine];
     if (!engine || !wire) throw new DumpRefused(`${engine?.label ?? row.databaseType} databases cannot be dumped by this version`);

@@ -9,6 +9,7 @@ import type { ServiceAccess } from '../shared/service-access.js';
 import type { BackupService } from './backups.js';
 import { isFileIn, ownPrefix } from './object-names.js';
 import type { BackupRunner } from './runner.js';
+import { backupRefusal } from './unsupported-kinds.js';
 
 export interface RestoreInput {
   backupId: string;
@@ -35,6 +36,8 @@ export class DatabaseRestores {
 
   async restore(p: Principal, input: RestoreInput) {
     const backup = await this.backups.find(p, input.backupId);
+    const refusal = backupRefusal(backup.databaseType);
+    if (refusal) throw Invalid('backupId', refusal);
     const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
     const wire = engine && WIRE_ENGINES[engine.engine];
     if (backup.backupType === 'compose' || !engine || !wire) {

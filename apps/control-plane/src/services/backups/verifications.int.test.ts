@@ -60,7 +60,7 @@ describe('backup.verify', () => {
     await s3.put(BUCKET, `${own}notes.txt`, 'not a run');
     await bad('backup.verify', { backupId: backup.backupId, key: 'db/another/2026-12-07T03-00-00-000Z.dump.gz' }, 'key');
     await bad('backup.verify', { backupId: backup.backupId, key: `${own}2026-12-01T00-00-00-000Z.dump.gz` }, 'key', /no such file/);
-    await bad('backup.verify', { backupId: mongoBackup.backupId }, 'backupId', /PostgreSQL, MariaDB and MySQL/);
+    await bad('backup.verify', { backupId: mongoBackup.backupId }, 'backupId', /no file yet/);
     await bad('backup.verify', { backupId: backup.backupId, bogus: 1 }, 'bogus');
     expect(await commandCount()).toBe(before);
     expect(await t.db.selectFrom('backupVerifications').selectAll().execute()).toEqual([]);
@@ -106,6 +106,36 @@ describe('backup.verify', () => {
     const listed = await ok('backup.verifications', { backupId: backup.backupId });
     expect(listed.verifications.map((v: { verificationId: string }) => v.verificationId)).toEqual([older.verificationId, queued.verificationId]);
     expect((await t.call('backup.oneVerification', { verificationId: 'vrf_nope' })).status).toBe(404);
+  });
+
+  it('verifies a MongoDB backup in a throw-away container of its image, and refuses a libSQL one with the reason', async () => {
+    const mongo = await ok('dbD.create', { name: 'mongo-verified', environmentId: env });
+    const destination = await ok('destination.create', { name: 'local3', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const backup = await ok('backup.create', { schedule: '0 3 * * *', prefix: 'mongo/', destinationId: destination.destinationId, database: 'app', databaseType: 'dbD', dbDId: mongo.dbDId, keepLatestCount: null });
+    const key = `mongo/${backup.backupId}/2026-12-07T03-00-00-000Z.archive.gz`;
+    await s3.put(BUCKET, key, 'archive');
+    const queued = await ok('backup.verify', { backupId: backup.backupId });
+    expect(queued).toMatchObject({ status: 'queued', key });
+    const row = await t.db.selectFrom('commands').selectAll().where('id', '=', queued.commandId).executeTakeFirstOrThrow();
+    const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    expect(command.payload?.$case === 'verifyDatabase' && command.payload.value).toMatchObject({
+      image: 'mongo:7',
+      target: { engine: DatabaseEngine.DATABASE_ENGINE_MONGO, database: 'app', workload: { id: mongo.dbDId, appName: mongo.appName } },
+      object: { key },
+    });
+
+    // backup.create refuses libSQL (backups.int.test.ts); a row written before this version is refused too.
+    const libsql = await ok('dbE.create', { name: 'libsql-verified', environmentId: env });
+    const id = 'bkp_libsql_legacy';
+    const mongoRow = await t.db.selectFrom('backups').selectAll().where('id', '=', backup.backupId).executeTakeFirstOrThrow();
+    await t.db
+      .insertInto('backups')
+      .values({ ...mongoRow, id, prefix: 'l/', database: 'main', databaseType: 'dbE', dbDId: null, dbEId: libsql.dbEId })
+      .execute();
+    const before = await commandCount();
+    await bad('backup.verify', { backupId: id }, 'backupId', /libSQL .* could never be restored nor verified/);
+    await bad('backup.restore', { backupId: id, key: `l/${id}/2026-12-07T03-00-00-000Z.sql.gz`, force: true }, 'backupId', /libSQL/);
+    expect(await commandCount()).toBe(before);
   });
 
   it('verifies the file of a successful scheduled run, and only of database services it can verify', async () => {

@@ -11,14 +11,20 @@ import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import { isFileIn, ownPrefix, runStampOf } from './object-names.js';
 import type { BackupRunner, RunResult } from './runner.js';
+import { backupRefusal } from './unsupported-kinds.js';
 
 export interface VerifyInput {
   backupId: string;
   key?: string | null;
 }
 
-/** Engines whose dumps a throw-away container can restore here (MongoDB's image does not run here). */
-const VERIFIABLE = new Set([DatabaseEngine.DATABASE_ENGINE_POSTGRES, DatabaseEngine.DATABASE_ENGINE_MARIADB, DatabaseEngine.DATABASE_ENGINE_MYSQL]);
+/** Engines whose dumps the agent restores into a throw-away container (apps/agent/src/dumps/verify-tools.ts). */
+const VERIFIABLE = new Set([
+  DatabaseEngine.DATABASE_ENGINE_POSTGRES,
+  DatabaseEngine.DATABASE_ENGINE_MARIADB,
+  DatabaseEngine.DATABASE_ENGINE_MYSQL,
+  DatabaseEngine.DATABASE_ENGINE_MONGO,
+]);
 
 /** The key file a run writes beside its dump with `includeEncryptionKey` (`.age` when encrypted): never a dump. */
 const isKeyFile = (key: string) => /\.secret\.key\.gz(\.age)?$/.test(key);
@@ -75,9 +81,11 @@ export class BackupVerifications {
   }
 
   private async queue(backup: Backup, key: string | null, trigger: 'manual' | 'scheduled') {
+    const refusal = backupRefusal(backup.databaseType);
+    if (refusal) throw Invalid('backupId', refusal);
     const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
     if (!engine || !this.verifiable(backup)) {
-      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB and MySQL database services can be verified');
+      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB database services can be verified');
     }
     const service = await this.deps.db
       .selectFrom('databaseServices')
