@@ -10,7 +10,6 @@ import type { DestinationService } from './destinations.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { answeredMetadata, mergedMetadata, openBackupMetadata } from './backup-metadata.js';
 import { allOfOrganization, findOfOrganization } from '../shared/organization-records.js';
-import { backupRefusal } from './unsupported-kinds.js';
 
 type BackupRecord = OutputOf<Contracts['backup']['one']>;
 type DatabaseKind = 'dbA' | 'dbB' | 'dbC' | 'dbD' | 'dbE';
@@ -179,8 +178,6 @@ export class BackupService {
     if (!DB_KINDS.includes(input.databaseType as DatabaseKind) && input.databaseType !== 'web-server') {
       throw Invalid('databaseType', 'unknown database type');
     }
-    const refusal = backupRefusal(input.databaseType);
-    if (refusal) throw Invalid('databaseType', refusal);
     const target = await this.target(p, input);
     const settings = await this.settings(p, input);
     const userId = await this.checkUser(p, input.userId);
@@ -222,8 +219,6 @@ export class BackupService {
     const compose = row.backupType === 'compose';
     if (compose) {
       if (input.databaseType === 'web-server') throw Invalid('databaseType', 'a compose backup dumps a database (dbA…dbE)');
-      const refusal = input.databaseType !== row.databaseType && backupRefusal(input.databaseType);
-      if (refusal) throw Invalid('databaseType', refusal);
     } else if (input.databaseType !== row.databaseType) {
       throw Invalid('databaseType', `stays ${row.databaseType}: the target cannot change (create another backup)`);
     }

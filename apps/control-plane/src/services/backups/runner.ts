@@ -11,6 +11,7 @@ import { recordEvent, type EventSignal } from '../events/events.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
+import { backupRefusal } from './unsupported-kinds.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
 import { encrypted } from '@skiff/archives/age';
 import { dataDirArchive } from './data-dir-archive.js';
@@ -114,6 +115,8 @@ export class BackupRunner {
   }
 
   private async runOrAnswer(row: Backup): Promise<RunResult> {
+    const refusal = backupRefusal(row.databaseType);
+    if (refusal) throw Invalid('backupId', refusal);
     try {
       return await this.run(row);
     } catch (err) {

@@ -1,7 +1,7 @@
 /**
  * Database kinds the spec names as backup targets but whose backups Skiff refuses, with the
- * reason each refusal gives (`backup.create`, a compose backup's `backup.update`, and the
- * runs, restores and verifications of rows written before).
+ * reason each refusal gives: their records are kept (the spec accepts them), and their
+ * runs, restores and verifications answer this reason.
  *
  * libSQL (dbE): the server streams a dump (`GET /dump` of its HTTP API) but loads one only
  * through its admin API into a new namespace (`POST /v1/namespaces/:ns/create` with
