@@ -2949,7 +2949,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a file of a database backup into a database service of the same kind
-         * @description `key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the service restored into (default: the backup’s own); it must be of the backup’s kind and running, since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore as it happens. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean --single-transaction); MariaDB and MySQL run the dump’s SQL. Answers the queued restore; `backup.oneRestore` follows it.
+         * @description `key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the service restored into (default: the backup’s own); it must be of the backup’s kind and running, since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore as it happens. A compose backup restores into the service of its stack it dumps (`serviceName`), which must run; it takes no `databaseId`. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean --single-transaction); MariaDB and MySQL run the dump’s SQL. Answers the queued restore; `backup.oneRestore` follows it.
          */
         post: operations["backup.restore"];
         delete?: never;
@@ -2965,7 +2965,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A restore of a database backup: its file, target, status and log */
+        /** A restore of a database backup: its file, target (a database service, or a compose stack’s service), status and log */
         get: operations["backup.oneRestore"];
         put?: never;
         post?: never;
@@ -31442,7 +31442,9 @@ export interface operations {
                     "application/json": {
                         restoreId: string;
                         backupId: string;
-                        databaseId: string;
+                        databaseId: string | null;
+                        composeId: string | null;
+                        serviceName: string | null;
                         key: string;
                         commandId: string;
                         /** @enum {string} */

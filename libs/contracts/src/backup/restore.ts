@@ -9,7 +9,8 @@ export const restore = defineContract({
     '`key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the ' +
     'service restored into (default: the backup’s own); it must be of the backup’s kind and running, ' +
     'since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore ' +
-    'as it happens. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean ' +
+    'as it happens. A compose backup restores into the service of its stack it dumps (`serviceName`), which ' +
+    'must run; it takes no `databaseId`. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean ' +
     '--single-transaction); MariaDB and MySQL run the dump’s SQL. Answers the queued restore; ' +
     '`backup.oneRestore` follows it.',
   input: z.object({

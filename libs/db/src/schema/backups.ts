@@ -49,12 +49,16 @@ export interface BackupsTable {
   createdAt: CreatedAt;
 }
 
-/** A `backup.restore`: the file, the database service it goes into, and how its command ended. */
+/** A `backup.restore`: the file, the database service (or compose stack's service) it goes into, and how its command ended. */
 export interface DatabaseRestoresTable {
   id: string;
   organizationId: string;
   backupId: string;
-  databaseServiceId: string;
+  /** The database service restored into; null for a compose backup's restore. */
+  databaseServiceId: string | null;
+  /** The compose stack and its service restored into (a compose backup's); null otherwise. */
+  composeId: ColumnType<string | null, string | null | undefined, string | null>;
+  serviceName: ColumnType<string | null, string | null | undefined, string | null>;
   objectKey: string;
   commandId: string;
   status: 'running' | 'done' | 'error';

@@ -151,6 +151,21 @@ describe('the platform backup', () => {
     const event = (await t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute()).find((e) => (e.summary as any).backupId === b.backupId);
     expect(event?.outcome).toBe('failure');
   });
+
+  it('refuses a compose backup whose stack is not deployed at once, naming backupId, queuing nothing', async () => {
+    const d = ok(await t.call('destination.create', fields()));
+    const env = (await t.call('project.create', { name: 'p' })).body.environments[0].environmentId;
+    const stack = ok(await t.call('compose.create', { name: 'shop', environmentId: env, sourceType: 'raw', composeType: 'container-compose' }));
+    const b = ok(
+      await t.call('backup.create', { schedule: '@daily', prefix: 'x', destinationId: d.destinationId, database: 'shop', databaseType: 'dbA', backupType: 'compose', composeId: stack.composeId, serviceName: 'db' }),
+    );
+    const res = await t.call('backup.manualBackupCompose', { backupId: b.backupId });
+    expect(res.status).toBe(400);
+    expect(res.body.issues[0]).toMatchObject({ path: ['backupId'], message: expect.stringMatching(/is not running \(idle\)/) });
+    expect(await t.db.selectFrom('commands').select('id').where('workloadKey', '=', `compose:${stack.composeId}`).execute()).toEqual([]);
+    const event = (await t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute()).find((e) => (e.summary as any).backupId === b.backupId);
+    expect(event?.outcome).toBe('failure');
+  });
 });
 
 describe('scheduled backups', () => {

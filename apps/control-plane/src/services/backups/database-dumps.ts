@@ -37,8 +37,15 @@ export class DatabaseDumps {
     const wire = engine && WIRE_ENGINES[engine.engine];
     if (!engine || !wire) throw new DumpRefused(`${engine?.label ?? row.databaseType} databases cannot be dumped by this version`);
     if (row.backupType === 'compose') {
-      const stack = await this.deps.db.selectFrom('composeStacks').select(['id', 'appName', 'serverId']).where('id', '=', row.composeId ?? '').executeTakeFirst();
+      const stack = await this.deps.db
+        .selectFrom('composeStacks')
+        .select(['id', 'appName', 'serverId', 'applicationStatus'])
+        .where('id', '=', row.composeId ?? '')
+        .executeTakeFirst();
       if (!stack || !row.serviceName) throw new DumpRefused('the backup’s compose stack is gone');
+      if (stack.applicationStatus !== 'done') {
+        throw new DumpRefused(`the compose stack ${stack.appName} is not running (${stack.applicationStatus}): deploy or start it first`);
+      }
       return { type: 'compose', id: stack.id, appName: stack.appName, serverId: stack.serverId, serviceName: row.serviceName, engine: wire, database: row.database, engineName: engine.engine };
     }
     const id = row[`${engine.router}Id` as 'dbAId'];

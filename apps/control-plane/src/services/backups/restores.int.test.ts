@@ -85,4 +85,39 @@ describe('backup.restore', () => {
     expect(await ok('backup.oneRestore', { restoreId: queued.restoreId })).toMatchObject({ status: 'error', log: 'the restore failed: pg_restore exited with 1: boom', finishedAt: expect.any(String) });
     expect((await t.call('backup.oneRestore', { restoreId: 'rst_nope' })).status).toBe(404);
   });
+
+  it('restores a compose backup into its stack’s service: running, forced, no databaseId; the record names the stack and service', async () => {
+    const stack = await ok('compose.create', { name: 'shop', environmentId: env, sourceType: 'raw', composeType: 'container-compose' });
+    const pg = await ok('dbA.create', { name: 'pg-beside', environmentId: env });
+    const destination = await ok('destination.create', { name: 'compose-dest', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const backup = await ok('backup.create', {
+      schedule: '0 3 * * *', prefix: 'cmp/', destinationId: destination.destinationId, database: 'shop', databaseType: 'dbA',
+      backupType: 'compose', composeId: stack.composeId, serviceName: 'db', keepLatestCount: null,
+    });
+    const key = `cmp/${backup.backupId}/2026-12-07T14-00-00-000Z.dump.gz`;
+
+    const before = await commandCount();
+    await bad('backup.restore', { backupId: backup.backupId, key: 'cmp/other/x.dump.gz', force: true }, 'key');
+    await bad('backup.restore', { backupId: backup.backupId, key, databaseId: pg.dbAId, force: true }, 'databaseId');
+    // Not running (never deployed): the tool runs inside the stack's service.
+    await bad('backup.restore', { backupId: backup.backupId, key, force: true }, 'backupId');
+    await t.db.updateTable('composeStacks').set({ applicationStatus: 'done' }).where('id', '=', stack.composeId).execute();
+    await bad('backup.restore', { backupId: backup.backupId, key }, 'force');
+    expect(await commandCount()).toBe(before);
+
+    const queued = await ok('backup.restore', { backupId: backup.backupId, key, force: true });
+    const row = await t.db.selectFrom('commands').selectAll().where('id', '=', queued.commandId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ kind: 'COMMAND_KIND_RESTORE_DATABASE', workloadKey: `compose:${stack.composeId}` });
+    const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    expect(command.payload?.$case === 'restoreDatabase' && command.payload.value).toMatchObject({
+      target: { engine: DatabaseEngine.DATABASE_ENGINE_POSTGRES, database: 'shop', serviceName: 'db', workload: { id: stack.composeId, appName: stack.appName } },
+      object: { bucket: BUCKET, key },
+    });
+    expect(await ok('backup.oneRestore', { restoreId: queued.restoreId })).toMatchObject({ status: 'running', key, databaseId: null, composeId: stack.composeId, serviceName: 'db', log: null });
+
+    // Its result ends the record; a success's log names the file restored.
+    const reports = new DeploymentReports({ db: t.db, clock: () => new Date() });
+    await reports.applyCommandResult('local', { commandId: queued.commandId, status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '', finishedAt: undefined });
+    expect(await ok('backup.oneRestore', { restoreId: queued.restoreId })).toMatchObject({ status: 'done', log: `restored ${key}`, finishedAt: expect.any(String) });
+  });
 });

@@ -1,4 +1,5 @@
 import type { DatabaseEngine as EngineName } from '@skiff/db';
+import { sql } from 'kysely';
 import { wireServerId } from '@skiff/domain';
 import { type Command, CommandKind, DatabaseEngine, type S3Object, WorkloadKind, timestampFromDate } from '@skiff/proto';
 import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } from './kind.js';
@@ -76,7 +77,7 @@ async function applyDumpResult({ tx, command, status, reason, at }: CommandResul
   if (command.kind !== 'COMMAND_KIND_RESTORE_DATABASE') return;
   await tx
     .updateTable('databaseRestores')
-    .set({ status: succeeded(status) ? 'done' : 'error', log: succeeded(status) ? 'restored' : (reason ?? 'the restore did not end'), finishedAt: at })
+    .set({ status: succeeded(status) ? 'done' : 'error', log: succeeded(status) ? sql<string>`'restored ' || object_key` : (reason ?? 'the restore did not end'), finishedAt: at })
     .where('commandId', '=', command.id)
     .execute();
 }
