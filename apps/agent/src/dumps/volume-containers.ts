@@ -12,8 +12,10 @@ import { VOLUME_PATH } from './tool-commands.js';
 export const VOLUME_TOOL_IMAGE = 'busybox:latest';
 
 export interface VolumeContainers {
-  /** Whether the named volume exists. */
-  exists(volume: string): Promise<boolean>;
+  /** The named volume's labels, or null when it does not exist. */
+  labels(volume: string): Promise<Record<string, string> | null>;
+  /** Makes the named local volume with these labels. */
+  create(volume: string, labels: Record<string, string>): Promise<void>;
   /** The names of the running containers that mount the volume. */
   mountedBy(volume: string): Promise<string[]>;
   /** Starts a throw-away container mounting the volume at VOLUME_PATH; answers its id. */
@@ -27,15 +29,20 @@ export class DockerodeVolumeContainers implements VolumeContainers {
     private readonly image = VOLUME_TOOL_IMAGE,
   ) {}
 
-  async exists(volume: string): Promise<boolean> {
+  async labels(volume: string): Promise<Record<string, string> | null> {
     checkObjectName('volume', volume, 'inspect volume');
     try {
-      await engineCall('inspect volume', () => this.docker.getVolume(volume).inspect());
-      return true;
+      const found = (await engineCall('inspect volume', () => this.docker.getVolume(volume).inspect())) as { Labels?: Record<string, string> | null };
+      return found.Labels ?? {};
     } catch (err) {
-      if (isNotFound(err)) return false;
+      if (isNotFound(err)) return null;
       throw err;
     }
+  }
+
+  async create(volume: string, labels: Record<string, string>): Promise<void> {
+    checkObjectName('volume', volume, 'create volume');
+    await engineCall('create volume', () => this.docker.createVolume({ Name: volume, Driver: 'local', Labels: labels }));
   }
 
   async mountedBy(volume: string): Promise<string[]> {
