@@ -9,7 +9,8 @@ import { archiveToolOutput } from '../dumps/tool-archives.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { VOLUME_ARCHIVE } from '../dumps/tool-commands.js';
 import type { VolumeContainers } from '../dumps/volume-containers.js';
-import { foreignVolume, refuseVolumeCommand } from '../dumps/volume-refusal.js';
+import { foreignVolume } from '../deployments/volume-claims.js';
+import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 
 export interface VolumeCommandDeps {

@@ -7,8 +7,8 @@
 import { CommandKind, type Command } from '@skiff/proto';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
-import { applicationVolumeLabels } from '../deployments/volume-claims.js';
-import { foreignVolume, refuseVolumeCommand } from '../dumps/volume-refusal.js';
+import { applicationVolumeLabels, foreignVolume } from '../deployments/volume-claims.js';
+import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import type { VolumeCommandDeps } from './backup-volume.js';
 
