@@ -11,6 +11,9 @@ import { VOLUME_PATH } from './tool-commands.js';
 /** A small image with tar and sh, present on every server Skiff's tools set up. */
 export const VOLUME_TOOL_IMAGE = 'busybox:latest';
 
+/** tar needs little: a crafted archive must not take the server's memory, CPU or process table. */
+export const VOLUME_TOOL_LIMITS = { Memory: 256 * 1024 ** 2, MemorySwap: 256 * 1024 ** 2, NanoCpus: 1_000_000_000, PidsLimit: 64 } as const;
+
 export interface VolumeContainers {
   /** The named volume's labels, or null when it does not exist. */
   labels(volume: string): Promise<Record<string, string> | null>;
@@ -59,7 +62,7 @@ export class DockerodeVolumeContainers implements VolumeContainers {
         Cmd: ['sleep', '86400'],
         Labels: { 'skiff.volume-tool': label },
         NetworkDisabled: true,
-        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none' },
+        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none', ...VOLUME_TOOL_LIMITS },
       }),
     );
     try {
