@@ -26,7 +26,9 @@ const ok = async (call: Call, op: string, input?: Record<string, unknown>) => {
 };
 
 async function populate(call: Call, into: Record<string, string>, tag: string) {
-  const env = (await ok(call, 'project.create', { name: `surf-${tag}` })).environments[0].environmentId;
+  const project = await ok(call, 'project.create', { name: `surf-${tag}` });
+  const env = project.environments[0].environmentId;
+  into.projectId = project.projectId;
   into.environmentId = env;
   const app = await ok(call, 'application.create', { name: `notes-${tag}`, environmentId: env });
   into.applicationId = app.applicationId;
@@ -192,6 +194,21 @@ describe('a hostile user of their own organization', () => {
     }
     expect((await t.call('backup.create', { ...cases[0]![1], keepLatestCount: 2 ** 31 - 1 })).status).toBe(200);
     expect((await snapshot()).volumeBackups).toEqual(before.volumeBackups);
+  });
+
+  it('lists a destination\u2019s files to a member only inside the folders of backups they may see', async () => {
+    const otherEnv = (await ok(t.call, 'project.create', { name: 'surf-a-other' })).environments[0].environmentId;
+    const otherDb = await ok(t.call, 'dbA.create', { name: 'pg-a-other', environmentId: otherEnv });
+    const hidden = await ok(t.call, 'backup.create', { schedule: '0 3 * * *', prefix: 'hidden/', destinationId: a.destinationId, database: 'app', databaseType: 'dbA', dbAId: otherDb.dbAId, keepLatestCount: null });
+    const limited = t.as(t.watch.secret((await ok(t.call, 'user.createApiKey', { name: 'one-project', scope: { projectIds: [a.projectId] } })).key));
+    const list = (call: Call, search: string) => call('backup.listBackupFiles', { destinationId: a.destinationId, search });
+    expect((await list(limited, `a/${a.backupId}/`)).status).toBe(200);
+    expect((await list(limited, `va/${a.volumeBackupId}/2026`)).status).toBe(200);
+    for (const search of ['', 'a/', `hidden/${hidden.backupId}/`, `a/${a.backupId}`, `b/${b.backupId}/`]) {
+      const r = await list(limited, search);
+      expect(r.status, `${search} ${JSON.stringify(r.body)}`).toBe(403);
+    }
+    expect((await list(t.call, '')).status).toBe(200);
   });
 
   it('answers no secret: passwords, keys and passphrases only as has\u2026 flags', async () => {
