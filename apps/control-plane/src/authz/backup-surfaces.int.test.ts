@@ -211,6 +211,20 @@ describe('a hostile user of their own organization', () => {
     expect((await list(t.call, '')).status).toBe(200);
   });
 
+  it('refuses schedules too long to parse at every tick, naming schedule', async () => {
+    const before = await snapshot();
+    const long = `${Array.from({ length: 600 }, () => '5').join(',')} 3 * * *`;
+    for (const [op, input] of [
+      ['backup.create', { schedule: long, prefix: 'h/', destinationId: a.destinationId, database: 'app', databaseType: 'dbA', dbAId: a.dbAId }],
+      ['volumeBackup.create', { applicationId: a.applicationId, volumeName: 'notes-a-data', destinationId: a.destinationId, schedule: long, prefix: 'h/' }],
+    ] as const) {
+      const r = await t.call(op, input);
+      expect(r.status, `${op} ${JSON.stringify(r.body).slice(0, 300)}`).toBe(400);
+      expect(r.body.issues.map((i: { path: string[] }) => i.path[0])).toEqual(['schedule']);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
   it('answers no secret: passwords, keys and passphrases only as has\u2026 flags', async () => {
     const answers = [
       await ok(t.call, 'dbA.one', { dbAId: a.dbAId }),
