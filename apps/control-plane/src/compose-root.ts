@@ -229,7 +229,7 @@ export async function buildPlatform(options: PlatformOptions) {
     audit: auditHandlers(audit),
     notification: notificationHandlers(events.service, notifications, channelTests),
     destination: destinationHandlers(destinations, backupParts.runner),
-    backup: backupHandlers(backups, backupParts.runner, backupParts.restores, backupParts.verifications),
+    backup: backupHandlers(backups, backupParts.runner, backupParts.restores, backupParts.verifications, backupParts.files),
     volumeBackup: volumeBackupHandlers(backupParts.volumes),
     application: applicationHandlers(applications, deployments, lifecycle, drops, deploymentControl, new ApplicationDeletion(lifecycle, mounts, previews), webhooks.reads),
     mounts: mountsHandlers(mounts),

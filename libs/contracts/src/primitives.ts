@@ -11,6 +11,8 @@ export const JsonValue = z.json().register(z.globalRegistry, { id: 'JsonValue' }
 
 /** An identifier field marked `S` in the spec (no length rule of its own). */
 export const Id = z.string();
+/** How many of a backup's newest runs retention keeps: at least 1, at most what the column holds (a 32-bit integer). */
+export const KeepLatestCount = z.number().int().min(1).max(2_147_483_647);
 /** An identifier field marked `S>=1`. */
 export const RequiredId = z.string().min(1);
 

@@ -178,3 +178,11 @@ describe('previousFire', () => {
     expect(prev('5 10 * * *', '2026-12-05T10:04:00Z')).toBe('2026-12-04T10:05:00.000Z');
   });
 });
+
+describe('cronError', () => {
+  it('refuses an expression longer than any that lists every value, before parsing it', () => {
+    const every = `${Array.from({ length: 60 }, (_, i) => i).join(',')} ${Array.from({ length: 60 }, (_, i) => i).join(',')} ${Array.from({ length: 24 }, (_, i) => i).join(',')} ${Array.from({ length: 31 }, (_, i) => i + 1).join(',')} ${Array.from({ length: 12 }, (_, i) => i + 1).join(',')} 0,1,2,3,4,5,6`;
+    expect(cronError(every)).toBeNull();
+    expect(cronError(`${Array.from({ length: 600 }, () => '5').join(',')} 3 * * *`)).toBe('longer than 1000 characters');
+  });
+});

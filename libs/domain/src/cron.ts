@@ -148,7 +148,11 @@ export function parseCron(expression: string): CronSchedule {
 }
 
 /** Why an expression is not a valid cron schedule, or null when it is. */
+/** Longer than any expression listing every value of every field: a schedule is parsed at every scheduler tick. */
+export const MAX_CRON_LENGTH = 1000;
+
 export function cronError(expression: string): string | null {
+  if (typeof expression === 'string' && expression.length > MAX_CRON_LENGTH) return `longer than ${MAX_CRON_LENGTH} characters`;
   try {
     parseCron(expression);
     return null;

@@ -10,6 +10,17 @@ import { MANAGED_LABEL, type DockerDriver } from '../docker/driver.js';
 /** The labels of an application's volumes. */
 export const applicationVolumeLabels = (id: string) => ({ [MANAGED_LABEL]: 'true', 'skiff.kind': 'application', 'skiff.id': id });
 
+/**
+ * Why the volume (its labels, as the engine holds them) is not the application's to archive
+ * or overwrite, or null. Only a volume made for that application (deploy's `claimVolumes`)
+ * carries its labels: another workload's, a database's, Skiff's own or a hand-made volume
+ * does not, whatever the command's name says.
+ */
+export function foreignVolume(volume: string, labels: Record<string, string>, applicationId: string): string | null {
+  const own = Object.entries(applicationVolumeLabels(applicationId)).every(([k, v]) => labels[k] === v);
+  return own ? null : `the volume ${volume} on this server is not this application’s (it was not made for it): only the application’s own volumes are backed up or restored`;
+}
+
 /** Null when every volume of the spec is the application's (made now if missing); else why not. */
 export async function claimVolumes(driver: DockerDriver, input: Pick<WorkloadSpecInput, 'id' | 'volumes'>): Promise<string | null> {
   const volumes = input.volumes ?? [];

@@ -1,6 +1,7 @@
 /**
  * Throw-away database containers for verifications (VerifyDatabase): the database service's
- * image, without a network (loopback only), with a one-time root password; removed with its
+ * image, without a network (loopback only), with a one-time root password, within
+ * SCRATCH_LIMITS; removed with its
  * anonymous data volume when the verification ends. The image is never pulled: the
  * database's server already has it.
  */
@@ -14,6 +15,12 @@ import { scratchEnv } from './verify-tools.js';
 export const SCRATCH_LABEL = 'skiff.verify';
 
 const LOG_LINES = 5;
+
+/**
+ * What a verification may take of its server: the image is the user's and the dump comes
+ * from a bucket, so neither may starve the workloads beside it (memory, CPU, processes).
+ */
+export const SCRATCH_LIMITS = { Memory: 1024 ** 3, MemorySwap: 1024 ** 3, NanoCpus: 1_000_000_000, PidsLimit: 512 } as const;
 
 /** A non-TTY container's log: frames of an 8-byte header and their text (exec-frames.ts). */
 function withoutFrameHeaders(raw: Buffer): string {
@@ -52,7 +59,7 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
         Env: env,
         Labels: { [SCRATCH_LABEL]: name },
         // Loopback only. (NetworkDisabled would also drop the hostname the MariaDB image needs.)
-        HostConfig: { NetworkMode: 'none' },
+        HostConfig: { NetworkMode: 'none', ...SCRATCH_LIMITS },
       }),
     );
     try {

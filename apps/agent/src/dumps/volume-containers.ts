@@ -11,9 +11,14 @@ import { VOLUME_PATH } from './tool-commands.js';
 /** A small image with tar and sh, present on every server Skiff's tools set up. */
 export const VOLUME_TOOL_IMAGE = 'busybox:latest';
 
+/** tar needs little: a crafted archive must not take the server's memory, CPU or process table. */
+export const VOLUME_TOOL_LIMITS = { Memory: 256 * 1024 ** 2, MemorySwap: 256 * 1024 ** 2, NanoCpus: 1_000_000_000, PidsLimit: 64 } as const;
+
 export interface VolumeContainers {
-  /** Whether the named volume exists. */
-  exists(volume: string): Promise<boolean>;
+  /** The named volume's labels, or null when it does not exist. */
+  labels(volume: string): Promise<Record<string, string> | null>;
+  /** Makes the named local volume with these labels. */
+  create(volume: string, labels: Record<string, string>): Promise<void>;
   /** The names of the running containers that mount the volume. */
   mountedBy(volume: string): Promise<string[]>;
   /** Starts a throw-away container mounting the volume at VOLUME_PATH; answers its id. */
@@ -27,15 +32,20 @@ export class DockerodeVolumeContainers implements VolumeContainers {
     private readonly image = VOLUME_TOOL_IMAGE,
   ) {}
 
-  async exists(volume: string): Promise<boolean> {
+  async labels(volume: string): Promise<Record<string, string> | null> {
     checkObjectName('volume', volume, 'inspect volume');
     try {
-      await engineCall('inspect volume', () => this.docker.getVolume(volume).inspect());
-      return true;
+      const found = (await engineCall('inspect volume', () => this.docker.getVolume(volume).inspect())) as { Labels?: Record<string, string> | null };
+      return found.Labels ?? {};
     } catch (err) {
-      if (isNotFound(err)) return false;
+      if (isNotFound(err)) return null;
       throw err;
     }
+  }
+
+  async create(volume: string, labels: Record<string, string>): Promise<void> {
+    checkObjectName('volume', volume, 'create volume');
+    await engineCall('create volume', () => this.docker.createVolume({ Name: volume, Driver: 'local', Labels: labels }));
   }
 
   async mountedBy(volume: string): Promise<string[]> {
@@ -52,7 +62,7 @@ export class DockerodeVolumeContainers implements VolumeContainers {
         Cmd: ['sleep', '86400'],
         Labels: { 'skiff.volume-tool': label },
         NetworkDisabled: true,
-        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none' },
+        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none', ...VOLUME_TOOL_LIMITS },
       }),
     );
     try {

@@ -9,6 +9,7 @@ import { archiveToolOutput } from '../dumps/tool-archives.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { VOLUME_ARCHIVE } from '../dumps/tool-commands.js';
 import type { VolumeContainers } from '../dumps/volume-containers.js';
+import { foreignVolume } from '../deployments/volume-claims.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 
@@ -31,7 +32,10 @@ export function backupVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       if (command.payload?.$case !== 'backupVolume') return failed('not a BackupVolume command');
       const { target, object } = command.payload.value;
       const volume = target!.volumeName;
-      if (!(await deps.volumes.exists(volume))) return failed(`the volume ${volume} does not exist on this server: deploy the application first`);
+      const labels = await deps.volumes.labels(volume);
+      if (!labels) return failed(`the volume ${volume} does not exist on this server: deploy the application first`);
+      const foreign = foreignVolume(volume, labels, target!.workload!.id);
+      if (foreign) return failed(foreign);
       log.info({ objectKey: object!.key, bucket: object!.bucket, volume }, 'archiving the volume');
       const containerId = await deps.volumes.start(volume, true, command.commandId);
       try {

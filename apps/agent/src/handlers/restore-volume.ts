@@ -1,11 +1,13 @@
 /**
  * RestoreVolume: the bucket object (decrypted when it is an .age file) through gunzip into tar in a throw-away container that
  * mounts the volume, after emptying it. Refused while a running container mounts the volume,
- * unless the command says `force` (the caller accepted writing under a running service).
+ * unless the command says `force` (the caller accepted writing under a running service). Only
+ * the application's own volume (its labels) is written; a missing one is made with them.
  */
 import { CommandKind, type Command } from '@skiff/proto';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
+import { applicationVolumeLabels, foreignVolume } from '../deployments/volume-claims.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import type { VolumeCommandDeps } from './backup-volume.js';
@@ -24,6 +26,9 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       if (command.payload?.$case !== 'restoreVolume') return failed('not a RestoreVolume command');
       const { target, object, force } = command.payload.value;
       const volume = target!.volumeName;
+      const labels = await deps.volumes.labels(volume);
+      const foreign = labels && foreignVolume(volume, labels, target!.workload!.id);
+      if (foreign) return failed(foreign);
       const users = await deps.volumes.mountedBy(volume);
       if (users.length > 0 && !force) {
         return failed(`the volume ${volume} is mounted by running containers (${users.join(', ')}): stop the application first, or restore with force`);
@@ -37,6 +42,8 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       log.info({ objectKey: object!.key, bucket: object!.bucket, volume }, 'restoring the volume');
       let containerId: string | null = null;
       try {
+        // A volume that is gone is made again as the application's, so its next deploy claims it.
+        if (!labels) await deps.volumes.create(volume, applicationVolumeLabels(target!.workload!.id));
         containerId = await deps.volumes.start(volume, false, command.commandId);
         const why = await feedTool(await deps.containers.run(containerId, VOLUME_EXTRACT, true), source, signal);
         if (why) return failed(`the restore failed: ${why}`);

@@ -2,6 +2,8 @@
 // throw-away containers) and an S3-compatible server in this process: a volume's files go
 // into the bucket as a gzipped tar and come back after they were deleted; a restore is refused
 // while a running container mounts the volume, unless forced; a backup of a missing volume fails.
+// Only the application's own volume (its labels) is archived or overwritten: another
+// application's, a database's or an unlabelled one is refused and left as it was.
 // With a passphrase the archive is an age file that the reference tool (`age -d`, Debian's
 // package, given the passphrase on a terminal) decrypts, and a wrong passphrase restores nothing.
 import { execFile } from 'node:child_process';
@@ -24,6 +26,11 @@ import { restoreVolumeHandler } from './restore-volume.js';
 const run = randomBytes(3).toString('hex');
 const VOLUME = `volbk-${run}-data`;
 const USER = `volbk-${run}-user`;
+const OTHER = `volbk-${run}-other`;
+const DB_VOLUME = `volbk-${run}-db`;
+const HAND_MADE = `volbk-${run}-hand`;
+const RECREATED = `volbk-${run}-again`;
+const APP_LABELS = ['--label', 'skiff.managed=true', '--label', 'skiff.kind=application', '--label', 'skiff.id=app_1'];
 const BUCKET = 'volumes';
 let s3dir: string;
 let s3: S3rver;
@@ -33,7 +40,7 @@ let client: S3Client;
 const docker = (args: string[]) =>
   new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${err ? stderr : ''}`.trim() })));
 /** Runs a shell line in a busybox container that mounts the volume at /data. */
-const inVolume = (script: string) => docker(['run', '--rm', '-v', `${VOLUME}:/data`, 'busybox:latest', 'sh', '-c', script]);
+const inVolume = (script: string, volume = VOLUME) => docker(['run', '--rm', '-v', `${volume}:/data`, 'busybox:latest', 'sh', '-c', script]);
 const toolContainers = async () => (await docker(['ps', '-aq', '--filter', 'label=skiff.volume-tool'])).out;
 
 beforeAll(async () => {
@@ -41,11 +48,11 @@ beforeAll(async () => {
   s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
   endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
   client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-  expect((await docker(['volume', 'create', VOLUME])).ok).toBe(true);
+  expect((await docker(['volume', 'create', ...APP_LABELS, VOLUME])).ok).toBe(true);
 });
 afterAll(async () => {
   await docker(['rm', '-f', USER]);
-  await docker(['volume', 'rm', '-f', VOLUME]);
+  await docker(['volume', 'rm', '-f', VOLUME, OTHER, DB_VOLUME, HAND_MADE, RECREATED]);
   client?.destroy();
   await s3?.close();
   await rm(s3dir, { recursive: true, force: true });
@@ -117,6 +124,28 @@ describe('volume backups and restores on the agent', () => {
     expect(notFound.reason).toContain('the download failed: NoSuchKey');
     expect(await toolContainers()).toBe('');
   }, 60_000);
+
+  it('refuses to archive or overwrite a volume that is not the application’s, and makes a missing one as the application’s', async () => {
+    const make = (name: string, labels: string[]) => docker(['volume', 'create', ...labels, name]);
+    expect((await make(OTHER, ['--label', 'skiff.managed=true', '--label', 'skiff.kind=application', '--label', 'skiff.id=app_2'])).ok).toBe(true);
+    expect((await make(DB_VOLUME, ['--label', 'skiff.managed=true', '--label', 'skiff.kind=database', '--label', 'skiff.id=app_1'])).ok).toBe(true);
+    expect((await make(HAND_MADE, [])).ok).toBe(true);
+    for (const volume of [OTHER, DB_VOLUME, HAND_MADE]) {
+      expect((await inVolume('echo theirs > /data/keep.txt', volume)).ok).toBe(true);
+      const archived = await backupVolumeHandler(deps()).run(context(command('backup', `v/foreign/${volume}.tar.gz`, { volume })));
+      expect(archived).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: expect.stringContaining('is not this application’s') });
+      const overwritten = await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/1.tar.gz', { volume, force: true })));
+      expect(overwritten).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: expect.stringContaining('is not this application’s') });
+      expect((await inVolume('cat /data/keep.txt', volume)).out).toBe('theirs');
+    }
+    await expect(client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `v/foreign/${OTHER}.tar.gz` }))).rejects.toThrow();
+
+    expect(await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/1.tar.gz', { volume: RECREATED })))).toEqual(ok);
+    const labels = JSON.parse((await docker(['volume', 'inspect', '--format', '{{json .Labels}}', RECREATED])).out);
+    expect(labels).toMatchObject({ 'skiff.managed': 'true', 'skiff.kind': 'application', 'skiff.id': 'app_1' });
+    expect((await inVolume('cat /data/notes/a.txt', RECREATED)).out).toBe('anchor');
+    expect(await toolContainers()).toBe('');
+  }, 90_000);
 
   it('encrypts with a passphrase into an age file that age -d decrypts, and restores only with that passphrase', async () => {
     const PASSPHRASE = `sea chart ${run} lighthouse`;

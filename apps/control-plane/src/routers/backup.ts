@@ -1,13 +1,13 @@
 import type { RouterHandlers } from '../http/context.js';
-import type { BackupRunner, BackupService, BackupVerifications, DatabaseRestores } from '../services/backups/index.js';
+import type { BackupFiles, BackupRunner, BackupService, BackupVerifications, DatabaseRestores } from '../services/backups/index.js';
 
-export const backupHandlers = (backups: BackupService, runner: BackupRunner, restores: DatabaseRestores, verifications: BackupVerifications): RouterHandlers<'backup'> => ({
+export const backupHandlers = (backups: BackupService, runner: BackupRunner, restores: DatabaseRestores, verifications: BackupVerifications, files: BackupFiles): RouterHandlers<'backup'> => ({
   create: (input, { principal }) => backups.create(principal, input),
   one: (input, { principal }) => backups.one(principal, input.backupId),
   update: (input, { principal }) => backups.update(principal, input),
   remove: (input, { principal }) => backups.remove(principal, input.backupId),
   manualBackupWebServer: (input, { principal }) => runner.manualWebServer(principal, input.backupId),
-  listBackupFiles: (input, { principal }) => runner.listFiles(principal, input.destinationId, input.search),
+  listBackupFiles: (input, { principal }) => files.list(principal, input.destinationId, input.search),
   manualBackupDbA: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbA'),
   manualBackupDbB: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbB'),
   manualBackupDbC: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbC'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { BackupDatabaseType, BackupType, Id, NonEmpty, JsonValue } from '../primitives.js';
+import { BackupDatabaseType, BackupType, Id, NonEmpty, JsonValue, KeepLatestCount } from '../primitives.js';
 import { BackupRecord, METADATA_FIELD_DOC, METADATA_INPUT_DOC } from './record.js';
 
 export const create = defineContract({
@@ -30,7 +30,7 @@ export const create = defineContract({
     enabled: z.boolean().nullable().optional(),
     prefix: NonEmpty,
     destinationId: Id,
-    keepLatestCount: z.number().int().min(1).nullable().optional(),
+    keepLatestCount: KeepLatestCount.nullable().optional(),
     database: NonEmpty,
     dbBId: z.string().nullable().optional(),
     dbCId: z.string().nullable().optional(),

@@ -7,7 +7,9 @@ export const listBackupFiles = defineContract({
   summary: 'The backup files stored in a destination whose path starts with a search text',
   description:
     '`search` is a path prefix inside the destination bucket (for example `<appName>/` or ' +
-    '`<appName>/<prefix>`); empty lists from the bucket root.',
+    '`<appName>/<prefix>`); empty lists from the bucket root. Owners and admins list any path; ' +
+    'anyone else only inside the folder of a backup or volume backup on that destination they ' +
+    'may see (`<prefix><backupId>/`), else FORBIDDEN.',
   input: z.object({ destinationId: Id, search: z.string(), serverId: Id.optional() }),
   output: z.array(Unspecified),
   example: { destinationId: 'dst_example', search: 'shop-db/nightly/' },

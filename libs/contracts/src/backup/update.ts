@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { BackupDatabaseType, Id, NonEmpty, JsonValue } from '../primitives.js';
+import { BackupDatabaseType, Id, NonEmpty, JsonValue, KeepLatestCount } from '../primitives.js';
 import { BackupRecord, METADATA_FIELD_DOC, METADATA_INPUT_DOC } from './record.js';
 
 export const update = defineContract({
@@ -21,7 +21,7 @@ export const update = defineContract({
     backupId: Id,
     destinationId: Id,
     database: NonEmpty,
-    keepLatestCount: z.number().int().min(1).nullable(),
+    keepLatestCount: KeepLatestCount.nullable(),
     serviceName: z.string().nullable(),
     metadata: JsonValue.nullable().describe(METADATA_FIELD_DOC),
     databaseType: BackupDatabaseType,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from '../contract.js';
-import { NonEmpty, RequiredId } from '../primitives.js';
+import { NonEmpty, RequiredId, KeepLatestCount } from '../primitives.js';
 import { VolumeBackupRecord } from './record.js';
 
 export const create = defineContract({
@@ -17,7 +17,7 @@ export const create = defineContract({
     destinationId: RequiredId,
     schedule: z.string(),
     prefix: NonEmpty,
-    keepLatestCount: z.number().int().min(1).nullable().optional(),
+    keepLatestCount: KeepLatestCount.nullable().optional(),
     enabled: z.boolean().nullable().optional(),
   }),
   output: VolumeBackupRecord,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectKey, ownPrefix, retentionVictims, runStampOf, stampOf } from './object-names.js';
+import { isFileIn, objectKey, ownPrefix, retentionVictims, runStampOf, stampOf } from './object-names.js';
 
 describe('backup object names', () => {
   it('puts each run under the prefix and the backup name, stamped so keys sort by time', () => {
@@ -25,5 +25,14 @@ describe('backup object names', () => {
     const keys = [run(1), run(1, 'secret.key.gz'), run(2), run(3), run(4), run(4, 'secret.key.gz'), 'n/db/readme.txt', 'n/dbx/2026-12-05T17-00-00-000Z.sql.gz', 'other'];
     expect(retentionVictims(keys, own, 2).sort()).toEqual([run(1), run(1, 'secret.key.gz'), run(2)].sort());
     expect(retentionVictims(keys, own, 10)).toEqual([]);
+  });
+
+  it('takes as a backup\u2019s file only a key directly in its folder that a bucket can hold', () => {
+    const own = 'n/db/';
+    expect(isFileIn('n/db/2026-12-05T17-01-02-003Z.sql.gz', own)).toBe(true);
+    for (const key of ['n/db/', 'n/db/../x', 'n/db/sub/x', '/n/db/x', 'n/dbx/x', 'n/db/x\u0000y', 'n/db/x\ny', `n/db/${'x'.repeat(1020)}`, `n/db/${'é'.repeat(510)}`]) {
+      expect(isFileIn(key, own), JSON.stringify(key).slice(0, 40)).toBe(false);
+    }
+    expect(isFileIn(`n/db/${'x'.repeat(1019)}`, own)).toBe(true);
   });
 });

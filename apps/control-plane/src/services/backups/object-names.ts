@@ -12,8 +12,16 @@ const STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 /** The folder of one backup's files: its normalised prefix (empty or ending in `/`), then its name. */
 export const ownPrefix = (prefix: string, name: string) => `${prefix}${name}/`;
 
-/** Whether `key` is a file directly in the folder `own` (not the folder itself, nor deeper). */
-export const isFileIn = (key: string, own: string) => key.startsWith(own) && key.length > own.length && !key.slice(own.length).includes('/');
+/** S3's longest object key, in UTF-8 bytes. */
+const MAX_KEY_BYTES = 1024;
+
+/** Whether `key` is a file directly in the folder `own` (not the folder itself, nor deeper), that a bucket can hold. */
+export const isFileIn = (key: string, own: string) =>
+  key.startsWith(own) &&
+  key.length > own.length &&
+  !key.slice(own.length).includes('/') &&
+  !/[\x00-\x1f\x7f]/.test(key) &&
+  Buffer.byteLength(key) <= MAX_KEY_BYTES;
 
 export const objectKey = (prefix: string, name: string, at: Date, ext: string) => `${ownPrefix(prefix, name)}${stampOf(at)}.${ext}`;
 

@@ -29,7 +29,9 @@ export interface ScheduleSource<R extends ScheduledRow = any> {
  * each schedule fired; a scheduler runs that firing only after claiming it in Postgres (one
  * conditional UPDATE moving `last_scheduled_at` forward), so with several control planes
  * each firing runs once, and after an outage only the latest missed firing runs. A backup
- * never runs for a firing before it was created.
+ * never runs for a firing before it was created. Each organization's runs form one lane (one
+ * after the other), lanes run side by side, and a new firing of an organization whose lane is
+ * still busy is claimed only once it is free.
  *
  * It also watches for stale backups: one that has not succeeded (since its last success, or
  * its creation) within twice its interval (the time between its cron's last two firings)
@@ -39,6 +41,7 @@ export interface ScheduleSource<R extends ScheduledRow = any> {
 export class BackupScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  private readonly lanes = new Map<string, Promise<unknown>>();
   private readonly sources: ScheduleSource[];
 
   constructor(
@@ -54,9 +57,15 @@ export class BackupScheduler {
     this.sources = [{ table: 'backups', run, staleKind }, ...more];
   }
 
-  /** Claims and runs the due firings; answers the ids of the backups this scheduler ran. */
-  async tick(): Promise<string[]> {
+  /**
+   * Claims and runs the due firings; answers the ids of the backups this scheduler ran. With
+   * `wait` (tests) it returns when those runs ended; the timer does not wait for them.
+   */
+  async tick(wait = true): Promise<string[]> {
     const ran: string[] = [];
+    const launched: Promise<unknown>[] = [];
+    // An organization whose runs of an earlier tick still go on claims nothing now.
+    const busy = new Set(this.lanes.keys());
     for (const source of this.sources) {
       const table = source.table as 'backups';
       const rows = (await this.db.selectFrom(table).selectAll().where('enabled', '=', true).execute()) as unknown as ScheduledRow[];
@@ -67,6 +76,7 @@ export class BackupScheduler {
         if (!due || due < new Date(row.createdAt)) continue;
         await this.alertIfStale(source, row, schedule, due, now);
         if (row.lastScheduledAt && new Date(row.lastScheduledAt) >= due) continue;
+        if (busy.has(row.organizationId)) continue;
         const claimed = await this.db
           .updateTable(table)
           .set({ lastScheduledAt: due })
@@ -77,10 +87,23 @@ export class BackupScheduler {
         if (!claimed) continue;
         ran.push(row.id);
         // A failed run is recorded in its event by the runner.
-        await source.run(row).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'));
+        launched.push(this.inLane(row.organizationId, () => source.run(row).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'))));
       }
     }
+    if (wait) await Promise.all(launched);
     return ran;
+  }
+
+  /**
+   * One organization's runs go one after the other, beside other organizations' runs: a run
+   * that waits hours for its agent (or a destination that hangs) delays its own organization only.
+   */
+  private inLane(organizationId: string, run: () => Promise<unknown>): Promise<unknown> {
+    const next = (this.lanes.get(organizationId) ?? Promise.resolve()).then(run).finally(() => {
+      if (this.lanes.get(organizationId) === next) this.lanes.delete(organizationId);
+    });
+    this.lanes.set(organizationId, next);
+    return next;
   }
 
   private async alertIfStale(source: ScheduleSource, row: ScheduledRow, schedule: ReturnType<typeof parseCron>, due: Date, now: Date): Promise<void> {
@@ -109,7 +132,7 @@ export class BackupScheduler {
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.tick()).catch((err: unknown) => this.log.error({ err }, 'backup scheduler tick failed'));
+      this.running = this.running.then(() => this.tick(false)).catch((err: unknown) => this.log.error({ err }, 'backup scheduler tick failed'));
     }, this.tickMs);
     this.timer.unref();
   }
@@ -118,5 +141,6 @@ export class BackupScheduler {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    await Promise.all(this.lanes.values());
   }
 }

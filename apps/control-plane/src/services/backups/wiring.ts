@@ -4,6 +4,7 @@ import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { EventSignal } from '../events/events.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import type { ServiceDeps } from '../shared/deps.js';
+import { BackupFiles } from './backup-files.js';
 import { BackupService } from './backups.js';
 import { DatabaseDumps } from './database-dumps.js';
 import { DestinationService } from './destinations.js';
@@ -37,10 +38,11 @@ export function buildBackups(
   const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps);
   const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
   const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), options.dumpPollMs);
+  const files = new BackupFiles(deps, destinations, runner, backups, volumes);
   const volumeSchedules = { table: 'volumeBackups' as const, run: (row: VolumeBackup) => volumes.run(row), staleKind: () => 'volumeBackup' as const };
   const verifications = new BackupVerifications(deps, backups, runner, outbox, log.child({ component: 'backup-verifications' }));
   // A successful scheduled run of a database backup is followed by a verification of its file.
   const scheduled = async (row: Backup) => verifications.afterScheduledRun(row, await runner.run(row));
   const scheduler = new BackupScheduler(deps.db, deps.clock, scheduled, log.child({ component: 'backup-scheduler' }), options.tickMs, [volumeSchedules], signal);
-  return { destinations, backups, runner, restores, verifications, volumes, scheduler, start: options.start !== false };
+  return { destinations, backups, runner, files, restores, verifications, volumes, scheduler, start: options.start !== false };
 }
