@@ -5,8 +5,7 @@
  * the answer and one deadline for everything.
  */
 import type { LookupAddress } from 'node:dns';
-import { type IncomingHttpHeaders, type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP, isIPv6 } from 'node:net';
 import { outboundUrlProblem } from '@skiff/domain';
 import type { OutboundPolicy } from './address-policy.js';
@@ -84,7 +83,10 @@ function pinnedLookup(pinned: PinnedHost) {
 }
 
 function send(target: URL, pinned: PinnedHost, request: OutboundRequest, signal: AbortSignal): Promise<OutboundAnswer> {
-  const requester = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Not `import … from 'node:http(s)'`: the agent bundles this library into one ESM file, which
+  // hoists such imports to its top, and the ESM namespace of node:http reads its lazy getters,
+  // loading undici (~4 MB) into every idle agent (apps/agent/src/lazy-load.spec.ts).
+  const requester = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http').request;
   return new Promise<OutboundAnswer>((resolve, reject) => {
     const req = requester(
       target,

@@ -5,7 +5,12 @@
  * when a command needs it (lazy-driver.ts). Its errors look like dockerode's (`statusCode`,
  * `json`), so toDockerError reads both alike.
  */
-import { type IncomingMessage, request } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+
+// Not `import … from 'node:http'`: the agent's one-file ESM bundle hoists every such import to
+// its top, and the ESM namespace of node:http reads its lazy getters, loading undici (~4 MB)
+// into every idle agent (lazy-load.spec.ts).
+const { request } = process.getBuiltinModule('node:http');
 
 export interface EngineSocketOptions {
   socketPath: string;
