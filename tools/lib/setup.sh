@@ -141,7 +141,8 @@ build_agent() {
   node_modules/.bin/esbuild apps/agent/src/main.ts --bundle --platform=node --format=esm \
     --target=node22 --outfile=dist/agent/main.mjs --log-level=warning \
     --minify-whitespace --minify-syntax --legal-comments=none \
-    --alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs \
+    --alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs --alias:thread-stream=./tools/lib/agent-bundle/thread-stream.cjs \
+    --alias:yaml=./tools/lib/agent-bundle/yaml.cjs \
     --banner:js="import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);"
 }
 
