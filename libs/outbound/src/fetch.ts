@@ -6,10 +6,13 @@
  */
 import type { LookupAddress } from 'node:dns';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { isIP, isIPv6 } from 'node:net';
 import { outboundUrlProblem } from '@skiff/domain';
 import type { OutboundPolicy } from './address-policy.js';
 import { OutboundRefused, type PinnedHost, type Resolver, resolveUrl } from './resolve.js';
+
+const builtin = createRequire(import.meta.url);
 
 /** A request that did not bring a complete answer (refused destination, redirect, limit, deadline, network). */
 export class OutboundFetchError extends Error {
@@ -86,7 +89,7 @@ function send(target: URL, pinned: PinnedHost, request: OutboundRequest, signal:
   // Not `import … from 'node:http(s)'`: the agent bundles this library into one ESM file, which
   // hoists such imports to its top, and the ESM namespace of node:http reads its lazy getters,
   // loading undici (~4 MB) into every idle agent (apps/agent/src/lazy-load.spec.ts).
-  const requester = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http').request;
+  const requester = target.protocol === 'https:' ? (builtin('node:https') as typeof import('node:https')).request : (builtin('node:http') as typeof import('node:http')).request;
   return new Promise<OutboundAnswer>((resolve, reject) => {
     const req = requester(
       target,
