@@ -136,8 +136,8 @@ build_control_plane() {
 AGENT_CMD=(node --lite-mode --max-semi-space-size=1 dist/agent/main.mjs)  # no optimising compiler: the agent waits far more than it computes, and idles ~12 MB smaller
 
 # Bundles the agent into one file (dist/agent/main.mjs), as build_control_plane does: it idles
-# at ~53 MB RSS instead of ~100 MB through tsx (`tools/bench agent` measures it beside a bare
-# `node`, ~37 MB here, most of it the node binary's pages). docker-modem's ssh:// transport
+# at ~71 MB RSS on Node 24 instead of ~100 MB through tsx (`tools/bench agent` measures it beside
+# a bare `node`, ~42 MB here, most of it the node binary's pages). docker-modem's ssh:// transport
 # (ssh2, with native and WebAssembly crypto, ~8 MB) is replaced by a stub: the agent talks to
 # Docker over its unix socket. pino's transports (thread-stream: a worker thread the agent never
 # starts) are left out, and yaml is replaced by a stand-in that loads it at the first use (only
