@@ -128,20 +128,27 @@ build_control_plane() {
 # a fully minified bundle: each within 0-3.5 MB, none clearly outside the noise; without
 # --lite-mode +11.7 MB. Over a bare node the idle agent holds ~11 MB more of the node binary's
 # pages (TLS, crypto, HTTP/2), ~13 MB of V8 heap and code (the 1.9 MB bundle source, Node's
-# bundled undici 0.7 MB, ~4.8 MB bytecode) and ~5 MB of malloc (OpenSSL, the gRPC session).)
+# bundled undici 0.7 MB, ~4.8 MB bytecode) and ~5 MB of malloc (OpenSSL, the gRPC session).
+# Measured again on Node 24 beside a 41.8 MB bare node, agent at 71.3 MB with these flags:
+# + --optimize-for-size 72.1, --jitless instead of --lite-mode 72.6; a fully minified bundle
+# (--minify) 84.0. Node's builtins the agent needs (tls, http2, crypto, net, fs/promises,
+# child_process, zlib) loaded in a bare node alone come to 52.7-55.2 MB, 1.26-1.32x.)
 AGENT_CMD=(node --lite-mode --max-semi-space-size=1 dist/agent/main.mjs)  # no optimising compiler: the agent waits far more than it computes, and idles ~12 MB smaller
 
 # Bundles the agent into one file (dist/agent/main.mjs), as build_control_plane does: it idles
-# at ~53 MB RSS instead of ~100 MB through tsx (`tools/bench agent` measures it beside a bare
-# `node`, ~37 MB here, most of it the node binary's pages). docker-modem's ssh:// transport
+# at ~71 MB RSS on Node 24 instead of ~100 MB through tsx (`tools/bench agent` measures it beside
+# a bare `node`, ~42 MB here, most of it the node binary's pages). docker-modem's ssh:// transport
 # (ssh2, with native and WebAssembly crypto, ~8 MB) is replaced by a stub: the agent talks to
-# Docker over its unix socket. Whitespace and syntax are minified (names are kept): V8 keeps the
-# whole source in the heap, ~1 MB less.
+# Docker over its unix socket. pino's transports (thread-stream: a worker thread the agent never
+# starts) are left out, and yaml is replaced by a stand-in that loads it at the first use (only
+# compose commands parse YAML): both evaluated at start otherwise. Whitespace and syntax are
+# minified (names are kept): V8 keeps the whole source in the heap, ~1 MB less.
 build_agent() {
   node_modules/.bin/esbuild apps/agent/src/main.ts --bundle --platform=node --format=esm \
     --target=node22 --outfile=dist/agent/main.mjs --log-level=warning \
     --minify-whitespace --minify-syntax --legal-comments=none \
-    --alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs \
+    --alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs --alias:thread-stream=./tools/lib/agent-bundle/thread-stream.cjs \
+    --alias:yaml=./tools/lib/agent-bundle/yaml.cjs \
     --banner:js="import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);"
 }
 

@@ -4,7 +4,8 @@
 // (docker/lazy-driver.ts, pipeline/lazy-handler.ts): a static import of one of them would
 // load it into every idle agent again, ~1-9 MB each (`tools/bench agent` measures it).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +37,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve, reject) =>
     execFile(
       join(root, 'node_modules/.bin/esbuild'),
-      [ENTRY, '--bundle', '--platform=node', '--format=esm', '--target=node20', `--outfile=${join(dir, 'main.mjs')}`,
-        '--log-level=error', '--alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs', `--metafile=${join(dir, 'meta.json')}`],
+      [ENTRY, '--bundle', '--platform=node', '--format=esm', '--target=node22', `--outfile=${join(dir, 'main.mjs')}`,
+        '--log-level=error', '--alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs', '--alias:thread-stream=./tools/lib/agent-bundle/thread-stream.cjs',
+        '--alias:yaml=./tools/lib/agent-bundle/yaml.cjs', `--metafile=${join(dir, 'meta.json')}`,
+        `--banner:js=import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);`],
       { cwd: root },
       (err, _out, stderr) => (err ? reject(new Error(`esbuild failed: ${stderr}`)) : resolve()),
     ),
@@ -70,6 +73,42 @@ describe('the idle agent', () => {
       [...reached.keys()].filter((f) => pattern.test(f)).map((f) => `${what}: ${reached.get(f)!.join(' -> ')}`),
     );
     expect(eager).toEqual([]);
+  });
+
+  // The bundle hoists every `import … from 'node:…'` of every module to its top, lazy ones
+  // included, and an ESM import of a builtin reads all its getters: node:http's load undici.
+  it('loads no builtin it does not use when it starts', async () => {
+    const report = join(dir, 'builtins.json');
+    const hook = join(dir, 'builtins.cjs');
+    writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));`);
+    // Without its configuration it stops at once, after the bundle's imports and top level ran.
+    await new Promise<void>((resolve) =>
+      execFile(process.execPath, ['--require', hook, join(dir, 'main.mjs')], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, () => resolve()),
+    );
+    const loaded = (JSON.parse(readFileSync(report, 'utf8')) as string[]).filter((m) => m.startsWith('NativeModule '));
+    expect(loaded.filter((m) => /undici|^NativeModule https$/.test(m))).toEqual([]);
+  });
+
+  it('does not start pino transports (their worker thread), which the bundle leaves out', () => {
+    const reached = staticallyReached();
+    expect([...reached.keys()].filter((f) => f.startsWith('node_modules/thread-stream/'))).toEqual([]);
+  });
+
+  // tools/lib/agent-bundle/yaml.cjs stands in for yaml: loaded at the first use of an export.
+  it("loads yaml at the first use of one of its exports, and has all of them", () => {
+    const require = createRequire(import.meta.url);
+    const standIn = join(root, 'tools/lib/agent-bundle/yaml.cjs');
+    const real = require.resolve('yaml');
+    delete require.cache[real];
+    const lazy = require(standIn) as typeof import('yaml');
+    expect(Object.keys(lazy)).toEqual(Object.keys(require('yaml') as object));
+    delete require.cache[real];
+    delete require.cache[standIn];
+    const fresh = require(standIn) as typeof import('yaml');
+    expect(require.cache[real]).toBeUndefined();
+    expect(fresh.parse('a: [1, 2]')).toEqual({ a: [1, 2] });
+    expect(fresh.isMap(fresh.parseDocument('a: 1').contents)).toBe(true);
+    expect(require.cache[real]).toBeDefined();
   });
 
   it('still bundles them, for the commands that import them', () => {

@@ -5,12 +5,14 @@
  * the answer and one deadline for everything.
  */
 import type { LookupAddress } from 'node:dns';
-import { type IncomingHttpHeaders, type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { isIP, isIPv6 } from 'node:net';
 import { outboundUrlProblem } from '@skiff/domain';
 import type { OutboundPolicy } from './address-policy.js';
 import { OutboundRefused, type PinnedHost, type Resolver, resolveUrl } from './resolve.js';
+
+const builtin = createRequire(import.meta.url);
 
 /** A request that did not bring a complete answer (refused destination, redirect, limit, deadline, network). */
 export class OutboundFetchError extends Error {
@@ -84,7 +86,10 @@ function pinnedLookup(pinned: PinnedHost) {
 }
 
 function send(target: URL, pinned: PinnedHost, request: OutboundRequest, signal: AbortSignal): Promise<OutboundAnswer> {
-  const requester = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Not `import … from 'node:http(s)'`: the agent bundles this library into one ESM file, which
+  // hoists such imports to its top, and the ESM namespace of node:http reads its lazy getters,
+  // loading undici (~4 MB) into every idle agent (apps/agent/src/lazy-load.spec.ts).
+  const requester = target.protocol === 'https:' ? (builtin('node:https') as typeof import('node:https')).request : (builtin('node:http') as typeof import('node:http')).request;
   return new Promise<OutboundAnswer>((resolve, reject) => {
     const req = requester(
       target,

@@ -85,7 +85,7 @@ export class DockerodeDriver implements DockerDriver {
   }
 
   serviceTasks(name: string): Promise<TaskInfo[]> {
-    return services.serviceTasks(this.docker, name);
+    return services.serviceTasks(services.dockerodeTaskReader(this.docker), name);
   }
 
   servicesByLabel(labels: Record<string, string>): Promise<ServiceInfo[]> {

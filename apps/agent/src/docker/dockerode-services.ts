@@ -300,12 +300,27 @@ export async function removeService(docker: Dockerode, name: string): Promise<bo
   }
 }
 
-export async function serviceTasks(docker: Dockerode, name: string): Promise<TaskInfo[]> {
+/** What reading a service's tasks needs of a client: dockerode's (dockerodeTaskReader), or the agent's light EngineSocket (lazy-driver.ts). */
+export interface TaskReader {
+  /** GET /services/<name or id>. */
+  inspectService(name: string): Promise<unknown>;
+  listTasks(options: { filters: { service: string[] } }): Promise<unknown>;
+}
+
+export const dockerodeTaskReader = (docker: Dockerode): TaskReader => ({
+  inspectService: (name) => docker.getService(encodeURIComponent(name)).inspect(),
+  listTasks: (options) => docker.listTasks(options),
+});
+
+export async function serviceTasks(docker: TaskReader, name: string): Promise<TaskInfo[]> {
   const operation = `serviceTasks ${String(name)}`;
   checkServiceName(name, operation);
-  const current = await inspectService(docker, name, operation);
-  if (!current) {
-    throw new DockerNotFoundError(operation, `service ${name} not found`, 404);
+  let current: EngineServiceObject;
+  try {
+    current = (await engineCall(operation, () => docker.inspectService(name))) as EngineServiceObject;
+  } catch (err) {
+    if (isNotFound(err)) throw new DockerNotFoundError(operation, `service ${name} not found`, 404);
+    throw err;
   }
   // By id: the engine's `service` filter also matches other services by name prefix.
   const tasks = (await engineCall(operation, () => docker.listTasks({ filters: { service: [current.ID] } }))) as EngineTask[];

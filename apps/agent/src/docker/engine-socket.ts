@@ -1,11 +1,18 @@
 /**
  * The few Engine API reads an idle agent makes (its engine's version at start, the Skiff
- * services it adopts, the metrics sampler's container list and stats streams), sent straight over the unix socket with node:http so that dockerode
+ * services it adopts, the crash-loop watcher's services and tasks, the metrics sampler's
+ * container list and stats streams), sent straight over the unix socket with node:http so that dockerode
  * (with its BuildKit session, gRPC and protobuf definitions, ~9 MB resident) is loaded only
  * when a command needs it (lazy-driver.ts). Its errors look like dockerode's (`statusCode`,
  * `json`), so toDockerError reads both alike.
  */
-import { type IncomingMessage, request } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Not `import … from 'node:http'`: the agent's one-file ESM bundle hoists every such import to
+// its top, and the ESM namespace of node:http reads its lazy getters, loading undici (~4 MB)
+// into every idle agent (lazy-load.spec.ts).
+const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface EngineSocketOptions {
   socketPath: string;
@@ -24,6 +31,16 @@ export class EngineSocket {
   /** GET /services, with dockerode's `listServices` options (filters sent as JSON, as docker-modem does). */
   listServices(options: { filters?: Record<string, string[]> } = {}): Promise<unknown> {
     return this.get(`/services${filtersQuery(options.filters)}`);
+  }
+
+  /** GET /services/<name or id>. */
+  inspectService(name: string): Promise<unknown> {
+    return this.get(`/services/${encodeURIComponent(name)}`);
+  }
+
+  /** GET /tasks, with dockerode's `listTasks` options. */
+  listTasks(options: { filters?: Record<string, string[]> } = {}): Promise<unknown> {
+    return this.get(`/tasks${filtersQuery(options.filters)}`);
   }
 
   /** GET /containers/json, with dockerode's `listContainers` options. */

@@ -1,14 +1,15 @@
 // The Docker driver the agent's process uses (lazy-driver.ts) against the real engine: its
-// own start-up reads (version, services by label) over the socket answer what dockerode
+// own start-up reads (version, services by label) and the crash-loop watcher's (a service's tasks) over the socket answer what dockerode
 // answers, with the same errors, and every other call reaches the dockerode driver.
 import { randomBytes } from 'node:crypto';
 import Dockerode from 'dockerode';
+import { waitFor } from '@skiff/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DockerodeDriver } from './dockerode-driver.js';
 import { MANAGED_LABEL, type ServiceSpec } from './driver.js';
 import { engineCall } from './engine.js';
 import { EngineSocket } from './engine-socket.js';
-import { DockerError, DockerUnavailableError } from './errors.js';
+import { DockerError, DockerNotFoundError, DockerUnavailableError } from './errors.js';
 import { LazyDockerDriver } from './lazy-driver.js';
 
 const SOCKET = '/var/run/docker.sock';
@@ -46,9 +47,20 @@ describe('LazyDockerDriver', () => {
     expect(await lazy.servicesByLabel({ [RUN_LABEL]: `${run}-none` })).toEqual([]);
   });
 
+  // The crash-loop watcher reads every application's tasks every few seconds.
+  it("reads a service's tasks over the socket as the dockerode driver does, without loading it", async () => {
+    const running = `skt-lazy-t-${run}`;
+    names.push(running);
+    await dockerode.createOrUpdateService({ ...spec(running), Mode: { Replicated: { Replicas: 1 } } });
+    const light = new LazyDockerDriver({ socketPath: SOCKET, requestTimeoutMs: 60_000 });
+    await waitFor(async () => (await light.serviceTasks(running)).length > 0, { timeoutMs: 30_000, what: 'a task of the service' });
+    expect(await light.serviceTasks(running)).toEqual(await dockerode.serviceTasks(running));
+    await expect(light.serviceTasks(`skt-lazy-none-${run}`)).rejects.toBeInstanceOf(DockerNotFoundError);
+    expect((light as unknown as { driver: unknown }).driver).toBeNull();
+  });
+
   it('reaches the dockerode driver for everything else', async () => {
     expect(await lazy.imageExists('busybox:latest')).toBe(true);
-    expect((await lazy.serviceTasks(names[0]!)).length).toBe(0);
     expect(await lazy.containerByName(`skt-lazy-none-${run}`)).toBeNull();
   });
 

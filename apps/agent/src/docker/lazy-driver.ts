@@ -2,7 +2,8 @@
  * The Docker port as the agent's process uses it: the dockerode driver (dockerode-driver.ts)
  * is imported at the first call that needs it, so an agent that only waits for commands
  * never loads dockerode. What every start does (the engine's version, the services it
- * adopts) goes through EngineSocket instead. A test (lazy-load.int.test.ts) starts the
+ * adopts) and what runs while it waits (the crash-loop watcher's services and tasks) goes
+ * through EngineSocket instead. A test (lazy-load.int.test.ts) starts the
  * agent and checks that dockerode is not loaded.
  */
 import type {
@@ -23,7 +24,7 @@ import type {
   TaskInfo,
   VolumeInfo,
 } from './driver.js';
-import { servicesByLabel } from './dockerode-services.js';
+import { serviceTasks, servicesByLabel } from './dockerode-services.js';
 import { EngineSocket } from './engine-socket.js';
 
 export interface LazyDockerDriverOptions {
@@ -47,6 +48,11 @@ export class LazyDockerDriver implements DockerDriver {
 
   servicesByLabel(labels: Record<string, string>): Promise<ServiceInfo[]> {
     return servicesByLabel(this.engine, labels);
+  }
+
+  /** Over the socket too: the crash-loop watcher reads every application's tasks every few seconds. */
+  serviceTasks(name: string): Promise<TaskInfo[]> {
+    return serviceTasks(this.engine, name);
   }
 
   private full(): Promise<DockerDriver> {
@@ -82,10 +88,6 @@ export class LazyDockerDriver implements DockerDriver {
 
   removeService(name: string): Promise<boolean> {
     return this.full().then((d) => d.removeService(name));
-  }
-
-  serviceTasks(name: string): Promise<TaskInfo[]> {
-    return this.full().then((d) => d.serviceTasks(name));
   }
 
   imageExists(ref: string): Promise<boolean> {

@@ -3,14 +3,20 @@
  * command carried (never logged). Uploads are multipart with bounded parts in flight: the
  * memory of a dump stays near PART_BYTES × (QUEUE + 1) whatever its size.
  */
+import { createRequire } from 'node:module';
 import type { LookupFunction } from 'node:net';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { type OutboundPolicy, type Resolver, resolveUrl } from '@skiff/outbound';
 import type { S3Object } from '@skiff/proto';
+
+// Not `import … from 'node:http(s)'`: the agent's one-file ESM bundle hoists such imports to its
+// top, and the ESM namespace of node:http reads its lazy getters, loading undici (~4 MB) into
+// every idle agent (lazy-load.spec.ts).
+const builtin = createRequire(import.meta.url);
+const { Agent: HttpAgent } = builtin('node:http') as typeof import('node:http');
+const { Agent: HttpsAgent } = builtin('node:https') as typeof import('node:https');
 
 export const PART_BYTES = 5 * 1024 * 1024;
 export const QUEUE = 2;

@@ -3,7 +3,12 @@
  * Caddy refuses a request without a Host header; an empty one passes its origin check for a
  * unix socket, so node's default `Host: localhost` is turned off.
  */
-import { request } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Not `import … from 'node:http'`: the agent's one-file ESM bundle hoists every such import to
+// its top, and the ESM namespace of node:http reads its lazy getters, loading undici (~4 MB)
+// into every idle agent (lazy-load.spec.ts).
+const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface AdminAnswer {
   status: number;
