@@ -10,9 +10,10 @@ export class SecretBox {
   /** A KeyObject, made once: given the bytes, each cipher would import the key again (5x the cost of opening a short secret). */
   private readonly key: KeyObject;
   /**
-   * Short secrets opened recently, by their sealed text: a record read again (every read of a
-   * project opens its env and its environments') is not decrypted again. A sealed text is only
-   * kept once it was authenticated; a changed one is a different text and is decrypted.
+   * Short secrets sealed or opened recently, by their sealed text: a record read again (every
+   * read of a project opens its env and its environments'), or answered as it was written, is
+   * not decrypted again. A sealed text is only kept once made here or authenticated; a changed
+   * one is a different text and is decrypted.
    */
   private readonly opened = new Map<string, string>();
 
@@ -26,18 +27,24 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return [PREFIX, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join(':');
+    const sealed = [PREFIX, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join(':');
+    // The record made from it is usually answered at once (opened): known, not decrypted.
+    this.keep(sealed, plain);
+    return sealed;
   }
 
   open(sealed: string): string {
     const kept = this.opened.get(sealed);
     if (kept !== undefined) return kept;
     const plain = this.decrypt(sealed);
-    if (sealed.length <= OPENED_MAX_SEALED) {
-      if (this.opened.size >= OPENED_ENTRIES) this.opened.clear();
-      this.opened.set(sealed, plain);
-    }
+    this.keep(sealed, plain);
     return plain;
+  }
+
+  private keep(sealed: string, plain: string): void {
+    if (sealed.length > OPENED_MAX_SEALED) return;
+    if (this.opened.size >= OPENED_ENTRIES) this.opened.clear();
+    this.opened.set(sealed, plain);
   }
 
   private decrypt(sealed: string): string {
