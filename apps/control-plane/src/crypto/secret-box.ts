@@ -1,11 +1,21 @@
 import { type KeyObject, createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
 
 const PREFIX = 'v1';
+/** Opened secrets kept, and the longest sealed text kept: at most ~2 MB of text. */
+const OPENED_ENTRIES = 1024;
+const OPENED_MAX_SEALED = 1024;
 
 /** AES-256-GCM encryption of secrets at rest: `v1:<iv>:<tag>:<ciphertext>`, base64url parts. */
 export class SecretBox {
   /** A KeyObject, made once: given the bytes, each cipher would import the key again (5x the cost of opening a short secret). */
   private readonly key: KeyObject;
+  /**
+   * Short secrets sealed or opened recently, by their sealed text: a record read again (every
+   * read of a project opens its env and its environments'), or answered as it was written, is
+   * not decrypted again. A sealed text is only kept once made here or authenticated; a changed
+   * one is a different text and is decrypted.
+   */
+  private readonly opened = new Map<string, string>();
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('the secret key must be 32 bytes');
@@ -17,10 +27,27 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return [PREFIX, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join(':');
+    const sealed = [PREFIX, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join(':');
+    // The record made from it is usually answered at once (opened): known, not decrypted.
+    this.keep(sealed, plain);
+    return sealed;
   }
 
   open(sealed: string): string {
+    const kept = this.opened.get(sealed);
+    if (kept !== undefined) return kept;
+    const plain = this.decrypt(sealed);
+    this.keep(sealed, plain);
+    return plain;
+  }
+
+  private keep(sealed: string, plain: string): void {
+    if (sealed.length > OPENED_MAX_SEALED) return;
+    if (this.opened.size >= OPENED_ENTRIES) this.opened.clear();
+    this.opened.set(sealed, plain);
+  }
+
+  private decrypt(sealed: string): string {
     const [prefix, iv, tag, data] = sealed.split(':');
     if (prefix !== PREFIX || !iv || !tag || data === undefined) {
       throw new Error('not a sealed secret');

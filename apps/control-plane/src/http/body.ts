@@ -1,3 +1,5 @@
+import { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
 import { DomainError } from '../errors.js';
 
 /** The most a JSON operation's body may hold. */
@@ -45,6 +47,48 @@ export async function readBoundedText(request: Request, maxBytes: number, deadli
     clearTimeout(timer);
   }
   return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** The node request under a Hono context (@hono/node-server puts it in `env.incoming`); none in process. */
+export function incomingOf(ctx: Context): IncomingMessage | undefined {
+  const incoming = (ctx.env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage ? incoming : undefined;
+}
+
+/**
+ * `readBoundedText` on the node request itself: the same limits, without building the web
+ * `Request` and its stream for the body (a third of a small POST's cost in the server's HTTP
+ * layer). Past `maxBytes` the request is paused, its rest never read.
+ */
+export function readIncomingText(incoming: IncomingMessage, maxBytes: number): Promise<string> {
+  const declared = Number(incoming.headers['content-length'] ?? 0);
+  if (declared > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err: unknown, text?: string) => {
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (err) reject(err);
+      else resolve(text!);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        chunks.length = 0;
+        incoming.pause();
+        finish(bodyTooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(undefined, Buffer.concat(chunks, size).toString('utf8'));
+    const onError = (err: Error) => finish(err);
+    const onClose = () => finish(new Error('the client closed the connection before the body ended'));
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    if (incoming.readableEnded) onEnd();
+    else if (incoming.errored) onError(incoming.errored);
+    else if (incoming.destroyed) onClose();
+  });
 }
 
 /** The answer to a body not received within its deadline. */

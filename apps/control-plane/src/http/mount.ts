@@ -9,7 +9,7 @@ import { type AuditRecorder, audited, remoteAddress } from './audit-trail.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, unknownFieldsError, validationError } from './envelope.js';
-import { MAX_JSON_BODY_BYTES, readBoundedText } from './body.js';
+import { MAX_JSON_BODY_BYTES, incomingOf, readBoundedText, readIncomingText } from './body.js';
 import { tooDeepIssues } from './input-depth.js';
 import { inputFromQuery, inputJsonSchema } from './input-shape.js';
 import { UNKNOWN_FIELD, unknownFieldIssues } from './unknown-fields.js';
@@ -131,7 +131,7 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 /** Reads and drops an unread body that declares a small length; false when it is bigger, unknown or cut. */
 async function drainedSmallBody(ctx: Context): Promise<boolean> {
   const declared = Number(ctx.req.header('content-length'));
-  if (!Number.isSafeInteger(declared) || declared < 0 || declared > DRAIN_LIMIT_BYTES || ctx.req.raw.bodyUsed) return false;
+  if (!Number.isSafeInteger(declared) || declared < 0 || declared > DRAIN_LIMIT_BYTES || incomingOf(ctx)?.readableDidRead || ctx.req.raw.bodyUsed) return false;
   try {
     await readBoundedText(ctx.req.raw, DRAIN_LIMIT_BYTES);
     return true;
@@ -161,7 +161,8 @@ function queryOf(ctx: Context): URLSearchParams {
 
 /** The JSON object of a request body, read with its limit (body.ts: counted as it arrives). */
 async function jsonBody(ctx: Context): Promise<unknown> {
-  const text = await readBoundedText(ctx.req.raw, MAX_JSON_BODY_BYTES);
+  const incoming = incomingOf(ctx);
+  const text = incoming ? await readIncomingText(incoming, MAX_JSON_BODY_BYTES) : await readBoundedText(ctx.req.raw, MAX_JSON_BODY_BYTES);
   if (text.trim() === '') return {};
   let body: unknown;
   try {

@@ -1,15 +1,20 @@
 import type { AuditEvent, AuditEventsTable } from '@skiff/db';
 import type { Logger } from 'pino';
-import { type Insertable, sql } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type { Principal } from '../../authz/principal.js';
 import { Invalid } from '../../errors.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
+import { compiledOnce } from '../shared/compiled-once.js';
 
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
 const DAY_MS = 86_400_000;
 const MAX_TARGETS = 8;
-/** Events in one insert at most. */
-const MAX_BATCH = 200;
+/** Events in one insert at most (one statement compiled per size up to it: ~100 kB of SQL text in all). */
+const MAX_BATCH = 64;
+/** An audit row's columns, in the order each row gives them. */
+const COLUMNS = ['id', 'organizationId', 'userId', 'apiKeyId', 'operation', 'targets', 'targetIds', 'outcome', 'address', 'requestId', 'at'] as const;
+type Row = Insertable<AuditEventsTable>;
+type InsertRows = (db: Kysely<any>, values: Record<string, unknown>) => Promise<unknown[]>;
 
 /** The ids an input names: its top-level `id` and `…Id` fields holding text. Never any other value. */
 export function targetsOf(input: unknown): Record<string, string> {
@@ -78,8 +83,10 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
 export class AuditLog {
   private prunedAt: number | undefined;
   private pruning: Promise<void> | undefined;
-  private readonly pending: { row: Insertable<AuditEventsTable>; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private readonly pending: { row: Row; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private writing: Promise<void> | undefined;
+  /** The insert of n rows by n, built and compiled the first time a batch of n is written. */
+  private readonly inserts = new Map<number, InsertRows>();
 
   constructor(
     private readonly deps: Pick<ServiceDeps, 'db' | 'ids' | 'clock'>,
@@ -93,7 +100,7 @@ export class AuditLog {
    */
   record(e: AuditRecordInput): Promise<void> {
     const targets = targetsOf(e.input);
-    const row: Insertable<AuditEventsTable> = {
+    const row: Row = {
       id: this.deps.ids('aud'),
       organizationId: e.principal.organizationId,
       userId: e.principal.userId,
@@ -116,13 +123,29 @@ export class AuditLog {
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, MAX_BATCH);
       try {
-        await this.deps.db.insertInto('auditEvents').values(batch.map((b) => b.row)).execute();
+        await this.insert(batch.map((b) => b.row));
         for (const b of batch) b.resolve();
       } catch (err) {
         for (const b of batch) b.reject(err);
       }
     }
     this.pruneIfDue();
+  }
+
+  private insert(rows: Row[]): Promise<unknown[]> {
+    let insert = this.inserts.get(rows.length);
+    if (!insert) {
+      const names = rows.flatMap((_, i) => COLUMNS.map((c) => `${i}.${c}`));
+      insert = compiledOnce(names, (db, slot) =>
+        db.insertInto('auditEvents').values(rows.map((_, i) => Object.fromEntries(COLUMNS.map((c) => [c, slot[`${i}.${c}`]])) as Row)),
+      );
+      this.inserts.set(rows.length, insert);
+    }
+    const values: Record<string, unknown> = {};
+    rows.forEach((row, i) => {
+      for (const c of COLUMNS) values[`${i}.${c}`] = row[c] ?? null;
+    });
+    return insert(this.deps.db, values);
   }
 
   async list(p: Principal, f: AuditFilters) {
