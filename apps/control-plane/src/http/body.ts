@@ -16,9 +16,14 @@ export const bodyTooLarge = (maxBytes: number, what = 'The request body') =>
  * too (a sender that trickles bytes holds no request open past it).
  */
 export async function readBoundedText(request: Request, maxBytes: number, deadlineMs?: number): Promise<string> {
+  return (await readBoundedBytes(request, maxBytes, deadlineMs)).toString('utf8');
+}
+
+/** The bytes of a request body, read as `readBoundedText` reads it (for a caller that decodes them itself). */
+export async function readBoundedBytes(request: Request, maxBytes: number, deadlineMs?: number): Promise<Buffer> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > maxBytes) throw bodyTooLarge(maxBytes);
-  if (!request.body) return '';
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -44,7 +49,7 @@ export async function readBoundedText(request: Request, maxBytes: number, deadli
   } finally {
     clearTimeout(timer);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
 /** The answer to a body not received within its deadline. */

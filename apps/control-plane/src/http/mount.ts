@@ -9,7 +9,8 @@ import { type AuditRecorder, audited, remoteAddress } from './audit-trail.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, unknownFieldsError, validationError } from './envelope.js';
-import { MAX_JSON_BODY_BYTES, readBoundedText } from './body.js';
+import { MAX_JSON_BODY_BYTES, readBoundedBytes, readBoundedText } from './body.js';
+import { jsonObjectOf } from './json-body.js';
 import { tooDeepIssues } from './input-depth.js';
 import { inputFromQuery, inputJsonSchema } from './input-shape.js';
 import { UNKNOWN_FIELD, unknownFieldIssues } from './unknown-fields.js';
@@ -159,22 +160,7 @@ function queryOf(ctx: Context): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
 }
 
-/** The JSON object of a request body, read with its limit (body.ts: counted as it arrives). */
+/** The JSON object of a request body, read with its limit (body.ts: counted as it arrives; json-body.ts: what it must be). */
 async function jsonBody(ctx: Context): Promise<unknown> {
-  const text = await readBoundedText(ctx.req.raw, MAX_JSON_BODY_BYTES);
-  if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new DomainError('BAD_REQUEST', 'The request body is not valid JSON', [
-      { path: [], message: 'not valid JSON' },
-    ]);
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new DomainError('BAD_REQUEST', 'The request body must be a JSON object', [
-      { path: [], message: 'expected a JSON object' },
-    ]);
-  }
-  return body;
+  return jsonObjectOf(await readBoundedBytes(ctx.req.raw, MAX_JSON_BODY_BYTES), ctx.req.header('content-type'));
 }

@@ -1,0 +1,59 @@
+// What a JSON body must be before any field is looked at: declared JSON, UTF-8, each key once.
+// Each refusal is BAD_REQUEST in the envelope and changes nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
+
+let t: TestPlatform;
+beforeAll(async () => {
+  t = await startTestPlatform({ database: 'pglite' });
+});
+afterAll(() => t?.close());
+
+async function send(body: string | Uint8Array, contentType: string | null) {
+  const headers: Record<string, string> = { 'x-api-key': t.ownerKey };
+  if (contentType !== null) headers['content-type'] = contentType;
+  const res = await t.platform.app.request('http://skiff.test/api/project.create', { method: 'POST', headers, body });
+  return { status: res.status, body: await res.json() };
+}
+const projectNames = async () => ((await t.call('project.all', {})).body as Array<{ name: string }>).map((p) => p.name).sort();
+
+describe('a JSON body', () => {
+  it('is refused when its bytes are not UTF-8, rather than stored with replacement characters', async () => {
+    const before = await projectNames();
+    for (const bytes of [[0xff, 0xfe, 0xc3], [0xed, 0xa0, 0x80]]) {
+      const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('"}')]);
+      const res = await send(body, 'application/json');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'BAD_REQUEST', message: 'The request body is not valid UTF-8' });
+    }
+    expect(await projectNames()).toEqual(before);
+  });
+
+  it('is refused unless it is declared JSON (a browser posts text/plain and forms to any origin unasked)', async () => {
+    const before = await projectNames();
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=b', null]) {
+      const res = await send('{"name":"by-the-wrong-type"}', type);
+      expect(res.status, String(type)).toBe(400);
+      expect(res.body.code).toBe('BAD_REQUEST');
+      expect(res.body.message).toContain('content-type: application/json');
+    }
+    expect(await projectNames()).toEqual(before);
+    for (const type of ['application/json', 'Application/JSON; charset=utf-8', 'application/vnd.skiff+json']) {
+      expect((await send(`{"name":"typed ${type.length}"}`, type)).status, type).toBe(200);
+    }
+    // An empty body is the empty input whatever its type: the field it lacks is named.
+    const empty = await send('', null);
+    expect(empty.status).toBe(400);
+    expect(empty.body.issues).toEqual([{ path: ['name'], message: 'required' }]);
+  });
+
+  it('is refused when an object gives a key twice, naming it', async () => {
+    const before = await projectNames();
+    const twice = await send('{"name":"first","name":"second"}', 'application/json');
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({ code: 'BAD_REQUEST', message: 'Invalid input data: name: given more than once', issues: [{ path: ['name'], message: 'given more than once' }] });
+    const escaped = await send('{"name":"first","\\u006eame":"second"}', 'application/json');
+    expect(escaped.body.issues).toEqual([{ path: ['name'], message: 'given more than once' }]);
+    expect(await projectNames()).toEqual(before);
+  });
+});
