@@ -13,7 +13,7 @@ async function send(body: string | Uint8Array, contentType: string | null) {
   const headers: Record<string, string> = { 'x-api-key': t.ownerKey };
   if (contentType !== null) headers['content-type'] = contentType;
   const res = await t.platform.app.request('http://skiff.test/api/project.create', { method: 'POST', headers, body });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as any };
 }
 const projectNames = async () => ((await t.call('project.all', {})).body as Array<{ name: string }>).map((p) => p.name).sort();
 
