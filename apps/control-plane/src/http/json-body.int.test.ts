@@ -1,5 +1,6 @@
 // What a JSON body must be before any field is looked at: declared JSON, UTF-8, each key once.
 // Each refusal is BAD_REQUEST in the envelope and changes nothing.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../testing/harness.js';
 
@@ -9,8 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function send(body: string | Uint8Array, contentType: string | null) {
-  const headers: Record<string, string> = { 'x-api-key': t.ownerKey };
+async function send(body: string | Uint8Array, contentType: string | null, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = { 'x-api-key': t.ownerKey, ...extra };
   if (contentType !== null) headers['content-type'] = contentType;
   const res = await t.platform.app.request('http://skiff.test/api/project.create', { method: 'POST', headers, body });
   return { status: res.status, body: (await res.json()) as any };
@@ -45,6 +46,14 @@ describe('a JSON body', () => {
     const empty = await send('', null);
     expect(empty.status).toBe(400);
     expect(empty.body.issues).toEqual([{ path: ['name'], message: 'required' }]);
+  });
+
+  it('is refused compressed, saying so (it is never inflated)', async () => {
+    const before = await projectNames();
+    const res = await send(gzipSync('{"name":"zipped"}'), 'application/json', { 'content-encoding': 'gzip' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'BAD_REQUEST', issues: [{ path: [], message: 'content-encoding must be identity' }] });
+    expect(await projectNames()).toEqual(before);
   });
 
   it('is refused when an object gives a key twice, naming it', async () => {

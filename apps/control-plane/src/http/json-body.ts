@@ -6,9 +6,12 @@ import { DomainError } from '../errors.js';
  * and forms to any origin without asking first, so such a body is refused unread as JSON.
  * Its bytes must be UTF-8 (never silently replaced by U+FFFD), and an object may not give a
  * key twice (JSON.parse keeps the last one, another reader of the same body the first).
- * An empty body is the empty input, whatever its type.
+ * An empty body is the empty input, whatever its type. A compressed body is refused (never inflated).
  */
-export function jsonObjectOf(bytes: Buffer, contentType: string | undefined): Record<string, unknown> {
+export function jsonObjectOf(bytes: Buffer, contentType: string | undefined, contentEncoding?: string): Record<string, unknown> {
+  if (contentEncoding && !/^\s*identity\s*$/i.test(contentEncoding)) {
+    throw refused(`The request body must be sent uncompressed (content-encoding "${contentEncoding.slice(0, 100)}" is not taken)`, 'content-encoding must be identity');
+  }
   let text: string;
   try {
     text = utf8.decode(bytes);

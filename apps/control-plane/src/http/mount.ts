@@ -162,5 +162,5 @@ function queryOf(ctx: Context): URLSearchParams {
 
 /** The JSON object of a request body, read with its limit (body.ts: counted as it arrives; json-body.ts: what it must be). */
 async function jsonBody(ctx: Context): Promise<unknown> {
-  return jsonObjectOf(await readBoundedBytes(ctx.req.raw, MAX_JSON_BODY_BYTES), ctx.req.header('content-type'));
+  return jsonObjectOf(await readBoundedBytes(ctx.req.raw, MAX_JSON_BODY_BYTES), ctx.req.header('content-type'), ctx.req.header('content-encoding'));
 }
