@@ -128,13 +128,15 @@ async function uploadBody(ctx: Context, contract: Contract, upload: Upload, limi
 
 /** A refused request's body up to this size is read and dropped, so the client gets the answer (not a reset while it still sends). */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** …if it arrives within this time: a client trickling it gets its answer then, and the connection closed. */
+const DRAIN_DEADLINE_MS = 5_000;
 
 /** Reads and drops an unread body that declares a small length; false when it is bigger, unknown or cut. */
 async function drainedSmallBody(ctx: Context): Promise<boolean> {
   const declared = Number(ctx.req.header('content-length'));
   if (!Number.isSafeInteger(declared) || declared < 0 || declared > DRAIN_LIMIT_BYTES || ctx.req.raw.bodyUsed) return false;
   try {
-    await readBoundedText(ctx.req.raw, DRAIN_LIMIT_BYTES);
+    await readBoundedText(ctx.req.raw, DRAIN_LIMIT_BYTES, DRAIN_DEADLINE_MS);
     return true;
   } catch {
     return false;
@@ -162,5 +164,8 @@ function queryOf(ctx: Context): URLSearchParams {
 
 /** The JSON object of a request body, read with its limit (body.ts: counted as it arrives; json-body.ts: what it must be). */
 async function jsonBody(ctx: Context): Promise<unknown> {
-  return jsonObjectOf(await readBoundedBytes(ctx.req.raw, MAX_JSON_BODY_BYTES), ctx.req.header('content-type'), ctx.req.header('content-encoding'));
+  return jsonObjectOf(await readBoundedBytes(ctx.req.raw, MAX_JSON_BODY_BYTES, JSON_BODY_DEADLINE_MS), ctx.req.header('content-type'), ctx.req.header('content-encoding'));
 }
+
+/** How long a JSON body may take to arrive once its headers did (a slow sender holds no request open past it). */
+export const JSON_BODY_DEADLINE_MS = 30_000;
