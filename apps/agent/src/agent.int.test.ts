@@ -235,6 +235,20 @@ describe('the agent against NATS, Docker and a gRPC report server', () => {
     expect(events.at(-1)?.reason).toBe(result.reason);
   }, 120_000);
 
+  it('fails a deploy whose tasks never run at its deadline, saying why the last one waits', async () => {
+    const serverId = uniqueServerId();
+    const appName = uniqueService();
+    await startAgent(serverId);
+    const command = aDeploy(serverId, appName, {
+      deadline: new Date(Date.now() + 12_000),
+      specJson: { placementCluster: { Constraints: [`node.labels.skiff-nowhere-${run}==yes`] } },
+    });
+    await publishCommand(nc, command);
+    const [result] = await waitForResult(command.commandId, 1, 60_000);
+    expect(result.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+    expect(result.reason).toMatch(/^the new version did not run before the command's deadline \(0\/1 tasks running; last: Task 1: pending \(no suitable node/);
+  }, 90_000);
+
   it('expires a command whose deadline passed before it could start, without touching Docker', async () => {
     const serverId = uniqueServerId();
     const appName = uniqueService();

@@ -285,6 +285,8 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
     const seen = new Map<string, string>();
     const monitorMs = monitorWindowMs(spec);
     let summary = 'no look at the tasks yet';
+    // The newest task transition: why a version that never runs waits (a taken port, a constraint).
+    let lastTransition = '';
     for (;;) {
       if (context.signal.aborted) throw new AbandonedError();
       try {
@@ -292,7 +294,10 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
         if (!service) return fail(`service ${spec.Name} disappeared during the deployment`);
         const tasks = await deps.driver.serviceTasks(spec.Name);
         const lines = taskTransitions(tasks, deploymentId, seen);
-        if (lines.length > 0) await events.log(...lines);
+        if (lines.length > 0) {
+          await events.log(...lines);
+          lastTransition = lines.at(-1)!;
+        }
         const assessment = assessRollout({ deploymentId, target, service, tasks, monitorMs, now: now() });
         if (assessment.phase === 'failed') return fail(assessment.reason);
         summary = assessment.summary;
@@ -309,7 +314,7 @@ export function deployApplicationHandler(deps: DeployApplicationDeps): CommandHa
       if (now().getTime() >= waitUntil) {
         const reachedCommandDeadline = context.deadline !== null && waitUntil >= context.deadline.getTime();
         return fail(
-          `the new version did not run before ${reachedCommandDeadline ? "the command's deadline" : 'the rollout timeout'} (${summary})`,
+          `the new version did not run before ${reachedCommandDeadline ? "the command's deadline" : 'the rollout timeout'} (${summary}${lastTransition ? `; last: ${lastTransition}` : ''})`,
         );
       }
       await pause(Math.min(pollIntervalMs, Math.max(0, waitUntil - now().getTime())), context.signal);

@@ -1,9 +1,9 @@
 import { type IncomingMessage, type Server, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readIncomingText } from './body.js';
+import { readIncomingBytes } from './body.js';
 
-/** readIncomingText over a real socket: what the server answers, and whether the rest of the body was read. */
+/** readIncomingBytes over a real socket: what the server answers, and whether the rest of the body was read. */
 let server: Server;
 let port: number;
 const LIMIT = 1024;
@@ -13,8 +13,8 @@ const seen = (req: IncomingMessage) => (atAnswer = { didRead: req.readableDidRea
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    readIncomingText(req, LIMIT).then(
-      (text) => res.end(JSON.stringify({ ok: text })),
+    readIncomingBytes(req, LIMIT, req.headers['x-deadline'] ? Number(req.headers['x-deadline']) : undefined).then(
+      (bytes) => res.end(JSON.stringify({ ok: bytes.toString('utf8') })),
       (err: Error) => (seen(req), res.setHeader('connection', 'close').end(JSON.stringify({ error: err.message }))),
     );
   });
@@ -35,7 +35,7 @@ function post(headers: Record<string, string>, chunks: string[]): Promise<any> {
   });
 }
 
-describe('readIncomingText', () => {
+describe('readIncomingBytes', () => {
   it('reads a body with a declared length, and a chunked one', async () => {
     expect(await post({ 'content-length': '11' }, ['{"name":"x"'])).toEqual({ ok: '{"name":"x"' });
     expect(await post({ 'transfer-encoding': 'chunked' }, ['{"a":', '"é"}'])).toEqual({ ok: '{"a":"é"}' });
@@ -52,5 +52,19 @@ describe('readIncomingText', () => {
     const answer = await post({ 'transfer-encoding': 'chunked' }, ['x'.repeat(LIMIT - 10), 'y'.repeat(20), 'z'.repeat(64 * 1024)]);
     expect(answer.error).toBe(`The request body is larger than ${LIMIT} bytes`);
     expect(atAnswer).toEqual({ didRead: true, paused: true, ended: false });
+  });
+
+  it('refuses a body still arriving at its deadline, and reads no further', async () => {
+    const answer = await new Promise<any>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', headers: { 'transfer-encoding': 'chunked', 'x-deadline': '300' } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d)).on('end', () => resolve(JSON.parse(body)));
+      });
+      req.on('error', reject);
+      req.write('{"a":');
+      // Never ended: the sender trickles nothing more.
+    });
+    expect(answer.error).toBe('The request body did not arrive within 0.3 s');
+    expect(atAnswer).toMatchObject({ paused: true, ended: false });
   });
 });

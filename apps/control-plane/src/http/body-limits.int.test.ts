@@ -1,9 +1,10 @@
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestPlatform, startTestPlatform } from '../testing/harness.js';
 import { MAX_JSON_BODY_BYTES } from './body.js';
+import { JSON_BODY_DEADLINE_MS } from './mount.js';
 
 /**
  * Bodies are counted as they arrive, over a real socket: a chunked body (no content-length)
@@ -151,4 +152,49 @@ describe('a small body refused before it is read', () => {
       expect(await res.json()).toMatchObject({ code: 'UNAUTHORIZED' });
     }
   });
+});
+
+/** Sends a POST's headers and the start of a 1 000-byte body, then one byte a second; resolves with the answer's head and when it came. */
+function trickle(headers: string, waitMs: number): Promise<{ head: string; body: string; after: number }> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`POST /api/project.create HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n${headers}\r\n{"name":"`),
+      );
+      // One byte a second, as a slowloris would send it: 1 000 bytes would take over 16 minutes.
+      const timer = setInterval(() => socket.writable && socket.write('a'), 1_000);
+      let text = '';
+      socket.on('data', (d) => {
+        text += d.toString();
+        const [head, body] = text.split('\r\n\r\n');
+        if (body !== undefined && body.endsWith('}')) {
+          clearInterval(timer);
+          socket.destroy();
+          resolve({ head: head!, body, after: Date.now() - started });
+        }
+      });
+      socket.on('error', () => undefined);
+      setTimeout(() => {
+        clearInterval(timer);
+        socket.destroy();
+        reject(new Error(`no answer within ${waitMs / 1000} s`));
+      }, waitMs).unref();
+  });
+}
+
+describe('a body trickled a byte a second', () => {
+  it('refused before it is read: answered once the drain deadline passes, and the connection closed', async () => {
+    const answer = await trickle('', 20_000);
+    expect(answer.head).toMatch(/^HTTP\/1\.1 401/);
+    expect(answer.head.toLowerCase()).toContain('connection: close');
+    expect(answer.after).toBeLessThan(10_000);
+  }, 30_000);
+
+  it('of a caller with a key: refused once the JSON body deadline passes, and the connection closed', async () => {
+    const answer = await trickle(`x-api-key: ${t.ownerKey}\r\n`, 45_000);
+    expect(answer.head).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer.head.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'BAD_REQUEST', message: 'The request body did not arrive within 30 s' });
+    expect(answer.after).toBeLessThan(JSON_BODY_DEADLINE_MS + 5_000);
+  }, 60_000);
 });

@@ -9,7 +9,8 @@ import { type AuditRecorder, audited, remoteAddress } from './audit-trail.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, unknownFieldsError, validationError } from './envelope.js';
-import { MAX_JSON_BODY_BYTES, incomingOf, readBoundedText, readIncomingText } from './body.js';
+import { MAX_JSON_BODY_BYTES, incomingOf, readBoundedBytes, readBoundedText, readIncomingBytes } from './body.js';
+import { jsonObjectOf } from './json-body.js';
 import { tooDeepIssues } from './input-depth.js';
 import { inputFromQuery, inputJsonSchema } from './input-shape.js';
 import { UNKNOWN_FIELD, unknownFieldIssues } from './unknown-fields.js';
@@ -127,13 +128,15 @@ async function uploadBody(ctx: Context, contract: Contract, upload: Upload, limi
 
 /** A refused request's body up to this size is read and dropped, so the client gets the answer (not a reset while it still sends). */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** …if it arrives within this time: a client trickling it gets its answer then, and the connection closed. */
+const DRAIN_DEADLINE_MS = 5_000;
 
 /** Reads and drops an unread body that declares a small length; false when it is bigger, unknown or cut. */
 async function drainedSmallBody(ctx: Context): Promise<boolean> {
   const declared = Number(ctx.req.header('content-length'));
   if (!Number.isSafeInteger(declared) || declared < 0 || declared > DRAIN_LIMIT_BYTES || incomingOf(ctx)?.readableDidRead || ctx.req.raw.bodyUsed) return false;
   try {
-    await readBoundedText(ctx.req.raw, DRAIN_LIMIT_BYTES);
+    await readBoundedText(ctx.req.raw, DRAIN_LIMIT_BYTES, DRAIN_DEADLINE_MS);
     return true;
   } catch {
     return false;
@@ -159,23 +162,14 @@ function queryOf(ctx: Context): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
 }
 
-/** The JSON object of a request body, read with its limit (body.ts: counted as it arrives). */
+/** The JSON object of a request body, read with its limit (body.ts: counted as it arrives; json-body.ts: what it must be). */
 async function jsonBody(ctx: Context): Promise<unknown> {
   const incoming = incomingOf(ctx);
-  const text = incoming ? await readIncomingText(incoming, MAX_JSON_BODY_BYTES) : await readBoundedText(ctx.req.raw, MAX_JSON_BODY_BYTES);
-  if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new DomainError('BAD_REQUEST', 'The request body is not valid JSON', [
-      { path: [], message: 'not valid JSON' },
-    ]);
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new DomainError('BAD_REQUEST', 'The request body must be a JSON object', [
-      { path: [], message: 'expected a JSON object' },
-    ]);
-  }
-  return body;
+  const bytes = incoming
+    ? await readIncomingBytes(incoming, MAX_JSON_BODY_BYTES, JSON_BODY_DEADLINE_MS)
+    : await readBoundedBytes(ctx.req.raw, MAX_JSON_BODY_BYTES, JSON_BODY_DEADLINE_MS);
+  return jsonObjectOf(bytes, ctx.req.header('content-encoding'));
 }
+
+/** How long a JSON body may take to arrive once its headers did (a slow sender holds no request open past it). */
+export const JSON_BODY_DEADLINE_MS = 30_000;

@@ -15,6 +15,7 @@ import {
 import type { IdentityService } from '../identity/identity.js';
 import type { ProjectService } from '../projects/projects.js';
 import { checkNetworks } from '../shared/networks.js';
+import { assertHostPortsFree, hostPortsOf } from '../shared/published-ports.js';
 import { createService } from '../shared/new-service.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import type { ServiceAccess } from '../shared/service-access.js';
@@ -130,6 +131,9 @@ export class ApplicationService {
     checkInsideSource(f, ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory']);
     await checkSourceReferences(this.access, p, f);
     await checkNetworks(this.db, p, row.serverId, f);
+    if (f.endpointSpecCluster !== undefined) {
+      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(f.endpointSpecCluster), row.id, 'endpointSpecCluster');
+    }
   }
 
   /** A save*Provider: the source fields given, and the source type they imply. */

@@ -8,6 +8,7 @@ import { checkInteger, checkReplicas, checkResources, moveTarget } from '../shar
 import type { IdentityService } from '../identity/identity.js';
 import type { ProjectService } from '../projects/projects.js';
 import { checkNetworks } from '../shared/networks.js';
+import { assertHostPortsFree, hostPortsOf } from '../shared/published-ports.js';
 import { createService } from '../shared/new-service.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import type { ServiceAccess } from '../shared/service-access.js';
@@ -130,7 +131,10 @@ export class CacheService {
     checkFields(fields);
     await checkNetworks(this.db, p, row.serverId, fields);
     if (typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort) {
-      await this.assertPortFree(row, fields.externalPort);
+      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(null, fields.externalPort), row.id, 'externalPort');
+    }
+    if (fields.endpointSpecCluster !== undefined) {
+      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(fields.endpointSpecCluster), row.id, 'endpointSpecCluster');
     }
     const columns = this.codec.columns(fields);
     if (Object.keys(columns).length === 0) return this.record(row);
@@ -140,11 +144,6 @@ export class CacheService {
     return this.record(updated);
   }
 
-  private async assertPortFree(row: CacheInstance, port: number) {
-    let q = this.db.selectFrom('cacheInstances').select('id').where('externalPort', '=', port).where('id', '!=', row.id);
-    q = row.serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', row.serverId);
-    if (await q.executeTakeFirst()) throw Invalid('externalPort', `${port} is already published on this server`);
-  }
 
   saveEnvironment(p: Principal, input: { cacheId: string; env: string | null }) {
     return this.update(p, { cacheId: input.cacheId, env: input.env });

@@ -8,6 +8,7 @@ import type { ProjectService } from '../projects/projects.js';
 import { type ServiceDeps, isUniqueViolation } from '../shared/deps.js';
 import { checkInteger, checkReplicas, checkResources, moveTarget } from '../shared/field-rules.js';
 import { checkNetworks } from '../shared/networks.js';
+import { assertHostPortsFree, hostPortsOf } from '../shared/published-ports.js';
 import { createService } from '../shared/new-service.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
@@ -173,7 +174,10 @@ export class DatabaseServices {
     checkFields(engine, fields);
     await checkNetworks(this.db, p, row.serverId, fields);
     if (typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort) {
-      await this.assertPortFree(row, fields.externalPort);
+      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(null, fields.externalPort), row.id, 'externalPort');
+    }
+    if (fields.endpointSpecCluster !== undefined) {
+      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(fields.endpointSpecCluster), row.id, 'endpointSpecCluster');
     }
     const columns = this.codecs[engine].columns(fields);
     if (Object.keys(columns).length === 0) return this.record(row);
@@ -183,11 +187,6 @@ export class DatabaseServices {
     return this.record(updated);
   }
 
-  private async assertPortFree(row: DatabaseRow, port: number) {
-    let q = this.db.selectFrom('databaseServices').select('id').where('externalPort', '=', port).where('id', '!=', row.id);
-    q = row.serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', row.serverId);
-    if (await q.executeTakeFirst()) throw Invalid('externalPort', `${port} is already published on this server`);
-  }
 
   async move(p: Principal, engine: DatabaseEngine, id: string, targetEnvironmentId: string) {
     const { row } = await this.locate(p, engine, id);

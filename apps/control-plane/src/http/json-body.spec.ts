@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { duplicateKeyPath } from './json-body.js';
+
+describe('duplicateKeyPath', () => {
+  it('names the first key given twice in an object, at any depth', () => {
+    expect(duplicateKeyPath('{"a":1,"b":{"c":[1,{"d":2,"d":3}]}}')).toEqual(['b', 'c', 1, 'd']);
+    expect(duplicateKeyPath('{"a":"a","b":["a","a"],"c":{"a":1},"d":{"a":1}}')).toBeNull();
+    expect(duplicateKeyPath('{"x\\"y":1,"x\\u0022y":2}')).toEqual(['x"y']);
+    expect(duplicateKeyPath('{"a":{},"a":[]}')).toEqual(['a']);
+    expect(duplicateKeyPath('[{"k":1},{"k":2}]')).toBeNull();
+  });
+
+  it('walks a deeply nested text without recursion', () => {
+    const deep = `${'['.repeat(100_000)}{"k":1,"k":2}${']'.repeat(100_000)}`;
+    expect(duplicateKeyPath(deep)?.at(-1)).toBe('k');
+  });
+});
