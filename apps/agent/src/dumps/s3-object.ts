@@ -8,9 +8,9 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { type OutboundPolicy, type Resolver, resolveUrl } from '@skiff/outbound';
 import type { S3Object } from '@skiff/proto';
+import { multipartUpload } from './multipart-upload.js';
 
 export const PART_BYTES = 5 * 1024 * 1024;
 export const QUEUE = 2;
@@ -55,14 +55,7 @@ export function s3Reason(err: unknown): string {
 export async function uploadObject(o: S3Object, body: Readable, signal: AbortSignal, resolver?: Resolver): Promise<void> {
   const s3 = await client(o, resolver);
   try {
-    const upload = new Upload({ client: s3, params: { Bucket: o.bucket, Key: o.key, Body: body }, partSize: PART_BYTES, queueSize: QUEUE, leavePartsOnError: false });
-    const abort = () => void upload.abort().catch(() => undefined);
-    signal.addEventListener('abort', abort, { once: true });
-    try {
-      await upload.done();
-    } finally {
-      signal.removeEventListener('abort', abort);
-    }
+    await multipartUpload(s3, { Bucket: o.bucket, Key: o.key }, body, { partBytes: PART_BYTES, queue: QUEUE, signal });
   } finally {
     s3.destroy();
   }

@@ -1,0 +1,99 @@
+/**
+ * A stream into one S3 object through multipart upload, in a fixed set of part buffers: the
+ * stream's chunks are copied into a buffer of PART_BYTES, a full buffer is sent as a part, and
+ * at most `queue` parts are in flight while the next one fills. The buffers are allocated once
+ * per upload and reused, so what an upload holds is (queue + 1) × PART_BYTES whatever the size
+ * of the object, and no part-sized garbage is left for the collector (@aws-sdk/lib-storage
+ * collects a part's chunks and concatenates them into a new buffer for every part).
+ * A body shorter than one part is sent with one PutObject.
+ */
+import type { Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  type CompletedPart,
+  PutObjectCommand,
+  type S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+
+export interface MultipartOptions {
+  partBytes: number;
+  /** Parts sent at the same time. */
+  queue: number;
+  signal: AbortSignal;
+}
+
+/** What an upload sent (parts: 0 for a single PutObject) and how many part buffers it allocated. */
+export interface UploadTally {
+  parts: number;
+  partBuffers: number;
+}
+
+export async function multipartUpload(s3: S3Client, target: { Bucket: string; Key: string }, body: Readable, options: MultipartOptions): Promise<UploadTally> {
+  const { partBytes, queue, signal } = options;
+  const send = { abortSignal: signal };
+  const free: Buffer[] = [];
+  let partBuffers = 0;
+  const take = () => {
+    const reused = free.pop();
+    if (reused) return reused;
+    partBuffers++;
+    // Uninitialised: every byte sent is written first.
+    return Buffer.allocUnsafeSlow(partBytes);
+  };
+  let part = take();
+  let filled = 0;
+  let uploadId: string | undefined;
+  let partNumber = 0;
+  const parts: CompletedPart[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown;
+
+  const sendPart = async (buffer: Buffer, length: number) => {
+    if (!uploadId) uploadId = (await s3.send(new CreateMultipartUploadCommand(target), send)).UploadId;
+    // Backpressure: the stream is not read while `queue` parts are on their way.
+    while (inFlight.size >= queue && failure === undefined) await Promise.race(inFlight);
+    if (failure !== undefined) throw failure;
+    const PartNumber = ++partNumber;
+    const sending = (async () => {
+      const answer = await s3.send(new UploadPartCommand({ ...target, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, length) }), send);
+      parts.push({ PartNumber, ETag: answer.ETag });
+      free.push(buffer);
+    })();
+    const tracked = sending.catch((err: unknown) => void (failure ??= err)).finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
+
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      let offset = 0;
+      while (offset < chunk.length) {
+        const n = chunk.copy(part, filled, offset);
+        filled += n;
+        offset += n;
+        if (filled === partBytes) {
+          await sendPart(part, filled);
+          part = take();
+          filled = 0;
+        }
+      }
+    }
+    if (!uploadId) {
+      await s3.send(new PutObjectCommand({ ...target, Body: part.subarray(0, filled) }), send);
+      return { parts: 0, partBuffers };
+    }
+    if (filled > 0) await sendPart(part, filled);
+    await Promise.all(inFlight);
+    if (failure !== undefined) throw failure;
+    parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
+    await s3.send(new CompleteMultipartUploadCommand({ ...target, UploadId: uploadId, MultipartUpload: { Parts: parts } }), send);
+    return { parts: partNumber, partBuffers };
+  } catch (err) {
+    await Promise.allSettled(inFlight);
+    // Parts of an unfinished upload would be billed and kept until the bucket's own lifecycle removes them.
+    if (uploadId) await s3.send(new AbortMultipartUploadCommand({ ...target, UploadId: uploadId })).catch(() => undefined);
+    throw err;
+  }
+}
