@@ -25,6 +25,9 @@ export interface MultipartOptions {
   signal: AbortSignal;
 }
 
+/** ES2024's ArrayBuffer.prototype.transfer (Node 21 and later), beyond the project's TypeScript lib. */
+type Detachable = ArrayBuffer & { transfer(length: number): ArrayBuffer };
+
 /** What an upload sent (parts: 0 for a single PutObject) and how many part buffers it allocated. */
 export interface UploadTally {
   parts: number;
@@ -35,13 +38,23 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
   const { partBytes, queue, signal } = options;
   const send = { abortSignal: signal };
   const free: Buffer[] = [];
-  let partBuffers = 0;
+  const allocated: Buffer[] = [];
+  /**
+   * Once the object is complete, every request that read the buffers has been answered: detached,
+   * their memory goes back at once rather than at the next full collection, which an idle agent
+   * may not run for hours. (After a failure a request may still be writing: the collector frees them.)
+   */
+  const release = (tally: UploadTally) => {
+    for (const buffer of allocated) (buffer.buffer as Detachable).transfer(0);
+    return tally;
+  };
   const take = () => {
     const reused = free.pop();
     if (reused) return reused;
-    partBuffers++;
     // Uninitialised: every byte sent is written first.
-    return Buffer.allocUnsafeSlow(partBytes);
+    const buffer = Buffer.allocUnsafeSlow(partBytes);
+    allocated.push(buffer);
+    return buffer;
   };
   let part = take();
   let filled = 0;
@@ -82,14 +95,14 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
     }
     if (!uploadId) {
       await s3.send(new PutObjectCommand({ ...target, Body: part.subarray(0, filled) }), send);
-      return { parts: 0, partBuffers };
+      return release({ parts: 0, partBuffers: allocated.length });
     }
     if (filled > 0) await sendPart(part, filled);
     await Promise.all(inFlight);
     if (failure !== undefined) throw failure;
     parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
     await s3.send(new CompleteMultipartUploadCommand({ ...target, UploadId: uploadId, MultipartUpload: { Parts: parts } }), send);
-    return { parts: partNumber, partBuffers };
+    return release({ parts: partNumber, partBuffers: allocated.length });
   } catch (err) {
     await Promise.allSettled(inFlight);
     // Parts of an unfinished upload would be billed and kept until the bucket's own lifecycle removes them.
