@@ -129,6 +129,8 @@ build_control_plane() {
 # --lite-mode +11.7 MB. Over a bare node the idle agent holds ~11 MB more of the node binary's
 # pages (TLS, crypto, HTTP/2), ~13 MB of V8 heap and code (the 1.9 MB bundle source, Node's
 # bundled undici 0.7 MB, ~4.8 MB bytecode) and ~5 MB of malloc (OpenSSL, the gRPC session).)
+# The 1 MB young generation also bounds what a backup adds: a 248 MB dump grew the agent under tsx
+# by 69 MB with V8's default, by 15 MB with it (backup-memory.e2e.test.ts; `tools/bench backup`).
 AGENT_CMD=(node --lite-mode --max-semi-space-size=1 dist/agent/main.mjs)  # no optimising compiler: the agent waits far more than it computes, and idles ~12 MB smaller
 
 # Bundles the agent into one file (dist/agent/main.mjs), as build_control_plane does: it idles

@@ -23,19 +23,20 @@ export interface MultipartOptions {
   /** Parts sent at the same time. */
   queue: number;
   signal: AbortSignal;
+  /** Makes a part buffer (default: an uninitialised one of its own, outside Node's pool); tests watch them here. */
+  allocate?: (bytes: number) => Buffer;
 }
 
 /** ES2024's ArrayBuffer.prototype.transfer (Node 21 and later), beyond the project's TypeScript lib. */
 type Detachable = ArrayBuffer & { transfer(length: number): ArrayBuffer };
 
-/** What an upload sent (parts: 0 for a single PutObject) and how many part buffers it allocated. */
+/** What an upload sent: its parts, 0 for a single PutObject. */
 export interface UploadTally {
   parts: number;
-  partBuffers: number;
 }
 
 export async function multipartUpload(s3: S3Client, target: { Bucket: string; Key: string }, body: Readable, options: MultipartOptions): Promise<UploadTally> {
-  const { partBytes, queue, signal } = options;
+  const { partBytes, queue, signal, allocate = Buffer.allocUnsafeSlow } = options;
   const send = { abortSignal: signal };
   const free: Buffer[] = [];
   const allocated: Buffer[] = [];
@@ -51,8 +52,8 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
   const take = () => {
     const reused = free.pop();
     if (reused) return reused;
-    // Uninitialised: every byte sent is written first.
-    const buffer = Buffer.allocUnsafeSlow(partBytes);
+    // Uninitialised is enough: every byte sent is written first.
+    const buffer = allocate(partBytes);
     allocated.push(buffer);
     return buffer;
   };
@@ -95,14 +96,14 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
     }
     if (!uploadId) {
       await s3.send(new PutObjectCommand({ ...target, Body: part.subarray(0, filled) }), send);
-      return release({ parts: 0, partBuffers: allocated.length });
+      return release({ parts: 0 });
     }
     if (filled > 0) await sendPart(part, filled);
     await Promise.all(inFlight);
     if (failure !== undefined) throw failure;
     parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
     await s3.send(new CompleteMultipartUploadCommand({ ...target, UploadId: uploadId, MultipartUpload: { Parts: parts } }), send);
-    return release({ parts: partNumber, partBuffers: allocated.length });
+    return release({ parts: partNumber });
   } catch (err) {
     await Promise.allSettled(inFlight);
     // Parts of an unfinished upload would be billed and kept until the bucket's own lifecycle removes them.
