@@ -3,8 +3,9 @@
  * stream's chunks are copied into a buffer of PART_BYTES, a full buffer is sent as a part, and
  * at most `queue` parts are in flight while the next one fills. The buffers are allocated once
  * per upload and reused, so what an upload holds is (queue + 1) × PART_BYTES whatever the size
- * of the object, and no part-sized garbage is left for the collector (@aws-sdk/lib-storage
- * collects a part's chunks and concatenates them into a new buffer for every part).
+ * of the object, no part-sized garbage is left for the collector (@aws-sdk/lib-storage
+ * collects a part's chunks and concatenates them into a new buffer for every part), and the
+ * buffers are freed as soon as the object is complete.
  * A body shorter than one part is sent with one PutObject.
  */
 import type { Readable } from 'node:stream';
@@ -23,7 +24,10 @@ export interface MultipartOptions {
   /** Parts sent at the same time. */
   queue: number;
   signal: AbortSignal;
-  /** Makes a part buffer (default: an uninitialised one of its own, outside Node's pool); tests watch them here. */
+  /**
+   * Makes a part buffer, which must own its whole ArrayBuffer (it is detached at the end): by
+   * default an uninitialised one outside Node's pool. Tests watch the buffers here.
+   */
   allocate?: (bytes: number) => Buffer;
 }
 
