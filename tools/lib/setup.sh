@@ -133,6 +133,8 @@ build_control_plane() {
 # + --optimize-for-size 72.1, --jitless instead of --lite-mode 72.6; a fully minified bundle
 # (--minify) 84.0. Node's builtins the agent needs (tls, http2, crypto, net, fs/promises,
 # child_process, zlib) loaded in a bare node alone come to 52.7-55.2 MB, 1.26-1.32x.)
+# The 1 MB young generation also bounds what a backup adds: a 248 MB dump grew the agent under tsx
+# by 69 MB with V8's default, by 15 MB with it (backup-memory.e2e.test.ts; `tools/bench backup`).
 AGENT_CMD=(node --lite-mode --max-semi-space-size=1 dist/agent/main.mjs)  # no optimising compiler: the agent waits far more than it computes, and idles ~12 MB smaller
 
 # Bundles the agent into one file (dist/agent/main.mjs), as build_control_plane does: it idles

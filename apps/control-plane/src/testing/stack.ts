@@ -66,6 +66,8 @@ export interface TestStackOptions {
   servePlatformDomain?: boolean;
   /** Rollback images kept, and the crash loop callback of the control plane. */
   rollback?: PlatformOptions['rollback'];
+  /** node flags of the agent's process before tsx (e.g. AGENT_CMD's of tools/lib/setup.sh, to measure its memory as run). */
+  agentNodeFlags?: string[];
 }
 
 /**
@@ -98,7 +100,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
   // This stack's own reverse proxy (stacks share the engine): removed by close().
   const proxy = { container: `skiff-proxy-e2e-${run}`, httpPort: await freePort(), httpsPort: await freePort(), dashboardPort: await freePort() };
   let agentOutput = '';
-  const agent: ChildProcess = spawnOwned(process.execPath, ['--import', 'tsx', agentMain], {
+  const agent: ChildProcess = spawnOwned(process.execPath, [...(options.agentNodeFlags ?? []), '--import', 'tsx', agentMain], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',
