@@ -3,41 +3,20 @@
 // RestoreDatabase command a restore queues (its S3 keys sealed with the row), and the record
 // its result ends. The restore itself runs in databases.e2e.test.ts.
 import { Command, CommandKind, CommandStatus, DatabaseEngine } from '@skiff/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
-import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
-import { S3_ACCESS_KEY, startS3 } from '../../testing/s3-server.js';
+import type { TestPlatform } from '../../testing/harness.js';
+import { S3_ACCESS_KEY } from '../../testing/s3-server.js';
+import { type BackupFixtureS3, backupFixture } from './backup-fixture.js';
 
 const BUCKET = 'skiff-restores';
 const SECRET = 'restore-secret-key-0001';
+const { ready, ok, bad, commandCount } = backupFixture({ bucket: BUCKET, secret: SECRET, project: 'restores' });
 let t: TestPlatform;
-let s3: Awaited<ReturnType<typeof startS3>>;
+let s3: BackupFixtureS3;
 let env: string;
-
-beforeAll(async () => {
-  s3 = await startS3([BUCKET]);
-  t = await startTestPlatform();
-  t.watch.secret(SECRET);
-  env = (await t.call('project.create', { name: 'restores' })).body.environments[0].environmentId;
-});
-afterAll(async () => {
-  await t?.close();
-  await s3?.close();
-});
-
-const ok = async (op: string, input: Record<string, unknown>) => {
-  const r = await t.call(op, input);
-  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
-  return r.body;
-};
-const bad = async (op: string, input: Record<string, unknown>, field: string) => {
-  const r = await t.call(op, input);
-  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(400);
-  expect(r.body.issues.map((i: { path: unknown[] }) => i.path[0])).toEqual([field]);
-  return r.body;
-};
-const commandCount = async () => (await t.db.selectFrom('commands').select('id').execute()).length;
+beforeAll(() => void ({ t, s3, env } = ready));
 
 describe('backup.restore', () => {
   it('refuses what it cannot restore, naming the field, then queues a RestoreDatabase whose result ends its record', async () => {

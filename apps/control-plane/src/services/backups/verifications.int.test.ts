@@ -6,41 +6,20 @@
 // scheduled run. The verification itself runs in apps/agent/src/handlers/verify-database.int.test.ts
 // and databases.e2e.test.ts.
 import { Command, CommandKind, CommandStatus, DatabaseEngine } from '@skiff/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
-import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
-import { S3_ACCESS_KEY, startS3 } from '../../testing/s3-server.js';
+import type { TestPlatform } from '../../testing/harness.js';
+import { S3_ACCESS_KEY } from '../../testing/s3-server.js';
+import { type BackupFixtureS3, backupFixture } from './backup-fixture.js';
 
 const BUCKET = 'skiff-verifications';
 const SECRET = 'verify-secret-key-0001';
+const { ready, ok, bad, commandCount } = backupFixture({ bucket: BUCKET, secret: SECRET, project: 'verifications' });
 let t: TestPlatform;
-let s3: Awaited<ReturnType<typeof startS3>>;
+let s3: BackupFixtureS3;
 let env: string;
-
-beforeAll(async () => {
-  s3 = await startS3([BUCKET]);
-  t = await startTestPlatform();
-  t.watch.secret(SECRET);
-  env = (await t.call('project.create', { name: 'verifications' })).body.environments[0].environmentId;
-});
-afterAll(async () => {
-  await t?.close();
-  await s3?.close();
-});
-
-const ok = async (op: string, input: Record<string, unknown>) => {
-  const r = await t.call(op, input);
-  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
-  return r.body;
-};
-const bad = async (op: string, input: Record<string, unknown>, field: string, message?: RegExp) => {
-  const r = await t.call(op, input);
-  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(400);
-  expect(r.body.issues.map((i: { path: unknown[] }) => i.path[0])).toEqual([field]);
-  if (message) expect(r.body.issues[0].message).toMatch(message);
-};
-const commandCount = async () => (await t.db.selectFrom('commands').select('id').execute()).length;
+beforeAll(() => void ({ t, s3, env } = ready));
 const verifyEvents = async (backupId: string) =>
   (await t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute()).filter((e) => (e.summary as any).backupId === backupId && (e.summary as any).verify);
 

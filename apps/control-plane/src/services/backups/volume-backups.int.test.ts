@@ -5,42 +5,23 @@
 // within twice its interval alerting once per lapse. The archive itself runs in
 // volumes.e2e.test.ts and the agent's volume-backups.int.test.ts.
 import { Command, CommandStatus } from '@skiff/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
-import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import type { TestPlatform } from '../../testing/harness.js';
 import { waitFor } from '@skiff/testing';
-import { S3_ACCESS_KEY, startS3 } from '../../testing/s3-server.js';
+import { S3_ACCESS_KEY } from '../../testing/s3-server.js';
+import { type BackupFixtureS3, backupFixture } from './backup-fixture.js';
 
 const BUCKET = 'skiff-volumes';
 const SECRET = 'volume-secret-key-0001';
 let now = new Date('2026-12-07T21:00:30Z');
+const platform = { clock: () => now, backups: { dumpPollMs: 20 } };
+const { ready, ok, bad, commandCount } = backupFixture({ bucket: BUCKET, secret: SECRET, project: 'volumes', platform });
 let t: TestPlatform;
-let s3: Awaited<ReturnType<typeof startS3>>;
+let s3: BackupFixtureS3;
 let env: string;
-
-beforeAll(async () => {
-  s3 = await startS3([BUCKET]);
-  t = await startTestPlatform({ clock: () => now, backups: { dumpPollMs: 20 } });
-  t.watch.secret(SECRET);
-  env = (await t.call('project.create', { name: 'volumes' })).body.environments[0].environmentId;
-});
-afterAll(async () => {
-  await t?.close();
-  await s3?.close();
-});
-
-const ok = async (op: string, input: Record<string, unknown>) => {
-  const r = await t.call(op, input);
-  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
-  return r.body;
-};
-const bad = async (op: string, input: Record<string, unknown>, field: string) => {
-  const r = await t.call(op, input);
-  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(400);
-  expect(r.body.issues.map((i: { path: unknown[] }) => i.path[0])).toEqual([field]);
-};
-const commandCount = async () => (await t.db.selectFrom('commands').select('id').execute()).length;
+beforeAll(() => void ({ t, s3, env } = ready));
 const reports = () => new DeploymentReports({ db: t.db, clock: () => new Date() });
 /** The one command of `kind` queued after `after` commands, once it is there. */
 const queuedCommand = async (kind: string, after: number) =>

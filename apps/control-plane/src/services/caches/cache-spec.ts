@@ -1,5 +1,6 @@
 import type { CacheInstance } from '@skiff/db';
-import { PLATFORM_NETWORK, type WorkloadSpecInput } from '@skiff/domain';
+import type { WorkloadSpecInput } from '@skiff/domain';
+import { statefulWorkloadSpec } from '../stateful/stateful-spec.js';
 
 /** The port Redis listens on in its container. */
 export const REDIS_PORT = 6379;
@@ -45,39 +46,11 @@ export function cacheProcess(row: Pick<CacheInstance, 'command' | 'args'>): Pick
 }
 
 /**
- * The settings of a cache instance's Swarm service, from its columns. `env` is left empty:
- * the variables and the password travel once, in DeployApplication.env (they are secrets).
- * `forceUpdate` grows with every deploy, so each one rolls out a new task.
+ * The settings of a cache instance's Swarm service, from its columns (statefulWorkloadSpec):
+ * the password travels with the variables, in DeployApplication.env.
  */
 export function cacheWorkloadSpec(row: CacheInstance, forceUpdate: number): WorkloadSpecInput {
-  return {
-    appName: row.appName,
-    kind: 'cache',
-    id: row.id,
-    image: row.containerImage,
-    env: [],
-    ...cacheProcess(row),
-    replicas: row.replicas,
-    memoryLimit: row.memoryLimit,
-    memoryReservation: row.memoryReservation,
-    cpuLimit: row.cpuLimit,
-    cpuReservation: row.cpuReservation,
-    platformNetwork: PLATFORM_NETWORK,
-    detachPlatformNetwork: row.detachPlatformNetwork,
-    networks: row.networkIds,
-    ports: row.externalPort === null ? null : [{ Protocol: 'tcp', TargetPort: REDIS_PORT, PublishedPort: row.externalPort, PublishMode: 'host' }],
-    volumes: [{ source: cacheVolumeName(row.id), target: CACHE_DATA_DIR }],
-    forceUpdate,
-    healthCheckCluster: row.healthCheckCluster as WorkloadSpecInput['healthCheckCluster'],
-    restartPolicyCluster: row.restartPolicyCluster as WorkloadSpecInput['restartPolicyCluster'],
-    placementCluster: row.placementCluster as WorkloadSpecInput['placementCluster'],
-    updateConfigCluster: row.updateConfigCluster as WorkloadSpecInput['updateConfigCluster'],
-    rollbackConfigCluster: row.rollbackConfigCluster as WorkloadSpecInput['rollbackConfigCluster'],
-    modeCluster: row.modeCluster as WorkloadSpecInput['modeCluster'],
-    labelsCluster: row.labelsCluster as WorkloadSpecInput['labelsCluster'],
-    networkCluster: row.networkCluster as WorkloadSpecInput['networkCluster'],
-    stopGracePeriodCluster: row.stopGracePeriodCluster as WorkloadSpecInput['stopGracePeriodCluster'],
-    endpointSpecCluster: row.endpointSpecCluster as WorkloadSpecInput['endpointSpecCluster'],
-    ulimitsCluster: row.ulimitsCluster as WorkloadSpecInput['ulimitsCluster'],
-  };
+  const volume = { source: cacheVolumeName(row.id), target: CACHE_DATA_DIR };
+  const healthCheck = row.healthCheckCluster as WorkloadSpecInput['healthCheckCluster'];
+  return statefulWorkloadSpec(row, { process: cacheProcess(row), port: REDIS_PORT, volume, healthCheck }, forceUpdate);
 }

@@ -1,37 +1,18 @@
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { CacheInstance } from '@skiff/db';
-import { isImageReference } from '@skiff/domain';
 import type { Principal } from '../../authz/principal.js';
-import { Invalid } from '../../errors.js';
-import { type ServiceDeps, isUniqueViolation } from '../shared/deps.js';
-import { checkInteger, checkReplicas, checkResources, moveTarget } from '../shared/field-rules.js';
+import type { ServiceDeps } from '../shared/deps.js';
 import type { IdentityService } from '../identity/identity.js';
 import type { ProjectService } from '../projects/projects.js';
-import { checkNetworks } from '../shared/networks.js';
-import { assertHostPortsFree, hostPortsOf } from '../shared/published-ports.js';
-import { createService } from '../shared/new-service.js';
-import { RecordCodec } from '../shared/record-codec.js';
+import type { RecordCodec } from '../shared/record-codec.js';
 import type { ServiceAccess } from '../shared/service-access.js';
-
-const CLUSTER = [
-  'healthCheckCluster', 'restartPolicyCluster', 'placementCluster', 'updateConfigCluster',
-  'rollbackConfigCluster', 'modeCluster', 'labelsCluster', 'networkCluster',
-  'stopGracePeriodCluster', 'endpointSpecCluster', 'ulimitsCluster',
-] as const;
+import { checkDeploySettings, checkPasswords, statefulCodec } from '../stateful/stateful-fields.js';
+import { type ChangeRules, StatefulRecords } from '../stateful/stateful-records.js';
 
 export const DEFAULT_CACHE_IMAGE = 'redis:8';
 
 type Values = Record<string, unknown>;
 type CacheRecord = OutputOf<Contracts['cache']['one']>;
-
-/** Docker's rule for network names (and ids, which are hex). */
-const NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
-
-/** Which unique index a violation hit: the published port, or else the app name. */
-const portTaken = (err: unknown) => {
-  const e = err as { constraint?: string; detail?: string };
-  return e.constraint === 'cache_instances_server_external_port' || (e.detail ?? '').includes('external_port');
-};
 
 /**
  * Cache instance (Redis) records: image, password, resources and Swarm settings. Changes
@@ -40,26 +21,18 @@ const portTaken = (err: unknown) => {
  */
 export class CacheService {
   private readonly codec: RecordCodec<CacheRecord>;
+  private readonly rows: StatefulRecords<'cache'>;
+  private readonly rules: ChangeRules;
 
   constructor(
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
-    private readonly projects: ProjectService,
-    private readonly identity: IdentityService,
+    projects: ProjectService,
+    identity: IdentityService,
   ) {
-    this.codec = new RecordCodec<CacheRecord>(deps.secrets, {
-      idField: 'cacheId',
-      blankWhenNull: ['env'],
-      sealed: ['env'],
-      writeOnly: ['databasePassword'],
-      json: ['args', 'networkIds', ...CLUSTER],
-      // The deploys' forceUpdate counter (deployment records and commands are pruned): internal.
-      hidden: ['deployCount'],
-    });
-  }
-
-  private get db() {
-    return this.deps.db;
+    this.codec = statefulCodec<CacheRecord>(deps.secrets, 'cacheId', ['databasePassword']);
+    this.rows = new StatefulRecords(deps, access, projects, identity, 'cache_instances_server_external_port', 'cache');
+    this.rules = { check: checkFields, columns: (fields) => this.codec.columns(fields) };
   }
 
   record = (row: CacheInstance) => this.codec.record(row);
@@ -78,35 +51,8 @@ export class CacheService {
   ) {
     const fields = { databasePassword: input.databasePassword, containerImage: input.containerImage ?? DEFAULT_CACHE_IMAGE };
     checkFields(fields);
-    const row = await createService({ deps: this.deps, projects: this.projects, access: this.access, identity: this.identity }, p, input, {
-      idPrefix: 'rds',
-      insert: (columns) =>
-        this.write(() =>
-          this.db
-            .insertInto('cacheInstances')
-            .values({
-              ...columns,
-              containerImage: fields.containerImage,
-              databasePassword: this.deps.secrets.seal(fields.databasePassword),
-              detachPlatformNetwork: false,
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        ),
-    });
+    const row = await this.rows.create(p, input, { containerImage: fields.containerImage, databasePassword: this.deps.secrets.seal(fields.databasePassword) });
     return this.record(row);
-  }
-
-  /** An insert or update; the unique indexes answer as bad input naming their field. */
-  private async write(run: () => Promise<CacheInstance>): Promise<CacheInstance> {
-    try {
-      return await run();
-    } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw portTaken(err) ? Invalid('externalPort', 'already published on this server') : Invalid('appName', 'already used on this server');
-      }
-      throw err;
-    }
   }
 
   async one(p: Principal, cacheId: string) {
@@ -119,31 +65,10 @@ export class CacheService {
    * checking them. `environmentId` moves the instance; `createdAt` is read-only.
    */
   async update(p: Principal, input: Values & { cacheId: string }) {
-    const { cacheId, createdAt: _readOnly, environmentId, ...fields } = input;
-    const { row } = await this.access.find(p, 'cache', cacheId);
-    if (typeof environmentId === 'string' && environmentId !== row.environmentId) {
-      await moveTarget(this.projects, p, environmentId, 'environmentId');
-      fields.environmentId = environmentId;
-    }
-    if (typeof fields.appName === 'string' && fields.appName !== row.appName) {
-      await this.access.assertAppNameFree(row.serverId, fields.appName, row.id);
-    }
-    checkFields(fields);
-    await checkNetworks(this.db, p, row.serverId, fields);
-    if (typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort) {
-      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(null, fields.externalPort), row.id, 'externalPort');
-    }
-    if (fields.endpointSpecCluster !== undefined) {
-      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(fields.endpointSpecCluster), row.id, 'endpointSpecCluster');
-    }
-    const columns = this.codec.columns(fields);
-    if (Object.keys(columns).length === 0) return this.record(row);
-    const updated = await this.write(() =>
-      this.db.updateTable('cacheInstances').set(columns as never).where('id', '=', cacheId).returningAll().executeTakeFirstOrThrow(),
-    );
-    return this.record(updated);
+    const { cacheId, ...fields } = input;
+    const located = await this.access.find(p, 'cache', cacheId);
+    return this.record(await this.rows.change(p, located, fields, this.rules));
   }
-
 
   saveEnvironment(p: Principal, input: { cacheId: string; env: string | null }) {
     return this.update(p, { cacheId: input.cacheId, env: input.env });
@@ -160,32 +85,13 @@ export class CacheService {
 
   /** Moves the instance to an environment of the same organization the caller may see. */
   async move(p: Principal, cacheId: string, targetEnvironmentId: string) {
-    const { row } = await this.access.find(p, 'cache', cacheId);
-    await moveTarget(this.projects, p, targetEnvironmentId, 'targetEnvironmentId');
-    const moved = await this.db
-      .updateTable('cacheInstances')
-      .set({ environmentId: targetEnvironmentId })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return this.record(moved);
+    const located = await this.access.find(p, 'cache', cacheId);
+    return this.record(await this.rows.move(p, located, targetEnvironmentId));
   }
 }
 
 /** Rules beyond the contract's field shapes, each failure naming its field. */
 function checkFields(f: Values) {
-  if (typeof f.databasePassword === 'string') {
-    if (f.databasePassword === '') throw Invalid('databasePassword', 'must not be empty');
-    if (/[\u0000-\u001f\u007f]/.test(f.databasePassword)) throw Invalid('databasePassword', 'must not contain control characters');
-  }
-  if (typeof f.containerImage === 'string' && !isImageReference(f.containerImage)) {
-    throw Invalid('containerImage', 'must be an image reference such as redis:8 or registry.example.com/cache/redis:8.2');
-  }
-  checkInteger(f, 'externalPort', 1, 65535);
-  checkReplicas(f);
-  checkResources(f);
-  if (Array.isArray(f.networkIds)) {
-    const bad = (f.networkIds as string[]).find((n) => !NETWORK_NAME.test(n));
-    if (bad !== undefined) throw Invalid('networkIds', `${JSON.stringify(bad)} is not a Docker network name or id`);
-  }
+  checkPasswords(f, ['databasePassword']);
+  checkDeploySettings(f, 'redis:8 or registry.example.com/cache/redis:8.2');
 }

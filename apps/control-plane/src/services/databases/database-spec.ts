@@ -1,5 +1,6 @@
 import type { DatabaseService } from '@skiff/db';
-import { PLATFORM_NETWORK, type WorkloadSpecInput } from '@skiff/domain';
+import type { WorkloadSpecInput } from '@skiff/domain';
+import { statefulWorkloadSpec } from '../stateful/stateful-spec.js';
 import { type Credentials, ENGINES } from './engines.js';
 
 /**
@@ -19,45 +20,24 @@ export function databaseVariables(row: DatabaseService, credentials: Credentials
 }
 
 /**
- * The settings of a database service's Swarm service. It travels as the agent's cache
- * workload kind (a Swarm service with a data volume; `skiff.kind=cache`), its id telling it
- * apart. `env` is left empty: the variables travel once, in DeployApplication.env (they
- * carry the passwords). A health check set on the service replaces the engine's.
+ * The settings of a database service's Swarm service (statefulWorkloadSpec). It travels as
+ * the agent's cache workload kind (a Swarm service with a data volume; `skiff.kind=cache`),
+ * its id telling it apart. A health check set on the service replaces the engine's.
  */
 export function databaseWorkloadSpec(row: DatabaseService, credentials: Credentials, forceUpdate: number): WorkloadSpecInput {
   const engine = ENGINES[row.engine];
   const custom = row.command !== null && row.command.trim() !== '';
   const process = custom ? { command: row.command, args: row.args } : (engine.process(row) ?? { command: null, args: row.args });
-  return {
-    appName: row.appName,
-    kind: 'cache',
-    id: row.id,
-    image: row.containerImage,
-    env: [],
-    ...process,
-    replicas: row.replicas,
-    memoryLimit: row.memoryLimit,
-    memoryReservation: row.memoryReservation,
-    cpuLimit: row.cpuLimit,
-    cpuReservation: row.cpuReservation,
-    platformNetwork: PLATFORM_NETWORK,
-    detachPlatformNetwork: row.detachPlatformNetwork,
-    networks: row.networkIds,
-    ports: row.externalPort === null ? null : [{ Protocol: 'tcp', TargetPort: engine.port, PublishedPort: row.externalPort, PublishMode: 'host' }],
-    volumes: [{ source: databaseVolumeName(row.id), target: engine.dataDir }],
+  return statefulWorkloadSpec(
+    row,
+    {
+      process,
+      port: engine.port,
+      volume: { source: databaseVolumeName(row.id), target: engine.dataDir },
+      healthCheck: (row.healthCheckCluster as WorkloadSpecInput['healthCheckCluster']) ?? engine.healthCheck(credentials, row),
+    },
     forceUpdate,
-    healthCheckCluster: (row.healthCheckCluster as WorkloadSpecInput['healthCheckCluster']) ?? engine.healthCheck(credentials, row),
-    restartPolicyCluster: row.restartPolicyCluster as WorkloadSpecInput['restartPolicyCluster'],
-    placementCluster: row.placementCluster as WorkloadSpecInput['placementCluster'],
-    updateConfigCluster: row.updateConfigCluster as WorkloadSpecInput['updateConfigCluster'],
-    rollbackConfigCluster: row.rollbackConfigCluster as WorkloadSpecInput['rollbackConfigCluster'],
-    modeCluster: row.modeCluster as WorkloadSpecInput['modeCluster'],
-    labelsCluster: row.labelsCluster as WorkloadSpecInput['labelsCluster'],
-    networkCluster: row.networkCluster as WorkloadSpecInput['networkCluster'],
-    stopGracePeriodCluster: row.stopGracePeriodCluster as WorkloadSpecInput['stopGracePeriodCluster'],
-    endpointSpecCluster: row.endpointSpecCluster as WorkloadSpecInput['endpointSpecCluster'],
-    ulimitsCluster: row.ulimitsCluster as WorkloadSpecInput['ulimitsCluster'],
-  };
+  );
 }
 
 /** The connection strings of `one`: the service name on the platform network, and the published address. */

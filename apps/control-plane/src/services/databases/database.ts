@@ -1,40 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseEngine, DatabaseService as DatabaseRow } from '@skiff/db';
-import { isImageReference } from '@skiff/domain';
 import type { Principal } from '../../authz/principal.js';
 import { Invalid, NotFound } from '../../errors.js';
 import type { IdentityService } from '../identity/identity.js';
 import type { ProjectService } from '../projects/projects.js';
-import { type ServiceDeps, isUniqueViolation } from '../shared/deps.js';
-import { checkInteger, checkReplicas, checkResources, moveTarget } from '../shared/field-rules.js';
-import { checkNetworks } from '../shared/networks.js';
-import { assertHostPortsFree, hostPortsOf } from '../shared/published-ports.js';
-import { createService } from '../shared/new-service.js';
-import { RecordCodec } from '../shared/record-codec.js';
+import type { ServiceDeps } from '../shared/deps.js';
+import type { RecordCodec } from '../shared/record-codec.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
+import { checkDeploySettings, checkPasswords, statefulCodec } from '../stateful/stateful-fields.js';
+import { StatefulRecords } from '../stateful/stateful-records.js';
 import { connectionUrls } from './database-spec.js';
 import { type Credentials, ENGINES } from './engines.js';
 
-const CLUSTER = [
-  'healthCheckCluster', 'restartPolicyCluster', 'placementCluster', 'updateConfigCluster',
-  'rollbackConfigCluster', 'modeCluster', 'labelsCluster', 'networkCluster',
-  'stopGracePeriodCluster', 'endpointSpecCluster', 'ulimitsCluster',
-] as const;
-
 /** The default database and user names. */
 export const DEFAULT_NAME = 'app';
-const NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
 type Values = Record<string, unknown>;
 export type DatabaseRecord = Record<string, unknown>;
 
 /** A generated password: 24 URL-safe characters (144 bits). */
 export const generatePassword = () => randomBytes(18).toString('base64url');
-
-const portTaken = (err: unknown) => {
-  const e = err as { constraint?: string; detail?: string };
-  return e.constraint === 'database_services_server_external_port' || (e.detail ?? '').includes('external_port');
-};
 
 export interface CreateDatabaseInput {
   name: string;
@@ -58,23 +43,18 @@ export interface CreateDatabaseInput {
  */
 export class DatabaseServices {
   private readonly codecs: Record<DatabaseEngine, RecordCodec<DatabaseRecord>>;
+  private readonly rows: StatefulRecords<'database'>;
 
   constructor(
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
-    private readonly projects: ProjectService,
-    private readonly identity: IdentityService,
+    projects: ProjectService,
+    identity: IdentityService,
     private readonly options: { publicIp?: string } = {},
   ) {
     const codec = (engine: DatabaseEngine) =>
-      new RecordCodec<DatabaseRecord>(deps.secrets, {
-        idField: `${ENGINES[engine].router}Id`,
-        blankWhenNull: ['env'],
-        sealed: ['env'],
-        writeOnly: ['databasePassword', 'rootPassword'],
-        json: ['args', 'networkIds', ...CLUSTER],
-        hidden: ['deployCount'],
-      });
+      statefulCodec<DatabaseRecord>(deps.secrets, `${ENGINES[engine].router}Id`, ['databasePassword', 'rootPassword']);
+    this.rows = new StatefulRecords(deps, access, projects, identity, 'database_services_server_external_port', 'database');
     this.codecs = { postgres: codec('postgres'), mariadb: codec('mariadb'), mysql: codec('mysql'), mongo: codec('mongo'), libsql: codec('libsql') };
   }
 
@@ -122,36 +102,13 @@ export class DatabaseServices {
       replicaSet: input.replicaSet ?? false,
     };
     checkFields(engine, fields);
-    const row = await createService({ deps: this.deps, projects: this.projects, access: this.access, identity: this.identity }, p, input, {
-      idPrefix: 'dbs',
-      insert: (columns) =>
-        this.write(() =>
-          this.db
-            .insertInto('databaseServices')
-            .values({
-              ...columns,
-              ...fields,
-              engine,
-              databasePassword: this.deps.secrets.seal(fields.databasePassword),
-              rootPassword: fields.rootPassword === null ? null : this.deps.secrets.seal(fields.rootPassword),
-              detachPlatformNetwork: false,
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        ),
+    const row = await this.rows.create(p, input, {
+      ...fields,
+      engine,
+      databasePassword: this.deps.secrets.seal(fields.databasePassword),
+      rootPassword: fields.rootPassword === null ? null : this.deps.secrets.seal(fields.rootPassword),
     });
     return this.record(row);
-  }
-
-  private async write(run: () => Promise<DatabaseRow>): Promise<DatabaseRow> {
-    try {
-      return await run();
-    } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw portTaken(err) ? Invalid('externalPort', 'already published on this server') : Invalid('appName', 'already used on this server');
-      }
-      throw err;
-    }
   }
 
   async one(p: Principal, engine: DatabaseEngine, id: string) {
@@ -161,43 +118,17 @@ export class DatabaseServices {
 
   /** `update` and the `save*`/`changeStatus` operations: changes the fields given, after checking them all. */
   async update(p: Principal, engine: DatabaseEngine, id: string, input: Values) {
-    const { createdAt: _readOnly, environmentId, ...fields } = input;
-    const { row } = await this.locate(p, engine, id);
-    checkEngineFields(engine, fields);
-    if (typeof environmentId === 'string' && environmentId !== row.environmentId) {
-      await moveTarget(this.projects, p, environmentId, 'environmentId');
-      fields.environmentId = environmentId;
-    }
-    if (typeof fields.appName === 'string' && fields.appName !== row.appName) {
-      await this.access.assertAppNameFree(row.serverId, fields.appName, row.id);
-    }
-    checkFields(engine, fields);
-    await checkNetworks(this.db, p, row.serverId, fields);
-    if (typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort) {
-      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(null, fields.externalPort), row.id, 'externalPort');
-    }
-    if (fields.endpointSpecCluster !== undefined) {
-      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(fields.endpointSpecCluster), row.id, 'endpointSpecCluster');
-    }
-    const columns = this.codecs[engine].columns(fields);
-    if (Object.keys(columns).length === 0) return this.record(row);
-    const updated = await this.write(() =>
-      this.db.updateTable('databaseServices').set(columns as never).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
-    );
-    return this.record(updated);
+    const located = await this.locate(p, engine, id);
+    const row = await this.rows.change(p, located, input, {
+      refuse: (fields) => checkEngineFields(engine, fields),
+      check: (fields) => checkFields(engine, fields),
+      columns: (fields) => this.codecs[engine].columns(fields),
+    });
+    return this.record(row);
   }
 
-
   async move(p: Principal, engine: DatabaseEngine, id: string, targetEnvironmentId: string) {
-    const { row } = await this.locate(p, engine, id);
-    await moveTarget(this.projects, p, targetEnvironmentId, 'targetEnvironmentId');
-    const moved = await this.db
-      .updateTable('databaseServices')
-      .set({ environmentId: targetEnvironmentId })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return this.record(moved);
+    return this.record(await this.rows.move(p, await this.locate(p, engine, id), targetEnvironmentId));
   }
 }
 
@@ -209,29 +140,12 @@ function checkEngineFields(engine: DatabaseEngine, f: Values) {
   if (!spec.takesReplicaSet && f.replicaSet !== undefined) throw Invalid('replicaSet', 'MongoDB only');
 }
 
-function checkPassword(f: Values, field: string) {
-  const value = f[field];
-  if (typeof value !== 'string') return;
-  if (value === '') throw Invalid(field, 'must not be empty');
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw Invalid(field, 'must not contain control characters');
-}
-
 /** Rules beyond the contract's field shapes, each failure naming its field. */
 function checkFields(engine: DatabaseEngine, f: Values) {
-  checkPassword(f, 'databasePassword');
-  checkPassword(f, 'rootPassword');
+  checkPasswords(f, ['databasePassword', 'rootPassword']);
   // MySQL reserves `root` for MYSQL_ROOT_PASSWORD; its image refuses MYSQL_USER=root.
   if ((engine === 'mysql' || engine === 'mariadb') && typeof f.databaseUser === 'string' && f.databaseUser.toLowerCase() === 'root') {
     throw Invalid('databaseUser', 'root is the root user: choose another name');
   }
-  if (typeof f.containerImage === 'string' && !isImageReference(f.containerImage)) {
-    throw Invalid('containerImage', `must be an image reference such as ${ENGINES[engine].defaultImage}`);
-  }
-  checkInteger(f, 'externalPort', 1, 65535);
-  checkReplicas(f);
-  checkResources(f);
-  if (Array.isArray(f.networkIds)) {
-    const bad = (f.networkIds as string[]).find((n) => !NETWORK_NAME.test(n));
-    if (bad !== undefined) throw Invalid('networkIds', `${JSON.stringify(bad)} is not a Docker network name or id`);
-  }
+  checkDeploySettings(f, ENGINES[engine].defaultImage);
 }
