@@ -19,11 +19,9 @@ import {
 } from '@skiff/domain';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
+import { ArchiveUnreadable } from './unreadable.js';
 
-/** A file that is not a readable archive of its format (corrupt, truncated, encrypted…). */
-export class ArchiveUnreadable extends Error {
-  override name = 'ArchiveUnreadable';
-}
+export { ArchiveUnreadable };
 
 /** Called for each entry in order; `open` gives a file entry's content (read it to its end). */
 export type ArchiveVisit = (entry: ArchiveEntry, open: () => Promise<AsyncIterable<Buffer>>) => Promise<void>;

@@ -13,7 +13,6 @@ import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
 import { backupRefusal } from './unsupported-kinds.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
-import { encrypted } from '@skiff/archives/age';
 import { dataDirArchive } from './data-dir-archive.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
@@ -206,7 +205,7 @@ export class BackupRunner {
     });
     const gzip = createGzip();
     const piping = passphrase
-      ? Promise.all([pipeline(dump.output, gzip), encrypted(gzip, passphrase).then((sealed) => pipeline(sealed, counter, compressed))])
+      ? Promise.all([pipeline(dump.output, gzip), encryptedLazily(gzip, passphrase).then((sealed) => pipeline(sealed, counter, compressed))])
       : pipeline(dump.output, gzip, counter, compressed);
     try {
       await Promise.all([bucket.upload(key, compressed, passphrase ? 'application/octet-stream' : undefined), piping, dump.exited]);
@@ -264,4 +263,10 @@ function readableOf(data: Buffer): Readable {
   const stream = new PassThrough();
   stream.end(data);
   return stream;
+}
+
+/** age (and its post-quantum and curve code) loads with the first encrypted backup. */
+async function encryptedLazily(plain: Readable, passphrase: string): Promise<Readable> {
+  const { encrypted } = await import('@skiff/archives/age');
+  return encrypted(plain, passphrase);
 }

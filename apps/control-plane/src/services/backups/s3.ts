@@ -2,13 +2,13 @@
  * An S3-compatible bucket as backups use it: connected through the outbound address policy
  * (the endpoint's name is resolved once, every address checked, and the connection pinned to
  * them), with path-style addressing so S3-compatible servers on a bare host work.
+ * The AWS SDK loads with the first bucket opened: an idle control plane does not hold it.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { type OutboundPolicy, OutboundRefused, type Resolver, resolveUrl } from '@skiff/outbound';
 
 export interface BucketSettings {
@@ -52,8 +52,9 @@ export async function openBucket(settings: BucketSettings, policy: OutboundPolic
     if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
+  const sdk = await import('@aws-sdk/client-s3');
   const agent = url.protocol === 'https:' ? new HttpsAgent({ lookup, keepAlive: true }) : new HttpAgent({ lookup, keepAlive: true });
-  const client = new S3Client({
+  const client = new sdk.S3Client({
     endpoint: settings.endpoint,
     region: settings.region,
     forcePathStyle: true,
@@ -61,7 +62,7 @@ export async function openBucket(settings: BucketSettings, policy: OutboundPolic
     requestHandler: url.protocol === 'https:' ? { httpsAgent: agent } : { httpAgent: agent },
     maxAttempts: 2,
   });
-  return new Bucket(client, settings.bucket, () => agent.destroy());
+  return new Bucket(client, sdk, settings.bucket, () => agent.destroy());
 }
 
 /** S3's error code of a failed call, or the network error's. */
@@ -82,9 +83,12 @@ export async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+
 export class Bucket {
   constructor(
     private readonly client: S3Client,
+    private readonly sdk: S3Sdk,
     readonly name: string,
     private readonly end: () => void,
   ) {}
@@ -96,6 +100,7 @@ export class Bucket {
 
   /** Lists, writes and removes a probe object under `prefix`; throws BucketError naming the step that failed. */
   async probe(prefix: string): Promise<void> {
+    const { ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand } = this.sdk;
     await step('list', () => this.client.send(new ListObjectsV2Command({ Bucket: this.name, Prefix: prefix, MaxKeys: 1 })));
     const key = `${prefix}.skiff-probe-${Date.now().toString(36)}`;
     await step('put', () => this.client.send(new PutObjectCommand({ Bucket: this.name, Key: key, Body: 'skiff connection test\n' })));
@@ -105,6 +110,7 @@ export class Bucket {
   /** Streams `body` to `key` in multipart parts: memory stays near UPLOAD_PART_BYTES × (UPLOAD_QUEUE + 1). */
   async upload(key: string, body: Readable, contentType = 'application/gzip'): Promise<void> {
     await step('upload', async () => {
+      const { Upload } = await import('@aws-sdk/lib-storage');
       const upload = new Upload({
         client: this.client,
         params: { Bucket: this.name, Key: key, Body: body, ContentType: contentType },
@@ -118,6 +124,7 @@ export class Bucket {
 
   /** Every object whose key starts with `prefix`, with size and time. */
   async list(prefix: string): Promise<StoredObject[]> {
+    const { ListObjectsV2Command } = this.sdk;
     const found: StoredObject[] = [];
     let token: string | undefined;
     do {
@@ -131,6 +138,7 @@ export class Bucket {
   }
 
   async remove(keys: string[]): Promise<void> {
+    const { DeleteObjectsCommand } = this.sdk;
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
       await step('delete', () => this.client.send(new DeleteObjectsCommand({ Bucket: this.name, Delete: { Objects: batch.map((Key) => ({ Key })) } })));

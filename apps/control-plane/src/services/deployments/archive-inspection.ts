@@ -1,4 +1,4 @@
-import { ArchiveUnreadable, walkArchive } from '@skiff/archives';
+import { ArchiveUnreadable } from '@skiff/archives/unreadable';
 import {
   ArchiveChecker,
   ArchiveEntryError,
@@ -14,9 +14,10 @@ export { ArchiveUnreadable };
  * (ArchiveChecker): names, links, devices, counts, declared and actual sizes, compression
  * ratio. Every file's content is decompressed (and discarded) so that sizes are checked
  * against what the archive really holds. Throws ArchiveEntryError naming the first
- * offending entry, or ArchiveUnreadable.
+ * offending entry, or ArchiveUnreadable. The readers load with the first upload.
  */
 export async function inspectArchive(path: string, format: ArchiveFormat, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS) {
+  const { walkArchive } = await import('@skiff/archives');
   const checker = new ArchiveChecker(limits);
   let bytes = 0;
   await walkArchive(path, format, limits, async (entry, open) => {

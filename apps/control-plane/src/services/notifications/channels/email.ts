@@ -3,10 +3,10 @@
  * upgrade with STARTTLS before the login (`requireTLS`): the password and the messages never
  * travel in clear. The server's name is resolved and checked by the outbound module first
  * and the connection goes to that checked address, while TLS still verifies the name.
+ * nodemailer loads with the first message: an idle control plane does not hold it.
  */
 import { isIP } from 'node:net';
 import { type OutboundPolicy, OutboundRefused, type Resolver, resolvePinned } from '@skiff/outbound';
-import nodemailer from 'nodemailer';
 import type { ChannelSender, EventMessage } from './channel-sender.js';
 import { DeliveryError } from './channel-sender.js';
 import { scrub } from './http-post.js';
@@ -75,6 +75,7 @@ export async function sendSmtp(server: SmtpServer, mail: Mail, limits: SmtpLimit
     throw deliveryErrorOf(error, secrets);
   }
   const secure = server.secure ?? server.port === 465;
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: address,
     port: server.port,
