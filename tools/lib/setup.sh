@@ -119,7 +119,7 @@ CONTROL_PLANE_CMD=(node --liftoff-only --max-semi-space-size=4 dist/control-plan
 # source, 15 MB held; now 5.2 MB). What only some requests use (the AWS SDK, nodemailer, age,
 # the archive readers, PGlite on PostgreSQL) is imported where it is used: still in the file,
 # evaluated with its first use (apps/control-plane/src/lazy-load.spec.ts guards both).
-# Idle on PostgreSQL 135 -> 118 MB (bare node 42 MB).
+# Idle on PostgreSQL 135-138 -> 117-119 MB (bare node 42 MB; README, "Control plane idle memory").
 build_control_plane() {
   node_modules/.bin/esbuild apps/control-plane/src/main.ts --bundle --platform=node --format=esm \
     --target=node22 --outfile=dist/control-plane/main.mjs --log-level=warning \
