@@ -51,4 +51,23 @@ describe('a published host port', () => {
     const udp = (await t.call('application.create', { name: 'dns-udp', appName: 'dns-udp', environmentId: env })).body.applicationId;
     expect((await t.call('application.update', { applicationId: udp, endpointSpecCluster: ports(28053, 'udp') })).status).toBe(200);
   });
+
+  it("is refused when it is one Skiff publishes itself (the proxy's, the cluster registry's), naming it", async () => {
+    const env = await environmentOf(other);
+    const app = (await t.call('application.create', { name: 'grab', appName: 'grab', environmentId: env }, { key: other })).body.applicationId;
+    for (const [port, protocol, what] of [
+      [80, undefined, "port 80 is reserved for Skiff's proxy (HTTP)"],
+      [443, undefined, "port 443 is reserved for Skiff's proxy (HTTPS)"],
+      [443, 'udp', "port 443/udp is reserved for Skiff's proxy (HTTP/3)"],
+      [5030, undefined, "port 5030 is reserved for Skiff's cluster registry"],
+    ] as const) {
+      const res = await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(port, protocol) }, { key: other });
+      expect(res.body.issues, `${port}/${protocol}`).toEqual([{ path: ['endpointSpecCluster'], message: what }]);
+    }
+    expect((await t.call('application.one', { applicationId: app }, { key: other })).body.endpointSpecCluster).toBeNull();
+    const cacheId = (await t.call('cache.create', { name: 'c', appName: 'grab-cache', databasePassword: 'correct-horse-battery', environmentId: env }, { key: other })).body.cacheId;
+    const cache = await t.call('cache.saveExternalPort', { cacheId, externalPort: 443 }, { key: other });
+    expect(cache.body.issues).toEqual([{ path: ['externalPort'], message: "port 443 is reserved for Skiff's proxy (HTTPS)" }]);
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(8443) }, { key: other })).status).toBe(200);
+  });
 });

@@ -32,6 +32,19 @@ const parsed = (text: string) => {
 };
 
 /**
+ * Host ports Skiff itself publishes on every server, at the agents' defaults: a workload that
+ * asked for one would wait for it, and take it the next time Skiff's own container restarted
+ * (every domain's traffic, or the images the nodes pull).
+ */
+const RESERVED: ReadonlyMap<HostPort, string> = new Map([
+  ['80/tcp', "Skiff's proxy (HTTP)"],
+  ['443/tcp', "Skiff's proxy (HTTPS)"],
+  ['443/udp', "Skiff's proxy (HTTP/3)"],
+  ['5030/tcp', "Skiff's cluster registry"],
+  ['5031/tcp', "Skiff's cluster registry mirror"],
+]);
+
+/**
  * A host port belongs to one workload of a server, whatever its organization: Swarm starts a
  * task waiting for a taken host-mode port as soon as that port is free, so a second publisher
  * would take the port over the next time its first one stops. `ports` (of the workload
@@ -40,6 +53,8 @@ const parsed = (text: string) => {
  */
 export async function assertHostPortsFree(db: Db, serverId: string | null, ports: HostPort[], exceptId: string, field: string): Promise<void> {
   if (ports.length === 0) return;
+  const reserved = ports.find((p) => RESERVED.has(p));
+  if (reserved) throw Invalid(field, `port ${reserved.replace('/tcp', '')} is reserved for ${RESERVED.get(reserved)}`);
   const queries = (['applications', 'cacheInstances', 'databaseServices'] as const).map((table) => {
     let q = db.selectFrom(table as 'cacheInstances').select(table === 'applications' ? ['id', 'endpointSpecCluster'] : ['id', 'endpointSpecCluster', 'externalPort']);
     q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
