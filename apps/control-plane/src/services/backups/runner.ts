@@ -11,7 +11,6 @@ import { recordEvent, type EventSignal } from '../events/events.js';
 import type { ServiceDeps } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
-import { backupRefusal } from './unsupported-kinds.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
 import { dataDirArchive } from './data-dir-archive.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
@@ -114,8 +113,6 @@ export class BackupRunner {
   }
 
   private async runOrAnswer(row: Backup): Promise<RunResult> {
-    const refusal = backupRefusal(row.databaseType);
-    if (refusal) throw Invalid('backupId', refusal);
     try {
       return await this.run(row);
     } catch (err) {
@@ -133,12 +130,13 @@ export class BackupRunner {
     const files: string[] = [];
     let size = 0;
     try {
+      // What the backup dumps is known (or refused, e.g. libSQL) before the destination is reached.
+      const target = row.databaseType === 'web-server' ? null : await this.dumps.target(row);
       const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', row.destinationId).executeTakeFirstOrThrow();
       const bucket = await this.open(this.settingsOf(destination));
       try {
         const name = row.id;
-        if (row.databaseType !== 'web-server') {
-          const target = await this.dumps.target(row);
+        if (target) {
           const key = objectKey(row.prefix, name, started, archiveExtension(destination, DUMP_EXTENSION[target.engineName]!));
           await this.dumps.dump(target, this.objectOf(destination, key));
           files.push(key);
