@@ -21,9 +21,21 @@ export interface ToolRun {
   cancel(): void;
 }
 
+/** The image a compose stack's service was deployed with: `ref` to run, `name` to say. */
+export interface DeployedImage {
+  ref: string;
+  name: string;
+}
+
 export interface DatabaseContainers {
   /** The id of a running container of the target, or null when none runs. */
   running(target: DatabaseTarget): Promise<string | null>;
+  /**
+   * The image of a compose stack's service as deployed on this server: the exact image of
+   * one of its containers (running or not), else the image its Swarm service names (which
+   * may be absent from this server). Null when neither exists here. Reads only.
+   */
+  deployedImage(target: DatabaseTarget): Promise<DeployedImage | null>;
   run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun>;
 }
 
@@ -33,22 +45,42 @@ export const notRunning = (target: DatabaseTarget) =>
 
 const POLL_MS = 100;
 
+/** The label sets that find the target's containers, in order: Docker Compose's, then a Swarm stack's. */
+function labelChoices(target: DatabaseTarget): string[][] {
+  const appName = target.workload?.appName ?? '';
+  return target.serviceName
+    ? [
+        [`com.docker.compose.project=${appName}`, `com.docker.compose.service=${target.serviceName}`],
+        [`com.docker.swarm.service.name=${appName}_${target.serviceName}`],
+      ]
+    : [[`com.docker.swarm.service.name=${appName}`]];
+}
+
 export class DockerodeDatabaseContainers implements DatabaseContainers {
   constructor(private readonly docker: Dockerode) {}
 
   async running(target: DatabaseTarget): Promise<string | null> {
-    const appName = target.workload?.appName ?? '';
-    const choices = target.serviceName
-      ? [
-          [`com.docker.compose.project=${appName}`, `com.docker.compose.service=${target.serviceName}`],
-          [`com.docker.swarm.service.name=${appName}_${target.serviceName}`],
-        ]
-      : [[`com.docker.swarm.service.name=${appName}`]];
-    for (const label of choices) {
+    for (const label of labelChoices(target)) {
       const found = await engineCall('list containers', () => this.docker.listContainers({ filters: { label, status: ['running'] } }));
       if (found[0]) return found[0].Id;
     }
     return null;
+  }
+
+  async deployedImage(target: DatabaseTarget): Promise<DeployedImage | null> {
+    for (const label of labelChoices(target)) {
+      const found = await engineCall('list containers', () => this.docker.listContainers({ all: true, filters: { label } }));
+      if (found[0]) {
+        const container = await engineCall('inspect container', () => this.docker.getContainer(found[0]!.Id).inspect());
+        return { ref: container.Image, name: container.Config.Image };
+      }
+    }
+    if (!target.serviceName) return null;
+    const name = `${target.workload?.appName ?? ''}_${target.serviceName}`;
+    const services = await engineCall('list services', () => this.docker.listServices({ filters: { name: [name] } }));
+    // The name filter matches prefixes.
+    const image = services.find((s) => s.Spec?.Name === name)?.Spec?.TaskTemplate?.ContainerSpec?.Image;
+    return image ? { ref: image, name: image } : null;
   }
 
   async run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun> {

@@ -2,8 +2,8 @@
  * Throw-away database containers for verifications (VerifyDatabase): the database service's
  * image, without a network (loopback only), with a one-time root password, within
  * SCRATCH_LIMITS; removed with its
- * anonymous data volume when the verification ends. The image is never pulled: the
- * database's server already has it.
+ * anonymous data volume when the verification ends. The image is never pulled: one that
+ * is not on the server is refused (ImageAbsent).
  */
 import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
@@ -15,6 +15,23 @@ import { scratchEnv } from './verify-tools.js';
 export const SCRATCH_LABEL = 'skiff.verify';
 
 const LOG_LINES = 5;
+
+/** The image is not on this server (a verification never pulls one). */
+export class ImageAbsent extends Error {
+  constructor(readonly image: string) {
+    super(`the image ${image} is not on this server`);
+  }
+}
+
+/**
+ * Labels by which Docker Compose, Swarm stacks and the agent find a workload's containers: an
+ * image built by Compose carries some, and a container inherits its image's labels, so the
+ * throw-away container blanks them and is never taken for one of the stack's.
+ */
+const WORKLOAD_LABEL = /^(com\.docker\.(compose|stack|swarm)\.|skiff\.)/;
+
+const blankedWorkloadLabels = (labels: Record<string, string> | null | undefined) =>
+  Object.fromEntries(Object.keys(labels ?? {}).filter((k) => WORKLOAD_LABEL.test(k)).map((k) => [k, '']));
 
 /**
  * What a verification may take of its server: the image is the user's and the dump comes
@@ -34,7 +51,7 @@ function withoutFrameHeaders(raw: Buffer): string {
 }
 
 export interface ScratchDatabases {
-  /** Starts a container `name` of `image` whose server creates `database`; answers its id. */
+  /** Starts a container `name` of `image` whose server creates `database`; answers its id. Throws ImageAbsent when the server lacks `image`. */
   start(name: string, image: string, engine: DatabaseEngine, database: string): Promise<string>;
   /** Whether the container still runs (its server may have exited on a bad configuration). */
   running(idOrName: string): Promise<boolean>;
@@ -52,12 +69,15 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
     checkImageRef(image, 'create container');
     const env = scratchEnv(engine, database, randomBytes(24).toString('hex'));
     if (!env) throw new Error('this engine cannot be verified here');
+    const inspected = await engineCall('inspect image', () => this.docker.getImage(image).inspect()).catch((err: unknown) => {
+      throw isNotFound(err) ? new ImageAbsent(image) : err;
+    });
     const container = await engineCall('create container', () =>
       this.docker.createContainer({
         name,
         Image: image,
         Env: env,
-        Labels: { [SCRATCH_LABEL]: name },
+        Labels: { ...blankedWorkloadLabels(inspected.Config?.Labels), [SCRATCH_LABEL]: name },
         // Loopback only. (NetworkDisabled would also drop the hostname the MariaDB image needs.)
         HostConfig: { NetworkMode: 'none', ...SCRATCH_LIMITS },
       }),

@@ -1,7 +1,11 @@
 // VerifyDatabase against the local postgres:17 (and mariadb:11) images and an S3-compatible server in this
 // process: a dump of a real database restores in a throw-away container that reports its
 // tables and exact row counts, and goes away; a corrupt file fails with the restore tool's
-// reason, and its container goes too; the running database is never touched.
+// reason, and its container goes too; the running database is never touched. A compose
+// stack's service (the same container, labelled as Docker Compose labels a project's) verifies
+// in a container of the image it was deployed with, its own container and volume untouched; a
+// stack's service whose image is not on the server (a Swarm stack's service without tasks) is
+// refused with that reason, nothing pulled.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,6 +27,11 @@ import { verifyDatabaseHandler } from './verify-database.js';
 const run = randomBytes(3).toString('hex');
 const SERVICE = `verify-pg-${run}`;
 const CONTAINER = `${SERVICE}-task`;
+/** The compose project CONTAINER also belongs to, as its `db` service. */
+const STACK = `verify-stack-${run}`;
+/** A Swarm stack whose `db` service names an image this server does not have. */
+const ABSENT_STACK = `verify-absent-${run}`;
+const ABSENT_IMAGE = `skiff-verify-absent-${run}:1`;
 const BUCKET = 'verify';
 const PASSPHRASE = 'a passphrase long enough';
 let s3dir: string;
@@ -40,12 +49,13 @@ beforeAll(async () => {
   s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
   endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
   client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-  const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`, '-e', 'POSTGRES_PASSWORD=pw', '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
+  const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`, '--label', `com.docker.compose.project=${STACK}`, '--label', 'com.docker.compose.service=db', '-e', 'POSTGRES_PASSWORD=pw', '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
   expect(started.ok, started.out).toBe(true);
   await waitUntil('PostgreSQL to answer', async () => (await psql('SELECT 1')).ok, 60_000, 250);
 }, 90_000);
 afterAll(async () => {
   await docker(['rm', '-f', '-v', CONTAINER]);
+  await docker(['service', 'rm', `${ABSENT_STACK}_db`]);
   client?.destroy();
   await s3?.close();
   await rm(s3dir, { recursive: true, force: true });
@@ -65,6 +75,12 @@ const envelope = (kind: CommandKind, payload: Command['payload']): Command => ({
 const dumpCommand = (key: string, passphrase = '') => envelope(CommandKind.COMMAND_KIND_DUMP_DATABASE, { $case: 'dumpDatabase', value: { target, object: objectOf(key, passphrase) } });
 const verifyCommand = (key: string, passphrase = '') =>
   envelope(CommandKind.COMMAND_KIND_VERIFY_DATABASE, { $case: 'verifyDatabase', value: { target, object: objectOf(key, passphrase), image: 'postgres:17' } });
+/** A dump or a verification of the `db` service of compose project `project`; a verification names no image. */
+const composeCommand = (kind: CommandKind, project: string, key: string): Command => {
+  const value = { target: { ...target, workload: { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE, id: 'cmp_1', appName: project }, serviceName: 'db' }, object: objectOf(key) };
+  const c = kind === CommandKind.COMMAND_KIND_DUMP_DATABASE ? envelope(kind, { $case: 'dumpDatabase', value }) : envelope(kind, { $case: 'verifyDatabase', value: { ...value, image: '' } });
+  return { ...c, workloadKey: 'compose:cmp_1' };
+};
 const context = (c: Command) => ({ command: c, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
 const dockerode = () => new Dockerode({ socketPath: '/var/run/docker.sock' });
 const verifier = () => verifyDatabaseHandler({ containers: new DockerodeDatabaseContainers(dockerode()), scratch: new DockerodeScratchDatabases(dockerode()), pollMs: 250 });
@@ -115,6 +131,50 @@ describe('verifying a database backup on the agent', () => {
     });
     expect(await scratchLeft()).toBe('');
   }, 240_000);
+
+  it('verifies a compose stack’s service in a container of its deployed image, never touching the stack’s container or volume', async () => {
+    expect((await psql("CREATE TABLE public.stack_items (id int); INSERT INTO public.stack_items SELECT generate_series(1, 7)")).ok).toBe(true);
+    const dump = dumpDatabaseHandler({ containers: new DockerodeDatabaseContainers(dockerode()) });
+    expect(await dump.run(context(composeCommand(CommandKind.COMMAND_KIND_DUMP_DATABASE, STACK, 'c/bkp/1.dump.gz')))).toEqual({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });
+    const stackState = async () => (await docker(['inspect', '--format', '{{.Id}} {{.State.Status}} {{.State.StartedAt}} {{range .Mounts}}{{.Name}} {{end}}', CONTAINER])).out;
+    const before = await stackState();
+    const volume = before.split(' ')[3]!;
+    expect(volume).toMatch(/^[0-9a-f]{64}$/);
+
+    // No image in the command: the agent reads the one the stack's service runs.
+    const c = composeCommand(CommandKind.COMMAND_KIND_VERIFY_DATABASE, STACK, 'c/bkp/1.dump.gz');
+    expect(await verifier().validate(c)).toBeNull();
+    const outcome = await verifier().run(context(c));
+    expect(outcome.status, outcome.reason).toBe(CommandStatus.COMMAND_STATUS_SUCCEEDED);
+    expect(outcome.verification?.tables).toContainEqual({ name: 'public.stack_items', rows: '7' });
+    expect(await scratchLeft()).toBe('');
+    expect(await stackState()).toBe(before);
+    expect((await docker(['volume', 'inspect', '--format', '{{.Name}}', volume])).out).toBe(volume);
+    expect((await psql('SELECT count(*) FROM public.stack_items')).out).toBe('7');
+  }, 240_000);
+
+  it('refuses a stack’s service whose image is not on this server, and one that is not deployed here, pulling nothing', async () => {
+    const created = await docker(['service', 'create', '--detach', '--quiet', '--replicas', '0', '--no-resolve-image', '--name', `${ABSENT_STACK}_db`, '--label', `com.docker.stack.namespace=${ABSENT_STACK}`, ABSENT_IMAGE]);
+    expect(created.ok, created.out).toBe(true);
+    const absent = await verifier().run(context(composeCommand(CommandKind.COMMAND_KIND_VERIFY_DATABASE, ABSENT_STACK, 'c/bkp/1.dump.gz')));
+    expect(absent).toEqual({
+      status: CommandStatus.COMMAND_STATUS_FAILED,
+      reason: `the image ${ABSENT_IMAGE} of ${ABSENT_STACK} service db is not on this server: a verification never pulls an image (deploy the stack here first)`,
+    });
+    expect((await docker(['image', 'inspect', ABSENT_IMAGE])).ok).toBe(false);
+    expect(await scratchLeft()).toBe('');
+
+    const nowhere = await verifier().run(context(composeCommand(CommandKind.COMMAND_KIND_VERIFY_DATABASE, `verify-nowhere-${run}`, 'c/bkp/1.dump.gz')));
+    expect(nowhere).toEqual({
+      status: CommandStatus.COMMAND_STATUS_FAILED,
+      reason: `no container nor Swarm service of verify-nowhere-${run} service db on this server: deploy the stack first`,
+    });
+
+    // A database service's image is checked the same way before anything starts.
+    const database = verifyCommand('p/bkp/1.dump.gz');
+    if (database.payload?.$case === 'verifyDatabase') database.payload.value.image = ABSENT_IMAGE;
+    expect((await verifier().run(context(database))).reason).toBe(`the image ${ABSENT_IMAGE} is not on this server: a verification never pulls an image`);
+  }, 60_000);
 
   it('refuses an engine it cannot verify, and a command without an image; takes MongoDB', async () => {
     const mongo = verifyCommand('p/bkp/1.archive.gz');

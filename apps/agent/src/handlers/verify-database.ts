@@ -1,8 +1,10 @@
 /**
  * VerifyDatabase: proves a dump restores. A throw-away container of the database's image
- * (scratch-databases.ts) receives the bucket object (decrypted when it is an .age file)
+ * (scratch-databases.ts; for a compose stack's service, the image it runs as deployed here,
+ * read from its container or Swarm service) receives the bucket object (decrypted when it is an .age file)
  * through gunzip into the engine's restore tool; then the tables are counted, and the
- * container goes whatever happened. The running database is never touched. Idempotent: a
+ * container goes whatever happened. The running database (or stack) is never touched, and an
+ * image the server lacks is refused, never pulled. Idempotent: a
  * second run removes what a first one left and starts again.
  */
 import type { Readable } from 'node:stream';
@@ -10,7 +12,7 @@ import { CommandKind, type Command, type DatabaseTarget } from '@skiff/proto';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
-import type { ScratchDatabases } from '../dumps/scratch-databases.js';
+import { ImageAbsent, type ScratchDatabases } from '../dumps/scratch-databases.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
 import { countCommand, parseCounts, readyCommand } from '../dumps/verify-tools.js';
 import { type CommandHandler, type CommandOutcome, failed, succeeded } from '../pipeline/handler.js';
@@ -39,7 +41,8 @@ export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler 
       const { target, object, image } = command.payload.value;
       const refusal = refuseDatabaseCommand(target, object);
       if (refusal) return refusal;
-      if (!image) return 'the command names no image';
+      // A compose stack's service names none: its image is read here (imageOf).
+      if (!image && !target!.serviceName) return 'the command names no image';
       const { engine, database } = target!;
       return restoreCommand(engine, database) && readyCommand(engine, database) && countCommand(engine, database) ? null : 'this engine cannot be verified here';
     },
@@ -48,12 +51,15 @@ export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler 
       const { target, object, image } = command.payload.value;
       const name = scratchName(command.commandId);
       await deps.scratch.remove(name);
-      log.info({ objectKey: object!.key, bucket: object!.bucket, image }, 'verifying a backup file in a throw-away container');
+      const chosen = await imageOf(target!, image, deps.containers);
+      if (typeof chosen === 'string') return failed(chosen);
+      log.info({ objectKey: object!.key, bucket: object!.bucket, image: chosen.name }, 'verifying a backup file in a throw-away container');
       let id: string;
       try {
-        id = await deps.scratch.start(name, image, target!.engine, target!.database);
+        id = await deps.scratch.start(name, chosen.ref, target!.engine, target!.database);
       } catch (err) {
-        return failed(`the throw-away container of ${image} could not start: ${(err as Error).message}`);
+        if (err instanceof ImageAbsent) return failed(`the image ${chosen.name}${chosen.of} is not on this server: a verification never pulls an image${chosen.of ? ' (deploy the stack here first)' : ''}`);
+        return failed(`the throw-away container of ${chosen.name} could not start: ${(err as Error).message}`);
       }
       try {
         return await verifyIn(id, target!, deps, signal, () => openArchive(object!));
@@ -62,6 +68,15 @@ export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler 
       }
     },
   };
+}
+
+/** The image to verify with (`of` says whose, in reasons), or why there is none. */
+async function imageOf(target: DatabaseTarget, image: string, containers: DatabaseContainers): Promise<{ ref: string; name: string; of: string } | string> {
+  if (image) return { ref: image, name: image, of: '' };
+  const service = `${target.workload!.appName} service ${target.serviceName}`;
+  const deployed = await containers.deployedImage(target);
+  if (!deployed) return `no container nor Swarm service of ${service} on this server: deploy the stack first`;
+  return { ...deployed, of: ` of ${service}` };
 }
 
 async function verifyIn(
