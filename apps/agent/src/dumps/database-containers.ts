@@ -79,7 +79,8 @@ export class DockerodeDatabaseContainers implements DatabaseContainers {
     const name = `${target.workload?.appName ?? ''}_${target.serviceName}`;
     const services = await engineCall('list services', () => this.docker.listServices({ filters: { name: [name] } }));
     // The name filter matches prefixes.
-    const image = services.find((s) => s.Spec?.Name === name)?.Spec?.TaskTemplate?.ContainerSpec?.Image;
+    const task = services.find((s) => s.Spec?.Name === name)?.Spec?.TaskTemplate;
+    const image = task && 'ContainerSpec' in task ? task.ContainerSpec?.Image : undefined;
     return image ? { ref: image, name: image } : null;
   }
 

@@ -3,9 +3,10 @@
 // nothing), the VerifyDatabase command a verification queues (the newest file, the service's
 // image), the record its result ends (tables and row counts, or the error with a
 // `databaseBackup` failure event, `verify: true`), and the verification that follows a
-// scheduled run. The verification itself runs in apps/agent/src/handlers/verify-database.int.test.ts
+// scheduled run; the same for a database inside a compose stack (its service's image is read
+// by the agent, so the command names none). The verification itself runs in apps/agent/src/handlers/verify-database.int.test.ts
 // and databases.e2e.test.ts.
-import { Command, CommandKind, CommandStatus, DatabaseEngine } from '@skiff/proto';
+import { Command, CommandKind, CommandStatus, DatabaseEngine, WorkloadKind } from '@skiff/proto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
@@ -114,6 +115,48 @@ describe('backup.verify', () => {
     const before = await commandCount();
     await bad('backup.verify', { backupId: id }, 'backupId', /libSQL .* could never be restored nor verified/);
     await bad('backup.restore', { backupId: id, key: `l/${id}/2026-12-07T03-00-00-000Z.sql.gz`, force: true }, 'backupId', /libSQL/);
+    expect(await commandCount()).toBe(before);
+  });
+
+  it('verifies a compose stack’s database on demand and after a scheduled run, the image left to the agent', async () => {
+    const stack = await ok('compose.create', { name: 'shop', environmentId: env, sourceType: 'raw', composeType: 'container-compose' });
+    const destination = await ok('destination.create', { name: 'local4', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const backup = await ok('backup.create', {
+      schedule: '0 3 * * *', prefix: 'stack/', destinationId: destination.destinationId, database: 'shop', databaseType: 'dbA',
+      backupType: 'compose', composeId: stack.composeId, serviceName: 'db', keepLatestCount: null,
+    });
+    const key = `stack/${backup.backupId}/2026-12-07T03-00-00-000Z.dump.gz`;
+    await s3.put(BUCKET, key, 'dump');
+
+    // The stack need not run: the verification does not touch it.
+    const queued = await ok('backup.verify', { backupId: backup.backupId });
+    expect(queued).toMatchObject({ status: 'queued', key });
+    const row = await t.db.selectFrom('commands').selectAll().where('id', '=', queued.commandId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ kind: 'COMMAND_KIND_VERIFY_DATABASE', workloadKey: `compose:${stack.composeId}` });
+    const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    expect(command.payload?.$case === 'verifyDatabase' && command.payload.value).toMatchObject({
+      image: '',
+      target: { engine: DatabaseEngine.DATABASE_ENGINE_POSTGRES, database: 'shop', serviceName: 'db', workload: { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE, id: stack.composeId, appName: stack.appName } },
+      object: { key },
+    });
+
+    const reports = new DeploymentReports({ db: t.db, clock: () => new Date() });
+    await reports.applyCommandResult('local', { commandId: queued.commandId, status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '', finishedAt: undefined, verification: { tables: [{ name: 'public.items', rows: '3' }] } });
+    expect(await ok('backup.oneVerification', { verificationId: queued.verificationId })).toMatchObject({ status: 'done', tables: [{ name: 'public.items', rows: 3 }], error: null });
+
+    const backupRow = await t.db.selectFrom('backups').selectAll().where('id', '=', backup.backupId).executeTakeFirstOrThrow();
+    await t.platform.backups.verifications.afterScheduledRun(backupRow, { backupId: backupRow.id, files: [key], size: 4, durationMs: 1 });
+    const [scheduled] = (await ok('backup.verifications', { backupId: backup.backupId })).verifications;
+    expect(scheduled).toMatchObject({ trigger: 'scheduled', key, status: 'running' });
+    const reason = `the image postgres:17 of ${stack.appName} service db is not on this server: a verification never pulls an image (deploy the stack here first)`;
+    await reports.applyCommandResult('local', { commandId: scheduled.commandId, status: CommandStatus.COMMAND_STATUS_FAILED, reason, finishedAt: undefined });
+    expect(await ok('backup.oneVerification', { verificationId: scheduled.verificationId })).toMatchObject({ status: 'error', error: reason });
+    expect(await verifyEvents(backup.backupId)).toMatchObject([{ outcome: 'failure', summary: { trigger: 'scheduled', error: reason } }]);
+
+    // A stack that is gone is refused, naming the backup, queuing nothing.
+    const before = await commandCount();
+    await t.db.updateTable('backups').set({ composeId: null }).where('id', '=', backup.backupId).execute();
+    await bad('backup.verify', { backupId: backup.backupId }, 'backupId', /compose stack is gone/);
     expect(await commandCount()).toBe(before);
   });
 

@@ -1,7 +1,7 @@
 import type { Backup, BackupVerification } from '@skiff/db';
 import { DatabaseEngine } from '@skiff/proto';
 import type { Logger } from 'pino';
-import { DUMP_DEADLINE_MS, WIRE_ENGINES } from '../../agents/outbound/kinds/database-dump.js';
+import { DUMP_DEADLINE_MS, type DumpTarget, WIRE_ENGINES } from '../../agents/outbound/kinds/database-dump.js';
 import { verifyDatabaseCommand } from '../../agents/outbound/kinds/database-verify.js';
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { Principal } from '../../authz/principal.js';
@@ -32,9 +32,10 @@ const isKeyFile = (key: string) => /\.secret\.key\.gz(\.age)?$/.test(key);
 /**
  * `backup.verify` (beyond the spec): proves that a database backup's file restores. The
  * agent of the database's server restores it into a throw-away container of the service's
- * image (no network, removed at the end) and answers its tables with their row counts
+ * image (of a compose stack's service: the image it runs as deployed; no network, its own
+ * credentials, removed at the end) and answers its tables with their row counts
  * (VerifyDatabase, agents/outbound/kinds/database-verify.ts, which ends the record and sends
- * the failure event). The running database is not touched, so it need not run. The
+ * the failure event). The running database (or stack) is not touched, so it need not run. The
  * scheduler verifies the file of each successful scheduled run (`afterScheduledRun`).
  */
 export class BackupVerifications {
@@ -77,15 +78,22 @@ export class BackupVerifications {
   private verifiable(row: Backup): boolean {
     const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
     const wire = engine && WIRE_ENGINES[engine.engine];
-    return row.backupType !== 'compose' && wire !== undefined && VERIFIABLE.has(wire);
+    return wire !== undefined && VERIFIABLE.has(wire);
   }
 
-  private async queue(backup: Backup, key: string | null, trigger: 'manual' | 'scheduled') {
-    const refusal = backupRefusal(backup.databaseType);
-    if (refusal) throw Invalid('backupId', refusal);
+  /**
+   * What verifies the file: the database service's image, or, for a compose stack's service,
+   * the image the agent finds that service deployed with (the command names none: the stack's
+   * file may have changed since it was deployed).
+   */
+  private async targetOf(backup: Backup): Promise<{ target: DumpTarget; image: string }> {
     const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
-    if (!engine || !this.verifiable(backup)) {
-      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB database services can be verified');
+    const wire = WIRE_ENGINES[engine.engine]!;
+    if (backup.backupType === 'compose') {
+      const stack = await this.deps.db.selectFrom('composeStacks').select(['id', 'appName', 'serverId']).where('id', '=', backup.composeId ?? '').executeTakeFirst();
+      if (!stack || !backup.serviceName) throw Invalid('backupId', 'the backup’s compose stack is gone: the image of its service is what verifies the file');
+      const target = { type: 'compose', id: stack.id, appName: stack.appName, serverId: stack.serverId, serviceName: backup.serviceName, engine: wire, database: backup.database } as const;
+      return { target, image: '' };
     }
     const service = await this.deps.db
       .selectFrom('databaseServices')
@@ -93,6 +101,17 @@ export class BackupVerifications {
       .where('id', '=', backup[`${engine.router}Id` as 'dbAId'] ?? '')
       .executeTakeFirst();
     if (!service || service.engine !== engine.engine) throw Invalid('backupId', 'the backup’s database service is gone: its image is what verifies the file');
+    const target = { type: 'database', id: service.id, appName: service.appName, serverId: service.serverId, serviceName: null, engine: wire, database: backup.database } as const;
+    return { target, image: service.containerImage };
+  }
+
+  private async queue(backup: Backup, key: string | null, trigger: 'manual' | 'scheduled') {
+    const refusal = backupRefusal(backup.databaseType);
+    if (refusal) throw Invalid('backupId', refusal);
+    if (!this.verifiable(backup)) {
+      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB databases (services, or services of a compose stack) can be verified');
+    }
+    const { target, image } = await this.targetOf(backup);
     const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', backup.destinationId).executeTakeFirstOrThrow();
     const own = ownPrefix(backup.prefix, backup.id);
     if (key !== null && !isFileIn(key, own)) {
@@ -116,9 +135,9 @@ export class BackupVerifications {
     const commandId = this.deps.ids('cmd');
     const command = verifyDatabaseCommand({
       commandId,
-      target: { type: 'database', id: service.id, appName: service.appName, serverId: service.serverId, serviceName: null, engine: WIRE_ENGINES[engine.engine]!, database: backup.database },
+      target,
       object: this.runner.objectOf(destination, chosen),
-      image: service.containerImage,
+      image,
       createdAt: now,
       deadline: new Date(now.getTime() + DUMP_DEADLINE_MS),
     });

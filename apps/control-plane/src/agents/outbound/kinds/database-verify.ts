@@ -6,14 +6,14 @@ import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } 
 
 /**
  * Verifications of a backup file (`backup.verify`, VerifyDatabase): the agent of the
- * database's server restores the file into a throw-away container of the service's image and
+ * database's (or compose stack's) server restores the file into a throw-away container of the service's image and
  * answers its tables with their row counts (CommandResult.verification). Keyed like the
  * database's other commands. The result ends the `backup_verifications` record; a failed
  * verification is a `databaseBackup` failure event with `verify: true`.
  */
 
 export interface VerifyCommandInput extends DumpCommandInput {
-  /** The database service's image: the throw-away container runs the same engine and version. */
+  /** The database service's image: the throw-away container runs the same engine and version. Empty for a compose stack's service: the agent reads the image it was deployed with. */
   image: string;
 }
 
@@ -53,6 +53,6 @@ async function applyVerifyResult({ tx, command, status, reason, at, verification
 export const databaseVerify = defineCommandKind({
   name: 'database verify',
   kinds: [CommandKind.COMMAND_KIND_VERIFY_DATABASE],
-  workloads: ['database'],
+  workloads: ['database', 'compose'],
   applyResult: applyVerifyResult,
 });

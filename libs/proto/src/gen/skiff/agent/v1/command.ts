@@ -1422,7 +1422,14 @@ export interface RestoreDatabase {
  */
 export interface VerifyDatabase {
   target?: DatabaseTarget | undefined;
-  object?: S3Object | undefined;
+  object?:
+    | S3Object
+    | undefined;
+  /**
+   * Empty for a compose stack's service (`target.service_name`): the agent uses the image
+   * that service was deployed with on this server (its container's, else its Swarm
+   * service's), and refuses one the server does not have; it never pulls.
+   */
   image: string;
 }
 
