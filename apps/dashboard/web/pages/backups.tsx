@@ -3,7 +3,7 @@ import { type Api, ok } from '../api.js';
 import { type Me, isAdmin } from '../me.js';
 import { type ScheduleForm, blankSchedule, scheduleBody } from '../service-forms.js';
 import { Check, Field, NoticeLine, Panel, bytes, useAction, useLoad, when } from '../ui.js';
-import { findDatabase } from './database.js';
+import { BACKUP_REFUSALS, findDatabase } from './database.js';
 import { ScheduleFields } from './schedule-fields.js';
 
 type Backup = {
@@ -188,6 +188,9 @@ function NewDatabaseBackup({ api, databaseId, onCreated }: { api: Api; databaseI
   return (
     <Panel title="New backup schedule">
       {data.view(({ router, db, destinations }) => {
+        // A typed address reaches this form too: an engine the API refuses says why instead.
+        const refusal = BACKUP_REFUSALS[router];
+        if (refusal) return <p class="hint">{refusal}</p>;
         const database = name ?? db.databaseName ?? db.appName;
         const create = (e: Event) => {
           e.preventDefault();
