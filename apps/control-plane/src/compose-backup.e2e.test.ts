@@ -5,6 +5,7 @@
 // that service (serviceName, databaseType, the metadata of its credentials) run with
 // `manualBackupCompose` and listed, the table dropped, the file restored into the stack's
 // service (refused without force), the rows back and the restore's record done with its log;
+// the PostgreSQL backup verified (backup.verify) in a throw-away container of the service's image;
 // a compose backup to a bucket that does not exist fails with S3's error in its event.
 import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +149,8 @@ describe.each(Object.entries(ENGINES))('a %s service of a compose stack', (label
     const events = await s.t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute();
     expect(events.find((e) => (e.summary as { backupId?: string }).backupId === backup.backupId)).toMatchObject({ outcome: 'success', summary: { files: [key] } });
 
+    if (engine.databaseType === 'dbA') await verifiesBesideTheStack(appName, backup.backupId, key);
+
     // The table dropped. The stack's database runs: a restore without force is refused and queues nothing.
     expect((await sql('DROP TABLE items')).ok).toBe(true);
     const commandsBefore = (await s.t.db.selectFrom('commands').select('id').execute()).length;
@@ -175,6 +178,28 @@ describe.each(Object.entries(ENGINES))('a %s service of a compose stack', (label
     expect((await docker(['volume', 'ls', '-q', '--filter', `label=com.docker.compose.project=${appName}`])).out).toBe('');
   }, 300_000);
 });
+
+/**
+ * backup.verify of the compose backup: its file restores in a throw-away container of the
+ * image the stack's service runs, reporting the table and its rows; the stack's containers
+ * keep their ids and states.
+ */
+async function verifiesBesideTheStack(appName: string, backupId: string, key: string) {
+  const stackContainers = async () =>
+    (await docker(['ps', '-a', '--filter', `label=com.docker.compose.project=${appName}`, '--format', '{{.ID}} {{.State}} {{.Status}}'])).out.replace(/Up .*/g, 'Up');
+  const before = await stackContainers();
+  const queued = await ok('backup.verify', { backupId });
+  expect(queued).toMatchObject({ status: 'queued', key });
+  const ended = await waitFor(
+    async () => {
+      const v = await ok('backup.oneVerification', { verificationId: queued.verificationId });
+      return v.status === 'running' ? null : v;
+    },
+    { timeoutMs: 120_000, intervalMs: 250, what: `the verification to end (agent output: ${agentTail()})` },
+  );
+  expect(ended, JSON.stringify(ended)).toMatchObject({ status: 'done', tables: [{ name: 'public.items', rows: 3 }], error: null });
+  expect(await stackContainers()).toBe(before);
+}
 
 /** A compose backup to a bucket that does not exist fails with S3's error, in the answer and in its event. */
 async function failsOnAMissingBucket(composeId: string) {
