@@ -1,6 +1,8 @@
 // The throw-away containers of verifications and volume archives, on the real Docker Engine:
 // each runs within its memory, CPU and process limits (the image and the archive are the
-// user's), without a network, and is removed by `remove`.
+// user's), without a network, and is removed by `remove`. A verification's container blanks
+// the workload labels its image carries (an image Compose built), so it is never taken for
+// one of the stack's containers.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DatabaseEngine } from '@skiff/proto';
@@ -12,6 +14,7 @@ import { DockerodeVolumeContainers } from './volume-containers.js';
 const run = randomBytes(3).toString('hex');
 const VOLUME = `limits-${run}-data`;
 const SCRATCH = `skiff-verify-limits-${run}`;
+const LABELLED_IMAGE = `skiff-verify-labelled-${run}:1`;
 const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
 const docker = (args: string[]) => new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout) => resolve({ ok: !err, out: stdout.trim() })));
 const hostConfig = async (id: string) => (await engine.getContainer(id).inspect()).HostConfig;
@@ -19,6 +22,7 @@ const hostConfig = async (id: string) => (await engine.getContainer(id).inspect(
 afterAll(async () => {
   await docker(['rm', '-f', SCRATCH]);
   await docker(['volume', 'rm', '-f', VOLUME]);
+  await docker(['rmi', LABELLED_IMAGE]);
 });
 
 describe('throw-away containers', () => {
@@ -31,6 +35,24 @@ describe('throw-away containers', () => {
       await scratch.remove(id);
     }
     expect((await docker(['ps', '-aq', '--filter', `name=${SCRATCH}`])).out).toBe('');
+  }, 60_000);
+
+  it('a verification’s container does not inherit the workload labels of its image', async () => {
+    // An image as Compose labels what it builds for a project's service; no pull (busybox is local).
+    const built = await new Promise<{ ok: boolean; out: string }>((resolve) => {
+      const child = execFile('docker', ['build', '-q', '-t', LABELLED_IMAGE, '-'], (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${stderr}` }));
+      child.stdin!.end(`FROM busybox:latest\nLABEL com.docker.compose.project=shop com.docker.compose.service=db skiff.kind=compose other=kept\n`);
+    });
+    expect(built.ok, built.out).toBe(true);
+    const scratch = new DockerodeScratchDatabases(engine);
+    const id = await scratch.start(SCRATCH, LABELLED_IMAGE, DatabaseEngine.DATABASE_ENGINE_POSTGRES, 'shop');
+    try {
+      const labels = (await engine.getContainer(id).inspect()).Config.Labels;
+      expect(labels).toMatchObject({ 'com.docker.compose.project': '', 'com.docker.compose.service': '', 'skiff.kind': '', other: 'kept', 'skiff.verify': SCRATCH });
+      expect((await docker(['ps', '-aq', '--filter', 'label=com.docker.compose.project=shop', '--filter', `name=${SCRATCH}`])).out).toBe('');
+    } finally {
+      await scratch.remove(id);
+    }
   }, 60_000);
 
   it('a volume tool’s container has memory, CPU and process limits and no network', async () => {
