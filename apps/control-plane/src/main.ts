@@ -45,6 +45,7 @@ const platform = await buildPlatform({
   dashboardDir: config.dashboardDir,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
+  backups: { limits: config.backupLimits },
   // The crash loop's event (the onCrashLoop callback) is wired with the events issue.
   rollback: { keepImages: config.retention.rollbackImages },
   outbound: config.outbound,
