@@ -25,6 +25,8 @@ export interface DatabaseContainers {
   /** The id of a running container of the target, or null when none runs. */
   running(target: DatabaseTarget): Promise<string | null>;
   run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun>;
+  /** The container's `NAME=value` environment (its secrets are scrubbed from failures: tool-reason.ts). */
+  environment(containerId: string): Promise<string[]>;
 }
 
 /** Why a tool cannot run in the target: no container of it runs. */
@@ -49,6 +51,11 @@ export class DockerodeDatabaseContainers implements DatabaseContainers {
       if (found[0]) return found[0].Id;
     }
     return null;
+  }
+
+  async environment(containerId: string): Promise<string[]> {
+    const info = await engineCall('inspect container', () => this.docker.getContainer(containerId).inspect());
+    return info.Config?.Env ?? [];
   }
 
   async run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun> {
