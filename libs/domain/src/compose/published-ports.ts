@@ -79,7 +79,7 @@ const protocolOf = (value: unknown) => (typeof value === 'string' && value.trim(
 
 /** `8080` or `8000-8010` (either end may be `${VAR:-N}`) → [first, last]; null: none published. */
 function hostRange(published: string): [number, number] | null | 'unresolved' {
-  const text = published.trim().replace(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}/g, '$1');
+  const text = withDefaults(published.trim());
   if (text === '') return null;
   if (text.includes('$')) return 'unresolved';
   const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
@@ -88,4 +88,21 @@ function hostRange(published: string): [number, number] | null | 'unresolved' {
   const last = m[2] === undefined ? first : Number(m[2]);
   if (first < 1 || last > 65535 || last < first) return null;
   return [first, last];
+}
+
+/** `${NAME:-x}` and `${NAME-x}` replaced by `x`; other interpolations left as written. */
+function withDefaults(text: string): string {
+  let out = '';
+  let at = 0;
+  for (let start = text.indexOf('${'); start >= 0; start = text.indexOf('${', at)) {
+    const end = text.indexOf('}', start);
+    if (end < 0) break;
+    const inner = text.slice(start + 2, end);
+    const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(inner)?.[0] ?? '';
+    const rest = inner.slice(name.length);
+    const fallback = name && rest.startsWith(':-') ? rest.slice(2) : name && rest.startsWith('-') ? rest.slice(1) : null;
+    out += text.slice(at, start) + (fallback ?? text.slice(start, end + 1));
+    at = end + 1;
+  }
+  return out + text.slice(at);
 }
