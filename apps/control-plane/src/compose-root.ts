@@ -96,6 +96,7 @@ export async function buildPlatform(options: PlatformOptions) {
     keepDeployments: options.keepDeployments,
     rollbackImages: options.rollback?.keepImages,
     outbound: options.outbound ?? PUBLIC_ONLY,
+    platformPorts: options.platformPorts,
   };
   const identity = new IdentityService(deps);
   const outbox = new CommandOutbox(deps.secrets);

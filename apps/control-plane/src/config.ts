@@ -95,6 +95,12 @@ export interface Config {
    * deliveries it claimed; past it, those of a control plane that died are sent again.
    */
   eventLeaseSeconds: number;
+  /**
+   * `SKIFF_MAX_BACKUPS_PER_ORGANIZATION` (default 100): the backup schedules (database, compose
+   * and volume backups) one organization keeps; `SKIFF_MAX_BACKUPS_PER_TARGET` (default 10): those
+   * of one database service, compose stack's service or application volume.
+   */
+  backupLimits: { perOrganization: number; perTarget: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -158,6 +164,10 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
     releaseFeedUrl,
     agentBundlePath: resolve(env.SKIFF_AGENT_BUNDLE?.trim() || 'dist/agent/main.mjs'),
     retention,
+    backupLimits: {
+      perOrganization: wholeNumber(env, 'SKIFF_MAX_BACKUPS_PER_ORGANIZATION', 100, 1, 100_000),
+      perTarget: wholeNumber(env, 'SKIFF_MAX_BACKUPS_PER_TARGET', 10, 1, 10_000),
+    },
     outbound: readOutboundPolicy(env.SKIFF_OUTBOUND_ALLOW_PRIVATE),
     notifications: readNotificationConfig(env),
     logs: {

@@ -8,6 +8,7 @@ import { readConfig } from './config.js';
 import { listen } from './http/serve.js';
 import { createLogger } from './logger.js';
 import { loadSecretKey } from './secret-key.js';
+import { platformHostPorts } from './services/shared/published-ports.js';
 import { VERSION } from './version.js';
 import { RESTART_EXIT_CODE } from '@skiff/domain';
 
@@ -45,6 +46,8 @@ const platform = await buildPlatform({
   dashboardDir: config.dashboardDir,
   templates: { url: config.templatesUrl },
   keepDeployments: config.retention.keepDeployments,
+  backups: { limits: config.backupLimits },
+  platformPorts: platformHostPorts({ port: config.port, grpcPort: config.grpcPort, natsUrl: config.natsUrl }),
   // The crash loop's event (the onCrashLoop callback) is wired with the events issue.
   rollback: { keepImages: config.retention.rollbackImages },
   outbound: config.outbound,

@@ -99,6 +99,6 @@ describe('an application with a named volume and a file mount', () => {
     const refused = await s.deployAndWait(thief.applicationId);
     expect(refused.status).toBe('error');
     const log = (await s.t.call('deployment.readLogs', { deploymentId: (refused as { deploymentId: string }).deploymentId })).body;
-    expect(JSON.stringify(log)).toContain(`volume ${keptVolume} exists on this server and is not this application's`);
+    expect(JSON.stringify(log)).toContain(`volume ${keptVolume} is not allowed for this application`);
   });
 });

@@ -42,6 +42,8 @@ export interface PlatformOptions {
   tls?: AgentChannelOptions['tls'];
   /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`, default 20): deployment-retention.ts. */
   keepDeployments?: number;
+  /** The host ports the control plane listens on (published-ports.ts `platformHostPorts`): refused to the platform host's workloads. */
+  platformPorts?: ReadonlyMap<string, string>;
   /** Rollback images kept (`SKIFF_ROLLBACK_KEEP_IMAGES`, default 3) and the crash loop callback. */
   rollback?: { keepImages?: number; onCrashLoop?: OnCrashLoop };
   /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */

@@ -30,7 +30,7 @@ export async function claimVolumes(driver: DockerDriver, input: Pick<WorkloadSpe
   for (const { source } of volumes) {
     if (own.has(source)) continue;
     const made = await driver.ensureVolume(source, labels);
-    if (!made.created) return `volume ${source} exists on this server and is not this application's: choose another volumeName`;
+    if (!made.created) return `volume ${source} is not allowed for this application: choose another volumeName`;
     own.add(source);
   }
   return null;

@@ -37,6 +37,8 @@ export interface DatabaseContainers {
    */
   deployedImage(target: DatabaseTarget): Promise<DeployedImage | null>;
   run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun>;
+  /** The container's `NAME=value` environment (its secrets are scrubbed from failures: tool-reason.ts). */
+  environment(containerId: string): Promise<string[]>;
 }
 
 /** Why a tool cannot run in the target: no container of it runs. */
@@ -82,6 +84,11 @@ export class DockerodeDatabaseContainers implements DatabaseContainers {
     const task = services.find((s) => s.Spec?.Name === name)?.Spec?.TaskTemplate;
     const image = task && 'ContainerSpec' in task ? task.ContainerSpec?.Image : undefined;
     return image ? { ref: image, name: image } : null;
+  }
+
+  async environment(containerId: string): Promise<string[]> {
+    const info = await engineCall('inspect container', () => this.docker.getContainer(containerId).inspect());
+    return info.Config?.Env ?? [];
   }
 
   async run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun> {

@@ -24,6 +24,8 @@ const run = randomBytes(3).toString('hex');
 const SERVICE = `dumps-pg-${run}`;
 const CONTAINER = `${SERVICE}-task`;
 const BUCKET = 'dumps';
+/** The container's password: a failure's reason must never show it. */
+const PASSWORD = `pg-secret-${run}`;
 let s3dir: string;
 let s3: S3rver;
 let endpoint: string;
@@ -40,7 +42,7 @@ beforeAll(async () => {
   client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
   const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`,
     // Also a Docker Compose project's `db` service: a compose backup finds it by these labels.
-    '--label', `com.docker.compose.project=${SERVICE}-stack`, '--label', 'com.docker.compose.service=db', '-e', 'POSTGRES_PASSWORD=pw', '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
+    '--label', `com.docker.compose.project=${SERVICE}-stack`, '--label', 'com.docker.compose.service=db', '-e', `POSTGRES_PASSWORD=${PASSWORD}`, '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
   expect(started.ok, started.out).toBe(true);
   await waitUntil('PostgreSQL to answer', async () => (await psql('SELECT 1')).ok, 60_000, 250);
 }, 90_000);
@@ -102,6 +104,19 @@ describe('database dumps and restores on the agent', () => {
     const hostile = command('dump', 'p/bkp/3.dump.gz');
     if (hostile.payload?.$case === 'dumpDatabase') hostile.payload.value.target!.database = '--help';
     expect(await dumpDatabaseHandler({ containers: containers() }).validate(hostile)).toMatch(/starts with "-"/);
+  });
+
+  it('scrubs the failure’s reason of the container’s secret variables', async () => {
+    // pg_restore names the database it could not reach: here the password itself, as a stand-in for any stderr echoing it.
+    const echoing = command('restore', 'p/bkp/1.dump.gz');
+    if (echoing.payload?.$case === 'restoreDatabase') {
+      echoing.payload.value.target!.database = PASSWORD;
+      echoing.payload.value.object!.passphrase = '';
+    }
+    const outcome = await restoreDatabaseHandler({ containers: containers() }).run(context(echoing));
+    expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+    expect(outcome.reason).not.toContain(PASSWORD);
+    expect(outcome.reason).toContain('hidden');
   });
 
   it('finds a compose stack’s service by its project and service labels', async () => {

@@ -4,6 +4,7 @@
  * bounded whatever the size. A failed dump removes the object it began. Idempotent: a
  * second run writes the same key again.
  */
+import { scrubToolReason, secretValuesOfEnv } from '../dumps/tool-reason.js';
 import { CommandKind, type Command } from '@skiff/proto';
 import { archiveToolOutput } from '../dumps/tool-archives.js';
 import { type DatabaseContainers, notRunning } from '../dumps/database-containers.js';
@@ -33,7 +34,7 @@ export function dumpDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       if (!containerId) return failed(notRunning(target!));
       log.info({ objectKey: object!.key, bucket: object!.bucket, tool: tool.tool }, 'dumping the database');
       const why = await archiveToolOutput(await deps.containers.run(containerId, tool, false), object!, signal);
-      if (why) return failed(why);
+      if (why) return failed(scrubToolReason(why, object, secretValuesOfEnv(await deps.containers.environment(containerId))));
       return succeeded();
     },
   };

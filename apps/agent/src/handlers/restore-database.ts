@@ -1,13 +1,15 @@
 /**
  * RestoreDatabase: the bucket object (decrypted when it is an .age file) through gunzip into the engine's restore tool in the
  * database's running container (the control plane sends it only when the caller accepted a
- * restore into a live database). A failure's reason ends with the tool's stderr.
+ * restore into a live database). A failure's reason ends with the tool's stderr, scrubbed of the
+ * command's keys and passphrase and of the container's secret variables (tool-reason.ts).
  */
 import { CommandKind, type Command } from '@skiff/proto';
 import { notRunning } from '../dumps/database-containers.js';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
+import { scrubToolReason, secretValuesOfEnv } from '../dumps/tool-reason.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import type { DumpDatabaseDeps } from './dump-database.js';
 
@@ -28,15 +30,17 @@ export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       const tool = restoreCommand(target!.engine, target!.database)!;
       const containerId = await deps.containers.running(target!);
       if (!containerId) return failed(notRunning(target!));
+      const secrets = secretValuesOfEnv(await deps.containers.environment(containerId));
+      const refused = (why: string) => failed(scrubToolReason(why, object, secrets));
       let source;
       try {
         source = await openArchive(object!);
       } catch (err) {
-        return failed((err as Error).message);
+        return refused((err as Error).message);
       }
       log.info({ objectKey: object!.key, bucket: object!.bucket, tool: tool.tool }, 'restoring the database');
       const why = await feedTool(await deps.containers.run(containerId, tool, true), source, signal);
-      if (why) return failed(`the restore failed: ${why}`);
+      if (why) return refused(`the restore failed: ${why}`);
       return succeeded();
     },
   };

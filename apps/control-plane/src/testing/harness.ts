@@ -76,6 +76,8 @@ export async function startTestPlatform(
     templates?: PlatformOptions['templates'];
     /** Ended deployments kept per workload (default 20). */
     keepDeployments?: number;
+    /** The control plane's own host ports, refused to the platform host's workloads (none by default). */
+    platformPorts?: PlatformOptions['platformPorts'];
     /**
      * Which destinations users' git sources and catalogs may reach. Default: private ones
      * allowed (SKIFF_OUTBOUND_ALLOW_PRIVATE=1), since the test git and HTTP servers listen on loopback.
@@ -145,6 +147,7 @@ export async function startTestPlatform(
     dashboardDir: options.dashboardDir,
     templates: options.templates,
     keepDeployments: options.keepDeployments,
+    platformPorts: options.platformPorts,
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,

@@ -9,7 +9,7 @@ export const create = defineContract({
   description:
     'Takes effect at the next deploy. `volume` needs `volumeName`: the volume is created on the server ' +
     'with the application\'s `skiff.*` labels, kept across redeploys, and removed only by ' +
-    '`application.delete` with `deleteVolumes`; a volume of another workload is refused when deployed. ' +
+    '`application.delete` with `deleteVolumes`; a name another workload of the server has or could have (another application\'s, one Skiff makes from a workload\'s appName, Skiff\'s own) is BAD_REQUEST, and a volume not made for the application is refused when deployed. ' +
     '`file` needs `filePath` (relative, under the application\'s folder on the server) and `content`, ' +
     'mounted read-only; with `secret` the content is sealed at rest and never answered. `bind` needs ' +
     '`hostPath` and is BAD_REQUEST on the platform host unless a platform administrator trusts the ' +

@@ -132,7 +132,7 @@ export class ApplicationService {
     await checkSourceReferences(this.access, p, f);
     await checkNetworks(this.db, p, row.serverId, f);
     if (f.endpointSpecCluster !== undefined) {
-      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(f.endpointSpecCluster), row.id, 'endpointSpecCluster');
+      await assertHostPortsFree(this.deps, row.serverId, hostPortsOf(f.endpointSpecCluster), row.id, 'endpointSpecCluster');
     }
   }
 

@@ -411,3 +411,34 @@ function updateOf(b: Record<string, any>) {
     databaseType: b.databaseType,
   };
 }
+
+describe('backup limits', () => {
+  it('caps the backups of one target and of one organization (volume backups included), naming the field and adding nothing', async () => {
+    const capped = await startTestPlatform({ backups: { limits: { perOrganization: 4, perTarget: 2 } } });
+    try {
+      const call = capped.call;
+      const environmentId = ok(await call('project.create', { name: 'capped' })).environments[0].environmentId;
+      const d = ok(await call('destination.create', destinationInput));
+      const db = ok(await call('dbA.create', { name: 'one', environmentId }));
+      const other = ok(await call('dbA.create', { name: 'two', environmentId }));
+      const input = (dbAId: string) => backupInput(d.destinationId, { databaseType: 'dbA', dbAId });
+      ok(await call('backup.create', input(db.dbAId)));
+      ok(await call('backup.create', input(db.dbAId)));
+      const third = await call('backup.create', input(db.dbAId));
+      badField(third, 'dbAId');
+      expect(third.body.issues[0].message).toMatch(/already has 2 backups, the most allowed for one target \(SKIFF_MAX_BACKUPS_PER_TARGET is 2\)/);
+      ok(await call('backup.create', input(other.dbAId)));
+      const app = ok(await call('application.create', { name: 'files', environmentId }));
+      ok(await call('mounts.create', { applicationId: app.applicationId, type: 'volume', volumeName: 'capped-files', mountPath: '/data' }));
+      const volume = { applicationId: app.applicationId, volumeName: 'capped-files', destinationId: d.destinationId, schedule: '0 3 * * *', prefix: 'vol/' };
+      ok(await call('volumeBackup.create', volume));
+      const over = await call('volumeBackup.create', volume);
+      badField(over, 'volumeName');
+      expect(over.body.issues[0].message).toMatch(/already keeps 4 backups, the most allowed \(SKIFF_MAX_BACKUPS_PER_ORGANIZATION is 4\)/);
+      badField(await call('backup.create', input(other.dbAId)), 'dbAId');
+      expect(ok(await call('user.getBackups')).length).toBe(3);
+    } finally {
+      await capped.close();
+    }
+  });
+});

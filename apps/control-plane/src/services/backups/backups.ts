@@ -7,6 +7,7 @@ import type { Principal } from '../../authz/principal.js';
 import { Forbidden, Invalid } from '../../errors.js';
 import { iso, type ServiceDeps } from '../shared/deps.js';
 import type { DestinationService } from './destinations.js';
+import { type BackupLimits, DEFAULT_BACKUP_LIMITS, assertBackupRoom } from './backup-limits.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { answeredMetadata, mergedMetadata, openBackupMetadata } from './backup-metadata.js';
 import { allOfOrganization, findOfOrganization } from '../shared/organization-records.js';
@@ -65,6 +66,7 @@ export class BackupService {
     private readonly deps: ServiceDeps,
     private readonly access: ServiceAccess,
     private readonly destinations: DestinationService,
+    private readonly limits: BackupLimits = DEFAULT_BACKUP_LIMITS,
   ) {}
 
   private get db() {
@@ -181,6 +183,7 @@ export class BackupService {
     const target = await this.target(p, input);
     const settings = await this.settings(p, input);
     const userId = await this.checkUser(p, input.userId);
+    await assertBackupRoom(this.db, this.limits, p.organizationId, roomOf(target));
     const row = await this.db
       .insertInto('backups')
       .values({
@@ -248,4 +251,11 @@ export class BackupService {
   async ofOrganization(p: Principal) {
     return (await allOfOrganization(this.db, 'backups', p)).map(this.record);
   }
+}
+
+/** The target a new backup counts against (the platform backup: the organization only). */
+function roomOf(target: { composeId: string | null; serviceName: string | null } & Record<DbField, string | null>): Parameters<typeof assertBackupRoom>[3] {
+  if (target.composeId) return { table: 'backups', column: 'composeId', id: target.composeId, field: 'composeId', serviceName: target.serviceName };
+  const column = DB_FIELDS.find((f) => target[f] !== null);
+  return column ? { table: 'backups', column, id: target[column]!, field: column } : { table: 'backups', column: null, field: 'databaseType' };
 }

@@ -10,6 +10,7 @@ import { DomainError, Invalid, NotFound } from '../../errors.js';
 import { type EventSignal, recordEvent } from '../events/events.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { ServiceAccess } from '../shared/service-access.js';
+import { type BackupLimits, DEFAULT_BACKUP_LIMITS, assertBackupRoom } from './backup-limits.js';
 import { DumpFailed, waitForCommand } from './database-dumps.js';
 import type { DestinationService } from './destinations.js';
 import { isFileIn, objectKey, ownPrefix, retentionVictims } from './object-names.js';
@@ -52,6 +53,7 @@ export class VolumeBackups {
     private readonly signal: EventSignal,
     private readonly log: Logger,
     private readonly pollMs = POLL_MS,
+    private readonly limits: BackupLimits = DEFAULT_BACKUP_LIMITS,
   ) {}
 
   private get db() {
@@ -80,6 +82,7 @@ export class VolumeBackups {
     if (prefix === null) throw Invalid('prefix', 'must not contain . or .. segments');
     await this.volumeOf(app.id, input.volumeName, 'volumeName');
     await this.destinations.reference(p, input.destinationId);
+    await assertBackupRoom(this.db, this.limits, project.organizationId, { table: 'volumeBackups', column: 'applicationId', id: app.id, field: 'volumeName', volumeName: input.volumeName });
     const row = await this.db
       .insertInto('volumeBackups')
       .values({

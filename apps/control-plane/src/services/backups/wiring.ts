@@ -4,6 +4,7 @@ import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import type { EventSignal } from '../events/events.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import type { ServiceDeps } from '../shared/deps.js';
+import { type BackupLimits, DEFAULT_BACKUP_LIMITS } from './backup-limits.js';
 import { BackupFiles } from './backup-files.js';
 import { BackupService } from './backups.js';
 import { DatabaseDumps } from './database-dumps.js';
@@ -20,6 +21,8 @@ export interface BackupOptions {
   tickMs?: number;
   /** How often a database backup's run looks at its agent command's row (tests: shorter). */
   dumpPollMs?: number;
+  /** Backups kept per organization and per target (`SKIFF_MAX_BACKUPS_PER_ORGANIZATION`, `SKIFF_MAX_BACKUPS_PER_TARGET`). */
+  limits?: Partial<BackupLimits>;
 }
 
 /** Destinations, backup records, the runner, restores, verifications and the (not yet started) scheduler, for the composition root. */
@@ -32,12 +35,13 @@ export function buildBackups(
   log: Logger,
   options: BackupOptions = {},
 ) {
+  const limits: BackupLimits = { ...DEFAULT_BACKUP_LIMITS, ...options.limits };
   const destinations = new DestinationService(deps);
-  const backups = new BackupService(deps, access, destinations);
+  const backups = new BackupService(deps, access, destinations, limits);
   const dumps = new DatabaseDumps(deps, outbox, options.dumpPollMs);
   const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps);
   const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
-  const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), options.dumpPollMs);
+  const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), options.dumpPollMs, limits);
   const files = new BackupFiles(deps, destinations, runner, backups, volumes);
   const volumeSchedules = { table: 'volumeBackups' as const, run: (row: VolumeBackup) => volumes.run(row), staleKind: () => 'volumeBackup' as const };
   const verifications = new BackupVerifications(deps, backups, runner, outbox, log.child({ component: 'backup-verifications' }));

@@ -15,6 +15,7 @@ import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { lockWorkloadForWork } from '../deployments/workloads.js';
 import { takeReserved } from '../deployments/deferred-deploys.js';
 import { assertNoHostPrivileges, mayUseHostPrivileges } from './host-privileges.js';
+import { assertHostPortsFree, composeHostPorts } from '../shared/published-ports.js';
 
 /**
  * `compose.deploy` and `compose.redeploy`: the `queued` deployment and its DeployCompose
@@ -46,6 +47,8 @@ export class ComposeDeployments {
       convertOrRefuse(row, settings);
       // Trust may have been taken back since the file was saved.
       await assertNoHostPrivileges(this.deps.db, located.project.organizationId, row.serverId, row.composeFile);
+      // Another workload may have taken one of its ports since it was saved (or it was saved before the check).
+      await assertHostPortsFree(this.deps, row.serverId, composeHostPorts(row.composeFile), row.id, 'composeFile');
     }
     // A git source's file is checked by the agent, on the file it fetched.
     const allowHostPrivileges = await mayUseHostPrivileges(this.deps.db, located.project.organizationId, row.serverId);

@@ -19,6 +19,7 @@ import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Principal } from '../../authz/principal.js';
 import { assertNoHostPrivileges } from './host-privileges.js';
+import { assertHostPortsFree, composeHostPorts } from '../shared/published-ports.js';
 import { Invalid } from '../../errors.js';
 import type { ComposeService } from './compose.js';
 import { configFilesProblem, sealConfigFiles } from './config-files.js';
@@ -147,6 +148,7 @@ export class ComposeTemplateService {
   ) {
     checkMounts(processed, place.field);
     await assertNoHostPrivileges(this.deps.db, p.organizationId, stack.serverId, processed.compose, place.field);
+    await assertHostPortsFree(this.deps, stack.serverId, composeHostPorts(processed.compose), '', place.field);
     const created = await this.stacks.create(p, {
       name: stack.name,
       environmentId: stack.environmentId,
@@ -272,6 +274,7 @@ export class ComposeTemplateService {
     const domainsField = place.domainsField ?? field;
     checkMounts(processed, field);
     await assertNoHostPrivileges(this.deps.db, organizationId, stack.serverId, processed.compose, field);
+    await assertHostPortsFree(this.deps, stack.serverId, composeHostPorts(processed.compose), stack.id, field);
     const routes = processed.domains.map((domain, index) => this.route(stack, organizationId, domain, domainsField, `${domainsAt}[${index}]`));
     const seen = new Set<string>();
     routes.forEach((r, index) => {

@@ -15,6 +15,7 @@ import { RecordCodec } from '../shared/record-codec.js';
 import { deleteWorkloadRecord, wasDeployed } from '../deployments/workloads.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { assertNoHostPrivileges } from './host-privileges.js';
+import { assertHostPortsFree, composeHostPorts } from '../shared/published-ports.js';
 
 /** Every column that says where the compose file comes from; `disconnectGitProvider` clears them. */
 const SOURCE_FIELDS = [
@@ -85,6 +86,7 @@ export class ComposeService {
       },
       insert: async (columns) => {
         await assertNoHostPrivileges(this.db, p.organizationId, columns.serverId ?? null, input.composeFile ?? '');
+        await assertHostPortsFree(this.deps, columns.serverId ?? null, composeHostPorts(input.composeFile ?? ''), columns.id, 'composeFile');
         return this.write(() =>
           this.db
             .insertInto('composeStacks')
@@ -123,7 +125,10 @@ export class ComposeService {
     const { composeId, ...fields } = input;
     const { row, project } = await this.access.find(p, 'compose', composeId);
     await this.check(p, row, fields);
-    if (typeof fields.composeFile === 'string') await assertNoHostPrivileges(this.db, project.organizationId, row.serverId, fields.composeFile);
+    if (typeof fields.composeFile === 'string') {
+      await assertNoHostPrivileges(this.db, project.organizationId, row.serverId, fields.composeFile);
+      await assertHostPortsFree(this.deps, row.serverId, composeHostPorts(fields.composeFile), row.id, 'composeFile');
+    }
     return this.set(row, fields);
   }
 

@@ -72,6 +72,31 @@ describe('mounts of an application', () => {
     expect(await countMounts(applicationId)).toBe(0);
   });
 
+  it("refuses at save a volume another workload of the server has or could have, with one message whatever the reason", async () => {
+    const mine = await anApplication('vol-owner');
+    expect((await t.call('mounts.create', { applicationId: mine, type: 'volume', volumeName: 'shared-ledger', mountPath: '/data' })).status).toBe(200);
+    const org = (await t.call('organization.create', { name: 'volume thief' })).body;
+    const key = (await t.call('user.createApiKey', { name: 'thief', metadata: { organizationId: org.organizationId } })).body.key;
+    const thief = t.as(key);
+    const theirEnv = (await thief('project.create', { name: 'steal' })).body.environments[0].environmentId;
+    const theirs = (await thief('application.create', { name: 'thief', environmentId: theirEnv })).body.applicationId;
+    const db = (await t.call('dbA.create', { name: 'ledger', environmentId: env })).body;
+    const stack = (await t.call('compose.create', { name: 'stack', environmentId: env })).body;
+    const messages = new Set<string>();
+    // Another application's volume, a database's and a compose stack's (named from their appName), Skiff's own, and a name nobody uses yet of that form.
+    for (const volumeName of ['shared-ledger', db.appName, `${db.appName}-data`, `${stack.appName}_pgdata`, 'skiff-proxy-data', `${db.appName}.never-made`]) {
+      const res = await thief('mounts.create', { applicationId: theirs, type: 'volume', volumeName, mountPath: '/data' });
+      refused(res, 'volumeName');
+      messages.add(res.body.issues[0].message);
+    }
+    expect(messages.size).toBe(1);
+    expect(await countMounts(theirs)).toBe(0);
+    const own = await thief('mounts.create', { applicationId: theirs, type: 'volume', volumeName: 'thief-data', mountPath: '/data' });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    refused(await thief('mounts.update', { mountId: own.body.mountId, volumeName: 'shared-ledger' }), 'volumeName');
+    expect((await thief('mounts.all', { applicationId: theirs })).body.map((m: { volumeName: string }) => m.volumeName)).toEqual(['thief-data']);
+  });
+
   it('keeps a secret file\'s content sealed and write-only, and one mount path per application', async () => {
     const applicationId = await anApplication('secret-file');
     const created = await t.call('mounts.create', { applicationId, type: 'file', filePath: 'conf/app.env', content: t.watch.secret(SECRET_TEXT), secret: true, mountPath: '/etc/app.env' });

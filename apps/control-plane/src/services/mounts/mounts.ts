@@ -5,6 +5,7 @@ import { Invalid, NotFound } from '../../errors.js';
 import { mayUseHostPrivileges } from '../compose/host-privileges.js';
 import { type ServiceDeps, iso, uniqueAs } from '../shared/deps.js';
 import type { ServiceAccess } from '../shared/service-access.js';
+import { assertVolumeNameAllowed } from './volume-names.js';
 
 type MountRecord = OutputOf<Contracts['mounts']['all']>[number];
 type CreateInput = InputOf<Contracts['mounts']['create']>;
@@ -42,6 +43,7 @@ export class MountService {
     const { row: app, project } = await this.access.find(p, 'application', input.applicationId);
     checkTypeFields(input.type, input);
     if (input.type === 'bind') await assertBindAllowed(this.db, project.organizationId, app.serverId, 'hostPath');
+    if (input.type === 'volume') await assertVolumeNameAllowed(this.db, app, input.volumeName!);
     const row = await uniqueAs('mountPath', DUPLICATE_TARGET, () =>
       this.db
         .insertInto('applicationMounts')
@@ -64,9 +66,10 @@ export class MountService {
   }
 
   async update(p: Principal, input: UpdateInput): Promise<MountRecord> {
-    const { mount, organizationId, serverId } = await this.find(p, input.mountId);
+    const { mount, organizationId, serverId, app } = await this.find(p, input.mountId);
     checkTypeFields(mount.type, { ...input, [OWN_FIELD[mount.type]]: input[OWN_FIELD[mount.type]] ?? 'kept' });
     if (mount.type === 'bind') await assertBindAllowed(this.db, organizationId, serverId, 'hostPath');
+    if (mount.type === 'volume' && input.volumeName !== undefined && input.volumeName !== mount.volumeName) await assertVolumeNameAllowed(this.db, app, input.volumeName);
     const secret = input.secret ?? mount.secret;
     // A changed `secret` re-seals (or opens) the kept text.
     const content = input.content ?? (mount.content === null ? undefined : mount.secret ? this.deps.secrets.open(mount.content) : mount.content);
@@ -117,7 +120,7 @@ export class MountService {
     const mount = await this.db.selectFrom('applicationMounts').selectAll().where('id', '=', mountId).executeTakeFirst();
     if (!mount) throw NotFound('No such mount');
     const { row: app, project } = await this.access.through(p, 'application', mount.applicationId, 'mount');
-    return { mount, organizationId: project.organizationId, serverId: app.serverId };
+    return { mount, organizationId: project.organizationId, serverId: app.serverId, app };
   }
 }
 

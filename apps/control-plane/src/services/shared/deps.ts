@@ -18,6 +18,8 @@ export interface ServiceDeps {
   rollbackImages?: number;
   /** Which destinations users' git sources and catalogs may be fetched from (`SKIFF_OUTBOUND_ALLOW_PRIVATE`); default public only. */
   outbound?: OutboundPolicy;
+  /** The host ports the control plane listens on, refused to workloads of the platform host (published-ports.ts `platformHostPorts`). */
+  platformPorts?: ReadonlyMap<string, string>;
 }
 
 export const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString();

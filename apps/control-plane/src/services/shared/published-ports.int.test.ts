@@ -2,6 +2,7 @@
 // a second publisher's waiting task as soon as the first one stops, and hand it the port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { platformHostPorts } from './published-ports.js';
 
 let t: TestPlatform;
 let other: string;
@@ -69,5 +70,65 @@ describe('a published host port', () => {
     const cache = await t.call('cache.saveExternalPort', { cacheId, externalPort: 443 }, { key: other });
     expect(cache.body.issues).toEqual([{ path: ['externalPort'], message: "port 443 is reserved for Skiff's proxy (HTTPS)" }]);
     expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(8443) }, { key: other })).status).toBe(200);
+  });
+});
+
+describe("a compose stack's published ports", () => {
+  const stackFile = (ports: string) => `services:\n  web:\n    image: busybox:latest\n    ports:\n${ports}`;
+
+  it('follow the same rules at save (short and long syntax, ranges, protocols, host IPs), naming composeFile and changing nothing', async () => {
+    const mine = (await t.call('application.create', { name: 'owner', appName: 'port-owner', environmentId: await environmentOf() })).body.applicationId;
+    expect((await t.call('application.update', { applicationId: mine, endpointSpecCluster: ports(28181) })).status).toBe(200);
+    const env = await environmentOf(other);
+    const stack = (await t.call('compose.create', { name: 'grabber', environmentId: env }, { key: other })).body.composeId;
+    for (const [lines, message] of [
+      ['      - "80:8080"\n', "port 80 is reserved for Skiff's proxy (HTTP)"],
+      ['      - "127.0.0.1:443:8443/udp"\n', "port 443/udp is reserved for Skiff's proxy (HTTP/3)"],
+      ['      - target: 80\n        published: "5031"\n', "port 5031 is reserved for Skiff's cluster registry mirror"],
+      ['      - "28180-28182:8080-8082"\n', 'port 28181 is already published on this server'],
+      ['      - "[::1]:28181:80"\n', 'port 28181 is already published on this server'],
+    ] as const) {
+      const res = await t.call('compose.update', { composeId: stack, composeFile: stackFile(lines) }, { key: other });
+      expect(res.body.issues, lines).toEqual([{ path: ['composeFile'], message }]);
+    }
+    expect((await t.call('compose.one', { composeId: stack }, { key: other })).body.composeFile).toBe('');
+    const created = await t.call('compose.create', { name: 'grab2', environmentId: env, composeFile: stackFile('      - 28181:80\n') }, { key: other });
+    expect(created.body.issues).toEqual([{ path: ['composeFile'], message: 'port 28181 is already published on this server' }]);
+    // Another protocol's port of that number is free, and so is a port the engine picks.
+    expect((await t.call('compose.update', { composeId: stack, composeFile: stackFile('      - "28181:80/udp"\n      - "28190:80"\n      - "8080"\n') }, { key: other })).status).toBe(200);
+  });
+
+  it('are taken for other workloads, and checked again at deploy', async () => {
+    const env = await environmentOf(other);
+    const stack = (await t.call('compose.create', { name: 'holder', environmentId: env, composeFile: stackFile('      - "28290-28291:80"\n') }, { key: other })).body.composeId;
+    const app = (await t.call('application.create', { name: 'late', appName: 'late', environmentId: await environmentOf() })).body.applicationId;
+    const res = await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(28291) });
+    expect(res.body.issues).toEqual([{ path: ['endpointSpecCluster'], message: 'port 28291 is already published on this server' }]);
+    const cache = (await t.call('cache.create', { name: 'c', appName: 'late-cache', databasePassword: 'correct-horse-battery', environmentId: await environmentOf() })).body.cacheId;
+    expect((await t.call('cache.saveExternalPort', { cacheId: cache, externalPort: 28290 })).body.issues).toEqual([{ path: ['externalPort'], message: 'port 28290 is already published on this server' }]);
+    // A file saved before the check (written straight to the table) is refused when deployed.
+    const old = (await t.call('compose.create', { name: 'old', environmentId: env }, { key: other })).body.composeId;
+    await t.db.updateTable('composeStacks').set({ composeFile: stackFile('      - "28291:80"\n') }).where('id', '=', old).execute();
+    const deploy = await t.call('compose.deploy', { composeId: old }, { key: other });
+    expect(deploy.body.issues).toEqual([{ path: ['composeFile'], message: 'port 28291 is already published on this server' }]);
+    expect(stack).toMatch(/^cmp_/);
+  });
+});
+
+describe("the control plane's own ports", () => {
+  it('are refused to workloads of the platform host', async () => {
+    const own = await startTestPlatform({ database: 'pglite', platformPorts: platformHostPorts({ port: 3000, grpcPort: 50051, natsUrl: 'nats://127.0.0.1:4222' }) });
+    try {
+      const env = (await own.call('project.create', { name: 'p' })).body.environments[0].environmentId;
+      const app = (await own.call('application.create', { name: 'a', appName: 'a', environmentId: env })).body.applicationId;
+      for (const [port, what] of [[3000, 'API (SKIFF_PORT)'], [50051, 'agent reports (SKIFF_GRPC_PORT)'], [4222, 'NATS (SKIFF_NATS_URL)'], [2020, 'proxy dashboard']] as const) {
+        const res = await own.call('application.update', { applicationId: app, endpointSpecCluster: ports(port) });
+        expect(res.body.issues).toEqual([{ path: ['endpointSpecCluster'], message: `port ${port} is reserved for Skiff's ${what}` }]);
+      }
+      const stack = await own.call('compose.create', { name: 's', environmentId: env, composeFile: 'services:\n  a:\n    image: x\n    ports: ["3000:80"]\n' });
+      expect(stack.body.issues).toEqual([{ path: ['composeFile'], message: "port 3000 is reserved for Skiff's API (SKIFF_PORT)" }]);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Db } from '@skiff/db';
+import { ComposeError, composePublishedPorts } from '@skiff/domain';
 import { Invalid } from '../../errors.js';
 
 /** A host port a workload publishes, with its protocol (`28081/tcp`). */
@@ -42,25 +43,77 @@ const RESERVED: ReadonlyMap<HostPort, string> = new Map([
   ['443/udp', "Skiff's proxy (HTTP/3)"],
   ['5030/tcp', "Skiff's cluster registry"],
   ['5031/tcp', "Skiff's cluster registry mirror"],
+  ['2020/tcp', "Skiff's proxy dashboard"],
 ]);
+
+/**
+ * The host ports the control plane itself listens on, on the platform host (where it runs):
+ * its API (`SKIFF_PORT`), the agents' reports (`SKIFF_GRPC_PORT`) and a NATS on this host
+ * (`SKIFF_NATS_URL` naming loopback or localhost). A workload publishing one would take its
+ * traffic (Swarm's ingress answers before a process bound to one address).
+ */
+export function platformHostPorts(config: { port: number; grpcPort: number; natsUrl?: string }): ReadonlyMap<HostPort, string> {
+  const ports = new Map<HostPort, string>([
+    [`${config.grpcPort}/tcp`, "Skiff's agent reports (SKIFF_GRPC_PORT)"],
+    [`${config.port}/tcp`, "Skiff's API (SKIFF_PORT)"],
+  ]);
+  const nats = config.natsUrl ? localNatsPort(config.natsUrl) : null;
+  if (nats !== null) ports.set(`${nats}/tcp`, "Skiff's NATS (SKIFF_NATS_URL)");
+  return ports;
+}
+
+function localNatsPort(url: string): number | null {
+  try {
+    const { hostname, port } = new URL(url);
+    if (!/^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/.test(hostname)) return null;
+    return Number(port || 4222);
+  } catch {
+    return null;
+  }
+}
+
+/** The host ports a compose stack's raw file publishes; a file that does not parse publishes none (deploy refuses it). */
+export function composeHostPorts(composeFile: string | null): HostPort[] {
+  if (!composeFile || composeFile.trim() === '') return [];
+  try {
+    return composePublishedPorts(composeFile).ports;
+  } catch (err) {
+    if (err instanceof ComposeError) return [];
+    throw err;
+  }
+}
+
+/** What the checks need of the service dependencies: the database and the platform host's own ports. */
+export interface PortDeps {
+  db: Db;
+  platformPorts?: ReadonlyMap<HostPort, string>;
+}
 
 /**
  * A host port belongs to one workload of a server, whatever its organization: Swarm starts a
  * task waiting for a taken host-mode port as soon as that port is free, so a second publisher
  * would take the port over the next time its first one stops. `ports` (of the workload
- * `exceptId`) already published by another application, cache or database service of the
- * server are refused, naming `field`.
+ * `exceptId`) already published by another application, cache, database service or compose
+ * stack (its raw file's `ports:`) of the server are refused, naming `field`, and so are the
+ * ports Skiff publishes (RESERVED) and, on the platform host, the control plane's own.
  */
-export async function assertHostPortsFree(db: Db, serverId: string | null, ports: HostPort[], exceptId: string, field: string): Promise<void> {
+export async function assertHostPortsFree(deps: PortDeps, serverId: string | null, ports: HostPort[], exceptId: string, field: string): Promise<void> {
   if (ports.length === 0) return;
-  const reserved = ports.find((p) => RESERVED.has(p));
-  if (reserved) throw Invalid(field, `port ${reserved.replace('/tcp', '')} is reserved for ${RESERVED.get(reserved)}`);
+  const own = serverId === null ? (deps.platformPorts ?? new Map<HostPort, string>()) : new Map<HostPort, string>();
+  const reserved = ports.find((p) => RESERVED.has(p) || own.has(p));
+  if (reserved) throw Invalid(field, `port ${reserved.replace('/tcp', '')} is reserved for ${RESERVED.get(reserved) ?? own.get(reserved)}`);
+  const { db } = deps;
+  const onServer = <Q extends { where: (...a: any[]) => Q }>(q: Q): Q => (serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId));
   const queries = (['applications', 'cacheInstances', 'databaseServices'] as const).map((table) => {
-    let q = db.selectFrom(table as 'cacheInstances').select(table === 'applications' ? ['id', 'endpointSpecCluster'] : ['id', 'endpointSpecCluster', 'externalPort']);
-    q = serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId);
-    return q.where('id', '!=', exceptId).execute() as Promise<Publisher[]>;
+    const q = db.selectFrom(table as 'cacheInstances').select(table === 'applications' ? ['id', 'endpointSpecCluster'] : ['id', 'endpointSpecCluster', 'externalPort']);
+    return onServer(q as any).where('id', '!=', exceptId).execute() as Promise<Publisher[]>;
   });
-  const taken = new Set((await Promise.all(queries)).flat().flatMap((w) => hostPortsOf(w.endpointSpecCluster, w.externalPort)));
+  const stacks = onServer(db.selectFrom('composeStacks').select('composeFile').where('sourceType', '=', 'raw') as any).where('id', '!=', exceptId).execute() as Promise<{ composeFile: string }[]>;
+  const taken = new Set([
+    ...(await Promise.all(queries)).flat().flatMap((w) => hostPortsOf(w.endpointSpecCluster, w.externalPort)),
+    ...(await stacks).flatMap((s) => composeHostPorts(s.composeFile)),
+  ]);
   const clash = ports.find((p) => taken.has(p));
   if (clash) throw Invalid(field, `port ${clash.replace('/tcp', '')} is already published on this server`);
 }
+

@@ -83,10 +83,10 @@ export class StatefulRecords<K extends StatefulKind> {
     rules.check(fields);
     await checkNetworks(this.db, p, row.serverId, fields);
     if (typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort) {
-      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(null, fields.externalPort), row.id, 'externalPort');
+      await assertHostPortsFree(this.deps, row.serverId, hostPortsOf(null, fields.externalPort), row.id, 'externalPort');
     }
     if (fields.endpointSpecCluster !== undefined) {
-      await assertHostPortsFree(this.db, row.serverId, hostPortsOf(fields.endpointSpecCluster), row.id, 'endpointSpecCluster');
+      await assertHostPortsFree(this.deps, row.serverId, hostPortsOf(fields.endpointSpecCluster), row.id, 'endpointSpecCluster');
     }
     const columns = rules.columns(fields);
     if (Object.keys(columns).length === 0) return row as RowOf<K>;

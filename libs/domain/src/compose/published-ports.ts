@@ -1,0 +1,108 @@
+/**
+ * The host ports a compose file publishes (`services.*.ports`), as Compose reads them:
+ * - short syntax `[HOST_IP:][HOST:]CONTAINER[/PROTOCOL]`, the host IP an IPv4 address or a
+ *   bracketed IPv6 one (`[::1]:8080:80`), ports or ranges (`8000-8010:8000-8010`);
+ * - long syntax `{ target, published, host_ip, protocol, mode }`, `published` a port or a range.
+ * A port without a host part publishes nothing fixed (the engine picks one) and is left out. A
+ * host IP does not make a port another one: whatever address it binds, the port is the
+ * host's. A value still holding an interpolation reads its default (`${PORT:-8080}`), or is
+ * left out when it has none (`unresolved` lists those). Ports are `<port>/<protocol>`.
+ */
+import { type ComposeInput, composeFileOf } from './compose-file.js';
+
+export interface ComposePorts {
+  ports: string[];
+  /** `service: value` of each published port interpolated without a default. */
+  unresolved: string[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function composePublishedPorts(input: ComposeInput): ComposePorts {
+  const root = composeFileOf(input).document.toJS({ maxAliasCount: -1 }) as unknown;
+  const out: ComposePorts = { ports: [], unresolved: [] };
+  const services = isObj(root) && isObj(root.services) ? root.services : {};
+  for (const [service, raw] of Object.entries(services)) {
+    if (!isObj(raw) || !Array.isArray(raw.ports)) continue;
+    for (const entry of raw.ports) {
+      const found = isObj(entry) ? longSyntax(entry) : typeof entry === 'string' || typeof entry === 'number' ? shortSyntax(String(entry)) : null;
+      if (found === null) continue;
+      const range = hostRange(found.published);
+      if (range === 'unresolved') out.unresolved.push(`${service}: ${found.published}`);
+      else if (range) for (let port = range[0]; port <= range[1]; port++) out.ports.push(`${port}/${found.protocol}`);
+    }
+  }
+  return out;
+}
+
+interface Published {
+  published: string;
+  protocol: string;
+}
+
+function longSyntax(entry: Obj): Published | null {
+  if (entry.published === undefined || entry.published === null || entry.published === '') return null;
+  return { published: String(entry.published), protocol: protocolOf(entry.protocol) };
+}
+
+function shortSyntax(text: string): Published | null {
+  const slash = text.lastIndexOf('/');
+  const protocol = slash >= 0 && !text.slice(slash).includes(':') ? protocolOf(text.slice(slash + 1)) : 'tcp';
+  let rest = slash >= 0 && !text.slice(slash).includes(':') ? text.slice(0, slash) : text;
+  // A bracketed IPv6 host address first; an interpolation's `:-` is not a separator.
+  if (rest.startsWith('[')) rest = rest.slice(rest.indexOf(']') + 2);
+  const parts = splitColons(rest);
+  if (parts.length < 2) return null;
+  return { published: parts[parts.length - 2], protocol };
+}
+
+/** Splits on `:` outside `${…}`. */
+function splitColons(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '$' && text[i + 1] === '{') depth++;
+    else if (c === '}' && depth > 0) depth--;
+    if (c === ':' && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += c;
+  }
+  parts.push(current);
+  return parts;
+}
+
+const protocolOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : 'tcp');
+
+/** `8080` or `8000-8010` (either end may be `${VAR:-N}`) → [first, last]; null: none published. */
+function hostRange(published: string): [number, number] | null | 'unresolved' {
+  const text = withDefaults(published.trim());
+  if (text === '') return null;
+  if (text.includes('$')) return 'unresolved';
+  const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
+  if (!m) return null;
+  const first = Number(m[1]);
+  const last = m[2] === undefined ? first : Number(m[2]);
+  if (first < 1 || last > 65535 || last < first) return null;
+  return [first, last];
+}
+
+/** `${NAME:-x}` and `${NAME-x}` replaced by `x`; other interpolations left as written. */
+function withDefaults(text: string): string {
+  let out = '';
+  let at = 0;
+  for (let start = text.indexOf('${'); start >= 0; start = text.indexOf('${', at)) {
+    const end = text.indexOf('}', start);
+    if (end < 0) break;
+    const inner = text.slice(start + 2, end);
+    const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(inner)?.[0] ?? '';
+    const rest = inner.slice(name.length);
+    const fallback = name && rest.startsWith(':-') ? rest.slice(2) : name && rest.startsWith('-') ? rest.slice(1) : null;
+    out += text.slice(at, start) + (fallback ?? text.slice(start, end + 1));
+    at = end + 1;
+  }
+  return out + text.slice(at);
+}
