@@ -45,7 +45,7 @@ import type {
 import { DASHBOARD_SERVER, dashboardServer } from './dashboard-server.js';
 import { isCaddyHandler } from './handlers.js';
 import { standbyHandlers, standbyRoute } from './standby-route.js';
-import { type Entry, type Json, type Tls, compare, serverRoutes, sorted, tlsApp, tlsServer } from './caddy-servers.js';
+import { type Chain, type Entry, type Json, type Tls, compare, fixedChain, serverRoutes, sorted, tlsApp, tlsServer } from './caddy-servers.js';
 
 export type * from './caddy-input.js';
 export { CaddyConfigError } from './caddy-error.js';
@@ -92,7 +92,7 @@ export function caddyConfig(input: ServerProxyInput): CaddyConfig {
 
   const servers: Json = {};
   const plain = entries.filter((e) => e.entrypoint === null);
-  const httpRoutes = serverRoutes(plain, (e) => (e.https ? [redirect(redirectPort)] : e.handlers));
+  const httpRoutes = serverRoutes(plain, (e) => (e.https ? fixedChain([redirect(redirectPort)]) : e.chain));
   const standby = standbyHandlers(input, middlewareNames);
   if (standby.length > 0) httpRoutes.push(standbyRoute(standby));
   servers.http = { listen: [`:${httpPort}`], routes: httpRoutes, automatic_https: { disable: true } };
@@ -105,7 +105,7 @@ export function caddyConfig(input: ServerProxyInput): CaddyConfig {
     if (mixed) fail(`${mixed.label}: entrypoint ${name} cannot serve HTTPS and plain HTTP routes together (${own[0]!.label})`);
     servers[`entrypoint-${name}`] = own[0]!.https
       ? tlsServer(entrypointPort, own)
-      : { listen: [`:${entrypointPort}`], routes: serverRoutes(own, (e) => e.handlers), automatic_https: { disable: true } };
+      : { listen: [`:${entrypointPort}`], routes: serverRoutes(own, (e) => e.chain), automatic_https: { disable: true } };
   }
   if (dashboardPort) servers[DASHBOARD_SERVER] = dashboardServer(dashboardPort);
 
@@ -178,13 +178,22 @@ function routeEntry(
     }
   }
 
-  const handlers: CaddyHandler[] = [];
-  if (route.basicAuth.length > 0) handlers.push(basicAuth(route.basicAuth, input.options.basicAuthRealm ?? 'Restricted', bad));
-  for (const handler of middlewareHandlers(route, input.middlewares, bad)) handlers.push(handler);
-  if (route.stripPath && path !== '/') handlers.push({ handler: 'rewrite', strip_path_prefix: path });
-  if (internalPath !== '/') handlers.push({ handler: 'rewrite', uri: `${internalPath}{http.request.uri.path}` });
-  handlers.push(reverseProxy(`${route.upstream}:${servicePort}`));
-  return { label, host: hostName, path, https: route.https, tls, entrypoint: route.customEntrypoint ?? null, handlers };
+  const leading: CaddyHandler[] = [];
+  if (route.basicAuth.length > 0) leading.push(basicAuth(route.basicAuth, input.options.basicAuthRealm ?? 'Restricted', bad));
+  for (const handler of middlewareHandlers(route, input.middlewares, bad)) leading.push(handler);
+  if (route.stripPath && path !== '/') leading.push({ handler: 'rewrite', strip_path_prefix: path });
+  // The upstream and internalPath were checked above to hold no `{`: as map outputs they are expanded as placeholders.
+  const values: Record<string, string> = { dial: `${route.upstream}:${servicePort}` };
+  if (internalPath !== '/') values.prefix = internalPath;
+  const chain: Chain = {
+    values,
+    build: (value) => [
+      ...leading.map((h) => structuredClone(h)),
+      ...(internalPath !== '/' ? [{ handler: 'rewrite', uri: `${value('prefix')}{http.request.uri.path}` }] : []),
+      reverseProxy(value('dial')),
+    ],
+  };
+  return { label, host: hostName, path, https: route.https, tls, entrypoint: route.customEntrypoint ?? null, chain };
 }
 
 function platformEntry(platform: PlatformDomain, certificates: Map<string, ProxyCertificate>): Entry {
@@ -208,8 +217,8 @@ function platformEntry(platform: PlatformDomain, certificates: Map<string, Proxy
   for (const [i, h] of own.entries()) {
     if (!isCaddyHandler(h)) bad(`handler ${i + 1} must be a Caddy handler, an object with a "handler" name`);
   }
-  const handlers = [...own.map((h) => structuredClone(h)), reverseProxy(platform.upstream)];
-  return { label, host: hostName, path: '/', https: platform.https, tls, entrypoint: null, handlers };
+  const chain = fixedChain([...own.map((h) => structuredClone(h)), reverseProxy(platform.upstream)]);
+  return { label, host: hostName, path: '/', https: platform.https, tls, entrypoint: null, chain };
 }
 
 /** A public or internal path without a trailing slash (except `/`). */
