@@ -12,14 +12,15 @@
  *   `subroute` (`routes`), `authentication` (`providers.http_basic`: `accounts` of
  *   `username` + base64 of the bcrypt hash, as 2.6 expects, `hash.algorithm: bcrypt`,
  *   `realm`), `rewrite` (`strip_path_prefix`, `uri`), `reverse_proxy` (`upstreams[].dial`,
- *   `load_balancing`: see overTaskSwaps),
+ *   `load_balancing`: see overTaskSwaps), `map` (`source`, `destinations`, `mappings` of
+ *   `input` + `outputs`, `defaults`), with the `vars` matcher on a placeholder,
  *   `static_response` (`status_code`, `headers`), `metrics`.
  * - `apps.tls.certificates.load_pem` (`certificate`, `key`, `tags`) and
  *   `apps.tls.automation.policies` (`subjects`, `issuers` of module `acme` with `email`, `ca`,
  *   or `internal`).
  *
  * Layout (the routes of each server: caddy-servers.ts, hosts sharing a handler chain share a
- * route): server `http` listens on the HTTP port and serves plain-HTTP routes and the
+ * route, their upstreams and internalPaths set per host by a `map` handler): server `http` listens on the HTTP port and serves plain-HTTP routes and the
  * explicit 308 redirects of HTTPS routes (its automatic HTTPS is off; Caddy still answers
  * ACME HTTP challenges there before any route). Server `https` holds the HTTPS routes; its
  * automatic HTTPS manages the `acme` hosts (by the automation policies) and adds no redirects
