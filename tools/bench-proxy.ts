@@ -311,6 +311,13 @@ async function latencyRounds(manager: ProxyManager, httpPort: number, targets: T
   }));
 }
 
+/** `count` free loopback ports, all different (the kernel may hand out a port just closed again). */
+async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
+
 async function main() {
   const driver = new DockerodeDriver();
   const dataDir = mkdtempSync(join(tmpdir(), 'skiff-bench-proxy-'));
@@ -339,7 +346,7 @@ async function main() {
     process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
   }
   try {
-    const [httpPort, httpsPort, directPort] = [await freePort(), await freePort(), await freePort()];
+    const [httpPort, httpsPort, directPort] = await distinctFreePorts(3);
     log(`starting the web service ${names.web} (${BACKENDS.label} on ${PLATFORM_NETWORK}, host port ${directPort})`);
     await driver.ensureSwarm();
     await driver.ensureNetwork(PLATFORM_NETWORK);

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CaddyConfigError, caddyConfig, mergeGlobalOptions } from './caddy-config.js';
 import type { ProxyRoute, ServerProxyInput } from './caddy-input.js';
-import { FANOUT } from './caddy-servers.js';
+import { FANOUT, MAP_HOSTS } from './caddy-servers.js';
 import { ALICE, BOB, TEST_CERTIFICATE } from './test-fixtures.js';
 
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden', 'caddy-config');
@@ -200,9 +200,21 @@ describe('caddyConfig golden files', () => {
   });
 
   it('more handler chains than fit one level, nested', () => {
-    const routes = Array.from({ length: FANOUT + 4 }, (_, i) => route({ host: `app-${i}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    const routes = Array.from({ length: FANOUT + 4 }, (_, i) => route({ host: `app-${i}.example.com`, path: `/app-${i}` }));
     routes.push(route({ host: '*.apps.example.com', upstream: 'tenant-555555' }));
     expectGolden('nested-hosts', caddyConfig(input({ routes })));
+  });
+
+  it('hosts differing only in upstream, port and internalPath: one route, a map setting those per host', () => {
+    const routes = [
+      route({ host: 'a.example.com', internalPath: '/a' }),
+      route({ host: 'b.example.com', upstream: 'other-d4e5f6', port: 8080, internalPath: '/b/' }),
+      route({ host: 'c.example.com', path: '/api', stripPath: true, upstream: 'api-111111' }),
+      route({ host: 'c.example.com', upstream: 'front-222222' }),
+      route({ host: 'd.example.com', path: '/api', stripPath: true, upstream: 'api-333333' }),
+      route({ host: 'd.example.com', upstream: 'front-444444' }),
+    ];
+    expectGolden('mapped-hosts', caddyConfig(input({ routes })));
   });
 
   it('no domains at all', () => {
@@ -516,7 +528,7 @@ describe('hosts sharing a handler chain share one route', () => {
     ]);
   });
 
-  it('keeps different upstreams, ports, basic auth, middlewares and paths apart', () => {
+  it('keeps basic auth, middlewares, paths and internalPath (or none) apart; upstreams and ports share a route', () => {
     const routes = [
       route({ host: 'a.example.com' }),
       route({ host: 'b.example.com', upstream: 'other-d4e5f6' }),
@@ -530,9 +542,7 @@ describe('hosts sharing a handler chain share one route', () => {
     ];
     const http = serverOf(caddyConfig(input({ routes, middlewares: { h: [{ handler: 'headers' }] } })), 'http');
     expect(hostsOf(http)).toEqual([
-      ['a.example.com', 'h.example.com'],
-      ['b.example.com'],
-      ['c.example.com'],
+      ['a.example.com', 'b.example.com', 'c.example.com', 'h.example.com'],
       ['d.example.com', 'i.example.com'],
       ['e.example.com'],
       ['f.example.com'],
@@ -580,7 +590,7 @@ describe('hosts sharing a handler chain share one route', () => {
     const http = serverOf(config, 'http');
     expect(hostsOf(http)).toEqual([['a.example.com', 'b.example.com'], ['c.example.com'], null]);
     expect(http[0]!.handle[0]!.routes![0]!.handle[0]!.handler).toBe('static_response');
-    expect(hostsOf(serverOf(config, 'https'))).toEqual([['a.example.com'], ['b.example.com'], null]);
+    expect(hostsOf(serverOf(config, 'https'))).toEqual([['a.example.com', 'b.example.com'], null]);
   });
 
   it('keeps 1000 domains of a few chains to a few routes', () => {
@@ -594,24 +604,44 @@ describe('hosts sharing a handler chain share one route', () => {
 });
 
 describe('many handler chains are nested', () => {
-  type Route = { match?: { host?: string[]; path?: string[] }[]; handle: { handler: string; routes?: Route[]; upstreams?: { dial: string }[]; status_code?: number }[] };
+  type Handler = {
+    handler: string;
+    routes?: Route[];
+    upstreams?: { dial: string }[];
+    status_code?: number;
+    destinations?: string[];
+    mappings?: { input: string; outputs: string[] }[];
+    defaults?: string[];
+  };
+  type Route = { match?: { host?: string[]; path?: string[]; vars?: Record<string, string[]> }[]; handle: Handler[] };
   const httpRoutes = (config: Record<string, unknown>) => (config.apps as { http: { servers: { http: { routes: Route[] } } } }).http.servers.http.routes;
-  const hostMatches = (pattern: string, host: string) =>
+  const hostMatches = (pattern: string, requested: string, host = requested.toLowerCase()) =>
     pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1)) && !host.slice(0, -pattern.length + 1).includes('.'));
 
   /** What Caddy does with a request for `/` on `host`: the first route that matches, down through subroutes; and how many routes it tried. */
-  function serve(routes: Route[], host: string): { answer: string | number; tried: number } {
+  function serve(routes: Route[], host: string, values = new Map<string, string>()): { answer: string | number; tried: number; mapped: number } {
     let tried = 0;
+    let mapped = 0;
+    const fill = (text: string) => text.replace(/\{skiff\.[^}]+\}/g, (name) => values.get(name) ?? '');
     for (const r of routes) {
       tried += 1;
       const m = r.match?.[0];
       if (m?.path || (m?.host && !m.host.some((p) => hostMatches(p, host)))) continue;
-      const h = r.handle[0]!;
-      if (h.handler !== 'subroute') return { answer: h.upstreams?.[0]?.dial ?? h.status_code!, tried };
-      const inner = serve(h.routes!, host);
-      return { answer: inner.answer, tried: tried + inner.tried };
+      if (m?.vars && !Object.entries(m.vars).some(([k, v]) => v.includes(fill(k)))) continue;
+      for (const h of r.handle) {
+        if (h.handler === 'map') {
+          const found = h.mappings!.find((x) => x.input === host);
+          h.destinations!.forEach((d, i) => values.set(d, found ? found.outputs[i]! : h.defaults![i]!));
+          mapped = Math.max(mapped, h.mappings!.length);
+          continue;
+        }
+        if (h.handler !== 'subroute' && h.handler !== 'reverse_proxy' && h.handler !== 'static_response') continue;
+        if (h.handler !== 'subroute') return { answer: h.upstreams ? fill(h.upstreams[0]!.dial) : h.status_code!, tried, mapped };
+        const inner = serve(h.routes!, host, values);
+        return { answer: inner.answer, tried: tried + inner.tried, mapped: Math.max(mapped, inner.mapped) };
+      }
     }
-    return { answer: 'nothing', tried };
+    return { answer: 'nothing', tried, mapped };
   }
 
   it('routes every host of 1000 to its own upstream, trying a few dozen routes instead of 1000', () => {
@@ -633,6 +663,34 @@ describe('many handler chains are nested', () => {
     expect(serve(http, 'unknown.example.com').answer).toBe(404);
   });
 
+  it('1000 hosts with a chain each that differ in upstream and internalPath: a few routes, maps of at most MAP_HOSTS hosts', () => {
+    const routes = Array.from({ length: 1000 }, (_, i) =>
+      route({ host: `app-${String(i).padStart(4, '0')}.example.com`, upstream: `app-${i}-a1b2c3`, port: 3000 + (i % 7), internalPath: `/d${i}` }),
+    );
+    routes.push(route({ host: 'zz.example.com', upstream: 'last-777777' }));
+    const http = httpRoutes(caddyConfig(input({ routes })));
+    expect(http.length).toBeLessThanOrEqual(FANOUT + 2);
+    let most = 0;
+    for (let i = 0; i < 1000; i++) {
+      const { answer, tried, mapped } = serve(http, `app-${String(i).padStart(4, '0')}.example.com`);
+      expect(answer).toBe(`app-${i}-a1b2c3:${3000 + (i % 7)}`);
+      expect(mapped).toBeLessThanOrEqual(MAP_HOSTS);
+      most = Math.max(most, tried);
+    }
+    expect(most).toBeLessThanOrEqual(FANOUT + 4);
+    expect(serve(http, 'zz.example.com')).toMatchObject({ answer: 'last-777777:3000', mapped: 0 });
+    const rewrites = findHandlers(http, 'rewrite').map((h) => h.uri);
+    expect(new Set(rewrites)).toEqual(new Set(['{skiff.p0.prefix}{http.request.uri.path}']));
+  });
+
+  it('answers 404, not an empty upstream, for a host its map does not know (another letter case than the matcher)', () => {
+    const routes = [route({ host: 'a.example.com' }), route({ host: 'b.example.com', upstream: 'other-d4e5f6' })];
+    const http = httpRoutes(caddyConfig(input({ routes })));
+    expect(serve(http, 'b.example.com').answer).toBe('other-d4e5f6:3000');
+    // Caddy's host matcher (of up to 100 hosts) takes B.example.com for b.example.com; its map does not.
+    expect(serve(http, 'B.example.com')).toMatchObject({ answer: 404, mapped: 2 });
+  });
+
   it('lists each host once per level, sorted, with no host in two routes of a level', () => {
     const routes = Array.from({ length: 100 }, (_, i) => route({ host: `app-${String(i).padStart(3, '0')}.example.com`, upstream: `app-${i}-a1b2c3` }));
     const check = (level: Route[]) => {
@@ -642,7 +700,7 @@ describe('many handler chains are nested', () => {
         const own = r.match?.[0]?.host;
         if (!own) continue;
         expect(own).toEqual([...own].sort());
-        const inner = r.handle[0]!.routes!;
+        const inner = r.handle.find((h) => h.handler === 'subroute')!.routes!;
         if (inner[0]?.match?.[0]?.host) {
           expect(inner.flatMap((x) => x.match![0]!.host!).sort()).toEqual(own);
           check(inner);

@@ -12,14 +12,15 @@
  *   `subroute` (`routes`), `authentication` (`providers.http_basic`: `accounts` of
  *   `username` + base64 of the bcrypt hash, as 2.6 expects, `hash.algorithm: bcrypt`,
  *   `realm`), `rewrite` (`strip_path_prefix`, `uri`), `reverse_proxy` (`upstreams[].dial`,
- *   `load_balancing`: see overTaskSwaps),
+ *   `load_balancing`: see overTaskSwaps), `map` (`source`, `destinations`, `mappings` of
+ *   `input` + `outputs`, `defaults`), with the `vars` matcher on a placeholder,
  *   `static_response` (`status_code`, `headers`), `metrics`.
  * - `apps.tls.certificates.load_pem` (`certificate`, `key`, `tags`) and
  *   `apps.tls.automation.policies` (`subjects`, `issuers` of module `acme` with `email`, `ca`,
  *   or `internal`).
  *
  * Layout (the routes of each server: caddy-servers.ts, hosts sharing a handler chain share a
- * route): server `http` listens on the HTTP port and serves plain-HTTP routes and the
+ * route, their upstreams and internalPaths set per host by a `map` handler): server `http` listens on the HTTP port and serves plain-HTTP routes and the
  * explicit 308 redirects of HTTPS routes (its automatic HTTPS is off; Caddy still answers
  * ACME HTTP challenges there before any route). Server `https` holds the HTTPS routes; its
  * automatic HTTPS manages the `acme` hosts (by the automation policies) and adds no redirects
@@ -45,7 +46,7 @@ import type {
 import { DASHBOARD_SERVER, dashboardServer } from './dashboard-server.js';
 import { isCaddyHandler } from './handlers.js';
 import { standbyHandlers, standbyRoute } from './standby-route.js';
-import { type Entry, type Json, type Tls, compare, serverRoutes, sorted, tlsApp, tlsServer } from './caddy-servers.js';
+import { type Chain, type Entry, type Json, type Tls, compare, fixedChain, serverRoutes, sorted, tlsApp, tlsServer } from './caddy-servers.js';
 
 export type * from './caddy-input.js';
 export { CaddyConfigError } from './caddy-error.js';
@@ -92,7 +93,7 @@ export function caddyConfig(input: ServerProxyInput): CaddyConfig {
 
   const servers: Json = {};
   const plain = entries.filter((e) => e.entrypoint === null);
-  const httpRoutes = serverRoutes(plain, (e) => (e.https ? [redirect(redirectPort)] : e.handlers));
+  const httpRoutes = serverRoutes(plain, (e) => (e.https ? fixedChain([redirect(redirectPort)]) : e.chain));
   const standby = standbyHandlers(input, middlewareNames);
   if (standby.length > 0) httpRoutes.push(standbyRoute(standby));
   servers.http = { listen: [`:${httpPort}`], routes: httpRoutes, automatic_https: { disable: true } };
@@ -105,7 +106,7 @@ export function caddyConfig(input: ServerProxyInput): CaddyConfig {
     if (mixed) fail(`${mixed.label}: entrypoint ${name} cannot serve HTTPS and plain HTTP routes together (${own[0]!.label})`);
     servers[`entrypoint-${name}`] = own[0]!.https
       ? tlsServer(entrypointPort, own)
-      : { listen: [`:${entrypointPort}`], routes: serverRoutes(own, (e) => e.handlers), automatic_https: { disable: true } };
+      : { listen: [`:${entrypointPort}`], routes: serverRoutes(own, (e) => e.chain), automatic_https: { disable: true } };
   }
   if (dashboardPort) servers[DASHBOARD_SERVER] = dashboardServer(dashboardPort);
 
@@ -178,13 +179,22 @@ function routeEntry(
     }
   }
 
-  const handlers: CaddyHandler[] = [];
-  if (route.basicAuth.length > 0) handlers.push(basicAuth(route.basicAuth, input.options.basicAuthRealm ?? 'Restricted', bad));
-  for (const handler of middlewareHandlers(route, input.middlewares, bad)) handlers.push(handler);
-  if (route.stripPath && path !== '/') handlers.push({ handler: 'rewrite', strip_path_prefix: path });
-  if (internalPath !== '/') handlers.push({ handler: 'rewrite', uri: `${internalPath}{http.request.uri.path}` });
-  handlers.push(reverseProxy(`${route.upstream}:${servicePort}`));
-  return { label, host: hostName, path, https: route.https, tls, entrypoint: route.customEntrypoint ?? null, handlers };
+  const leading: CaddyHandler[] = [];
+  if (route.basicAuth.length > 0) leading.push(basicAuth(route.basicAuth, input.options.basicAuthRealm ?? 'Restricted', bad));
+  for (const handler of middlewareHandlers(route, input.middlewares, bad)) leading.push(handler);
+  if (route.stripPath && path !== '/') leading.push({ handler: 'rewrite', strip_path_prefix: path });
+  // The upstream and internalPath were checked above to hold no `{`: as map outputs they are expanded as placeholders.
+  const values: Record<string, string> = { dial: `${route.upstream}:${servicePort}` };
+  if (internalPath !== '/') values.prefix = internalPath;
+  const chain: Chain = {
+    values,
+    build: (value) => [
+      ...leading.map((h) => structuredClone(h)),
+      ...(internalPath !== '/' ? [{ handler: 'rewrite', uri: `${value('prefix')}{http.request.uri.path}` }] : []),
+      reverseProxy(value('dial')),
+    ],
+  };
+  return { label, host: hostName, path, https: route.https, tls, entrypoint: route.customEntrypoint ?? null, chain };
 }
 
 function platformEntry(platform: PlatformDomain, certificates: Map<string, ProxyCertificate>): Entry {
@@ -208,8 +218,8 @@ function platformEntry(platform: PlatformDomain, certificates: Map<string, Proxy
   for (const [i, h] of own.entries()) {
     if (!isCaddyHandler(h)) bad(`handler ${i + 1} must be a Caddy handler, an object with a "handler" name`);
   }
-  const handlers = [...own.map((h) => structuredClone(h)), reverseProxy(platform.upstream)];
-  return { label, host: hostName, path: '/', https: platform.https, tls, entrypoint: null, handlers };
+  const chain = fixedChain([...own.map((h) => structuredClone(h)), reverseProxy(platform.upstream)]);
+  return { label, host: hostName, path: '/', https: platform.https, tls, entrypoint: null, chain };
 }
 
 /** A public or internal path without a trailing slash (except `/`). */

@@ -9,6 +9,19 @@ export type Json = Record<string, unknown>;
 /** How an HTTPS host gets its certificate. */
 export type Tls = { kind: 'issuer'; key: string } | { kind: 'custom'; certificateId: string };
 
+/**
+ * A route's handlers with its per-domain values (a dial address, a path prefix) named, so that
+ * hosts differing only in those values can share one chain. `build` gets each value either
+ * as it is or as a placeholder that a `map` handler fills in per host.
+ */
+export interface Chain {
+  values: Record<string, string>;
+  build: (value: (name: string) => string) => CaddyHandler[];
+}
+
+/** A chain without per-domain values. */
+export const fixedChain = (handlers: CaddyHandler[]): Chain => ({ values: {}, build: () => handlers.map((h) => structuredClone(h)) });
+
 /** One route after checking: what the servers are built from. */
 export interface Entry {
   label: string;
@@ -17,44 +30,93 @@ export interface Entry {
   https: boolean;
   tls: Tls | null;
   entrypoint: string | null;
-  handlers: CaddyHandler[];
+  chain: Chain;
 }
 
 const notFound = (): CaddyHandler => ({ handler: 'static_response', status_code: 404 });
 
+/** Routes per level of the nesting: a request tries at most this many before going down one. */
+export const FANOUT = 8;
+
+/**
+ * Hosts per `map` handler at most. Caddy 2.6's map compares the host with its inputs one by
+ * one for each placeholder it fills, so a chain shared by more hosts is split into routes of
+ * this many (each over 100 hosts, where Caddy's host matcher finds an exact host by binary
+ * search, until the last).
+ */
+export const MAP_HOSTS = 128;
+
+/** The placeholder of value `name` of a host's `index`-th path route. */
+const placeholder = (index: number, name: string) => `{skiff.p${index}.${name}}`;
+
+type HostRoutes = { hosts: string[]; routes: Json[]; lead?: CaddyHandler[] };
+
 /**
  * Routes of one server. A host's paths make a subroute (longest path first; 404 unless `/` is
- * routed). Caddy tries routes one by one, so hosts whose subroutes are identical share one
+ * routed). Caddy tries routes one by one, so hosts whose subroutes are alike share one
  * terminal route listing them all in its host matcher (an exact host in a list of more than
- * 100 is found by binary search). When more than FANOUT such routes remain, they are nested:
- * FANOUT routes each matching the hosts of a slice of them, with that slice as a subroute,
- * and so on, so a request tries about FANOUT routes per level instead of one per domain.
- * Exact-host routes come before wildcard ones (a request for a.example.com matches both; two
- * exact hosts, or two `*.` wildcards, never match one request), then 404.
+ * 100 is found by binary search). Alike: the same handlers, where the exact hosts of one
+ * route may differ in their values (upstream and port, internalPath); then a `map` handler
+ * keyed on the request's host sets those values as placeholders before the subroute (at most
+ * MAP_HOSTS hosts a route), and a host the map does not know (another letter case than its
+ * matcher's) gets 404, never an empty upstream. When more than FANOUT such routes remain,
+ * they are nested: FANOUT routes each matching the hosts of a slice of them, with that slice
+ * as a subroute, and so on, so a request tries about FANOUT routes per level instead of one
+ * per chain. Exact-host routes come before wildcard ones (a request for a.example.com matches
+ * both; two exact hosts, or two `*.` wildcards, never match one request), then 404.
  */
-export function serverRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
+export function serverRoutes(entries: Entry[], handle: (e: Entry) => Chain): Json[] {
   const hosts = new Map<string, Entry[]>();
   for (const e of entries) hosts.set(e.host, [...(hosts.get(e.host) ?? []), e]);
-  const groups = new Map<string, { hosts: string[]; routes: Json[] }>();
+  const groups = new Map<string, { hosts: string[]; values: [string, string][][]; literal: Json[]; template: Json[] }>();
   for (const host of [...hosts.keys()].sort(hostOrder)) {
-    const routes = pathRoutes(hosts.get(host)!, handle);
-    const key = `${isWildcard(host)} ${JSON.stringify(routes)}`;
+    const paths = byPath(hosts.get(host)!);
+    const chains = paths.map(handle);
+    const literal = pathRoutes(paths.map((e, i) => [e.path, chains[i]!.build((name) => chains[i]!.values[name]!)]));
+    // A wildcard never equals the request's host a map is keyed on: its values stay in its routes.
+    const template = isWildcard(host) ? literal : pathRoutes(paths.map((e, i) => [e.path, chains[i]!.build((name) => placeholder(i, name))]));
+    const values = chains.flatMap((c, i) => Object.keys(c.values).sort(compare).map((name): [string, string] => [placeholder(i, name), c.values[name]!]));
+    const key = `${isWildcard(host)} ${JSON.stringify(template)}`;
     const group = groups.get(key);
-    if (group) group.hosts.push(host);
-    else groups.set(key, { hosts: [host], routes });
+    if (group) {
+      group.hosts.push(host);
+      group.values.push(values);
+    } else groups.set(key, { hosts: [host], values: [values], literal, template });
   }
-  const all = [...groups.values()];
+  const all: HostRoutes[] = [];
+  for (const g of groups.values()) {
+    const same = g.values.every((v) => JSON.stringify(v) === JSON.stringify(g.values[0]));
+    if (same) all.push({ hosts: g.hosts, routes: g.literal });
+    else all.push(...mapped(g.hosts, g.values, g.template));
+  }
   const exact = all.filter((g) => !isWildcard(g.hosts[0]!));
   const wildcard = all.filter((g) => isWildcard(g.hosts[0]!));
-  const routes = [...nested(exact), ...wildcard].map((g) => hostRoute(g.hosts, g.routes));
+  const routes = [...nested(exact), ...wildcard].map(hostRoute);
   routes.push({ handle: [notFound()], terminal: true });
   return routes;
 }
 
-/** Routes per level of the nesting: a request tries at most this many before going down one. */
-export const FANOUT = 8;
-
-type HostRoutes = { hosts: string[]; routes: Json[] };
+/** Hosts sharing `template`, in routes of at most MAP_HOSTS hosts, each with the map of its hosts' values. */
+function mapped(hosts: string[], values: [string, string][][], template: Json[]): HostRoutes[] {
+  const count = Math.ceil(hosts.length / MAP_HOSTS);
+  const size = Math.ceil(hosts.length / count);
+  const result: HostRoutes[] = [];
+  for (let i = 0; i < hosts.length; i += size) {
+    const own = hosts.slice(i, i + size);
+    const destinations = values[i]!.map(([name]) => name);
+    const map: CaddyHandler = {
+      handler: 'map',
+      source: '{http.request.host}',
+      destinations,
+      mappings: own.map((host, k) => ({ input: host, outputs: values[i + k]!.map(([, value]) => value) })),
+      // Every value is non-empty, so an empty one is a host the map does not know.
+      defaults: destinations.map(() => ''),
+    };
+    const unknown: Json = { match: [{ vars: { [destinations[0]!]: [''] } }], handle: [notFound()], terminal: true };
+    result.push({ hosts: own, routes: [unknown, ...structuredClone(template)], lead: [map] });
+  }
+  return result;
+}
 
 function nested(groups: HostRoutes[]): HostRoutes[] {
   if (groups.length <= FANOUT) return groups;
@@ -67,26 +129,28 @@ function nested(groups: HostRoutes[]): HostRoutes[] {
       continue;
     }
     const hosts = slice.flatMap((g) => g.hosts).sort(compare);
-    slices.push({ hosts, routes: nested(slice).map((g) => hostRoute(g.hosts, g.routes)) });
+    slices.push({ hosts, routes: nested(slice).map(hostRoute) });
   }
   return slices;
 }
 
-const hostRoute = (hosts: string[], routes: Json[]): Json => ({
-  match: [{ host: hosts }],
-  handle: [{ handler: 'subroute', routes }],
+const hostRoute = (g: HostRoutes): Json => ({
+  match: [{ host: g.hosts }],
+  handle: [...(g.lead ?? []), { handler: 'subroute', routes: g.routes }],
   terminal: true,
 });
 
-function pathRoutes(entries: Entry[], handle: (e: Entry) => CaddyHandler[]): Json[] {
-  const paths = entries.sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
-  const routes: Json[] = paths.map((e) => {
+const byPath = (entries: Entry[]) => [...entries].sort((a, b) => b.path.length - a.path.length || compare(a.path, b.path));
+
+/** The routes of one host's paths, longest first. */
+function pathRoutes(paths: [string, CaddyHandler[]][]): Json[] {
+  const routes: Json[] = paths.map(([path, handlers]) => {
     const route: Json = {};
-    if (e.path !== '/') route.match = [{ path: [e.path, `${e.path}/*`] }];
-    route.handle = handle(e);
+    if (path !== '/') route.match = [{ path: [path, `${path}/*`] }];
+    route.handle = handlers;
     return route;
   });
-  if (paths[paths.length - 1]!.path !== '/') routes.push({ handle: [notFound()] });
+  if (paths[paths.length - 1]![0] !== '/') routes.push({ handle: [notFound()] });
   return routes;
 }
 
@@ -106,7 +170,7 @@ export function tlsServer(listenPort: number, entries: Entry[]): Json {
   if (skipped.length > 0) automatic.skip_certificates = skipped;
   const server: Json = {
     listen: [`:${listenPort}`],
-    routes: serverRoutes(entries, (e) => e.handlers),
+    routes: serverRoutes(entries, (e) => e.chain),
     automatic_https: automatic,
   };
   if (custom.size > 0) {
