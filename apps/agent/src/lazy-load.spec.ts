@@ -3,12 +3,12 @@
 // archives and the command handlers are imported with the first command that needs them
 // (docker/lazy-driver.ts, pipeline/lazy-handler.ts): a static import of one of them would
 // load it into every idle agent again, ~1-9 MB each (`tools/bench agent` measures it).
-import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type BundleGraph, REQUIRE_BANNER, bundleGraph, runBundleWithHook } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -25,73 +25,41 @@ const LAZY: Array<[string, RegExp]> = [
   ['compose stacks', /^apps\/agent\/src\/compose\/(lifecycle|readiness|stack-source|stack-dir|kept-files|deployed-file)\.ts$/],
 ];
 
-interface Metafile {
-  inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
-}
-
-let meta: Metafile;
+let graph: BundleGraph;
 const dir = mkdtempSync(join(tmpdir(), 'skiff-agent-graph-'));
 
 beforeAll(async () => {
-  // The bundle as build_agent (tools/lib/setup.sh) makes it, with its metafile.
-  await new Promise<void>((resolve, reject) =>
-    execFile(
-      join(root, 'node_modules/.bin/esbuild'),
-      [ENTRY, '--bundle', '--platform=node', '--format=esm', '--target=node22', `--outfile=${join(dir, 'main.mjs')}`,
-        '--log-level=error', '--alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs', '--alias:thread-stream=./tools/lib/agent-bundle/thread-stream.cjs',
-        '--alias:yaml=./tools/lib/agent-bundle/yaml.cjs', `--metafile=${join(dir, 'meta.json')}`,
-        `--banner:js=import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);`],
-      { cwd: root },
-      (err, _out, stderr) => (err ? reject(new Error(`esbuild failed: ${stderr}`)) : resolve()),
-    ),
-  );
-  meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as Metafile;
+  // The bundle as build_agent (tools/lib/setup.sh) makes it.
+  graph = await bundleGraph({
+    root,
+    entry: ENTRY,
+    args: ['--bundle', '--platform=node', '--format=esm', '--target=node22',
+      '--alias:ssh2=./tools/lib/agent-bundle/ssh2.cjs', '--alias:thread-stream=./tools/lib/agent-bundle/thread-stream.cjs',
+      '--alias:yaml=./tools/lib/agent-bundle/yaml.cjs', REQUIRE_BANNER],
+    outfile: join(dir, 'main.mjs'),
+  });
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Every input reached from the entry without a dynamic import, with the chain that reaches it. */
-function staticallyReached(): Map<string, string[]> {
-  const reached = new Map<string, string[]>([[ENTRY, [ENTRY]]]);
-  const queue = [ENTRY];
-  while (queue.length > 0) {
-    const file = queue.shift()!;
-    for (const imp of meta.inputs[file]?.imports ?? []) {
-      if (imp.external || (imp.kind !== 'import-statement' && imp.kind !== 'require-call')) continue;
-      if (reached.has(imp.path)) continue;
-      reached.set(imp.path, [...reached.get(file)!, imp.path]);
-      queue.push(imp.path);
-    }
-  }
-  return reached;
-}
-
 describe('the idle agent', () => {
   it('does not load what only commands need', () => {
-    const reached = staticallyReached();
-    const eager = LAZY.flatMap(([what, pattern]) =>
-      [...reached.keys()].filter((f) => pattern.test(f)).map((f) => `${what}: ${reached.get(f)!.join(' -> ')}`),
-    );
-    expect(eager).toEqual([]);
+    expect(graph.eager(LAZY)).toEqual([]);
   });
 
   // The bundle hoists every `import … from 'node:…'` of every module to its top, lazy ones
   // included, and an ESM import of a builtin reads all its getters: node:http's load undici.
   it('loads no builtin it does not use when it starts', async () => {
     const report = join(dir, 'builtins.json');
-    const hook = join(dir, 'builtins.cjs');
-    writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));`);
+    const hook = `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));`;
     // Without its configuration it stops at once, after the bundle's imports and top level ran.
-    await new Promise<void>((resolve) =>
-      execFile(process.execPath, ['--require', hook, join(dir, 'main.mjs')], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, () => resolve()),
-    );
+    await runBundleWithHook(join(dir, 'main.mjs'), hook);
     const loaded = (JSON.parse(readFileSync(report, 'utf8')) as string[]).filter((m) => m.startsWith('NativeModule '));
     expect(loaded.filter((m) => /undici|^NativeModule https$/.test(m))).toEqual([]);
   });
 
   it('does not start pino transports (their worker thread), which the bundle leaves out', () => {
-    const reached = staticallyReached();
-    expect([...reached.keys()].filter((f) => f.startsWith('node_modules/thread-stream/'))).toEqual([]);
+    expect([...graph.staticallyReached().keys()].filter((f) => f.startsWith('node_modules/thread-stream/'))).toEqual([]);
   });
 
   // tools/lib/agent-bundle/yaml.cjs stands in for yaml: loaded at the first use of an export.
@@ -112,7 +80,6 @@ describe('the idle agent', () => {
   });
 
   it('still bundles them, for the commands that import them', () => {
-    const inputs = Object.keys(meta.inputs);
-    for (const [what, pattern] of LAZY) expect(inputs.some((f) => pattern.test(f)), what).toBe(true);
+    for (const [what, pattern] of LAZY) expect(graph.inputs.some((f) => pattern.test(f)), what).toBe(true);
   });
 });

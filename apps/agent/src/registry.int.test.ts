@@ -4,7 +4,7 @@
 // deploy, so the agent really pulls it with the command's credentials. Everything created
 // (services, network, local image tags, the registry, consumers) is removed afterwards.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -19,7 +19,8 @@ import { CommandJournal } from './pipeline/journal.js';
 import { DockerodeDriver } from './docker/dockerode-driver.js';
 import { DockerError } from './docker/errors.js';
 import { ReportClient } from './reports/client.js';
-import { ensureCommandStream, publishCommand, removeServerChannel } from './testing/nats.js';
+import { ensureCommandStream, publishCommand } from './testing/nats.js';
+import { CleanUp } from './testing/clean-up.js';
 import { startReportServer, type RecordingReportServer } from './testing/report-server.js';
 import { startTestAgent } from './testing/test-agent.js';
 import { waitUntil } from './testing/wait.js';
@@ -69,35 +70,14 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const problems: string[] = [];
-  for (const name of services) {
-    await docker
-      .getService(name)
-      .remove()
-      .catch((err: { statusCode?: number }) => {
-        if (err.statusCode !== 404) problems.push(`service ${name}: ${String(err)}`);
-      });
-  }
-  await waitUntil(
-    `network ${NETWORK} removed`,
-    async () => {
-      try {
-        await docker.getNetwork(NETWORK).remove();
-        return true;
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode === 404) return true;
-        throw err;
-      }
-    },
-    60_000,
-    250,
-  ).catch((err: unknown) => problems.push(String(err)));
-  await registry?.stop().catch((err: unknown) => problems.push(`registry: ${String(err)}`));
-  for (const id of serverIds) await removeServerChannel(nc, id).catch((err: unknown) => problems.push(`channel ${id}: ${String(err)}`));
-  await nc?.close();
+  const clean = new CleanUp(docker);
+  await clean.services(services);
+  await clean.network(NETWORK);
+  if (registry) await clean.step('registry', () => registry.stop());
+  await clean.channels(nc, serverIds);
   await reportServer?.stop();
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-  if (problems.length) throw new Error(`clean-up left objects behind:\n${problems.join('\n')}`);
+  await clean.dirs(dirs);
+  clean.done();
 }, 120_000);
 
 async function startAgent(cluster?: NonNullable<Parameters<typeof startTestAgent>[0]['deploy']>['cluster']): Promise<string> {

@@ -1,18 +1,7 @@
-import { z } from 'zod';
+import { type FieldKind, type JsonSchema, fieldKind as kindOf, inputJsonSchema, variantsOf as variants } from '@skiff/contracts';
+import type { z } from 'zod';
 
-type JsonSchema = {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  items?: JsonSchema;
-  enum?: unknown[];
-  const?: unknown;
-  description?: string;
-};
-
-export type Kind = 'string' | 'number' | 'boolean' | 'array' | 'json';
+export type Kind = FieldKind;
 
 /** One input field of an operation, as the CLI offers it. */
 export interface Field {
@@ -31,11 +20,6 @@ export interface Field {
 /** `applicationId` → `application-id`, `healthCheckCluster` → `health-check-cluster`. */
 export const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/([A-Z])([A-Z][a-z])/g, '$1-$2').toLowerCase();
 
-function variants(s: JsonSchema): JsonSchema[] {
-  const list = s.anyOf ?? s.oneOf;
-  return list ? list.flatMap(variants) : [s];
-}
-
 function typeNames(s: JsonSchema): string[] {
   return variants(s).flatMap((v) => {
     if (v.enum) return v.enum.map((e) => JSON.stringify(e));
@@ -45,28 +29,13 @@ function typeNames(s: JsonSchema): string[] {
   });
 }
 
-function kindOf(s: JsonSchema): Kind {
-  const kinds = new Set(
-    variants(s)
-      .filter((v) => v.type !== 'null')
-      .map((v): Kind => {
-        const t = Array.isArray(v.type) ? v.type.find((x) => x !== 'null') : v.type;
-        if (t === 'integer' || t === 'number') return 'number';
-        if (t === 'string' || (v.enum && v.enum.every((e) => typeof e === 'string'))) return 'string';
-        if (t === 'boolean' || t === 'array') return t;
-        return 'json';
-      }),
-  );
-  return kinds.size === 1 ? [...kinds][0]! : 'json';
-}
-
 const cache = new WeakMap<z.ZodType, Field[]>();
 
 /** The fields of an operation's input, from its contract's schema (JSON Schema, as clients send it). */
 export function fieldsOf(schema: z.ZodType): Field[] {
   let fields = cache.get(schema);
   if (fields) return fields;
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const json = inputJsonSchema(schema);
   const required = new Set(json.required ?? []);
   fields = Object.entries(json.properties ?? {}).map(([name, s]) => {
     const kind = kindOf(s);

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { startGitServer, startSshGitServer, waitFor, type TestGitRepo, type TestGitServer } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeBuiltImages } from './testing/built-images.js';
 import { docker, freePort, page, startTestStack, type TestStack } from './testing/stack.js';
 
 let s: TestStack;
@@ -20,26 +21,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const services = [...(s?.services ?? [])];
   // close() fails on a leaked secret; the cleanup below runs first.
   const closed = await s?.close().then(() => null, (err: unknown) => err);
   await git?.stop();
   // The images the builds made (labelled with their application's id), once the services'
   // containers are gone (an image a container still uses cannot be removed).
-  await waitFor(
-    async () => {
-      for (const name of services) {
-        if ((await docker(['ps', '-aq', '--filter', `label=com.docker.swarm.service.name=${name}`])).out !== '') return false;
-      }
-      return true;
-    },
-    { timeoutMs: 30_000, intervalMs: 250, what: 'the build services\' containers to be removed' },
-  ).catch(() => undefined);
-  for (const id of appIds) {
-    const images = await docker(['image', 'ls', '--format', '{{.Repository}}:{{.Tag}}', '--filter', `label=skiff.id=${id}`]);
-    const refs = [...new Set(images.out.split('\n').filter(Boolean))];
-    if (refs.length > 0) await docker(['image', 'rm', ...refs]);
-  }
+  await removeBuiltImages(appIds);
   if (closed) throw closed;
 }, 90_000);
 

@@ -5,6 +5,7 @@
 import { startGitServer, waitFor, type TestGitServer } from '@skiff/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { builtImageName } from './agents/outbound/kinds/deploy-application.js';
+import { removeBuiltImages } from './testing/built-images.js';
 import { docker, freePort, page, startTestStack, webServerSettings, type TestStack } from './testing/stack.js';
 
 const SECOND = 1_000_000_000;
@@ -13,7 +14,8 @@ const NEVER_HEALTHY = { Test: ['CMD', 'false'], Interval: 30 * SECOND, StartPeri
 
 let s: TestStack;
 let git: TestGitServer;
-const images: string[] = [];
+/** Applications whose built images go at the end. */
+const built: string[] = [];
 beforeAll(async () => {
   s = await startTestStack('cancel');
   git = await startGitServer();
@@ -27,13 +29,14 @@ afterEach(async () => {
   }
 });
 afterAll(async () => {
-  for (const repo of images) {
-    const listed = await docker(['images', '--filter', `reference=${repo}`, '--format', '{{.Repository}}:{{.Tag}}']);
-    for (const ref of listed.out.split('\n').filter(Boolean)) await docker(['image', 'rm', '--force', ref]);
-  }
   await git?.stop();
-  await s?.close();
-}, 60_000);
+  // The services first: an image whose tag goes while its service runs stays behind, untagged.
+  try {
+    await s?.close();
+  } finally {
+    await removeBuiltImages(built);
+  }
+}, 90_000);
 
 type Deployment = { deploymentId: string; status: string; reason: string | null };
 
@@ -142,7 +145,7 @@ describe('cancelling deployments', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const app = created.body as { applicationId: string; appName: string };
     s.services.push(app.appName);
-    images.push(app.appName);
+    built.push(app.applicationId);
     touched.push(app.applicationId);
     for (const [op, input] of [
       ['application.saveGitProvider', { customGitUrl: repo.url, customGitBranch: 'main', customGitBuildPath: null, watchPaths: null }],

@@ -4,20 +4,23 @@
 // page from the archive is served.
 import { type TestEntry, tarGz, waitFor, zipArchive } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, freePort, page, startTestStack, type TestStack } from './testing/stack.js';
+import { removeBuiltImages } from './testing/built-images.js';
+import { freePort, page, startTestStack, type TestStack } from './testing/stack.js';
 
 let s: TestStack;
-const images: string[] = [];
+/** Applications whose built images go at the end. */
+const built: string[] = [];
 beforeAll(async () => {
   s = await startTestStack('drop');
 }, 120_000);
 afterAll(async () => {
-  for (const repo of images) {
-    const listed = await docker(['images', '--filter', `reference=${repo}`, '--format', '{{.Repository}}:{{.Tag}}']);
-    for (const ref of listed.out.split('\n').filter(Boolean)) await docker(['image', 'rm', '--force', ref]);
+  // The services first: an image whose tag goes while its service runs stays behind, untagged.
+  try {
+    await s?.close();
+  } finally {
+    await removeBuiltImages(built);
   }
-  await s?.close();
-}, 60_000);
+}, 90_000);
 
 /** A site whose Containerfile serves `text` with busybox's httpd on port 8080, inside `folder/` when given. */
 const siteEntries = (text: string, folder = ''): TestEntry[] => [
@@ -35,7 +38,7 @@ async function dropApplication(name: string, port: number) {
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const app = created.body as { applicationId: string; appName: string };
   s.services.push(app.appName);
-  images.push(app.appName);
+  built.push(app.applicationId);
   const build = await t.call('application.saveBuildType', {
     applicationId: app.applicationId,
     buildType: 'containerfile',

@@ -4,9 +4,10 @@
 // token. The token is nowhere in the control plane's log, the agent's output, the deployment
 // log (the stack's secret watch) or the built image's `.git/config`.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { startGitServer, waitFor, type TestGitServer } from '@skiff/testing';
+import { startGitServer, type TestGitServer } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeForges, startFakeForges } from './testing/fake-forges.js';
+import { removeBuiltImages } from './testing/built-images.js';
 import { docker, startTestStack, type TestStack } from './testing/stack.js';
 
 let s: TestStack;
@@ -30,24 +31,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const services = [...(s?.services ?? [])];
   const closed = await s?.close().then(() => null, (err: unknown) => err);
   await forges?.stop();
   await git?.stop();
-  await waitFor(
-    async () => {
-      for (const name of services) {
-        if ((await docker(['ps', '-aq', '--filter', `label=com.docker.swarm.service.name=${name}`])).out !== '') return false;
-      }
-      return true;
-    },
-    { timeoutMs: 30_000, intervalMs: 250, what: "the forge services' containers to be removed" },
-  ).catch(() => undefined);
-  for (const id of appIds) {
-    const images = await docker(['image', 'ls', '--format', '{{.Repository}}:{{.Tag}}', '--filter', `label=skiff.id=${id}`]);
-    const refs = [...new Set(images.out.split('\n').filter(Boolean))];
-    if (refs.length > 0) await docker(['image', 'rm', ...refs]);
-  }
+  await removeBuiltImages(appIds);
   if (closed) throw closed;
 }, 90_000);
 

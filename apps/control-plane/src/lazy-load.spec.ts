@@ -3,10 +3,10 @@
 // only some requests use is imported where it is used (still in the one file, evaluated with
 // its first use): a static import of one of them would load it into every idle control plane
 // again (`tools/bench` prints "RSS idle"; the issue's bound is 120 MB on PostgreSQL).
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type BundleGraph, REQUIRE_BANNER, bundleGraph, runBundleWithHook } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -28,51 +28,18 @@ const FLAGS = [
   '--minify-whitespace', '--minify-syntax', '--legal-comments=none', '--charset=ascii',
   '--external:@electric-sql/pglite', '--external:kysely-pglite-dialect', '--external:pg-native',
 ];
-const BANNER = `--banner:js=import{createRequire as __skiffRequire}from'node:module';const require=__skiffRequire(import.meta.url);`;
 
-interface Metafile {
-  inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
-}
-
-let meta: Metafile;
+let graph: BundleGraph;
 // Under the repository, as dist/control-plane is: the bundle resolves redoc's files in node_modules.
 mkdirSync(join(root, 'dist'), { recursive: true });
 const dir = mkdtempSync(join(root, 'dist', 'lazy-load-'));
 const bundle = join(dir, 'main.mjs');
 
 beforeAll(async () => {
-  await new Promise<void>((resolve, reject) =>
-    execFile(
-      join(root, 'node_modules/.bin/esbuild'),
-      [ENTRY, ...FLAGS, `--outfile=${bundle}`, '--log-level=error', `--metafile=${join(dir, 'meta.json')}`, BANNER],
-      { cwd: root },
-      (err, _out, stderr) => (err ? reject(new Error(`esbuild failed: ${stderr}`)) : resolve()),
-    ),
-  );
-  meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as Metafile;
+  graph = await bundleGraph({ root, entry: ENTRY, args: [...FLAGS, REQUIRE_BANNER], outfile: bundle });
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Every input (and external package) reached from the entry without a dynamic import, with the chain that reaches it. */
-function staticallyReached(): Map<string, string[]> {
-  const reached = new Map<string, string[]>([[ENTRY, [ENTRY]]]);
-  const queue = [ENTRY];
-  while (queue.length > 0) {
-    const file = queue.shift()!;
-    for (const imp of meta.inputs[file]?.imports ?? []) {
-      if (imp.kind !== 'import-statement' && imp.kind !== 'require-call') continue;
-      if (reached.has(imp.path)) continue;
-      if (imp.external) {
-        reached.set(imp.path, [...reached.get(file)!, imp.path]);
-        continue;
-      }
-      reached.set(imp.path, [...reached.get(file)!, imp.path]);
-      queue.push(imp.path);
-    }
-  }
-  return reached;
-}
 
 describe('the idle control plane', () => {
   it('builds as build_control_plane does', () => {
@@ -82,20 +49,15 @@ describe('the idle control plane', () => {
   });
 
   it('does not evaluate what only some requests use', () => {
-    const reached = staticallyReached();
-    const eager = LAZY.flatMap(([what, pattern]) =>
-      [...reached.keys()].filter((f) => pattern.test(f)).map((f) => `${what}: ${reached.get(f)!.join(' -> ')}`),
-    );
-    expect(eager).toEqual([]);
+    expect(graph.eager(LAZY)).toEqual([]);
   });
 
   it('does not import PGlite until it uses it (on PostgreSQL never)', () => {
-    expect([...staticallyReached().entries()].filter(([f]) => PGLITE.test(f)).map(([, chain]) => chain.join(' -> '))).toEqual([]);
+    expect([...graph.staticallyReached().entries()].filter(([f]) => PGLITE.test(f)).map(([, chain]) => chain.join(' -> '))).toEqual([]);
   });
 
   it('still bundles them, for the requests that import them', () => {
-    const inputs = Object.keys(meta.inputs);
-    for (const [what, pattern] of LAZY) expect(inputs.some((f) => pattern.test(f)), what).toBe(true);
+    for (const [what, pattern] of LAZY) expect(graph.inputs.some((f) => pattern.test(f)), what).toBe(true);
   });
 
   // V8 keeps the bundle's source in memory; one character outside Latin-1 (a dash in a
@@ -110,11 +72,8 @@ describe('the idle control plane', () => {
     expect(readdirSync(dir).sort()).toEqual(['main.mjs', 'meta.json']);
     // A bad port stops it in readConfig, after every module's top level ran.
     const report = join(dir, 'error.txt');
-    const hook = join(dir, 'error.cjs');
-    writeFileSync(hook, `process.on('uncaughtException', (e) => { require('node:fs').writeFileSync(${JSON.stringify(report)}, e.message); process.exit(1); });`);
-    await new Promise<void>((resolve) =>
-      execFile(process.execPath, ['--require', hook, bundle], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SKIFF_PORT: 'none' } }, () => resolve()),
-    );
+    const hook = `process.on('uncaughtException', (e) => { require('node:fs').writeFileSync(${JSON.stringify(report)}, e.message); process.exit(1); });`;
+    await runBundleWithHook(bundle, hook, { SKIFF_PORT: 'none' });
     expect(readFileSync(report, 'utf8')).toBe('SKIFF_PORT is not a port: none');
   });
 });

@@ -13,6 +13,7 @@ import { startGitServer, waitFor, type TestGitServer } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeForges, startFakeForges } from './testing/fake-forges.js';
 import { answers, type ProxyRequest } from './testing/proxy-client.js';
+import { removeBuiltImages } from './testing/built-images.js';
 import { docker, startTestStack, type TestStack } from './testing/stack.js';
 import { signatureFor } from './services/webhooks/index.js';
 
@@ -43,25 +44,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const services = [...(s?.services ?? [])];
   await new Promise((resolve) => api?.close(resolve));
   const closed = await s?.close().then(() => null, (err: unknown) => err);
   await forges?.stop();
   await git?.stop();
-  await waitFor(
-    async () => {
-      for (const name of services) {
-        if ((await docker(['ps', '-aq', '--filter', `label=com.docker.swarm.service.name=${name}`])).out !== '') return false;
-      }
-      return true;
-    },
-    { timeoutMs: 30_000, intervalMs: 250, what: "the previews' containers to be removed" },
-  ).catch(() => undefined);
-  for (const id of [applicationId, ...previewIds].filter(Boolean)) {
-    const images = await docker(['image', 'ls', '--format', '{{.Repository}}:{{.Tag}}', '--filter', `label=skiff.id=${id}`]);
-    const refs = [...new Set(images.out.split('\n').filter(Boolean))];
-    if (refs.length > 0) await docker(['image', 'rm', ...refs]);
-  }
+  await removeBuiltImages([applicationId, ...previewIds].filter(Boolean));
   if (closed) throw closed;
 }, 90_000);
 

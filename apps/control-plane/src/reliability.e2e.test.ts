@@ -16,6 +16,7 @@ import { loadSecretKey } from './secret-key.js';
 import { CommandOutbox } from './agents/outbound/outbox.js';
 import { loadCommandSigningKey } from './agents/command-signing-key.js';
 import { dockerCommand, startProcessStack, type ProcessStack } from './testing/process-stack.js';
+import { removeBuiltImages } from './testing/built-images.js';
 import { freePort, page, webServerSettings } from './testing/stack.js';
 
 const DEPLOY = 'COMMAND_KIND_DEPLOY_APPLICATION';
@@ -34,16 +35,7 @@ afterAll(async () => {
   await s?.close();
   await git?.stop();
   await database?.drop();
-  for (const id of built) {
-    // The removed services' containers go asynchronously, and an image a running container uses cannot be removed.
-    const containersOf = async () => (await dockerCommand(['ps', '-aq', '--filter', `label=skiff.id=${id}`])).out.split('\n').filter(Boolean);
-    await waitFor(async () => (await containersOf()).length === 0, { timeoutMs: 60_000, what: `the containers of ${id} to go` }).catch(async () => {
-      const left = await containersOf();
-      if (left.length > 0) await dockerCommand(['rm', '-f', ...left]);
-    });
-    const images = (await dockerCommand(['image', 'ls', '-q', '--filter', `label=skiff.id=${id}`])).out.split('\n').filter(Boolean);
-    if (images.length > 0) await dockerCommand(['image', 'rm', '-f', ...new Set(images)]);
-  }
+  await removeBuiltImages(built, 60_000);
 }, 120_000);
 
 /** Rolling updates that settle after one second (the engine's default monitor period is five). */

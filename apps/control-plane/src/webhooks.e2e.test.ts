@@ -7,7 +7,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startGitServer, waitFor, type TestGitServer } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, freePort, page, startTestStack, type TestStack } from './testing/stack.js';
+import { removeBuiltImages } from './testing/built-images.js';
+import { freePort, page, startTestStack, type TestStack } from './testing/stack.js';
 
 let s: TestStack;
 let git: TestGitServer;
@@ -24,24 +25,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const services = [...(s?.services ?? [])];
   await new Promise((resolve) => api?.close(resolve));
   const closed = await s?.close().then(() => null, (err: unknown) => err);
   await git?.stop();
-  await waitFor(
-    async () => {
-      for (const name of services) {
-        if ((await docker(['ps', '-aq', '--filter', `label=com.docker.swarm.service.name=${name}`])).out !== '') return false;
-      }
-      return true;
-    },
-    { timeoutMs: 30_000, intervalMs: 250, what: "the hooked service's containers to be removed" },
-  ).catch(() => undefined);
-  if (applicationId) {
-    const images = await docker(['image', 'ls', '--format', '{{.Repository}}:{{.Tag}}', '--filter', `label=skiff.id=${applicationId}`]);
-    const refs = [...new Set(images.out.split('\n').filter(Boolean))];
-    if (refs.length > 0) await docker(['image', 'rm', ...refs]);
-  }
+  await removeBuiltImages([applicationId].filter(Boolean));
   if (closed) throw closed;
 }, 90_000);
 

@@ -38,6 +38,7 @@ import { volumeBackup } from './volumeBackup/index.js';
 
 export * from './contract.js';
 export * from './primitives.js';
+export * from './input-schema.js';
 export { LogQueries, type LogQuery } from './logs.js';
 export * from './records.js';
 export { BillingProductConfig } from './billing/record.js';

@@ -3,7 +3,7 @@
 // server). A rollout that cannot finish stands for a long deploy: its task's health check
 // never passes, so the task stays `starting` and the engine's update never completes.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -27,7 +27,8 @@ import { DEPLOYMENT_LABEL } from '../deployments/deploy-spec.js';
 import { CommandJournal } from '../pipeline/journal.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ReportClient } from '../reports/client.js';
-import { ensureCommandStream, publishCommand, removeServerChannel, requestControl } from '../testing/nats.js';
+import { ensureCommandStream, publishCommand, requestControl } from '../testing/nats.js';
+import { CleanUp } from '../testing/clean-up.js';
 import { startReportServer, type RecordingReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
@@ -65,20 +66,12 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const problems: string[] = [];
-  for (const name of services) {
-    await docker
-      .getService(name)
-      .remove()
-      .catch((err: { statusCode?: number }) => {
-        if (err.statusCode !== 404) problems.push(`service ${name}: ${String(err)}`);
-      });
-  }
-  for (const id of serverIds) await removeServerChannel(nc, id).catch((err: unknown) => problems.push(`channel ${id}: ${String(err)}`));
-  await nc?.close();
+  const clean = new CleanUp(docker);
+  await clean.services(services);
+  await clean.channels(nc, serverIds);
   await reportServer?.stop();
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-  if (problems.length) throw new Error(`clean-up left objects behind:\n${problems.join('\n')}`);
+  await clean.dirs(dirs);
+  clean.done();
 }, 120_000);
 
 async function startAgent() {

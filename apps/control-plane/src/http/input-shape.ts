@@ -1,43 +1,10 @@
+import { type FieldKind, type JsonSchema, fieldKind, inputJsonSchema } from '@skiff/contracts';
 import { z } from 'zod';
 
-type FieldKind = 'string' | 'number' | 'boolean' | 'array' | 'other';
-
-export type JsonSchema = {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  items?: JsonSchema;
-  [k: string]: unknown;
-};
-
-const cache = new WeakMap<z.ZodType, JsonSchema>();
-
-/** The JSON Schema (2020-12) of an input, as clients send it; computed once per schema. */
-export function inputJsonSchema(schema: z.ZodType): JsonSchema {
-  let s = cache.get(schema);
-  if (!s) {
-    s = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-    cache.set(schema, s);
-  }
-  return s;
-}
+export { inputJsonSchema, type JsonSchema } from '@skiff/contracts';
 
 export function outputJsonSchema(schema: z.ZodType): JsonSchema {
   return z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
-}
-
-function kindOf(s: JsonSchema): FieldKind {
-  const variants = s.anyOf ?? s.oneOf;
-  if (variants) {
-    const kinds = new Set(variants.filter((v) => v.type !== 'null').map(kindOf));
-    return kinds.size === 1 ? [...kinds][0]! : 'other';
-  }
-  const t = Array.isArray(s.type) ? s.type.filter((x) => x !== 'null')[0] : s.type;
-  if (t === 'integer' || t === 'number') return 'number';
-  if (t === 'boolean' || t === 'array' || t === 'string') return t;
-  return 'other';
 }
 
 const kindsCache = new WeakMap<z.ZodType, Map<string, FieldKind>>();
@@ -46,7 +13,7 @@ function fieldKinds(schema: z.ZodType): Map<string, FieldKind> {
   let kinds = kindsCache.get(schema);
   if (!kinds) {
     const props = inputJsonSchema(schema).properties ?? {};
-    kinds = new Map(Object.entries(props).map(([k, v]) => [k, kindOf(v)]));
+    kinds = new Map(Object.entries(props).map(([k, v]) => [k, fieldKind(v)]));
     kindsCache.set(schema, kinds);
   }
   return kinds;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { duplicateKeyPath } from './json-body.js';
 
 describe('duplicateKeyPath', () => {
@@ -8,6 +8,24 @@ describe('duplicateKeyPath', () => {
     expect(duplicateKeyPath('{"x\\"y":1,"x\\u0022y":2}')).toEqual(['x"y']);
     expect(duplicateKeyPath('{"a":{},"a":[]}')).toEqual(['a']);
     expect(duplicateKeyPath('[{"k":1},{"k":2}]')).toBeNull();
+  });
+
+  it('finds where a string ends past escaped quotes and backslashes', () => {
+    expect(duplicateKeyPath('{"a\\\\":"\\"{","a\\\\":1}')).toEqual(['a\\']);
+    expect(duplicateKeyPath('{"s":"}\\",\\"s\\":{","t":1}')).toBeNull();
+    expect(duplicateKeyPath('{"s":"\\\\\\"","s":2}')).toEqual(['s']);
+  });
+
+  it('decodes only the keys that hold an escape (the others are their text)', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const body = JSON.stringify(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`key${i}`, { value: `v"${i}` }])));
+      expect(duplicateKeyPath(body)).toBeNull();
+      expect(duplicateKeyPath('{"k\\u0061":1,"ka":2}')).toEqual(['ka']);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('walks a deeply nested text without recursion', () => {

@@ -43,39 +43,62 @@ const refused = (message: string, issue: string) => new DomainError('BAD_REQUEST
 /**
  * The path of the first key an object of `text` (valid JSON) gives twice, keys compared
  * decoded (`"a"` and `"\u0061"` are one key); null when there is none. Walked without
- * recursion, so any depth JSON.parse took is fine.
+ * recursion, so any depth JSON.parse took is fine. Strings are skipped by searching for their
+ * closing quote, and only a key with an escape in it is decoded (the others are their text).
  */
 export function duplicateKeyPath(text: string): Array<string | number> | null {
   // One frame per open object (its keys, the key being read) or array (the index being read).
   const stack: Array<{ keys: Set<string> | null; at: string | number }> = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      const top = stack[stack.length - 1];
-      if (expectKey && top?.keys) {
-        const key = JSON.parse(text.slice(i, end + 1)) as string;
-        if (top.keys.has(key)) return [...stack.slice(0, -1).map((f) => f.at), key];
-        top.keys.add(key);
-        top.at = key;
-        expectKey = false;
+    switch (text.charCodeAt(i)) {
+      case 0x22: {
+        // "
+        const end = closingQuote(text, i);
+        const top = stack[stack.length - 1];
+        if (expectKey && top?.keys) {
+          const raw = text.slice(i + 1, end);
+          const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+          if (top.keys.has(key)) return [...stack.slice(0, -1).map((f) => f.at), key];
+          top.keys.add(key);
+          top.at = key;
+          expectKey = false;
+        }
+        i = end;
+        break;
       }
-      i = end;
-    } else if (c === '{') {
-      stack.push({ keys: new Set(), at: '' });
-      expectKey = true;
-    } else if (c === '[') {
-      stack.push({ keys: null, at: 0 });
-    } else if (c === '}' || c === ']') {
-      stack.pop();
-      expectKey = false;
-    } else if (c === ',') {
-      const top = stack[stack.length - 1]!;
-      if (top.keys) expectKey = true;
-      else top.at = (top.at as number) + 1;
+      case 0x7b: // {
+        stack.push({ keys: new Set(), at: '' });
+        expectKey = true;
+        break;
+      case 0x5b: // [
+        stack.push({ keys: null, at: 0 });
+        break;
+      case 0x7d: // }
+      case 0x5d: // ]
+        stack.pop();
+        expectKey = false;
+        break;
+      case 0x2c: {
+        // ,
+        const top = stack[stack.length - 1]!;
+        if (top.keys) expectKey = true;
+        else top.at = (top.at as number) + 1;
+      }
     }
   }
   return null;
 }
+
+/** Where the string opened at `start` closes: the next quote not escaped by an odd run of backslashes. */
+function closingQuote(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+const BACKSLASH = 0x5c;

@@ -9,7 +9,7 @@ import { type AuditRecorder, audited, remoteAddress } from './audit-trail.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
 import { errorBody, unknownFieldsError, validationError } from './envelope.js';
-import { MAX_JSON_BODY_BYTES, incomingOf, readBoundedBytes, readBoundedText, readIncomingBytes } from './body.js';
+import { MAX_JSON_BODY_BYTES, incomingOf, readBodyBytes, readBoundedText } from './body.js';
 import { jsonObjectOf } from './json-body.js';
 import { tooDeepIssues } from './input-depth.js';
 import { inputFromQuery, inputJsonSchema } from './input-shape.js';
@@ -164,10 +164,7 @@ function queryOf(ctx: Context): URLSearchParams {
 
 /** The JSON object of a request body, read with its limit (body.ts: counted as it arrives; json-body.ts: what it must be). */
 async function jsonBody(ctx: Context): Promise<unknown> {
-  const incoming = incomingOf(ctx);
-  const bytes = incoming
-    ? await readIncomingBytes(incoming, MAX_JSON_BODY_BYTES, JSON_BODY_DEADLINE_MS)
-    : await readBoundedBytes(ctx.req.raw, MAX_JSON_BODY_BYTES, JSON_BODY_DEADLINE_MS);
+  const bytes = await readBodyBytes(incomingOf(ctx) ?? ctx.req.raw, MAX_JSON_BODY_BYTES, JSON_BODY_DEADLINE_MS);
   return jsonObjectOf(bytes, ctx.req.header('content-encoding'));
 }
 

@@ -218,4 +218,11 @@ export async function addMember(t: TestPlatform, email: string, role: 'admin' | 
   return { userId: accepted.body.userId as string, key: t.watch.secret(accepted.body.apiKey.key as string) };
 }
 
+/** The caller of a new organization of its own (the platform owner's key scoped to it), for tests of what one organization may not reach of another. */
+export async function otherOrganization(t: TestPlatform) {
+  const org = await t.call('organization.create', { name: `Elsewhere ${Math.random()}` });
+  const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.body.organizationId } })).body.key as string;
+  return t.as(t.watch.secret(key));
+}
+
 export const randomKeyLike = () => `skf_${randomBytes(32).toString('base64url')}`;

@@ -1,6 +1,7 @@
 import { type NatsConnection, errors, headers } from '@nats-io/transport-node';
 import { type CommandSigner, LOCAL_SERVER_ID, controlSubject } from '@skiff/domain';
 import { ControlReply, ControlRequest } from '@skiff/proto';
+import type { z } from 'zod';
 import { DomainError } from '../../errors.js';
 
 /** How long an agent has to answer a control request. */
@@ -60,6 +61,22 @@ export class NoAgentControl implements AgentControl {
 
 export function serverLabel(serverId: string): string {
   return serverId === LOCAL_SERVER_ID ? 'server local (the platform host)' : `server ${serverId}`;
+}
+
+/**
+ * The result an agent's reply carries as JSON (`resultJson`), checked against `result`; an
+ * answer that is not JSON, or not of that shape, is the error `trouble` makes of what it did.
+ */
+export function agentResult<T>(resultJson: string, result: z.ZodType<T>, trouble: (what: string) => DomainError): T {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(resultJson);
+  } catch {
+    throw trouble('answered something that is not JSON');
+  }
+  const checked = result.safeParse(parsed);
+  if (!checked.success) throw trouble('answered something of the wrong shape');
+  return checked.data;
 }
 
 /** The agent did not answer (offline, NATS away, or too slow): it did nothing the control plane knows of. */

@@ -1,7 +1,7 @@
 import { contractsByName } from '@skiff/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { addMember, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { addMember, otherOrganization, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 
 /** The documented record, refusing any field it does not document. */
 const CacheRecord = (contractsByName.get('cache.one')!.output as z.ZodObject).strict();
@@ -23,12 +23,6 @@ const createCache = async (overrides: Record<string, unknown> = {}) => {
   const res = await t.call('cache.create', { name: 'Session Store', databasePassword: PASSWORD, environmentId: env, ...overrides });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
-};
-
-const otherOrganization = async () => {
-  const org = await t.call('organization.create', { name: `Elsewhere ${Math.random()}` });
-  const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.body.organizationId } })).body.key;
-  return t.as(key);
 };
 
 describe('cache records', () => {
@@ -220,7 +214,7 @@ describe('cache records', () => {
     const viaUpdate = await t.call('cache.update', { cacheId: cache.cacheId, environmentId: other, name: 'moved' });
     expect(viaUpdate.body).toMatchObject({ environmentId: other, name: 'moved' });
 
-    const outsider = await otherOrganization();
+    const outsider = await otherOrganization(t);
     const foreignEnv = (await outsider('project.create', { name: 'theirs' })).body.environments[0].environmentId;
     const refused = await t.call('cache.move', { cacheId: cache.cacheId, targetEnvironmentId: foreignEnv });
     expect(refused.status).toBe(400);
@@ -314,7 +308,7 @@ describe('cache permissions', () => {
 
   it('answers NOT_FOUND to another organization, for reads and writes', async () => {
     const cache = await createCache();
-    const outsider = await otherOrganization();
+    const outsider = await otherOrganization(t);
     const theirEnv = (await outsider('project.create', { name: 'theirs' })).body.environments[0].environmentId;
     for (const [op, input] of [
       ['cache.one', { cacheId: cache.cacheId }],

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseDotenv as parseDotenvText } from '@skiff/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../config.js';
-import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { otherOrganization, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { bundledCatalogDir, loadBundledCatalog } from './compose-templates-catalog.js';
 import { OPERATOR_CATALOG } from './compose-templates-fetch.js';
 import { RemoteCatalog } from './compose-templates-remote.js';
@@ -243,9 +243,7 @@ describe('compose.processTemplate', () => {
 
   it("does not reach another organization's stack", async () => {
     const stack = await createStack();
-    const org = await t.call('organization.create', { name: `Elsewhere ${Math.random()}` });
-    const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.body.organizationId } })).body.key;
-    const res = await t.as(key)('compose.processTemplate', { composeId: stack.composeId, base64: HELPERS_TEMPLATE });
+    const res = await (await otherOrganization(t))('compose.processTemplate', { composeId: stack.composeId, base64: HELPERS_TEMPLATE });
     expect(res.status).toBe(404);
   });
 });

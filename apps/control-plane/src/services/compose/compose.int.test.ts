@@ -1,7 +1,7 @@
 import { contractsByName } from '@skiff/contracts';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { addMember, otherOrganization, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 
 /** The documented record, refusing any field it does not document. */
 const ComposeRecord = (contractsByName.get('compose.one')!.output as z.ZodObject).strict();
@@ -21,12 +21,6 @@ const createStack = async (overrides: Record<string, unknown> = {}) => {
   const res = await t.call('compose.create', { name: 'Monitoring Stack', environmentId: env, ...overrides });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
-};
-
-const otherOrganization = async () => {
-  const org = await t.call('organization.create', { name: `Elsewhere ${Math.random()}` });
-  const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.body.organizationId } })).body.key;
-  return t.as(key);
 };
 
 describe('compose records', () => {
@@ -227,7 +221,7 @@ describe('compose records', () => {
     const across = await t.call('compose.move', { composeId: stack.composeId, targetEnvironmentId: other.body.environments[0].environmentId });
     expect(across.body.environmentId).toBe(other.body.environments[0].environmentId);
 
-    const outsider = await otherOrganization();
+    const outsider = await otherOrganization(t);
     const foreignEnv = (await outsider('project.create', { name: 'theirs' })).body.environments[0].environmentId;
     const refused = await t.call('compose.move', { composeId: stack.composeId, targetEnvironmentId: foreignEnv });
     expect(refused.status).toBe(400);
@@ -326,7 +320,7 @@ describe('compose permissions', () => {
 
   it('answers NOT_FOUND to another organization, for reads and writes', async () => {
     const stack = await createStack();
-    const outsider = await otherOrganization();
+    const outsider = await otherOrganization(t);
     const theirEnv = (await outsider('project.create', { name: 'theirs' })).body.environments[0].environmentId;
     for (const [op, input] of [
       ['compose.one', { composeId: stack.composeId }],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Command } from '@skiff/proto';
-import { addMember, type Call, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { addMember, type Call, otherOrganization, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
 
 /** Issue 13, "A compose stack is root on the host": the platform host refuses host privileges unless trusted. */
@@ -63,9 +63,7 @@ describe('host privileges on the platform host', () => {
   it('trust is per organization: another organization is still refused', async () => {
     await trust(t.call, organizationId, true);
     try {
-      const org = await t.call('organization.create', { name: `Elsewhere ${Math.random()}` });
-      const key = (await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.body.organizationId } })).body.key;
-      const other = t.as(t.watch.secret(key));
+      const other = await otherOrganization(t);
       const project = (await other('project.create', { name: 'other' })).body;
       refused(await other('compose.create', { name: 'x', environmentId: project.environments[0].environmentId, composeFile: PRIVILEGED }), 'web', 'privileged');
     } finally {

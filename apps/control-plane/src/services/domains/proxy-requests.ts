@@ -1,7 +1,7 @@
 import { wireServerId } from '@skiff/domain';
 import { type ControlReply, ProxyOperation, type ProxyRequest } from '@skiff/proto';
 import { z } from 'zod';
-import { type AgentControl, serverLabel } from '../../agents/outbound/control-client.js';
+import { type AgentControl, agentResult, serverLabel } from '../../agents/outbound/control-client.js';
 import { DomainError, Invalid } from '../../errors.js';
 
 /** The API field each ProxyRequest field an agent may refuse comes from. */
@@ -57,15 +57,7 @@ export function proxyAnswer<T>(wire: string, reply: ControlReply, result: z.ZodT
     throw agentTrouble(wire, `says ${reply.error}`);
   }
   if (!reply.proxy) throw agentTrouble(wire, 'gave no answer to a proxy request (is it older than the control plane?)');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(reply.proxy.resultJson);
-  } catch {
-    throw agentTrouble(wire, 'answered something that is not JSON');
-  }
-  const checked = result.safeParse(parsed);
-  if (!checked.success) throw agentTrouble(wire, 'answered something of the wrong shape');
-  return checked.data;
+  return agentResult(reply.proxy.resultJson, result, (what) => agentTrouble(wire, what));
 }
 
 function agentTrouble(wire: string, what: string): DomainError {

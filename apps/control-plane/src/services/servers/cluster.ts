@@ -5,7 +5,7 @@ import { ClusterOperation, type ClusterRequest, type ControlReply } from '@skiff
 import { z } from 'zod';
 import type { Principal } from '../../authz/principal.js';
 import { isAdmin, requirePlatformAdmin } from '../../authz/policy.js';
-import { type AgentControl, serverLabel } from '../../agents/outbound/control-client.js';
+import { type AgentControl, agentResult, serverLabel } from '../../agents/outbound/control-client.js';
 import { DomainError, Forbidden, Invalid, NotFound } from '../../errors.js';
 
 /** How long a server's agent has to answer a cluster request; a removal drains the node first. */
@@ -131,15 +131,7 @@ function clusterAnswer<T>(wire: string, reply: ControlReply, result: z.ZodType<T
     throw agentTrouble(wire, `says ${reply.error}`);
   }
   if (!reply.cluster) throw agentTrouble(wire, 'gave no answer to a cluster request (is it older than the control plane?)');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(reply.cluster.resultJson);
-  } catch {
-    throw agentTrouble(wire, 'answered something that is not JSON');
-  }
-  const checked = result.safeParse(parsed);
-  if (!checked.success) throw agentTrouble(wire, 'answered something of the wrong shape');
-  return checked.data;
+  return agentResult(reply.cluster.resultJson, result, (what) => agentTrouble(wire, what));
 }
 
 function agentTrouble(wire: string, what: string): DomainError {
