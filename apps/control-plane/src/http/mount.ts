@@ -78,7 +78,8 @@ export function mountApi(app: Hono, deps: MountDeps): void {
         unknown = unknownFieldIssues(schema, raw);
       }
       bodyDone = true;
-      const tooDeep = tooDeepIssues(raw);
+      // A query string's input is texts and lists of texts: only a body can nest.
+      const tooDeep = contract.method === 'GET' ? [] : tooDeepIssues(raw);
       if (tooDeep.length > 0) throw new DomainError('BAD_REQUEST', `Invalid input data: ${tooDeep[0]!.path.join('.')}: ${tooDeep[0]!.message}`, tooDeep);
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error, raw, schema, unknown);

@@ -12,9 +12,23 @@ export interface RequestLogger {
  * (its bindings serialized at once) would be made for no line.
  */
 export function requestLogger(root: Logger, requestId: string, operation: string): RequestLogger {
-  let child: Logger | undefined;
-  return {
-    get: () => (child ??= root.child({ requestId, operation })),
-    enabled: (level) => root.isLevelEnabled(level),
-  };
+  return new LazyChild(root, requestId, operation);
+}
+
+class LazyChild implements RequestLogger {
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly root: Logger,
+    private readonly requestId: string,
+    private readonly operation: string,
+  ) {}
+
+  get(): Logger {
+    return (this.child ??= this.root.child({ requestId: this.requestId, operation: this.operation }));
+  }
+
+  enabled(level: Level): boolean {
+    return this.root.isLevelEnabled(level);
+  }
 }
