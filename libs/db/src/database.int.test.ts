@@ -1,8 +1,8 @@
 import { freshDatabase } from '@skiff/testing';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DatabaseHandle, openDatabase } from './database.js';
+import { type DatabaseHandle, directQueryOf, openDatabase } from './database.js';
 
 let fresh: Awaited<ReturnType<typeof freshDatabase>>;
 let handle: DatabaseHandle;
@@ -33,5 +33,38 @@ describe('the Postgres pool', () => {
     expect(broken.length).toBe(1);
     const again = await sql<{ one: number }>`select 1 as one`.execute(handle.db);
     expect(again.rows[0]!.one).toBe(1);
+  });
+});
+
+describe('directQueryOf', () => {
+  const made = `direct_rows_${Date.now()}`;
+  beforeAll(async () => {
+    await sql`create table ${sql.table(made)} (id text primary key, created_at timestamptz not null, some_json jsonb not null, a_number int)`.execute(handle.db);
+    await sql`insert into ${sql.table(made)} values ('a', now(), '{"nested_key": {"deeper_key": [{"in_list": 1}]}}', 7), ('b', now(), '[]', null)`.execute(handle.db);
+  });
+
+  it("answers a compiled statement's rows as Kysely does (camelCase keys, nested JSON keys too, Dates), and tells onQuery", async () => {
+    const seen: string[] = [];
+    const other = await openDatabase({ url: fresh.url, poolSize: 1, onQuery: (s) => seen.push(s) });
+    try {
+      const anyDb = other.db as unknown as Kysely<any>;
+      const compiled = anyDb.selectFrom(made).selectAll().where('id', 'in', ['a', 'b']).orderBy('id').compile();
+      const direct = directQueryOf(other.db)!;
+      const rows = await direct(compiled.sql, compiled.parameters);
+      const viaKysely = await other.db.executeQuery(compiled);
+      expect(rows).toEqual(viaKysely.rows);
+      expect(rows[0]).toMatchObject({ id: 'a', createdAt: expect.any(Date), someJson: { nestedKey: { deeperKey: [{ inList: 1 }] } }, aNumber: 7 });
+      expect(seen.filter((s) => s === compiled.sql)).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('is none for a transaction (its statements run on its connection) or another Kysely made from the handle', async () => {
+    expect(directQueryOf(handle.db)).toBeTypeOf('function');
+    await handle.db.transaction().execute(async (tx) => {
+      expect(directQueryOf(tx)).toBeUndefined();
+    });
+    expect(directQueryOf(handle.db.withoutPlugins())).toBeUndefined();
   });
 });

@@ -24,6 +24,29 @@ export interface DatabaseConfig {
   onQuery?: (sql: string) => void;
 }
 
+/** A compiled statement run with its parameters; its rows as Kysely answers them (camelCase keys). */
+export type DirectQuery = (sql: string, parameters: readonly unknown[]) => Promise<Record<string, unknown>[]>;
+
+/** The CamelCasePlugin, with its own row mapping reachable for rows read past Kysely. */
+class CamelCase extends CamelCasePlugin {
+  rowOf(row: Record<string, unknown>): Record<string, unknown> {
+    return this.mapRow(row);
+  }
+}
+
+const directQueries = new WeakMap<Kysely<any>, DirectQuery>();
+
+/**
+ * The pool's own query for a database `openDatabase` opened on PostgreSQL: a compiled statement
+ * run with no Kysely executor, connection provider or result plugins in between (several
+ * promise hops a statement), its rows mapped as the camel-case plugin maps them. None for
+ * PGlite, and none for a transaction or any other Kysely made from the handle's (a statement
+ * must run on the transaction's connection): run those through `executeQuery`.
+ */
+export function directQueryOf(db: Kysely<any>): DirectQuery | undefined {
+  return directQueries.get(db);
+}
+
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
@@ -43,9 +66,10 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   let kind: DatabaseHandle['kind'];
   let endThread = async () => {};
   let dumpSql: DatabaseHandle['dumpSql'];
+  let pool: pg.Pool | undefined;
   if (config.url) {
     kind = 'postgres';
-    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
+    pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
     // An idle connection that breaks (the server restarted, or dropped it) is an 'error' event
     // of the pool, which would end the process without a listener: the pool discards that
     // connection and the next query opens another.
@@ -63,11 +87,20 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     endThread = () => thread.close();
   }
   const onQuery = config.onQuery;
+  const camelCase = new CamelCase({ underscoreBetweenUppercaseLetters: true });
   const db = new Kysely<Database>({
     dialect,
-    plugins: [new CamelCasePlugin({ underscoreBetweenUppercaseLetters: true })],
+    plugins: [camelCase],
     ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
+  if (pool) {
+    const direct = pool;
+    directQueries.set(db, async (sql, parameters) => {
+      onQuery?.(sql);
+      const { rows } = await direct.query<Record<string, unknown>>(sql, parameters as unknown[]);
+      return rows.map((row) => camelCase.rowOf(row));
+    });
+  }
   return {
     db,
     kind,

@@ -1,8 +1,8 @@
 import type { Contract } from '@skiff/contracts';
 import type { Context } from 'hono';
-import type { Logger } from 'pino';
 import type { Principal } from '../authz/principal.js';
 import type { AuditRecordInput } from '../services/audit/index.js';
+import type { RequestLogger } from './request-logger.js';
 
 /** One mutating operation as the audit log takes it; the input is only read for its ids. */
 export type AuditEntry = AuditRecordInput;
@@ -25,12 +25,12 @@ export async function audited(
   audit: AuditRecorder | undefined,
   contract: Contract,
   entry: Omit<AuditEntry, 'operation' | 'principal'> & { principal: Principal | null },
-  log: Logger,
+  log: RequestLogger,
 ): Promise<void> {
   if (!audit || contract.method === 'GET' || !entry.principal) return;
   try {
     await audit.record({ ...entry, principal: entry.principal, operation: contract.name });
   } catch (err) {
-    log.error({ err: (err as Error).message }, 'could not write the audit log');
+    log.get().error({ err: (err as Error).message }, 'could not write the audit log');
   }
 }

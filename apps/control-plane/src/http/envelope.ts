@@ -56,3 +56,12 @@ function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown 
   }
   return v;
 }
+
+/**
+ * A JSON answer whose headers stay a plain record: Hono's `ctx.header` and `ctx.json` with more
+ * than one header build a `Headers` object (every call checked by undici), which the node server
+ * then copies back into a record to write.
+ */
+export function jsonAnswer(body: unknown, status: number, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}

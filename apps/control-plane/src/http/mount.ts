@@ -8,7 +8,8 @@ import { DomainError, Invalid, NotImplemented, Unauthorized, statusOf, type Issu
 import { type AuditRecorder, audited, remoteAddress } from './audit-trail.js';
 import { presentedKey, type PrincipalCache } from './authenticate.js';
 import type { AllHandlers, Handler, RequestContext } from './context.js';
-import { errorBody, unknownFieldsError, validationError } from './envelope.js';
+import { errorBody, jsonAnswer, unknownFieldsError, validationError } from './envelope.js';
+import { type RequestLogger, requestLogger } from './request-logger.js';
 import { MAX_JSON_BODY_BYTES, incomingOf, readBodyBytes, readBoundedText } from './body.js';
 import { jsonObjectOf } from './json-body.js';
 import { tooDeepIssues } from './input-depth.js';
@@ -41,8 +42,8 @@ export function mountApi(app: Hono, deps: MountDeps): void {
     const requestId = ctx.req.header('x-request-id')?.slice(0, 64) || deps.newRequestId();
     const name = ctx.req.param('operation');
     const started = performance.now();
-    const log = deps.log.child({ requestId, operation: name });
-    ctx.header('x-request-id', requestId);
+    const log = requestLogger(deps.log, requestId, name);
+    const headers: Record<string, string> = { 'x-request-id': requestId };
     let received: MultipartBody | undefined;
     /** Whether the body was read to its end (or there is none): otherwise an answer closes the connection. */
     let bodyDone = ctx.req.method === 'GET' || ctx.req.method === 'HEAD' || ctx.req.header('content-length') === '0';
@@ -53,7 +54,7 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       contract = contractsByName.get(name);
       if (!contract) throw new DomainError('NOT_FOUND', `No operation ${name}`);
       if (contract.method !== ctx.req.method) {
-        ctx.header('allow', contract.method);
+        headers.allow = contract.method;
         throw new DomainError('NOT_FOUND', `No operation ${ctx.req.method} ${name}: ${name} takes ${contract.method}`);
       }
       const key = presentedKey({ get: (h) => ctx.req.header(h) });
@@ -77,7 +78,8 @@ export function mountApi(app: Hono, deps: MountDeps): void {
         unknown = unknownFieldIssues(schema, raw);
       }
       bodyDone = true;
-      const tooDeep = tooDeepIssues(raw);
+      // A query string's input is texts and lists of texts: only a body can nest.
+      const tooDeep = contract.method === 'GET' ? [] : tooDeepIssues(raw);
       if (tooDeep.length > 0) throw new DomainError('BAD_REQUEST', `Invalid input data: ${tooDeep[0]!.path.join('.')}: ${tooDeep[0]!.message}`, tooDeep);
       const parsed = contract.input.safeParse(raw);
       if (!parsed.success) throw validationError(parsed.error, raw, schema, unknown);
@@ -88,26 +90,33 @@ export function mountApi(app: Hono, deps: MountDeps): void {
       if (contract.upload && !received?.file) throw Invalid(contract.upload.field, 'required: a file part of a multipart/form-data body');
       const handler = handlerOf(contract);
       if (!handler) throw NotImplemented(contract.name);
-      const context: RequestContext = { principal: principal as Principal, requestId, log, upload: received?.file ?? undefined };
+      const context: RequestContext = {
+        principal: principal as Principal,
+        requestId,
+        get log() {
+          return log.get();
+        },
+        upload: received?.file ?? undefined,
+      };
       const result = await handler(parsed.data, context);
       if (deps.validateOutput) {
         const check = contract.output.safeParse(result);
         if (!check.success) {
-          log.error({ issues: check.error.issues }, 'answer does not match the output contract');
+          log.get().error({ issues: check.error.issues }, 'answer does not match the output contract');
           throw new Error(`output of ${contract.name} does not match its contract`);
         }
       }
       await audited(deps.audit, contract, { principal, input, outcome: 'ok', address: remoteAddress(ctx), requestId }, log);
-      log.info({ status: 200, ms: round(performance.now() - started), userId: principal?.userId }, 'request');
-      return ctx.json(result ?? {}, 200);
+      if (log.enabled('info')) log.get().info({ status: 200, ms: round(performance.now() - started), userId: principal?.userId }, 'request');
+      return jsonAnswer(result ?? {}, 200, headers);
     } catch (err) {
       // Authentication and the operation's checks come before the body is read, and a body
       // over its limit is left unread past it: the connection is closed rather than drained.
-      if (!bodyDone && !(await drainedSmallBody(ctx))) ctx.header('connection', 'close');
+      if (!bodyDone && !(await drainedSmallBody(ctx))) headers.connection = 'close';
       if (contract && err instanceof DomainError && err.code === 'FORBIDDEN') {
         await audited(deps.audit, contract, { principal, input, outcome: 'forbidden', address: remoteAddress(ctx), requestId }, log);
       }
-      return errorResponse(ctx, err, log, requestId, started);
+      return errorResponse(err, log, headers, requestId, started);
     } finally {
       // A service that keeps an uploaded file moves it; whatever is left is removed.
       if (received?.file) await rm(received.file.path, { force: true });
@@ -143,15 +152,15 @@ async function drainedSmallBody(ctx: Context): Promise<boolean> {
   }
 }
 
-function errorResponse(ctx: Context, err: unknown, log: Logger, requestId: string, started: number) {
+function errorResponse(err: unknown, log: RequestLogger, headers: Record<string, string>, requestId: string, started: number): Response {
   const ms = round(performance.now() - started);
   if (err instanceof DomainError) {
     const status = statusOf[err.code];
-    log.info({ status, ms, code: err.code }, 'request');
-    return ctx.json(errorBody(err.code, requestId, err.message, err.issues), status);
+    if (log.enabled('info')) log.get().info({ status, ms, code: err.code }, 'request');
+    return jsonAnswer(errorBody(err.code, requestId, err.message, err.issues), status, headers);
   }
-  log.error({ err, ms, status: 500 }, 'request failed');
-  return ctx.json(errorBody('INTERNAL_SERVER_ERROR', requestId), 500);
+  log.get().error({ err, ms, status: 500 }, 'request failed');
+  return jsonAnswer(errorBody('INTERNAL_SERVER_ERROR', requestId), 500, headers);
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

@@ -1,3 +1,4 @@
+import { directQueryOf } from '@skiff/db';
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
 
 /**
@@ -8,6 +9,8 @@ import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
  * `build` gets a stand-in text for each named value and must pass it where the value goes
  * (`where('id', '=', slot.id)`); it must not branch on it. Kysely sends every value as a
  * parameter, so a stand-in is found among the parameters and replaced there.
+ *
+ * On PostgreSQL, outside a transaction, it runs on the pool itself (`directQueryOf`).
  */
 export function compiledOnce<K extends string, R>(
   names: readonly K[],
@@ -32,6 +35,8 @@ export function compiledOnce<K extends string, R>(
       const name = at.get(i);
       return name === undefined ? p : values[name];
     });
+    const direct = directQueryOf(db);
+    if (direct) return (await direct(compiled.sql, parameters)) as R[];
     const { rows } = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>);
     return rows;
   };

@@ -1,0 +1,40 @@
+import { type DatabaseHandle, openDatabase } from '@skiff/db';
+import { freshDatabase } from '@skiff/testing';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { compiledOnce } from './compiled-once.js';
+
+let fresh: Awaited<ReturnType<typeof freshDatabase>>;
+let handle: DatabaseHandle;
+const statements: string[] = [];
+const byName = compiledOnce(['name'], (db, slot) => db.selectFrom('things').select(['id', 'shownName']).where('shownName', '=', slot.name));
+
+beforeAll(async () => {
+  fresh = await freshDatabase(inject('postgresUrl'));
+  handle = await openDatabase({ url: fresh.url, poolSize: 2, onQuery: (s) => statements.push(s) });
+  await sql`create table things (id int primary key, shown_name text not null)`.execute(handle.db);
+  await sql`insert into things values (1, 'one'), (2, 'two')`.execute(handle.db);
+});
+afterAll(async () => {
+  await handle?.close();
+  await fresh?.drop();
+});
+
+it('answers camelCase rows for the values given, the statement told to onQuery each run', async () => {
+  statements.length = 0;
+  expect(await byName(handle.db, { name: 'two' })).toEqual([{ id: 2, shownName: 'two' }]);
+  expect(await byName(handle.db, { name: 'one' })).toEqual([{ id: 1, shownName: 'one' }]);
+  expect(statements).toEqual([expect.stringContaining('"shown_name" = $1'), expect.stringContaining('"shown_name" = $1')]);
+});
+
+it("runs in a transaction on the transaction's connection: it sees the transaction's own rows", async () => {
+  await handle.db
+    .transaction()
+    .execute(async (tx) => {
+      await sql`insert into things values (3, 'three')`.execute(tx);
+      expect(await byName(tx, { name: 'three' })).toEqual([{ id: 3, shownName: 'three' }]);
+      throw new Error('roll back');
+    })
+    .catch((err: Error) => expect(err.message).toBe('roll back'));
+  expect(await byName(handle.db, { name: 'three' })).toEqual([]);
+});
