@@ -1,9 +1,9 @@
 // A vitest reporter: how long each test file held its worker, hooks, imports and setup
 // included (the JSON report's per-file times count only the tests themselves). Writes the
-// table, slowest first, to .tmp/file-timings.tsv and prints the slowest files.
-// Usage: npx vitest run --reporter=default --reporter=./tools/file-timings.ts
+// table, slowest first, to .tmp/file-timings.tsv (or SKIFF_FILE_TIMINGS) and prints the
+// slowest files. Usage: npx vitest run --reporter=default --reporter=./tools/file-timings.ts
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
 export type FileTiming = {
@@ -35,7 +35,7 @@ export default class FileTimings implements Reporter {
   private readonly print: number;
 
   constructor(options: { out?: string; print?: number } = {}) {
-    this.out = options.out ?? '.tmp/file-timings.tsv';
+    this.out = options.out ?? process.env.SKIFF_FILE_TIMINGS ?? '.tmp/file-timings.tsv';
     this.print = options.print ?? 15;
   }
 
@@ -60,7 +60,7 @@ export default class FileTimings implements Reporter {
   onTestRunEnd() {
     if (this.rows.length === 0) return;
     this.rows.sort((a, b) => b.wall - a.wall);
-    mkdirSync('.tmp', { recursive: true });
+    mkdirSync(dirname(this.out), { recursive: true });
     writeFileSync(this.out, timingTable(this.rows));
     if (this.print <= 0) return;
     const total = this.rows.reduce((s, r) => s + r.wall, 0);
