@@ -1,20 +1,28 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { TEST_FILES, parallelFiles } from './tools/test-groups.js';
+import TestOrder from './tools/test-order.js';
 
-// Two groups, one after the other (tools/test-groups.ts says which file goes where).
+// Two workers (vitest's default on 2 cores is one). Files that share the machine (the
+// "serial" project, tools/test-groups.ts) take turns, one at a time; the "parallel" ones run
+// beside them and beside each other.
 const parallel = parallelFiles(import.meta.dirname);
+const base = { pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } as const;
 
 export default defineConfig({
   test: {
     globalSetup: ['libs/testing/src/global-setup.ts'],
-    pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    ...base,
+    sequence: { sequencer: TestOrder },
     projects: [
-      { extends: true, test: { name: 'parallel', include: parallel, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { test: { ...base, name: 'parallel', include: parallel } },
       {
-        extends: true,
-        test: { name: 'serial', include: TEST_FILES, exclude: [...configDefaults.exclude, ...parallel], maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: {
+          ...base,
+          name: 'serial',
+          include: TEST_FILES,
+          exclude: [...configDefaults.exclude, ...parallel],
+          setupFiles: ['libs/testing/src/serial-setup.ts'],
+        },
       },
     ],
   },

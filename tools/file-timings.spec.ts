@@ -12,8 +12,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('file timings', () => {
   it('writes one row a file, slowest first, hooks counted', () => {
-    expect(timingTable([{ file: 'a.spec.ts', wall: 1.5, run: 1.2, collect: 0.2, setup: 0.1, tests: 3 }])).toBe(
-      'wall_s\trun_s\tcollect_s\tsetup_s\ttests\tfile\n1.5\t1.2\t0.2\t0.1\t3\ta.spec.ts\n',
+    expect(timingTable([{ file: 'a.spec.ts', wall: 1.5, run: 1.2, collect: 0.2, setup: 0.1, tests: 3, end: 2 }])).toBe(
+      'wall_s\trun_s\tcollect_s\tsetup_s\ttests\tend_s\tfile\n1.5\t1.2\t0.2\t0.1\t3\t2\ta.spec.ts\n',
     );
   });
 
@@ -32,8 +32,8 @@ describe('file timings', () => {
       { cwd: dir, env: { ...process.env, SKIFF_FILE_TIMINGS: out }, stdio: 'pipe' },
     );
     const [header, row] = readFileSync(out, 'utf8').trim().split('\n');
-    expect(header).toBe('wall_s\trun_s\tcollect_s\tsetup_s\ttests\tfile');
-    const [wall, run, , , tests, file] = row!.split('\t');
+    expect(header).toBe('wall_s\trun_s\tcollect_s\tsetup_s\ttests\tend_s\tfile');
+    const [wall, run, , , tests, , file] = row!.split('\t');
     expect(file).toBe('slow-hooks.spec.ts');
     expect(tests).toBe('1');
     expect(Number(run)).toBeGreaterThanOrEqual(1.4);

@@ -32,3 +32,18 @@ export function parallelFiles(root: string): string[] {
     .filter((file) => runsInParallel(file, readFileSync(`${root}/${file}`, 'utf8')))
     .sort();
 }
+
+/**
+ * The files of both groups in one queue for the two workers: the serial ones in vitest's
+ * order (slowest first once it knows), the parallel ones spread evenly between them, so
+ * that the worker not holding the turn mostly finds a parallel file to run.
+ */
+export function interleave<T>(serial: T[], parallel: T[]): T[] {
+  if (serial.length === 0) return parallel;
+  const out: T[] = [];
+  serial.forEach((file, i) => {
+    out.push(file);
+    out.push(...parallel.slice(Math.floor((i * parallel.length) / serial.length), Math.floor(((i + 1) * parallel.length) / serial.length)));
+  });
+  return out;
+}

@@ -12,3 +12,4 @@ export * from './secret-watch.js';
 export * from './tls.js';
 export * from './tools-up.js';
 export * from './swarm-pair.js';
+export * from './turns.js';
