@@ -10,7 +10,7 @@ const base = { pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000, maxWorke
 
 export default defineConfig({
   test: {
-    globalSetup: ['libs/testing/src/global-setup.ts'],
+    globalSetup: ['libs/testing/src/global-setup.ts', 'apps/control-plane/src/testing/migrated-template.ts'],
     ...base,
     sequence: { sequencer: TestOrder },
     projects: [
