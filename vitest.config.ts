@@ -21,7 +21,7 @@ export default defineConfig({
           name: 'serial',
           include: TEST_FILES,
           exclude: [...configDefaults.exclude, ...parallel],
-          setupFiles: ['libs/testing/src/serial-setup.ts'],
+          setupFiles: ['tools/serial-setup.ts'],
         },
       },
     ],
