@@ -103,9 +103,12 @@ export async function freshDatabase(adminUrl: string, template?: string): Promis
     url: url.toString(),
     drop: async () => {
       const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      try {
+        await c.connect();
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end().catch(() => {});
+      }
     },
   };
 }
