@@ -93,9 +93,18 @@ export function regexesOf(fileName: string, text: string): Omit<Found, 'file'>[]
   return found;
 }
 
+// The same pattern recurs across files (test code repeats what it checks): decided once.
+const verdicts = new Map<string, string | null>();
+
 /** Why `found` breaks the rule (see the header), or null when it does not. */
 function verdict({ file, pattern, flags }: Found): string | null {
   const test = isTestCode(file);
+  const key = `${test}/${flags}/${pattern}`;
+  if (!verdicts.has(key)) verdicts.set(key, decide(pattern, flags, test));
+  return verdicts.get(key)!;
+}
+
+function decide(pattern: string, flags: string, test: boolean): string | null {
   const result = checkSync(pattern, flags, test ? { timeout: 300, checker: 'automaton' } : { timeout: 10_000 });
   if (result.status === 'safe') return null;
   if (result.status === 'unknown') return test ? null : `undecided (${result.error.kind}): write it so that it can be checked`;

@@ -104,12 +104,12 @@ export async function buildPlatform(options: PlatformOptions) {
   let relay: OutboxRelay | undefined;
   // Control requests (cancels, queue cleaning, proxy settings) go to agents as NATS requests over the relay's connection.
   const natsConnection = () => (relay ? relay.connection() : Promise.reject(new Error('the agent channel is not started')));
-  const controlClient = (timeoutMs?: number): AgentControl =>
+  const controlClient = (timeoutMs = options.nats?.controlTimeoutMs): AgentControl =>
     options.nats ? new ControlClient({ connection: natsConnection, signer, timeoutMs }) : new NoAgentControl();
   const agentControl = controlClient();
   // Work an offline agent never received is withdrawn from the command stream (command-withdrawal.ts).
   const commandStream: CommandStream = options.nats
-    ? new JetStreamCommands(natsConnection)
+    ? new JetStreamCommands(natsConnection, options.nats.controlTimeoutMs)
     : NO_COMMAND_STREAM;
   // Every change of a server's domains, basic-auth users, certificates or the platform's own
   // domain queues its whole proxy configuration.

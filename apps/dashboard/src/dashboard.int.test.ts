@@ -115,6 +115,8 @@ it('signs in, creates a project, opens a workload, shows a live event, switches 
   await shot(page, '3-workload');
   await page.getByRole('button', { name: 'Remove user visitor' }).click();
   await page.getByText('visitor removed').waitFor();
+  // The notice may show before the list re-renders (seen under load).
+  await page.getByRole('list', { name: 'Basic auth users' }).waitFor({ state: 'detached', timeout: 10_000 });
   expect(await page.getByRole('list', { name: 'Basic auth users' }).count()).toBe(0);
 
   // An event recorded now (a threshold report) reaches the open page through /api/events.

@@ -13,3 +13,4 @@ export * from './tls.js';
 export * from './tools-up.js';
 export * from './swarm-pair.js';
 export * from './bundle-graph.js';
+export * from './turns.js';

@@ -86,12 +86,16 @@ export async function ensureTestPostgres(): Promise<TestService> {
   return { url, stop };
 }
 
-/** A new empty database on the test cluster; returns its URL and a way to drop it. */
-export async function freshDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A new database on the test cluster, empty or a copy of `template` (a database of the
+ * cluster no one is connected to); returns its URL and a way to drop it.
+ */
+export async function freshDatabase(adminUrl: string, template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (template !== undefined && !/^[a-z_][a-z0-9_]*$/.test(template)) throw new Error(`not a database name: ${template}`);
   const name = `skiff_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -99,9 +103,12 @@ export async function freshDatabase(adminUrl: string): Promise<{ url: string; dr
     url: url.toString(),
     drop: async () => {
       const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      try {
+        await c.connect();
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end().catch(() => {});
+      }
     },
   };
 }

@@ -32,7 +32,8 @@ const foreign = `cc-foreign-${run}`;
 const appId = `app-cc-${run}`;
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const docker = (...args: string[]) => execFileSync('/usr/bin/docker', args, { encoding: 'utf8' }).trim();
-const LOOP = 'i=0; while true; do i=$((i+1)); echo "line $i"; echo "err $i" >&2; sleep 0.2; done';
+// Exits on SIGTERM (a shell as PID 1 ignores it otherwise): a restart or removal does not wait out the engine's 10 s stop timeout.
+const LOOP = 'trap "exit 0" TERM; i=0; while true; do i=$((i+1)); echo "line $i"; echo "err $i" >&2; sleep 0.2; done';
 
 let nc: NatsConnection;
 let reader: NatsConnection;

@@ -30,6 +30,8 @@ beforeAll(async () => {
       ContainerSpec: {
         Image: 'busybox:latest',
         Command: ['sleep', '600'],
+        // An init that passes SIGTERM on: the removal does not wait out the 10 s stop grace period.
+        Init: true,
         Mounts: [{ Type: 'volume', Source: names.volumes[0], Target: '/data', VolumeOptions: { Labels: labels } }],
         Secrets: [{ SecretID: used.id, SecretName: `${prefix}config-new`, File: { Name: 'config.yml', UID: '0', GID: '0', Mode: 0o400 } }],
       },

@@ -28,6 +28,8 @@ export interface AgentChannelOptions {
     pollMs?: number;
     republishAfterMs?: number;
     backoff?: { minMs: number; maxMs: number };
+    /** How long a control request, or a withdrawal from the command stream, waits for NATS and the agent (default 5 s; tests shorten it). */
+    controlTimeoutMs?: number;
   };
   /** Ended commands are deleted this long after they ended (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days); the relay prunes them hourly. */
   commandRetentionMs?: number;

@@ -124,7 +124,7 @@ export async function startTestPlatform(
   const watch = new SecretWatch()
     .source('the control plane log', () => logs.text)
     .source('deployment logs read by the test', () => deploymentLogs.text);
-  const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl')) : null;
+  const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl'), inject('postgresTemplate')) : null;
   const platform = await buildPlatform({
     database: { ...(fresh ? { url: fresh.url } : { pgliteDir: 'memory://' }), onQuery: options.onQuery },
     secretKey: options.secretKey ?? randomBytes(32),

@@ -193,7 +193,8 @@ describe('work the agent may hold is not settled', () => {
 describe('NATS away', () => {
   it('cancel answers that the agent did not answer, and delete queues the removal as before (nothing can be withdrawn)', async () => {
     const own = await startDedicatedNats();
-    const q = await startTestPlatform({ nats: { url: own.url, pollMs: 100 } });
+    // NATS is away for every request that waits on it: 1 s rather than 5 s each.
+    const q = await startTestPlatform({ nats: { url: own.url, pollMs: 100, controlTimeoutMs: 1_000 } });
     try {
       const call = async (op: string, input: Record<string, unknown>) => q.call(op, input);
       const env = (await call('project.create', { name: 'nats-away' })).body.environments[0].environmentId;
