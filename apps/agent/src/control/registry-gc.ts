@@ -17,6 +17,19 @@ const CONFIG = '/run/secrets/config.yml';
 const REPO_RE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
 const TAG_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
+const TAGS = '/_manifests/tags/';
+const CURRENT = '/current';
+
+/** The repository and tag a `find` line names (`<REPOSITORIES>/<repo>/_manifests/tags/<tag>/current`), or null. */
+export function tagOfPath(path: string): { repo: string; tag: string } | null {
+  if (!path.startsWith(`${REPOSITORIES}/`) || !path.endsWith(CURRENT)) return null;
+  const inner = path.slice(REPOSITORIES.length + 1, -CURRENT.length);
+  const at = inner.lastIndexOf(TAGS);
+  const repo = inner.slice(0, at);
+  const tag = inner.slice(at + TAGS.length);
+  return at > 0 && tag.length > 0 && !tag.includes('/') ? { repo, tag } : null;
+}
+
 export interface RegistryCollection {
   /** `skiff-registry/<repo>:<tag>` of each deleted tag. */
   removedTags: string[];
@@ -41,10 +54,10 @@ export async function collectRegistry(engine: Engine, images: EngineImage[], ser
   const named = new Set(serviceImages.map(repositoryTagOf));
   const gone: Array<{ repo: string; tag: string }> = [];
   for (const line of listed.split('\n')) {
-    const m = /^\/var\/lib\/registry\/docker\/registry\/v2\/repositories\/(.+)\/_manifests\/tags\/([^/]+)\/current$/.exec(line.trim());
-    if (!m || !REPO_RE.test(m[1]!) || !TAG_RE.test(m[2]!)) continue;
-    const ref = `${m[1]}:${m[2]}`;
-    if (!local.has(ref) && !named.has(ref)) gone.push({ repo: m[1]!, tag: m[2]! });
+    const tagged = tagOfPath(line.trim());
+    if (!tagged || !REPO_RE.test(tagged.repo) || !TAG_RE.test(tagged.tag)) continue;
+    const ref = `${tagged.repo}:${tagged.tag}`;
+    if (!local.has(ref) && !named.has(ref)) gone.push(tagged);
   }
   if (gone.length === 0) return none;
   const size = async () => Number(/^(\d+)/.exec(await run(['du', '-sk', ROOT]))?.[1] ?? 0) * 1024;
