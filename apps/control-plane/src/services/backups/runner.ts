@@ -1,4 +1,4 @@
-import { PassThrough, type Readable, Transform } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Backup, Destination } from '@skiff/db';
@@ -21,8 +21,8 @@ import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.
 export interface PlatformSource {
   /** The Postgres URL (DATABASE_URL); absent when the control plane runs on embedded PGlite. */
   databaseUrl?: string;
-  /** On embedded PGlite: its plain SQL dump (DatabaseHandle.dumpSql). */
-  dumpEmbedded?: () => Promise<Uint8Array>;
+  /** On embedded PGlite: its plain SQL dump in pieces, read as the upload goes (DatabaseHandle.dumpSql). */
+  dumpEmbedded?: () => AsyncIterable<Uint8Array>;
   /** SKIFF_DATA_DIR, archived beside the dump (data-dir-archive.ts); none in most tests. */
   dataDir?: string;
   secretKey: Buffer;
@@ -176,16 +176,11 @@ export class BackupRunner {
     return { backupId: row.id, files, size, durationMs };
   }
 
-  /** pg_dump of DATABASE_URL, streamed; on PGlite its dump, whole in memory (PgliteThread.dump) then streamed on. */
+  /** pg_dump of DATABASE_URL, streamed; on PGlite its dump, streamed too, a piece at a time as gzip takes them. */
   private async dumpPlatform(): Promise<DumpProcess> {
     if (this.platform.databaseUrl) return pgDump(this.platform.databaseUrl);
     if (!this.platform.dumpEmbedded) throw new RunFailed('the control plane has no database it can dump');
-    try {
-      const sql = await this.platform.dumpEmbedded();
-      return { output: readableOf(Buffer.from(sql.buffer, sql.byteOffset, sql.byteLength)), exited: Promise.resolve() };
-    } catch (err) {
-      throw new RunFailed(`the embedded database could not be dumped: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    return { output: Readable.from(embeddedPieces(this.platform.dumpEmbedded())), exited: Promise.resolve() };
   }
 
   /**
@@ -255,6 +250,15 @@ function asInvalid(err: unknown): unknown {
   if (!(err instanceof BucketError)) return err;
   const field = err.code === 'NoSuchBucket' ? 'bucket' : /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch/.test(err.code) ? 'accessKey' : 'endpoint';
   return Invalid(field, err.message);
+}
+
+/** The embedded database's dump, its failure named as such. */
+async function* embeddedPieces(pieces: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    yield* pieces;
+  } catch (err) {
+    throw new Error(`the embedded database could not be dumped: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function readableOf(data: Buffer): Readable {
