@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { Kysely, sql } from 'kysely';
 import { PgliteThread, PgliteThreadDialect } from '../libs/db/src/pglite-thread.js';
 
 const MB = 1024 * 1024;
@@ -52,26 +51,23 @@ async function measured(what: string, pieces: () => AsyncIterable<Uint8Array>): 
 export async function platformDump(sizeMb: number, log: (text: string) => void): Promise<{ data: number; figures: DumpFigure[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'skiff-bench-platform-'));
   /** Each step on the database opened anew: the memory the fill took is not the dump's. */
-  const opened = async <T>(work: (thread: PgliteThread, dialect: PgliteThreadDialect, db: Kysely<unknown>) => Promise<T>): Promise<T> => {
+  const opened = async <T>(work: (thread: PgliteThread, dialect: PgliteThreadDialect) => Promise<T>): Promise<T> => {
     const thread = await PgliteThread.start(dir, ['-c', 'shared_buffers=16MB']);
-    const dialect = new PgliteThreadDialect(thread);
-    const db = new Kysely<unknown>({ dialect });
     try {
-      return await work(thread, dialect, db);
+      return await work(thread, new PgliteThreadDialect(thread));
     } finally {
-      await db.destroy();
       await thread.close();
     }
   };
   try {
     log(`filling the embedded database with ${sizeMb} MB of rows`);
-    const data = await opened(async (_t, _d, db) => {
-      await sql`create table bench (id bigserial primary key, body text)`.execute(db);
+    const data = await opened(async (thread) => {
+      await thread.query('create table bench (id bigserial primary key, body text)', []);
       for (let done = 0; done < sizeMb; done += 16) {
-        await sql`insert into bench (body) select string_agg(md5(random()::text), '') from generate_series(1, 16 * 1024 * 32) i group by i / 32`.execute(db);
+        await thread.query("insert into bench (body) select string_agg(md5(random()::text), '') from generate_series(1, 16 * 1024 * 32) i group by i / 32", []);
       }
-      const { rows } = await sql<{ size: string }>`select pg_total_relation_size('bench') as size`.execute(db);
-      return Number(rows[0]!.size);
+      const { rows } = await thread.query("select pg_total_relation_size('bench') as size", []);
+      return Number((rows[0] as { size: string }).size);
     });
     log(`database ${(data / MB).toFixed(0)} MB: dumping`);
     const figures = [await opened((_t, dialect) => measured('in pieces (now)', () => dialect.dump()))];
