@@ -1,4 +1,4 @@
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { PassThrough, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Backup, Destination } from '@skiff/db';
@@ -14,6 +14,7 @@ import type { DestinationService } from './destinations.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
 import { dataDirArchive } from './data-dir-archive.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
+import { readAhead } from './read-ahead.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
 
@@ -23,6 +24,8 @@ export interface PlatformSource {
   databaseUrl?: string;
   /** On embedded PGlite: its plain SQL dump in pieces, read as the upload goes (DatabaseHandle.dumpSql). */
   dumpEmbedded?: () => AsyncIterable<Uint8Array>;
+  /** The gzipped bytes of that dump held ahead of a slower upload at most (READ_AHEAD_BYTES unless set; tests make it small). */
+  readAheadBytes?: number;
   /** SKIFF_DATA_DIR, archived beside the dump (data-dir-archive.ts); none in most tests. */
   dataDir?: string;
   secretKey: Buffer;
@@ -176,11 +179,15 @@ export class BackupRunner {
     return { backupId: row.id, files, size, durationMs };
   }
 
-  /** pg_dump of DATABASE_URL, streamed; on PGlite its dump, streamed too, a piece at a time as gzip takes them. */
+  /**
+   * pg_dump of DATABASE_URL, streamed; on PGlite its dump in pieces, read ahead of the upload and
+   * gzipped into a bounded buffer (read-ahead.ts), so that the session it holds is not held for the upload.
+   */
   private async dumpPlatform(): Promise<DumpProcess> {
     if (this.platform.databaseUrl) return pgDump(this.platform.databaseUrl);
     if (!this.platform.dumpEmbedded) throw new RunFailed('the control plane has no database it can dump');
-    return { output: Readable.from(embeddedPieces(this.platform.dumpEmbedded())), exited: Promise.resolve() };
+    const { output, done } = readAhead(embeddedPieces(this.platform.dumpEmbedded()), this.platform.readAheadBytes);
+    return { output, exited: done, gzipped: true };
   }
 
   /**
@@ -196,7 +203,7 @@ export class BackupRunner {
         done(null, chunk);
       },
     });
-    const gzip = createGzip();
+    const gzip = dump.gzipped ? new PassThrough() : createGzip();
     const piping = passphrase
       ? Promise.all([pipeline(dump.output, gzip), encryptedLazily(gzip, passphrase).then((sealed) => pipeline(sealed, counter, compressed))])
       : pipeline(dump.output, gzip, counter, compressed);
