@@ -13,6 +13,7 @@
  * end, also after a failure or Ctrl-C.
  * First, the control plane's side: the embedded database's platform dump (bench-platform-dump.ts).
  *   BENCH_BACKUP_MB (1024), BENCH_BACKUP_VOLUME (1), BENCH_BACKUP_PLATFORM_MB (256; 0 skips it),
+ *   BENCH_BACKUP_PLATFORM_SIZES (several, comma-separated, instead), BENCH_BACKUP_PLATFORM_UPLOAD_MBPS (8),
  *   BENCH_BACKUP_PLATFORM_ONLY (0; 1: that step alone, without the stack)
  */
 import { randomBytes } from 'node:crypto';
@@ -28,8 +29,8 @@ const TARGET_MB = 100;
 const SIZE_MB = Number(process.env.BENCH_BACKUP_MB ?? 1024);
 if (!Number.isInteger(SIZE_MB) || SIZE_MB < 1) throw new Error('BENCH_BACKUP_MB must be a whole number of MB');
 const WITH_VOLUME = process.env.BENCH_BACKUP_VOLUME !== '0';
-const PLATFORM_MB = Number(process.env.BENCH_BACKUP_PLATFORM_MB ?? 256);
-if (!Number.isInteger(PLATFORM_MB) || PLATFORM_MB < 0) throw new Error('BENCH_BACKUP_PLATFORM_MB must be a whole number of MB');
+const PLATFORM_SIZES = (process.env.BENCH_BACKUP_PLATFORM_SIZES ?? process.env.BENCH_BACKUP_PLATFORM_MB ?? '256').split(',').map(Number).filter((n) => n !== 0);
+if (PLATFORM_SIZES.some((n) => !Number.isInteger(n) || n < 0)) throw new Error('BENCH_BACKUP_PLATFORM_MB (or _SIZES) must be whole numbers of MB');
 const PLATFORM_ONLY = process.env.BENCH_BACKUP_PLATFORM_ONLY === '1';
 const BUCKET = 'skiff-bench-backup';
 const run = randomBytes(3).toString('hex');
@@ -146,12 +147,15 @@ async function volumeBackup(stack: ProcessStack, destinationId: string, cleanUps
 
 /** The embedded database's dump, measured in this process (the control plane's side of a platform backup). */
 async function platformStep() {
-  if (PLATFORM_MB === 0) return;
-  const { data, figures } = await platformDump(PLATFORM_MB, log);
-  console.log();
-  console.log(`the embedded database's platform dump (PGlite, ${(data / MB).toFixed(0)} MB on disk), this process's RSS, node ${process.version}`);
-  for (const f of figures) {
-    console.log(`  ${f.what}: gzipped ${(f.gzipped / MB).toFixed(0)} MB, ${f.seconds.toFixed(1)} s, RSS idle ${f.idle.toFixed(1)} MB, peak ${f.peak.toFixed(1)} MB (growth ${(f.peak - f.idle).toFixed(1)} MB), main thread heap peak ${f.heapPeak.toFixed(1)} MB`);
+  for (const size of PLATFORM_SIZES) {
+    const { data, figures } = await platformDump(size, log);
+    console.log();
+    console.log(`the embedded database's platform dump (PGlite, ${(data / MB).toFixed(0)} MB on disk), this process's RSS, node ${process.version}`);
+    for (const f of figures) {
+      console.log(
+        `  ${f.what}: gzipped ${(f.gzipped / MB).toFixed(1)} MB, ${f.seconds.toFixed(1)} s, RSS idle ${f.idle.toFixed(1)} MB, peak ${f.peak.toFixed(1)} MB (growth ${(f.peak - f.idle).toFixed(1)} MB); a query waited at most ${f.longestWait.toFixed(0)} ms (${(f.waited / 1000).toFixed(1)} s in all)`,
+      );
+    }
   }
 }
 

@@ -2,14 +2,13 @@
  * A dump read as fast as its source gives it, gzipped, into a bounded buffer that the upload
  * drains: the embedded database's dump holds PGlite's only session (pglite-thread.ts), so it must
  * not wait for the upload. Only when the upload falls `limit` gzipped bytes behind does the reading
- * wait for it, and requests with it.
+ * wait for it, and requests with it. Gzip compresses a piece while the next is read.
  */
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 
-/** The gzipped bytes held for the upload at most (one piece and gzip's own buffer besides). */
+/** The bytes held for the upload at most: gzipped, or waiting for gzip (one piece besides). */
 export const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 
 export interface ReadAhead {
@@ -38,14 +37,19 @@ export function readAhead(source: AsyncIterable<Uint8Array>, limit = READ_AHEAD_
   const gzip = createGzip();
   gzip.on('data', (chunk: Buffer) => {
     if (!stopped) output.push(chunk);
+    nudge();
   });
+  gzip.on('error', (err) => output.destroy(err));
   const room = () => new Promise<void>((resolve) => (wake = resolve));
+  // What is held: pieces gzip has not taken yet, and gzip's output the upload has not.
+  const held = () => gzip.writableLength + output.readableLength;
 
   const done = (async () => {
     try {
       for await (const piece of source) {
-        if (!gzip.write(piece)) await once(gzip, 'drain');
-        while (!stopped && output.readableLength >= limit) await room();
+        // Not waiting for gzip to take the piece: it compresses (in libuv's pool) while the next is read.
+        gzip.write(piece);
+        while (!stopped && held() >= limit) await room();
         // Leaving the loop ends the source: the dump's transaction and its hold on the session.
         if (stopped) break;
       }
