@@ -8,8 +8,11 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 
-/** The bytes held for the upload at most: gzipped, or waiting for gzip (one piece besides). */
+/** The gzipped bytes held for the upload at most (one piece besides). */
 export const READ_AHEAD_BYTES = 32 * 1024 * 1024;
+
+/** The pieces read and not yet taken by gzip, at most: a few, so that it works while the next is read. */
+const PENDING = 4 * 1024 * 1024;
 
 export interface ReadAhead {
   /** The gzipped dump. Destroying it stops the reading and ends the source (its `finally` runs). */
@@ -41,15 +44,16 @@ export function readAhead(source: AsyncIterable<Uint8Array>, limit = READ_AHEAD_
   });
   gzip.on('error', (err) => output.destroy(err));
   const room = () => new Promise<void>((resolve) => (wake = resolve));
-  // What is held: pieces gzip has not taken yet, and gzip's output the upload has not.
-  const held = () => gzip.writableLength + output.readableLength;
+  // Full: gzip's output the upload has not taken reaches the limit, or gzip is PENDING behind the reading.
+  const pending = Math.min(PENDING, limit);
+  const full = () => output.readableLength >= limit || gzip.writableLength >= pending;
 
   const done = (async () => {
     try {
       for await (const piece of source) {
         // Not waiting for gzip to take the piece: it compresses (in libuv's pool) while the next is read.
         gzip.write(piece);
-        while (!stopped && held() >= limit) await room();
+        while (!stopped && full()) await room();
         // Leaving the loop ends the source: the dump's transaction and its hold on the session.
         if (stopped) break;
       }
