@@ -24,8 +24,6 @@ export interface PlatformSource {
   databaseUrl?: string;
   /** On embedded PGlite: its plain SQL dump in pieces, read as the upload goes (DatabaseHandle.dumpSql). */
   dumpEmbedded?: () => AsyncIterable<Uint8Array>;
-  /** The gzipped bytes of that dump held ahead of a slower upload at most (READ_AHEAD_BYTES unless set; tests make it small). */
-  readAheadBytes?: number;
   /** SKIFF_DATA_DIR, archived beside the dump (data-dir-archive.ts); none in most tests. */
   dataDir?: string;
   secretKey: Buffer;
@@ -186,7 +184,7 @@ export class BackupRunner {
   private async dumpPlatform(): Promise<DumpProcess> {
     if (this.platform.databaseUrl) return pgDump(this.platform.databaseUrl);
     if (!this.platform.dumpEmbedded) throw new RunFailed('the control plane has no database it can dump');
-    const { output, done } = readAhead(embeddedPieces(this.platform.dumpEmbedded()), this.platform.readAheadBytes);
+    const { output, done } = readAhead(embeddedPieces(this.platform.dumpEmbedded()));
     return { output, exited: done, gzipped: true };
   }
 
