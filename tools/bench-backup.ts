@@ -11,7 +11,10 @@
  * with the agent's binary and flags (the floor), and the agent's RSS before any backup. Target: the peak under 100 MB.
  * Everything it creates (Swarm services, volumes, containers, directories) is removed at the
  * end, also after a failure or Ctrl-C.
- *   BENCH_BACKUP_MB (1024), BENCH_BACKUP_VOLUME (1)
+ * First, the control plane's side: the embedded database's platform dump (bench-platform-dump.ts).
+ *   BENCH_BACKUP_MB (1024), BENCH_BACKUP_VOLUME (1), BENCH_BACKUP_PLATFORM_MB (256; 0 skips it),
+ *   BENCH_BACKUP_PLATFORM_SIZES (several, comma-separated, instead), BENCH_BACKUP_PLATFORM_UPLOAD_MBPS (8),
+ *   BENCH_BACKUP_PLATFORM_ONLY (0; 1: that step alone, without the stack)
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
@@ -19,12 +22,16 @@ import { spawnOwned, waitFor } from '@skiff/testing';
 import { databaseVolumeName } from '../apps/control-plane/src/services/databases/database-spec.js';
 import { type ProcessStack, dockerCommand, repoRoot, startProcessStack } from '../apps/control-plane/src/testing/process-stack.js';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3 } from '../apps/control-plane/src/testing/s3-server.js';
+import { platformDump } from './bench-platform-dump.js';
 import { rssMb, settledRss } from './lib/process-memory.js';
 
 const TARGET_MB = 100;
 const SIZE_MB = Number(process.env.BENCH_BACKUP_MB ?? 1024);
 if (!Number.isInteger(SIZE_MB) || SIZE_MB < 1) throw new Error('BENCH_BACKUP_MB must be a whole number of MB');
 const WITH_VOLUME = process.env.BENCH_BACKUP_VOLUME !== '0';
+const PLATFORM_SIZES = (process.env.BENCH_BACKUP_PLATFORM_SIZES ?? process.env.BENCH_BACKUP_PLATFORM_MB ?? '256').split(',').map(Number).filter((n) => n !== 0);
+if (PLATFORM_SIZES.some((n) => !Number.isInteger(n) || n < 0)) throw new Error('BENCH_BACKUP_PLATFORM_MB (or _SIZES) must be whole numbers of MB');
+const PLATFORM_ONLY = process.env.BENCH_BACKUP_PLATFORM_ONLY === '1';
 const BUCKET = 'skiff-bench-backup';
 const run = randomBytes(3).toString('hex');
 const MB = 1024 * 1024;
@@ -138,7 +145,23 @@ async function volumeBackup(stack: ProcessStack, destinationId: string, cleanUps
   return { ...measured, data: SIZE_MB * MB };
 }
 
+/** The embedded database's dump, measured in this process (the control plane's side of a platform backup). */
+async function platformStep() {
+  for (const size of PLATFORM_SIZES) {
+    const { data, figures } = await platformDump(size, log);
+    console.log();
+    console.log(`the embedded database's platform dump (PGlite, ${(data / MB).toFixed(0)} MB on disk), this process's RSS, node ${process.version}`);
+    for (const f of figures) {
+      console.log(
+        `  ${f.what}: gzipped ${(f.gzipped / MB).toFixed(1)} MB, ${f.seconds.toFixed(1)} s, RSS idle ${f.idle.toFixed(1)} MB, peak ${f.peak.toFixed(1)} MB (growth ${(f.peak - f.idle).toFixed(1)} MB); a query waited at most ${f.longestWait.toFixed(0)} ms (${(f.waited / 1000).toFixed(1)} s in all)`,
+      );
+    }
+  }
+}
+
 async function main() {
+  await platformStep();
+  if (PLATFORM_ONLY) return;
   const agentCmd = argvOf('SKIFF_BENCH_AGENT_CMD');
   if (!agentCmd) throw new Error('run it through tools/bench backup (it bundles the agent and passes AGENT_CMD)');
   const [node, ...rest] = agentCmd;

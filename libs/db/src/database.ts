@@ -50,8 +50,8 @@ export function directQueryOf(db: Kysely<any>): DirectQuery | undefined {
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
-  /** On PGlite: the database as plain SQL, taken between transactions (pglite-thread.ts). */
-  dumpSql?: () => Promise<Uint8Array>;
+  /** On PGlite: the database as plain SQL in pieces, read as the caller goes (pglite-thread.ts, pglite-dump.ts). */
+  dumpSql?: () => AsyncIterable<Uint8Array>;
   close(): Promise<void>;
 }
 

@@ -100,16 +100,20 @@ describe('a dump of PGlite in its worker thread', () => {
     try {
       await sql`create table notes (id int primary key, body text not null)`.execute(h.db);
       await sql`insert into notes values (1, ${"it's kept"})`.execute(h.db);
-      let dumping: Promise<Uint8Array> | undefined;
+      let dumping: Promise<string> | undefined;
       await h.db.transaction().execute(async (tx) => {
         await sql`insert into notes values (2, 'committed before the dump')`.execute(tx);
-        dumping = h.dumpSql!();
+        dumping = (async () => {
+          let text = '';
+          for await (const piece of h.dumpSql!()) text += new TextDecoder().decode(piece);
+          return text;
+        })();
         await new Promise((resolve) => setTimeout(resolve, 50));
       });
       const after = sql`insert into notes values (3, 'after the dump')`.execute(h.db);
-      const text = new TextDecoder().decode(await dumping!);
+      const text = await dumping!;
       await after;
-      expect(text).toContain("INSERT INTO public.notes VALUES (1, 'it''s kept');");
+      expect(text).toContain("INSERT INTO public.notes (id, body) VALUES\n('1', 'it''s kept');");
       expect(text).toContain('committed before the dump');
       expect(text).not.toContain('after the dump');
       // pg_dump empties the session's search_path while it runs: unqualified names work again.

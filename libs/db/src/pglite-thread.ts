@@ -14,6 +14,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { dataSection } from './pglite-dump.js';
 
 /**
  * The worker: one PGlite, answering `{id, sql, params}` messages in the order they came (PGlite
@@ -48,7 +49,7 @@ parentPort.on('message', async ({ id, sql, params, close, dump }) => {
     const searchPath = (await db.query('show search_path')).rows[0].search_path;
     try {
       pgDump ??= require(workerData.pgDump).pgDump;
-      const file = await pgDump({ pg: db, args: workerData.dumpArgs });
+      const file = await pgDump({ pg: db, args: [...workerData.dumpArgs, ...dump] });
       const bytes = new Uint8Array(await file.arrayBuffer());
       parentPort.postMessage({ id, rows: [], dump: bytes }, [bytes.buffer]);
     } catch (err) {
@@ -137,13 +138,14 @@ export class PgliteThread {
   }
 
   /**
-   * A plain SQL dump (pg_dump compiled for PGlite, rows as INSERTs), whole in memory: pg_dump
-   * writes it to its in-memory file system and the thread answers it in one transferred buffer.
-   * pg_dump runs synchronously in the thread, so no statement runs beside it; the caller
-   * must keep transactions out (the driver's `dump` does).
+   * pg_dump compiled for PGlite, with these arguments besides DUMP_ARGS, whole in memory: pg_dump
+   * writes to its in-memory file system and the thread answers it in one transferred buffer, so
+   * it is asked only for the schema (`--section=pre-data`, `--section=post-data`; the rows come
+   * from pglite-dump.ts). pg_dump runs synchronously in the thread, so no statement runs beside
+   * it; the caller must keep transactions out (the driver's `dump` does).
    */
-  async dump(): Promise<Uint8Array> {
-    const a = await this.send({ dump: true });
+  async pgDump(args: string[]): Promise<Uint8Array> {
+    const a = await this.send({ dump: args });
     if (a.error) throw Object.assign(new Error(a.error.message), a.error);
     return a.dump!;
   }
@@ -174,7 +176,7 @@ export class PgliteThreadDialect implements Dialect {
   constructor(thread: PgliteThread) {
     this.driver = new PgliteThreadDriver(thread);
   }
-  /** The database as plain SQL, taken between transactions (PgliteThread.dump). */
+  /** The database as plain SQL in pieces, taken between transactions (the driver's `dump`). */
   dump = () => this.driver.dump();
   createAdapter = () => new PostgresAdapter();
   createQueryCompiler = () => new PostgresQueryCompiler();
@@ -213,13 +215,23 @@ class PgliteThreadDriver implements Driver {
 
   async releaseConnection(): Promise<void> {}
 
-  /** A dump has the session as a transaction would: it starts after the open transaction's end, and statements wait for its own. */
-  async dump(): Promise<Uint8Array> {
+  /**
+   * The database as plain SQL, in pieces as the reader asks for them: pg_dump's schema before the
+   * rows (tables, sequences), the rows (pglite-dump.ts), then pg_dump's indexes, constraints and
+   * triggers, so rows load before the foreign keys that check them. The dump has the session as a
+   * transaction would, from its first piece until the last is read or the reader stops: it
+   * starts after the open transaction's end, statements wait for its own, and nothing writes
+   * between its three parts.
+   */
+  async *dump(): AsyncGenerator<Uint8Array> {
     while (this.owner) await this.turn();
     const alone: DatabaseConnection = { executeQuery: () => Promise.reject(new Error('dumping')), streamQuery: () => { throw new Error('dumping'); } };
     this.owner = alone;
     try {
-      return await this.thread.dump();
+      yield await this.thread.pgDump(['--section=pre-data']);
+      const encoder = new TextEncoder();
+      for await (const piece of dataSection((sql, params) => this.thread.query(sql, params))) yield encoder.encode(piece);
+      yield await this.thread.pgDump(['--section=post-data']);
     } finally {
       this.end();
     }

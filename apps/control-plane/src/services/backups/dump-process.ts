@@ -9,6 +9,8 @@ export interface DumpProcess {
   output: Readable;
   /** Settles when the tool exits: rejects with the end of its standard error when it failed. */
   exited: Promise<void>;
+  /** The output is gzipped already (the embedded database's, read-ahead.ts). */
+  gzipped?: boolean;
 }
 
 const STDERR_KEPT = 4096;

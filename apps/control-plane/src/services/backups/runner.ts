@@ -14,6 +14,7 @@ import type { DestinationService } from './destinations.js';
 import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './database-dumps.js';
 import { dataDirArchive } from './data-dir-archive.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
+import { readAhead } from './read-ahead.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
 
@@ -21,8 +22,8 @@ import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.
 export interface PlatformSource {
   /** The Postgres URL (DATABASE_URL); absent when the control plane runs on embedded PGlite. */
   databaseUrl?: string;
-  /** On embedded PGlite: its plain SQL dump (DatabaseHandle.dumpSql). */
-  dumpEmbedded?: () => Promise<Uint8Array>;
+  /** On embedded PGlite: its plain SQL dump in pieces, read as the upload goes (DatabaseHandle.dumpSql). */
+  dumpEmbedded?: () => AsyncIterable<Uint8Array>;
   /** SKIFF_DATA_DIR, archived beside the dump (data-dir-archive.ts); none in most tests. */
   dataDir?: string;
   secretKey: Buffer;
@@ -176,16 +177,15 @@ export class BackupRunner {
     return { backupId: row.id, files, size, durationMs };
   }
 
-  /** pg_dump of DATABASE_URL, streamed; on PGlite its dump, whole in memory (PgliteThread.dump) then streamed on. */
+  /**
+   * pg_dump of DATABASE_URL, streamed; on PGlite its dump in pieces, read ahead of the upload and
+   * gzipped into a bounded buffer (read-ahead.ts), so that the session it holds is not held for the upload.
+   */
   private async dumpPlatform(): Promise<DumpProcess> {
     if (this.platform.databaseUrl) return pgDump(this.platform.databaseUrl);
     if (!this.platform.dumpEmbedded) throw new RunFailed('the control plane has no database it can dump');
-    try {
-      const sql = await this.platform.dumpEmbedded();
-      return { output: readableOf(Buffer.from(sql.buffer, sql.byteOffset, sql.byteLength)), exited: Promise.resolve() };
-    } catch (err) {
-      throw new RunFailed(`the embedded database could not be dumped: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    const { output, done } = readAhead(embeddedPieces(this.platform.dumpEmbedded()));
+    return { output, exited: done, gzipped: true };
   }
 
   /**
@@ -201,7 +201,7 @@ export class BackupRunner {
         done(null, chunk);
       },
     });
-    const gzip = createGzip();
+    const gzip = dump.gzipped ? new PassThrough() : createGzip();
     const piping = passphrase
       ? Promise.all([pipeline(dump.output, gzip), encryptedLazily(gzip, passphrase).then((sealed) => pipeline(sealed, counter, compressed))])
       : pipeline(dump.output, gzip, counter, compressed);
@@ -255,6 +255,15 @@ function asInvalid(err: unknown): unknown {
   if (!(err instanceof BucketError)) return err;
   const field = err.code === 'NoSuchBucket' ? 'bucket' : /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch/.test(err.code) ? 'accessKey' : 'endpoint';
   return Invalid(field, err.message);
+}
+
+/** The embedded database's dump, its failure named as such. */
+async function* embeddedPieces(pieces: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    yield* pieces;
+  } catch (err) {
+    throw new Error(`the embedded database could not be dumped: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function readableOf(data: Buffer): Readable {
