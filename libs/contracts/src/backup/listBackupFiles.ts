@@ -9,7 +9,9 @@ export const listBackupFiles = defineContract({
     '`search` is a path prefix inside the destination bucket (for example `<appName>/` or ' +
     '`<appName>/<prefix>`); empty lists from the bucket root. Owners and admins list any path; ' +
     'anyone else only inside the folder of a backup or volume backup on that destination they ' +
-    'may see (`<prefix><backupId>/`), else FORBIDDEN.',
+    'may see (`<prefix><backupId>/`), else FORBIDDEN. `serverId`, when given, must be a server the ' +
+    'caller may use (unknown or another organization\'s: BAD_REQUEST); the listing is the destination\'s ' +
+    'whichever server is named.',
   input: z.object({ destinationId: Id, search: z.string(), serverId: Id.optional() }),
   output: z.array(Unspecified),
   example: { destinationId: 'dst_example', search: 'shop-db/nightly/' },

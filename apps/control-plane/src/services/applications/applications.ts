@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Application } from '@skiff/db';
+import type { Application, Db } from '@skiff/db';
 import type { Principal } from '../../authz/principal.js';
 import { Invalid } from '../../errors.js';
 import { type ServiceDeps, uniqueAs } from '../shared/deps.js';
@@ -15,7 +15,7 @@ import {
 import type { IdentityService } from '../identity/identity.js';
 import type { ProjectService } from '../projects/projects.js';
 import { checkNetworks } from '../shared/networks.js';
-import { assertHostPortsFree, hostPortsOf } from '../shared/published-ports.js';
+import { claimHostPorts, hostPortsOf } from '../shared/published-ports.js';
 import { createService } from '../shared/new-service.js';
 import { RecordCodec } from '../shared/record-codec.js';
 import type { ServiceAccess } from '../shared/service-access.js';
@@ -105,9 +105,15 @@ export class ApplicationService {
     await this.check(p, row, fields);
     const columns = this.codec.columns(fields);
     if (Object.keys(columns).length === 0) return this.record(row);
-    const updated = await uniqueAs('appName', APP_NAME_TAKEN, () =>
-      this.db.updateTable('applications').set(columns as never).where('id', '=', applicationId).returningAll().executeTakeFirstOrThrow(),
-    );
+    const write = (db: Db) =>
+      uniqueAs('appName', APP_NAME_TAKEN, () => db.updateTable('applications').set(columns as never).where('id', '=', applicationId).returningAll().executeTakeFirstOrThrow());
+    const ports = fields.endpointSpecCluster !== undefined ? hostPortsOf(fields.endpointSpecCluster) : [];
+    const updated = ports.length
+      ? await this.db.transaction().execute(async (tx) => {
+          await claimHostPorts(tx, this.deps, row.serverId, ports, row.id, 'endpointSpecCluster');
+          return write(tx);
+        })
+      : await write(this.db);
     return this.record(updated);
   }
 
@@ -131,9 +137,6 @@ export class ApplicationService {
     checkInsideSource(f, ['buildPath', 'forgeBBuildPath', 'forgeCBuildPath', 'forgeDBuildPath', 'customGitBuildPath', 'dropBuildPath', 'containerContextPath', 'publishDirectory']);
     await checkSourceReferences(this.access, p, f);
     await checkNetworks(this.db, p, row.serverId, f);
-    if (f.endpointSpecCluster !== undefined) {
-      await assertHostPortsFree(this.deps, row.serverId, hostPortsOf(f.endpointSpecCluster), row.id, 'endpointSpecCluster');
-    }
   }
 
   /** A save*Provider: the source fields given, and the source type they imply. */

@@ -2,6 +2,7 @@ import { isAdmin } from '../../authz/policy.js';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError, Forbidden } from '../../errors.js';
 import type { ServiceDeps } from '../shared/deps.js';
+import type { ServiceAccess } from '../shared/service-access.js';
 import type { BackupService } from './backups.js';
 import type { DestinationService } from './destinations.js';
 import { ownPrefix } from './object-names.js';
@@ -13,6 +14,9 @@ import type { VolumeBackups } from './volume-backups.js';
  * and its bucket holds every backup written there, the platform's included: owners and admins
  * list any path of it; anyone else only inside the folder of a backup (database or volume) on
  * that destination they may see, so a member learns nothing of the services they were not granted.
+ * `serverId` (the spec's) must name a server the caller may use, as every other operation's does
+ * (another organization's answers as an unknown one); the listing is the destination's whichever
+ * server is named: the control plane reads the bucket itself.
  */
 export class BackupFiles {
   constructor(
@@ -21,9 +25,11 @@ export class BackupFiles {
     private readonly runner: BackupRunner,
     private readonly backups: BackupService,
     private readonly volumes: VolumeBackups,
+    private readonly access: ServiceAccess,
   ) {}
 
-  async list(p: Principal, destinationId: string, search: string) {
+  async list(p: Principal, destinationId: string, search: string, serverId?: string) {
+    await this.access.checkServer(p, serverId);
     const destination = await this.destinations.find(p, destinationId);
     if (!isAdmin(p) && !(await this.reaches(p, destination.id, search))) {
       throw Forbidden('Only owners and admins list a whole destination: search must start with the folder of a backup you may see (<prefix><backupId>/)');

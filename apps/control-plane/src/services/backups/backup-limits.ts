@@ -1,5 +1,6 @@
 import type { Db } from '@skiff/db';
 import { Invalid } from '../../errors.js';
+import { lockUntilCommit } from '../shared/xact-lock.js';
 
 /**
  * How many backup schedules one organization keeps (database, compose and volume backups
@@ -20,8 +21,13 @@ type Target =
   | { table: 'backups'; column: null; field: string }
   | { table: 'volumeBackups'; column: 'applicationId'; id: string; field: string; volumeName: string };
 
-/** Refuses, naming the target's field, a new backup over either limit. */
+/**
+ * Refuses, naming the target's field, a new backup over either limit. Run in the transaction
+ * `db` that inserts it: the organization's backups are locked until that insert commits, so two
+ * creates at the limit cannot both pass.
+ */
 export async function assertBackupRoom(db: Db, limits: BackupLimits, organizationId: string, target: Target): Promise<void> {
+  await lockUntilCommit(db, `skiff.backup-room:${organizationId}`);
   const count = async (table: 'backups' | 'volumeBackups', where: (q: any) => any) =>
     Number((await where(db.selectFrom(table as 'backups').select((eb) => eb.fn.countAll().as('n')).where('organizationId', '=', organizationId)).executeTakeFirstOrThrow()).n);
   const all = (await count('backups', (q) => q)) + (await count('volumeBackups', (q) => q));

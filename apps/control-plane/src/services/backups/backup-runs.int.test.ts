@@ -235,3 +235,25 @@ describe('the upload pipeline', () => {
     expect(peak - baseline).toBeLessThan(150 * 1024 * 1024);
   }, 180_000);
 });
+
+describe('backup.listBackupFiles with a serverId', () => {
+  it('lists the destination for a server of the organization, and answers another organization\'s server as an unknown one (BAD_REQUEST naming serverId)', async () => {
+    const b = await platformBackup();
+    ok(await t.call('backup.manualBackupWebServer', { backupId: b.backupId }));
+    const search = `platform/${b.backupId}/`;
+    const without = ok(await t.call('backup.listBackupFiles', { destinationId: b.destinationId, search }));
+    expect(without).toHaveLength(1);
+    const own = ok(await t.call('server.create', { name: 'lister', address: '192.0.2.51' })).serverId;
+    expect(ok(await t.call('backup.listBackupFiles', { destinationId: b.destinationId, search, serverId: own }))).toEqual(without);
+
+    const org = ok(await t.call('organization.create', { name: 'Lister elsewhere' }));
+    const outsider = t.as(ok(await t.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.organizationId } })).key);
+    const foreign = ok(await outsider('server.create', { name: 'theirs', address: '192.0.2.52' })).serverId;
+    const unknown = await t.call('backup.listBackupFiles', { destinationId: b.destinationId, search, serverId: 'srv_unknown' });
+    const theirs = await t.call('backup.listBackupFiles', { destinationId: b.destinationId, search, serverId: foreign });
+    for (const refused of [unknown, theirs]) {
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([{ path: ['serverId'], message: 'no such server' }]);
+    }
+  });
+});

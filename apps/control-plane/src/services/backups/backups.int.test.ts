@@ -441,4 +441,49 @@ describe('backup limits', () => {
       await capped.close();
     }
   });
+
+  // The count and the insert are one step per organization (a lock held until the insert commits).
+  it.each(['postgres', 'pglite'] as const)('holds when creates race at the limit: exactly the room left passes, the others answer BAD_REQUEST naming the field (%s)', async (database) => {
+    const capped = await startTestPlatform({ database, backups: { limits: { perOrganization: 4, perTarget: 2 } } });
+    try {
+      const setUp = async (call: Call) => {
+        const environmentId = ok(await call('project.create', { name: 'racing' })).environments[0].environmentId;
+        const d = ok(await call('destination.create', destinationInput));
+        const dbs = [];
+        for (const name of ['one', 'two', 'three']) dbs.push(ok(await call('dbA.create', { name, environmentId })).dbAId as string);
+        const app = ok(await call('application.create', { name: 'files', environmentId }));
+        ok(await call('mounts.create', { applicationId: app.applicationId, type: 'volume', volumeName: `race-files-${app.applicationId}`, mountPath: '/data' }));
+        const volume = { applicationId: app.applicationId, volumeName: `race-files-${app.applicationId}`, destinationId: d.destinationId, schedule: '0 3 * * *', prefix: 'vol/' };
+        return { dbs, volume, input: (dbAId: string) => backupInput(d.destinationId, { databaseType: 'dbA', dbAId }) };
+      };
+      const refusedAll = (answers: { status: number; body: any }[], passed: number, message: RegExp) => {
+        expect(answers.filter((a) => a.status === 200), JSON.stringify(answers.map((a) => a.body))).toHaveLength(passed);
+        for (const refused of answers.filter((a) => a.status !== 200)) {
+          expect(refused.status).toBe(400);
+          expect(refused.body.issues).toEqual([{ path: [expect.stringMatching(/^(dbAId|volumeName)$/)], message: expect.stringMatching(message) }]);
+        }
+      };
+      const mine = await setUp(capped.call);
+      // One target: two of four pass.
+      refusedAll(await Promise.all([1, 2, 3, 4].map(() => capped.call('backup.create', mine.input(mine.dbs[0]!)))), 2, /SKIFF_MAX_BACKUPS_PER_TARGET is 2/);
+      // The organization (volume backups included): two of five pass, while another organization's creates are not held back.
+      const org = ok(await capped.call('organization.create', { name: 'Other racer' }));
+      const theirCall = capped.as(ok(await capped.call('user.createApiKey', { name: 'o', metadata: { organizationId: org.organizationId } })).key);
+      const theirs = await setUp(theirCall);
+      const answers = await Promise.all([
+        capped.call('backup.create', mine.input(mine.dbs[1]!)),
+        capped.call('backup.create', mine.input(mine.dbs[1]!)),
+        capped.call('backup.create', mine.input(mine.dbs[2]!)),
+        capped.call('volumeBackup.create', mine.volume),
+        capped.call('volumeBackup.create', mine.volume),
+        theirCall('backup.create', theirs.input(theirs.dbs[0]!)),
+        theirCall('volumeBackup.create', theirs.volume),
+      ]);
+      refusedAll(answers.slice(0, 5), 2, /SKIFF_MAX_BACKUPS_PER_ORGANIZATION is 4/);
+      expect(answers.slice(5).map((a) => a.status)).toEqual([200, 200]);
+      expect(ok(await capped.call('user.getBackups')).length + Number((await capped.db.selectFrom('volumeBackups').select((eb) => eb.fn.countAll().as('n')).where('organizationId', '=', capped.organizationId).executeTakeFirstOrThrow()).n)).toBe(4);
+    } finally {
+      await capped.close();
+    }
+  });
 });

@@ -183,20 +183,22 @@ export class BackupService {
     const target = await this.target(p, input);
     const settings = await this.settings(p, input);
     const userId = await this.checkUser(p, input.userId);
-    await assertBackupRoom(this.db, this.limits, p.organizationId, roomOf(target));
-    const row = await this.db
-      .insertInto('backups')
-      .values({
-        id: this.deps.ids('bkp'),
-        organizationId: p.organizationId,
-        ...settings,
-        ...target,
-        enabled: input.enabled ?? true,
-        userId,
-        includeEncryptionKey: input.includeEncryptionKey ?? false,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.db.transaction().execute(async (tx) => {
+      await assertBackupRoom(tx, this.limits, p.organizationId, roomOf(target));
+      return tx
+        .insertInto('backups')
+        .values({
+          id: this.deps.ids('bkp'),
+          organizationId: p.organizationId,
+          ...settings,
+          ...target,
+          enabled: input.enabled ?? true,
+          userId,
+          includeEncryptionKey: input.includeEncryptionKey ?? false,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
     return this.record(row);
   }
 

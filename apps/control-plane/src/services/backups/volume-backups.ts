@@ -82,22 +82,24 @@ export class VolumeBackups {
     if (prefix === null) throw Invalid('prefix', 'must not contain . or .. segments');
     await this.volumeOf(app.id, input.volumeName, 'volumeName');
     await this.destinations.reference(p, input.destinationId);
-    await assertBackupRoom(this.db, this.limits, project.organizationId, { table: 'volumeBackups', column: 'applicationId', id: app.id, field: 'volumeName', volumeName: input.volumeName });
-    const row = await this.db
-      .insertInto('volumeBackups')
-      .values({
-        id: this.deps.ids('vbk'),
-        organizationId: project.organizationId,
-        applicationId: app.id,
-        volumeName: input.volumeName,
-        destinationId: input.destinationId,
-        schedule: input.schedule.trim(),
-        enabled: input.enabled ?? true,
-        prefix,
-        keepLatestCount: input.keepLatestCount ?? null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.db.transaction().execute(async (tx) => {
+      await assertBackupRoom(tx, this.limits, project.organizationId, { table: 'volumeBackups', column: 'applicationId', id: app.id, field: 'volumeName', volumeName: input.volumeName });
+      return tx
+        .insertInto('volumeBackups')
+        .values({
+          id: this.deps.ids('vbk'),
+          organizationId: project.organizationId,
+          applicationId: app.id,
+          volumeName: input.volumeName,
+          destinationId: input.destinationId,
+          schedule: input.schedule.trim(),
+          enabled: input.enabled ?? true,
+          prefix,
+          keepLatestCount: input.keepLatestCount ?? null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
     return record(row);
   }
 

@@ -42,7 +42,7 @@ export function buildBackups(
   const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps);
   const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
   const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), options.dumpPollMs, limits);
-  const files = new BackupFiles(deps, destinations, runner, backups, volumes);
+  const files = new BackupFiles(deps, destinations, runner, backups, volumes, access);
   const volumeSchedules = { table: 'volumeBackups' as const, run: (row: VolumeBackup) => volumes.run(row), staleKind: () => 'volumeBackup' as const };
   const verifications = new BackupVerifications(deps, backups, runner, outbox, log.child({ component: 'backup-verifications' }));
   // A successful scheduled run of a database backup is followed by a verification of its file.

@@ -19,7 +19,7 @@ import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Principal } from '../../authz/principal.js';
 import { assertNoHostPrivileges } from './host-privileges.js';
-import { assertHostPortsFree, composeHostPorts } from '../shared/published-ports.js';
+import { assertHostPortsFree, claimHostPorts, composeHostPorts } from '../shared/published-ports.js';
 import { Invalid } from '../../errors.js';
 import type { ComposeService } from './compose.js';
 import { configFilesProblem, sealConfigFiles } from './config-files.js';
@@ -274,7 +274,7 @@ export class ComposeTemplateService {
     const domainsField = place.domainsField ?? field;
     checkMounts(processed, field);
     await assertNoHostPrivileges(this.deps.db, organizationId, stack.serverId, processed.compose, field);
-    await assertHostPortsFree(this.deps, stack.serverId, composeHostPorts(processed.compose), stack.id, field);
+    const ports = composeHostPorts(processed.compose);
     const routes = processed.domains.map((domain, index) => this.route(stack, organizationId, domain, domainsField, `${domainsAt}[${index}]`));
     const seen = new Set<string>();
     routes.forEach((r, index) => {
@@ -283,6 +283,8 @@ export class ComposeTemplateService {
       seen.add(key);
     });
     const { row, inserted } = await this.proxy.change(this.deps.db, [stack.serverId], async (tx) => {
+      // The ports' lock before the proxy revisions' (the hosts'): every save taking both takes them in this order.
+      await claimHostPorts(tx, this.deps, stack.serverId, ports, stack.id, field);
       if (routes.length) await lockServerHosts(tx, [stack.serverId]);
       for (const [index, r] of routes.entries()) {
         await assertRouteFree(tx, stack.serverId, r.host, r.path, domainsField, `${domainsAt}[${index}]`);

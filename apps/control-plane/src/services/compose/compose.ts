@@ -15,7 +15,7 @@ import { RecordCodec } from '../shared/record-codec.js';
 import { deleteWorkloadRecord, wasDeployed } from '../deployments/workloads.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { assertNoHostPrivileges } from './host-privileges.js';
-import { assertHostPortsFree, composeHostPorts } from '../shared/published-ports.js';
+import { claimHostPorts, composeHostPorts } from '../shared/published-ports.js';
 
 /** Every column that says where the compose file comes from; `disconnectGitProvider` clears them. */
 const SOURCE_FIELDS = [
@@ -86,25 +86,31 @@ export class ComposeService {
       },
       insert: async (columns) => {
         await assertNoHostPrivileges(this.db, p.organizationId, columns.serverId ?? null, input.composeFile ?? '');
-        await assertHostPortsFree(this.deps, columns.serverId ?? null, composeHostPorts(input.composeFile ?? ''), columns.id, 'composeFile');
-        return this.write(() =>
-          this.db
-            .insertInto('composeStacks')
-            .values({
-              ...columns,
-              sourceType: input.sourceType ?? 'raw',
-              composeType: input.composeType ?? 'container-compose',
-              composeFile: input.composeFile ?? '',
-              composePath: 'docker-compose.yml',
-              enableSubmodules: false,
-              autoDeploy: true,
-              randomize: false,
-              isolatedDeployment: false,
-              isolatedDeploymentsVolume: false,
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        );
+        const insert = (db: Db) =>
+          this.write(() =>
+            db
+              .insertInto('composeStacks')
+              .values({
+                ...columns,
+                sourceType: input.sourceType ?? 'raw',
+                composeType: input.composeType ?? 'container-compose',
+                composeFile: input.composeFile ?? '',
+                composePath: 'docker-compose.yml',
+                enableSubmodules: false,
+                autoDeploy: true,
+                randomize: false,
+                isolatedDeployment: false,
+                isolatedDeploymentsVolume: false,
+              })
+              .returningAll()
+              .executeTakeFirstOrThrow(),
+          );
+        const ports = composeHostPorts(input.composeFile ?? '');
+        if (ports.length === 0) return insert(this.db);
+        return this.db.transaction().execute(async (tx) => {
+          await claimHostPorts(tx, this.deps, columns.serverId ?? null, ports, columns.id, 'composeFile');
+          return insert(tx);
+        });
       },
     });
     return this.record(row);
@@ -127,7 +133,6 @@ export class ComposeService {
     await this.check(p, row, fields);
     if (typeof fields.composeFile === 'string') {
       await assertNoHostPrivileges(this.db, project.organizationId, row.serverId, fields.composeFile);
-      await assertHostPortsFree(this.deps, row.serverId, composeHostPorts(fields.composeFile), row.id, 'composeFile');
     }
     return this.set(row, fields);
   }
@@ -141,12 +146,17 @@ export class ComposeService {
   async set(row: ComposeStack, fields: Values) {
     const columns = this.codec.columns(fields);
     if (Object.keys(columns).length === 0) return this.record(row);
-    const write = (db: Db) =>
-      this.write(() => db.updateTable('composeStacks').set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
+    const ports = typeof fields.composeFile === 'string' ? composeHostPorts(fields.composeFile) : [];
+    const write = async (db: Db) => {
+      await claimHostPorts(db, this.deps, row.serverId, ports, row.id, 'composeFile');
+      return this.write(() => db.updateTable('composeStacks').set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
+    };
     const routing = ROUTE_FIELDS.find((f) => f in columns);
     const updated = routing
       ? await this.proxy.change(this.db, (tx) => this.proxy.serversRoutingTo(tx, { composeId: row.id }), write, { field: routing })
-      : await write(this.db);
+      : ports.length
+        ? await this.db.transaction().execute(write)
+        : await write(this.db);
     return this.record(updated);
   }
 

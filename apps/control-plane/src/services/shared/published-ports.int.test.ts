@@ -132,3 +132,64 @@ describe("the control plane's own ports", () => {
     }
   });
 });
+
+// The check and the write are one step per server (a lock held until the write commits), on
+// PostgreSQL and on the embedded PGlite alike.
+describe.each(['postgres', 'pglite'] as const)('saves racing for one host port (%s)', (database) => {
+  let r: TestPlatform;
+  let rival: string;
+  beforeAll(async () => {
+    r = await startTestPlatform({ database });
+    const org = (await r.call('organization.create', { name: 'rival tenant' })).body;
+    rival = (await r.call('user.createApiKey', { name: 'rival', metadata: { organizationId: org.organizationId } })).body.key;
+  });
+  afterAll(() => r?.close());
+
+  const environment = async (key?: string) => (await r.call('project.create', { name: 'race' }, { key })).body.environments[0].environmentId as string;
+  const app = async (appName: string, key?: string, serverId?: string) =>
+    (await r.call('application.create', { name: appName, appName, environmentId: await environment(key), ...(serverId ? { serverId } : {}) }, { key })).body.applicationId as string;
+  const taken = (port: number, field: string) => [{ path: [field], message: `port ${port} is already published on this server` }];
+
+  it('lets exactly one of the applications publishing one port at once have it; the others answer BAD_REQUEST naming the field', async () => {
+    const apps = [await app('race-a'), await app('race-b'), await app('race-c', rival), await app('race-d', rival)];
+    const keys = [undefined, undefined, rival, rival];
+    const answers = await Promise.all(apps.map((applicationId, i) => r.call('application.update', { applicationId, endpointSpecCluster: ports(29001) }, { key: keys[i] })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const refused of answers.filter((a) => a.status !== 200)) {
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual(taken(29001, 'endpointSpecCluster'));
+    }
+    const stored = await r.db.selectFrom('applications').select('endpointSpecCluster').where('id', 'in', apps).execute();
+    expect(stored.filter((s) => s.endpointSpecCluster !== null)).toHaveLength(1);
+  });
+
+  it('lets exactly one workload of any kind have it: an application, a cache, a database service and a compose stack at once', async () => {
+    const env = await environment(rival);
+    const applicationId = await app('race-app');
+    const cacheId = (await r.call('cache.create', { name: 'c', appName: 'race-cache', databasePassword: 'correct-horse-battery', environmentId: env }, { key: rival })).body.cacheId;
+    const dbAId = (await r.call('dbA.create', { name: 'd', appName: 'race-db', environmentId: env }, { key: rival })).body.dbAId;
+    const composeId = (await r.call('compose.create', { name: 's', environmentId: await environment() })).body.composeId;
+    const answers = await Promise.all([
+      r.call('application.update', { applicationId, endpointSpecCluster: ports(29002) }),
+      r.call('cache.saveExternalPort', { cacheId, externalPort: 29002 }, { key: rival }),
+      r.call('dbA.saveExternalPort', { dbAId, externalPort: 29002 }, { key: rival }),
+      r.call('compose.update', { composeId, composeFile: 'services:\n  web:\n    image: busybox:latest\n    ports:\n      - "29002:80"\n' }),
+    ]);
+    expect(answers.map((a) => a.status).filter((s) => s === 200)).toHaveLength(1);
+    answers.forEach((a, i) => {
+      if (a.status !== 200) expect(a.body.issues).toEqual(taken(29002, ['endpointSpecCluster', 'externalPort', 'externalPort', 'composeFile'][i]!));
+    });
+  });
+
+  it('lets saves of different ports, or of one port on different servers, all pass at once', async () => {
+    const servers = await Promise.all(['race-one', 'race-two'].map(async (name, i) => (await r.call('server.create', { name, address: `192.0.2.${41 + i}` })).body.serverId as string));
+    const onServers = [await app('race-s1', undefined, servers[0]), await app('race-s2', undefined, servers[1])];
+    const onHost = [await app('race-p1'), await app('race-p2', rival)];
+    const answers = await Promise.all([
+      ...onServers.map((applicationId) => r.call('application.update', { applicationId, endpointSpecCluster: ports(29003) })),
+      r.call('application.update', { applicationId: onHost[0], endpointSpecCluster: ports(29004) }),
+      r.call('application.update', { applicationId: onHost[1], endpointSpecCluster: ports(29005) }, { key: rival }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Db } from '@skiff/db';
 import { ComposeError, composePublishedPorts } from '@skiff/domain';
 import { Invalid } from '../../errors.js';
+import { lockUntilCommit } from './xact-lock.js';
 
 /** A host port a workload publishes, with its protocol (`28081/tcp`). */
 type HostPort = string;
@@ -117,3 +118,15 @@ export async function assertHostPortsFree(deps: PortDeps, serverId: string | nul
   if (clash) throw Invalid(field, `port ${clash.replace('/tcp', '')} is already published on this server`);
 }
 
+
+/**
+ * assertHostPortsFree for a save: in the transaction `tx` that writes the ports, under a lock of
+ * the server's published ports held until that write commits, so two saves of one port (of any
+ * workloads, tables or organizations) cannot both pass the check. Saves publishing no port take
+ * no lock.
+ */
+export async function claimHostPorts(tx: Db, deps: PortDeps, serverId: string | null, ports: HostPort[], exceptId: string, field: string): Promise<void> {
+  if (ports.length === 0) return;
+  await lockUntilCommit(tx, `skiff.published-ports:${serverId ?? ''}`);
+  await assertHostPortsFree({ ...deps, db: tx }, serverId, ports, exceptId, field);
+}

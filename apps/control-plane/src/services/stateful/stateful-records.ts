@@ -6,7 +6,7 @@ import type { ProjectService } from '../projects/projects.js';
 import { type ServiceDeps, isUniqueViolation } from '../shared/deps.js';
 import { moveTarget } from '../shared/field-rules.js';
 import { checkNetworks } from '../shared/networks.js';
-import { assertHostPortsFree, hostPortsOf } from '../shared/published-ports.js';
+import { claimHostPorts, hostPortsOf } from '../shared/published-ports.js';
 import { type NewServiceColumns, type NewServiceInput, createService } from '../shared/new-service.js';
 import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { serviceTables } from '../shared/service-records.js';
@@ -82,17 +82,17 @@ export class StatefulRecords<K extends StatefulKind> {
     }
     rules.check(fields);
     await checkNetworks(this.db, p, row.serverId, fields);
-    if (typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort) {
-      await assertHostPortsFree(this.deps, row.serverId, hostPortsOf(null, fields.externalPort), row.id, 'externalPort');
-    }
-    if (fields.endpointSpecCluster !== undefined) {
-      await assertHostPortsFree(this.deps, row.serverId, hostPortsOf(fields.endpointSpecCluster), row.id, 'endpointSpecCluster');
-    }
+    const externalPorts = typeof fields.externalPort === 'number' && fields.externalPort !== row.externalPort ? hostPortsOf(null, fields.externalPort) : [];
+    const specPorts = fields.endpointSpecCluster !== undefined ? hostPortsOf(fields.endpointSpecCluster) : [];
     const columns = rules.columns(fields);
     if (Object.keys(columns).length === 0) return row as RowOf<K>;
-    return this.write(() =>
-      this.db.updateTable(this.table).set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow(),
-    );
+    const write = (db: Db) => this.write(() => db.updateTable(this.table).set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
+    if (externalPorts.length === 0 && specPorts.length === 0) return write(this.db);
+    return this.db.transaction().execute(async (tx) => {
+      await claimHostPorts(tx, this.deps, row.serverId, externalPorts, row.id, 'externalPort');
+      await claimHostPorts(tx, this.deps, row.serverId, specPorts, row.id, 'endpointSpecCluster');
+      return write(tx);
+    });
   }
 
   /** Moves the service to an environment of the same organization the caller may see. */
