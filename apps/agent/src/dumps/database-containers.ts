@@ -37,7 +37,7 @@ export interface DatabaseContainers {
    */
   deployedImage(target: DatabaseTarget): Promise<DeployedImage | null>;
   run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun>;
-  /** The container's `NAME=value` environment (its secrets are scrubbed from failures: tool-reason.ts). */
+  /** The container's `NAME=value` environment (its secrets are scrubbed from failures: handlers/tool-reason.ts). */
   environment(containerId: string): Promise<string[]>;
 }
 

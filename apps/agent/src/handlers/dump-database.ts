@@ -4,7 +4,7 @@
  * bounded whatever the size. A failed dump removes the object it began. Idempotent: a
  * second run writes the same key again.
  */
-import { scrubToolReason, secretValuesOfEnv } from '../dumps/tool-reason.js';
+import { scrubToolReason, secretValuesOfEnv } from './tool-reason.js';
 import { CommandKind, type Command } from '@skiff/proto';
 import { archiveToolOutput } from '../dumps/tool-archives.js';
 import { type DatabaseContainers, notRunning } from '../dumps/database-containers.js';

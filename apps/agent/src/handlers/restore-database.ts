@@ -9,7 +9,7 @@ import { notRunning } from '../dumps/database-containers.js';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
-import { scrubToolReason, secretValuesOfEnv } from '../dumps/tool-reason.js';
+import { scrubToolReason, secretValuesOfEnv } from './tool-reason.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import type { DumpDatabaseDeps } from './dump-database.js';
 
