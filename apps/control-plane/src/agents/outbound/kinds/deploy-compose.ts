@@ -30,6 +30,10 @@ export interface DeployComposeInput {
   command: string[];
   /** The stack may use host privileges (a remote server, or an organization trusted on the platform host). */
   allowHostPrivileges: boolean;
+  /** Host ports the stack may not publish on its server, and why (published-ports.ts forbiddenHostPorts): the agent checks the file it fetched. */
+  forbiddenHostPorts?: ReadonlyMap<string, string>;
+  /** The most host ports the stack may publish (`SKIFF_MAX_COMPOSE_PORTS`). */
+  maxHostPorts?: number;
   createdAt: Date;
   deadline: Date;
 }
@@ -58,6 +62,8 @@ export function deployComposeCommand(input: DeployComposeInput): Command {
         configFiles: input.configFiles.map((f) => ({ path: f.filePath, content: f.content, target: '' })),
         command: input.command,
         allowHostPrivileges: input.allowHostPrivileges,
+        forbiddenHostPorts: [...(input.forbiddenHostPorts ?? [])].map(([port, reason]) => ({ port, reason })),
+        maxHostPorts: input.maxHostPorts ?? 0,
       },
     },
   };
