@@ -138,6 +138,16 @@ describe("a compose stack's published ports: interpolations, git sources and the
     expect(late.body.issues).toEqual([{ path: ['endpointSpecCluster'], message: 'port 28382 is already published on this server' }]);
   });
 
+  it("resolves at deploy a `${PORT}` its own variables leave open, with the environment's variables the deploy passes", async () => {
+    const projectEnv = await environmentOf(other);
+    const stack = (await t.call('compose.create', { name: 'env-port', environmentId: projectEnv, composeFile: stackFile('      - "${ENV_PORT}:80"\n') }, { key: other })).body.composeId;
+    expect((await t.call('environment.update', { environmentId: projectEnv, env: 'ENV_PORT=28381\n' }, { key: other })).status).toBe(200);
+    const deploy = await t.call('compose.deploy', { composeId: stack }, { key: other });
+    expect(deploy.status).toBe(400);
+    expect(deploy.body.issues).toEqual(taken(28381));
+    expect(await t.db.selectFrom('deployments').select('id').where('composeId', '=', stack).execute()).toEqual([]);
+  });
+
   it('refuses a file publishing more host ports than a stack may (100 by default), naming composeFile, and stores nothing', async () => {
     const env = await environmentOf(other);
     const created = await t.call('compose.create', { name: 'all', environmentId: env, composeFile: stackFile('      - "1-65535:1-65535"\n') }, { key: other });
