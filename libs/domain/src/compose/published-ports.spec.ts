@@ -56,12 +56,15 @@ services:
       '      - target: 80',
       '        published: ${LONG}',
       '      - "${NOPE}:81"',
+      '      - "${UNCLOSED:82"',
+      '      - "$$EMPTY:83"',
       '',
     ].join('\n');
     const env = new Map([['PORT', '8081'], ['UDP', '5353'], ['EMPTY', ''], ['FIRST', '9000'], ['LAST', '9001'], ['LONG', '7000']]);
     expect(composePublishedPorts(file, env)).toMatchObject({
       ports: ['8081/tcp', '5353/udp', '8082/tcp', '9000/tcp', '9001/tcp', '7000/tcp'],
-      unresolved: ['web: ${MISSING:?needed}', 'web: ${NOPE}'],
+      // `$$` is a literal `$`: not a port (Compose refuses it), listed with the unresolved.
+      unresolved: ['web: ${MISSING:?needed}', 'web: ${NOPE}', 'web: $$EMPTY'],
     });
     // Without the variables, only the defaults resolve.
     expect(composePublishedPorts(file).ports).toEqual(['8082/tcp', '8083/tcp']);

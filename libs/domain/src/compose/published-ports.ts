@@ -104,13 +104,39 @@ function hostRange(published: string, env: ReadonlyMap<string, string>): [number
  * replaces them from `env`; what has no value (no variable, no default) is left as written.
  */
 function interpolated(text: string, env: ReadonlyMap<string, string>): string {
-  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)((?::?[-?])[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/g, (whole, braced?: string, op?: string, bare?: string) => {
-    const name = braced ?? bare!;
-    const value = env.get(name);
-    if (!op) return value ?? whole;
-    const emptyCounts = op.startsWith(':');
-    const set = value !== undefined && (!emptyCounts || value !== '');
-    if (set) return value;
-    return op.slice(emptyCounts ? 1 : 0).startsWith('-') ? op.slice(emptyCounts ? 2 : 1) : whole;
-  });
+  let out = '';
+  let at = 0;
+  for (let i = text.indexOf('$'); i >= 0; i = text.indexOf('$', at)) {
+    out += text.slice(at, i);
+    if (text[i + 1] === '{') {
+      const end = text.indexOf('}', i);
+      // No closing brace: nothing further is an interpolation Compose would accept.
+      if (end < 0) return out + text.slice(i);
+      out += braced(text.slice(i + 2, end), env) ?? text.slice(i, end + 1);
+      at = end + 1;
+    } else {
+      const nameAt = /[A-Za-z_][A-Za-z0-9_]*/y;
+      nameAt.lastIndex = i + 1;
+      const name = nameAt.exec(text)?.[0] ?? '';
+      out += (name ? env.get(name) : undefined) ?? text.slice(i, i + 1 + name.length);
+      at = i + 1 + name.length;
+    }
+  }
+  return out + text.slice(at);
+}
+
+const NAME_START = /^[A-Za-z_][A-Za-z0-9_]*/;
+
+/** The value of `${inner}`, or null when it has none. */
+function braced(inner: string, env: ReadonlyMap<string, string>): string | null {
+  const name = NAME_START.exec(inner)?.[0];
+  if (!name) return null;
+  const op = inner.slice(name.length);
+  const value = env.get(name);
+  if (op === '') return value ?? null;
+  const emptyCounts = op.startsWith(':');
+  const kind = op[emptyCounts ? 1 : 0];
+  if (kind !== '-' && kind !== '?') return null;
+  if (value !== undefined && (!emptyCounts || value !== '')) return value;
+  return kind === '-' ? op.slice(emptyCounts ? 2 : 1) : null;
 }

@@ -130,6 +130,16 @@ describe('compose.deploy', () => {
       command: [],
       // The platform host, an organization not trusted there: the agent refuses host privileges.
       allowHostPrivileges: false,
+      // The ports Skiff reserves (no other workload publishes one on this server), and the cap.
+      forbiddenHostPorts: [
+        { port: '80/tcp', reason: "reserved for Skiff's proxy (HTTP)" },
+        { port: '443/tcp', reason: "reserved for Skiff's proxy (HTTPS)" },
+        { port: '443/udp', reason: "reserved for Skiff's proxy (HTTP/3)" },
+        { port: '5030/tcp', reason: "reserved for Skiff's cluster registry" },
+        { port: '5031/tcp', reason: "reserved for Skiff's cluster registry mirror" },
+        { port: '2020/tcp', reason: "reserved for Skiff's proxy dashboard" },
+      ],
+      maxHostPorts: 100,
     });
 
     const redeployed = await ok('compose.redeploy', { composeId: s.composeId, title: 'Again' });
