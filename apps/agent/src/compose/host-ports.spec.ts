@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { refusedHostPort } from './host-ports.js';
 
 const file = 'services:\n  web:\n    image: busybox\n    ports:\n      - "${PORT}:80"\n      - "8443:443"\n      - "8443:443/udp"\n      - "127.0.0.1:8443:8443"\n';
-const forbiddenHostPorts = [{ port: '9000/tcp', reason: 'already published on this server' }];
+const forbiddenHostPorts = [
+  { first: 8443, last: 8443, protocol: 'sctp', reason: '' },
+  { first: 8999, last: 9001, protocol: 'tcp', reason: '' },
+];
 
 describe('refusedHostPort', () => {
   it('passes a file whose ports are free, counting each host port once (protocols apart), and one whose variable has no value', () => {

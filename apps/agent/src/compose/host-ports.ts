@@ -13,10 +13,11 @@ import { readComposeDotenv } from './dotenv-values.js';
 export function refusedHostPort(text: string, composePath: string, deploy: Pick<DeployCompose, 'envFile' | 'forbiddenHostPorts' | 'maxHostPorts'>): string | null {
   if (deploy.forbiddenHostPorts.length === 0 && deploy.maxHostPorts === 0) return null;
   const { published } = composePublishedPorts(text, readComposeDotenv(deploy.envFile));
-  const forbidden = new Map(deploy.forbiddenHostPorts.map((f) => [f.port, f.reason]));
   for (const { service, port } of published) {
-    const reason = forbidden.get(port);
-    if (reason !== undefined) return `${composePath}: service "${service}" publishes port ${port}, ${reason}`;
+    const [number, protocol] = port.split('/');
+    const n = Number(number);
+    const hit = deploy.forbiddenHostPorts.find((f) => f.protocol === protocol && f.first <= n && n <= f.last);
+    if (hit) return `${composePath}: service "${service}" publishes port ${port}, ${hit.reason || 'already published on this server'}`;
   }
   const count = new Set(published.map((p) => p.port)).size;
   if (deploy.maxHostPorts > 0 && count > deploy.maxHostPorts) {

@@ -113,8 +113,9 @@ describe('DeployCompose and host privileges', () => {
 // with the stack's .env, and the number of host ports it publishes is capped.
 describe('DeployCompose and host ports', () => {
   const forbiddenHostPorts = [
-    { port: '28181/tcp', reason: 'already published on this server' },
-    { port: '80/tcp', reason: "reserved for Skiff's proxy (HTTP)" },
+    { first: 28180, last: 28189, protocol: 'tcp', reason: '' },
+    { first: 80, last: 80, protocol: 'tcp', reason: "reserved for Skiff's proxy (HTTP)" },
+    { first: 28181, last: 28181, protocol: 'udp', reason: '' },
   ];
 
   it("refuses a git source's file publishing a forbidden port through a variable of its .env, naming the service and the port, before touching Docker", async () => {

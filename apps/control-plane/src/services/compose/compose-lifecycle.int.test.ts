@@ -132,12 +132,12 @@ describe('compose.deploy', () => {
       allowHostPrivileges: false,
       // The ports Skiff reserves (no other workload publishes one on this server), and the cap.
       forbiddenHostPorts: [
-        { port: '80/tcp', reason: "reserved for Skiff's proxy (HTTP)" },
-        { port: '443/tcp', reason: "reserved for Skiff's proxy (HTTPS)" },
-        { port: '443/udp', reason: "reserved for Skiff's proxy (HTTP/3)" },
-        { port: '5030/tcp', reason: "reserved for Skiff's cluster registry" },
-        { port: '5031/tcp', reason: "reserved for Skiff's cluster registry mirror" },
-        { port: '2020/tcp', reason: "reserved for Skiff's proxy dashboard" },
+        { first: 80, last: 80, protocol: 'tcp', reason: "reserved for Skiff's proxy (HTTP)" },
+        { first: 443, last: 443, protocol: 'tcp', reason: "reserved for Skiff's proxy (HTTPS)" },
+        { first: 2020, last: 2020, protocol: 'tcp', reason: "reserved for Skiff's proxy dashboard" },
+        { first: 5030, last: 5030, protocol: 'tcp', reason: "reserved for Skiff's cluster registry" },
+        { first: 5031, last: 5031, protocol: 'tcp', reason: "reserved for Skiff's cluster registry mirror" },
+        { first: 443, last: 443, protocol: 'udp', reason: "reserved for Skiff's proxy (HTTP/3)" },
       ],
       maxHostPorts: 100,
     });

@@ -164,6 +164,9 @@ describe("a compose stack's published ports: interpolations, git sources and the
     const env = await environmentOf();
     const holder = (await t.call('compose.create', { name: 'var-port', environmentId: env, composeFile: stackFile('      - "${HELD}:80"\n') })).body.composeId;
     expect((await t.call('compose.update', { composeId: holder, env: 'HELD=28481\n' })).status).toBe(200);
+    // A stack saved before the cap (written straight to the table) stays one range in the command.
+    const legacy = (await t.call('compose.create', { name: 'legacy', environmentId: env })).body.composeId;
+    await t.db.updateTable('composeStacks').set({ composeFile: stackFile('      - "40000-49999:40000-49999"\n') }).where('id', '=', legacy).execute();
     const composeId = (await t.call('compose.create', { name: 'from git', environmentId: env, sourceType: 'git' })).body.composeId;
     expect((await t.call('compose.update', { composeId, customGitUrl: 'https://git.example.com/acme/stack.git', customGitBranch: 'main' })).status).toBe(200);
     const deploy = await t.call('compose.deploy', { composeId });
@@ -172,11 +175,14 @@ describe("a compose stack's published ports: interpolations, git sources and the
     const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
     const value = command.payload?.$case === 'deployCompose' ? command.payload.value : null;
     expect(value?.maxHostPorts).toBe(100);
-    const forbidden = new Map(value?.forbiddenHostPorts.map((f) => [f.port, f.reason]));
-    expect(forbidden.get('80/tcp')).toBe("reserved for Skiff's proxy (HTTP)");
-    expect(forbidden.get('443/udp')).toBe("reserved for Skiff's proxy (HTTP/3)");
-    expect(forbidden.get('28481/tcp')).toBe('already published on this server');
-    expect(forbidden.get('28381/tcp')).toBe('already published on this server');
+    // Ranges of one protocol and reason; a taken port's reason is empty (the agent says "already published on this server").
+    const covering = (port: number, protocol = 'tcp') => value?.forbiddenHostPorts.find((f) => f.protocol === protocol && f.first <= port && port <= f.last);
+    expect(covering(80)).toEqual({ first: 80, last: 80, protocol: 'tcp', reason: "reserved for Skiff's proxy (HTTP)" });
+    expect(covering(443, 'udp')?.reason).toBe("reserved for Skiff's proxy (HTTP/3)");
+    expect(covering(28481)?.reason).toBe('');
+    expect(covering(28381)?.reason).toBe('');
+    expect(covering(28482)).toBeUndefined();
+    expect(covering(45000)).toEqual({ first: 40000, last: 49999, protocol: 'tcp', reason: '' });
   });
 });
 

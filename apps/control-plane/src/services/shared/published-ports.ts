@@ -120,6 +120,9 @@ export interface PortDeps {
   maxComposePorts?: number;
 }
 
+/** Why a port another workload of the server publishes is refused. */
+export const TAKEN = 'already published on this server';
+
 /**
  * The host ports a workload (`exceptId`) of the server may not publish, each with why: those
  * Skiff publishes (RESERVED) and, on the platform host, the control plane's own ("reserved for
@@ -141,7 +144,7 @@ export async function forbiddenHostPorts(deps: PortDeps, serverId: string | null
     ...(await Promise.all(queries)).flat().flatMap((w) => hostPortsOf(w.endpointSpecCluster, w.externalPort)),
     ...(await stacks).flatMap((s) => composeHostPorts(s.composeFile, stackVariables(deps.secrets, s.env))),
   ];
-  for (const port of taken) if (!forbidden.has(port)) forbidden.set(port, 'already published on this server');
+  for (const port of taken) if (!forbidden.has(port)) forbidden.set(port, TAKEN);
   return forbidden;
 }
 

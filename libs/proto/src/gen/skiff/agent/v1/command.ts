@@ -1014,11 +1014,20 @@ export interface DeployCompose {
   maxHostPorts: number;
 }
 
-/** A host port a compose stack may not publish, and why (shown in the deployment's reason). */
+/**
+ * Host ports a compose stack may not publish, and why (shown in the deployment's reason): a
+ * range of one protocol's ports (`first` = `last` for one port), so a workload publishing many
+ * stays one entry.
+ */
 export interface ForbiddenHostPort {
-  /** `<port>/<protocol>`, e.g. `8080/tcp`. */
-  port: string;
-  /** e.g. "reserved for Skiff's proxy (HTTP)", "already published on this server". */
+  first: number;
+  last: number;
+  /** `tcp`, `udp` or `sctp`. */
+  protocol: string;
+  /**
+   * e.g. "reserved for Skiff's proxy (HTTP)"; empty: another workload of the server publishes
+   * them ("already published on this server").
+   */
   reason: string;
 }
 
@@ -6483,16 +6492,22 @@ export const DeployCompose: MessageFns<DeployCompose> = {
 };
 
 function createBaseForbiddenHostPort(): ForbiddenHostPort {
-  return { port: "", reason: "" };
+  return { first: 0, last: 0, protocol: "", reason: "" };
 }
 
 export const ForbiddenHostPort: MessageFns<ForbiddenHostPort> = {
   encode(message: ForbiddenHostPort, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.port !== "") {
-      writer.uint32(10).string(message.port);
+    if (message.first !== 0) {
+      writer.uint32(8).uint32(message.first);
+    }
+    if (message.last !== 0) {
+      writer.uint32(16).uint32(message.last);
+    }
+    if (message.protocol !== "") {
+      writer.uint32(26).string(message.protocol);
     }
     if (message.reason !== "") {
-      writer.uint32(18).string(message.reason);
+      writer.uint32(34).string(message.reason);
     }
     return writer;
   },
@@ -6511,15 +6526,31 @@ export const ForbiddenHostPort: MessageFns<ForbiddenHostPort> = {
         const tag = reader.uint32();
         switch (tag >>> 3) {
           case 1: {
-            if (tag !== 10) {
+            if (tag !== 8) {
               break;
             }
 
-            message.port = reader.string();
+            message.first = reader.uint32();
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.last = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.protocol = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
@@ -6540,15 +6571,23 @@ export const ForbiddenHostPort: MessageFns<ForbiddenHostPort> = {
 
   fromJSON(object: any): ForbiddenHostPort {
     return {
-      port: isSet(object.port) ? globalThis.String(object.port) : "",
+      first: isSet(object.first) ? globalThis.Number(object.first) : 0,
+      last: isSet(object.last) ? globalThis.Number(object.last) : 0,
+      protocol: isSet(object.protocol) ? globalThis.String(object.protocol) : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
     };
   },
 
   toJSON(message: ForbiddenHostPort): unknown {
     const obj: any = {};
-    if (message.port !== "") {
-      obj.port = message.port;
+    if (message.first !== 0) {
+      obj.first = Math.round(message.first);
+    }
+    if (message.last !== 0) {
+      obj.last = Math.round(message.last);
+    }
+    if (message.protocol !== "") {
+      obj.protocol = message.protocol;
     }
     if (message.reason !== "") {
       obj.reason = message.reason;
@@ -6561,7 +6600,9 @@ export const ForbiddenHostPort: MessageFns<ForbiddenHostPort> = {
   },
   fromPartial(object: DeepPartial<ForbiddenHostPort>): ForbiddenHostPort {
     const message = createBaseForbiddenHostPort();
-    message.port = object.port ?? "";
+    message.first = object.first ?? 0;
+    message.last = object.last ?? 0;
+    message.protocol = object.protocol ?? "";
     message.reason = object.reason ?? "";
     return message;
   },
