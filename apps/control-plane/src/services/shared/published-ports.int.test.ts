@@ -186,6 +186,26 @@ describe("a compose stack's published ports: interpolations, git sources and the
   });
 });
 
+describe('SKIFF_MAX_COMPOSE_PORTS', () => {
+  it("sets the cap of a stack's host ports, at save and in the deploy's command", async () => {
+    const capped = await startTestPlatform({ database: 'pglite', maxComposePorts: 2 });
+    try {
+      const env = (await capped.call('project.create', { name: 'p' })).body.environments[0].environmentId;
+      const file = (ports: string) => `services:\n  a:\n    image: x\n    ports: [${ports}]\n`;
+      const refused = await capped.call('compose.create', { name: 's', environmentId: env, composeFile: file('"8000-8002:80"') });
+      expect(refused.body.issues).toEqual([{ path: ['composeFile'], message: 'publishes 3 host ports, more than the 2 a stack may publish' }]);
+      // A port counts once however many services publish it (its protocols apart).
+      const composeId = (await capped.call('compose.create', { name: 's', environmentId: env, composeFile: file('"8000:80", "8000:80/udp"') })).body.composeId;
+      expect((await capped.call('compose.deploy', { composeId })).status).toBe(200);
+      const row = await capped.db.selectFrom('commands').selectAll().where('workloadKey', '=', `compose:${composeId}`).executeTakeFirstOrThrow();
+      const command = Command.decode(new CommandOutbox(capped.platform.secrets).open(row.payload));
+      expect(command.payload?.$case === 'deployCompose' && command.payload.value.maxHostPorts).toBe(2);
+    } finally {
+      await capped.close();
+    }
+  });
+});
+
 describe("the control plane's own ports", () => {
   it('are refused to workloads of the platform host', async () => {
     const own = await startTestPlatform({ database: 'pglite', platformPorts: platformHostPorts({ port: 3000, grpcPort: 50051, natsUrl: 'nats://127.0.0.1:4222' }) });
