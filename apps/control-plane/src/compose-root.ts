@@ -97,6 +97,7 @@ export async function buildPlatform(options: PlatformOptions) {
     rollbackImages: options.rollback?.keepImages,
     outbound: options.outbound ?? PUBLIC_ONLY,
     platformPorts: options.platformPorts,
+    maxComposePorts: options.maxComposePorts,
   };
   const identity = new IdentityService(deps);
   const outbox = new CommandOutbox(deps.secrets);

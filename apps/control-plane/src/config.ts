@@ -101,6 +101,8 @@ export interface Config {
    * of one database service, compose stack's service or application volume.
    */
   backupLimits: { perOrganization: number; perTarget: number };
+  /** `SKIFF_MAX_COMPOSE_PORTS` (default 100): the host ports one compose stack may publish. */
+  maxComposePorts: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
@@ -180,6 +182,7 @@ export function readConfig(env: NodeJS.ProcessEnv, version: string): Config {
       alertSeconds: wholeNumber(env, 'SKIFF_METRICS_ALERT_SECONDS', 60, 0, 86_400),
     },
     eventLeaseSeconds: wholeNumber(env, 'SKIFF_EVENT_LEASE_SECONDS', 120, 1, 86_400),
+    maxComposePorts: wholeNumber(env, 'SKIFF_MAX_COMPOSE_PORTS', 100, 1, 65_535),
   };
 }
 

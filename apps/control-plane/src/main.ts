@@ -48,6 +48,7 @@ const platform = await buildPlatform({
   keepDeployments: config.retention.keepDeployments,
   backups: { limits: config.backupLimits },
   platformPorts: platformHostPorts({ port: config.port, grpcPort: config.grpcPort, natsUrl: config.natsUrl }),
+  maxComposePorts: config.maxComposePorts,
   // The crash loop's event (the onCrashLoop callback) is wired with the events issue.
   rollback: { keepImages: config.retention.rollbackImages },
   outbound: config.outbound,

@@ -44,6 +44,8 @@ export interface PlatformOptions {
   keepDeployments?: number;
   /** The host ports the control plane listens on (published-ports.ts `platformHostPorts`): refused to the platform host's workloads. */
   platformPorts?: ReadonlyMap<string, string>;
+  /** The host ports one compose stack may publish (`SKIFF_MAX_COMPOSE_PORTS`, default 100). */
+  maxComposePorts?: number;
   /** Rollback images kept (`SKIFF_ROLLBACK_KEEP_IMAGES`, default 3) and the crash loop callback. */
   rollback?: { keepImages?: number; onCrashLoop?: OnCrashLoop };
   /** How long ended commands are kept (`SKIFF_COMMAND_RETENTION_DAYS`, default 7 days): the relay prunes them. */

@@ -162,6 +162,8 @@ function deployCommand(appName: string, text: string, options: DeployOptions = {
         configFiles: (options.configFiles ?? []).map((f) => ({ ...f, target: '' })),
         command: options.command ?? [],
         allowHostPrivileges: false,
+        forbiddenHostPorts: [],
+        maxHostPorts: 0,
       },
     },
   };

@@ -86,6 +86,8 @@ describe('a container-compose deploy without a Compose program', () => {
           configFiles: [],
           command: [],
           allowHostPrivileges: false,
+          forbiddenHostPorts: [],
+          maxHostPorts: 0,
         },
       },
     };

@@ -8,7 +8,8 @@
  * 2. the file as fetched refused when it uses host privileges (libs/domain hostPrivileges:
  *    privileged, host namespaces, host paths, the Docker socket…) and the command does not
  *    allow them (`allow_host_privileges`, set by the control plane for remote servers and
- *    trusted organizations); the file as deployed (compose/deployed-file.ts): convertedCompose with the command's
+ *    trusted organizations), or publishes a host port the command forbids (reserved, another
+ *    workload's) or more than it allows (compose/host-ports.ts); the file as deployed (compose/deployed-file.ts): convertedCompose with the command's
  *    conversion, relative bind mounts moved to the kept `files/` (and filled from the source,
  *    compose/kept-files.ts), Skiff's labels on every service, a version for Swarm stacks;
  *    written with `.env` (0600) beside the compose file, then the new source swapped in as
@@ -40,6 +41,7 @@ import { displayUrl } from '../build/git-source.js';
 import { docker, runCompose, runStackDeploy, type ComposeSettings, type Files, type Run } from '../compose/cli.js';
 import { deployArgs, servicesToWait, type DeployArgs } from '../compose/deploy-args.js';
 import { deployedFile } from '../compose/deployed-file.js';
+import { refusedHostPort } from '../compose/host-ports.js';
 import { readComposeDotenv } from '../compose/dotenv-values.js';
 import { prepareKeptMounts } from '../compose/kept-files.js';
 import { FileMountError, writeFileInto } from '../deployments/file-mounts.js';
@@ -223,6 +225,8 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
         const found = hostPrivileges(text, { composePath: fetched.composePath });
         if (found.length > 0) return { failed: `${fetched.composePath}: ${describeHostPrivilege(found[0])}` };
       }
+      const portRefusal = refusedHostPort(text, fetched.composePath, deploy);
+      if (portRefusal) return { failed: portRefusal };
       const deployed = deployedFile({
         text,
         type,

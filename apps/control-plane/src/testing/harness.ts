@@ -78,6 +78,8 @@ export async function startTestPlatform(
     keepDeployments?: number;
     /** The control plane's own host ports, refused to the platform host's workloads (none by default). */
     platformPorts?: PlatformOptions['platformPorts'];
+    /** The host ports one compose stack may publish (default 100). */
+    maxComposePorts?: number;
     /**
      * Which destinations users' git sources and catalogs may reach. Default: private ones
      * allowed (SKIFF_OUTBOUND_ALLOW_PRIVATE=1), since the test git and HTTP servers listen on loopback.
@@ -148,6 +150,7 @@ export async function startTestPlatform(
     templates: options.templates,
     keepDeployments: options.keepDeployments,
     platformPorts: options.platformPorts,
+    maxComposePorts: options.maxComposePorts,
     outbound: options.outbound ?? { allowPrivate: true },
     auditRetentionMs: options.auditRetentionMs,
     ai: options.ai,

@@ -28,14 +28,45 @@ services:
       - "\${API_PORT:-8082}:80"
       - "\${OTHER}:80"
 `;
-    expect(composePublishedPorts(file)).toEqual({
+    const found = composePublishedPorts(file);
+    expect(found).toMatchObject({
       ports: ['8080/tcp', '8443/tcp', '5353/udp', '9000/tcp', '9001/tcp', '9002/tcp', '7000/udp', '8081/tcp', '5354/udp', '8082/tcp'],
       unresolved: ['api: ${OTHER}'],
     });
+    expect(found.published.map((p) => `${p.service} ${p.port}`)).toEqual(found.ports.map((port, i) => `${i < 7 ? 'web' : 'api'} ${port}`));
   });
 
   it('follows merge keys', () => {
     const file = 'x-ports: &p\n  ports: ["80:80"]\nservices:\n  a:\n    <<: *p\n    image: x\n';
     expect(composePublishedPorts(file).ports).toEqual(['80/tcp']);
+  });
+
+  it("resolves interpolations with the stack's variables as Compose does, defaults where they have none", () => {
+    const file = [
+      'services:',
+      '  web:',
+      '    image: nginx',
+      '    ports:',
+      '      - "${PORT}:80"',
+      '      - "$UDP:53/udp"',
+      '      - "${EMPTY:-8082}:80"',
+      '      - "${EMPTY-8083}:80"',
+      '      - "${MISSING:?needed}:80"',
+      '      - "${FIRST}-${LAST}:9000-9001"',
+      '      - target: 80',
+      '        published: ${LONG}',
+      '      - "${NOPE}:81"',
+      '      - "${UNCLOSED:82"',
+      '      - "$$EMPTY:83"',
+      '',
+    ].join('\n');
+    const env = new Map([['PORT', '8081'], ['UDP', '5353'], ['EMPTY', ''], ['FIRST', '9000'], ['LAST', '9001'], ['LONG', '7000']]);
+    expect(composePublishedPorts(file, env)).toMatchObject({
+      ports: ['8081/tcp', '5353/udp', '8082/tcp', '9000/tcp', '9001/tcp', '7000/tcp'],
+      // `$$` is a literal `$`: not a port (Compose refuses it), listed with the unresolved.
+      unresolved: ['web: ${MISSING:?needed}', 'web: ${NOPE}', 'web: $$EMPTY'],
+    });
+    // Without the variables, only the defaults resolve.
+    expect(composePublishedPorts(file).ports).toEqual(['8082/tcp', '8083/tcp']);
   });
 });

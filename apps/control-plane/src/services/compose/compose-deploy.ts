@@ -1,4 +1,4 @@
-import { EnvError, composeDotenv } from '@skiff/domain';
+import { EnvError, formatComposeDotenv, resolveServiceVariables } from '@skiff/domain';
 import type { ComposeConversion } from '@skiff/proto';
 import type { Principal } from '../../authz/principal.js';
 import { Invalid } from '../../errors.js';
@@ -15,7 +15,7 @@ import type { Located, ServiceAccess } from '../shared/service-access.js';
 import { lockWorkloadForWork } from '../deployments/workloads.js';
 import { takeReserved } from '../deployments/deferred-deploys.js';
 import { assertNoHostPrivileges, mayUseHostPrivileges } from './host-privileges.js';
-import { assertHostPortsFree, composeHostPorts } from '../shared/published-ports.js';
+import { DEFAULT_MAX_COMPOSE_PORTS, assertHostPortsFree, forbiddenHostPorts, stackHostPorts } from '../shared/published-ports.js';
 
 /**
  * `compose.deploy` and `compose.redeploy`: the `queued` deployment and its DeployCompose
@@ -42,20 +42,23 @@ export class ComposeDeployments {
     const routed = await routedServices(this.deps.db, row.id);
     const settings = deploySettings(row, routed);
     const source = await this.source(located);
+    const variables = this.variables(located);
     // A raw file is converted now, so a file the agent would refuse is refused here.
     if (source.source === undefined) {
       convertOrRefuse(row, settings);
       // Trust may have been taken back since the file was saved.
       await assertNoHostPrivileges(this.deps.db, located.project.organizationId, row.serverId, row.composeFile);
-      // Another workload may have taken one of its ports since it was saved (or it was saved before the check).
-      await assertHostPortsFree(this.deps, row.serverId, composeHostPorts(row.composeFile), row.id, 'composeFile');
+      // Another workload may have taken one of its ports since it was saved (or it was saved before
+      // the check); its `${PORT}`s read the variables the deploy passes.
+      await assertHostPortsFree(this.deps, row.serverId, stackHostPorts(this.deps, row.composeFile, variables), row.id, 'composeFile');
     }
-    // A git source's file is checked by the agent, on the file it fetched.
+    // A git source's file is checked by the agent, on the file it fetched (host privileges and ports).
     const allowHostPrivileges = await mayUseHostPrivileges(this.deps.db, located.project.organizationId, row.serverId);
+    const forbidden = await forbiddenHostPorts(this.deps, row.serverId, row.id);
     const composeType = COMPOSE_TYPES[row.composeType];
     if (composeType === undefined) throw Invalid('composeType', `unknown compose type ${row.composeType}`);
     const command = customCommandArgs(row);
-    const envFile = this.envFile(located);
+    const envFile = formatComposeDotenv(variables);
     const configFiles = openConfigFiles(this.deps.secrets, row.configFiles);
 
     const now = this.deps.clock();
@@ -76,7 +79,7 @@ export class ComposeDeployments {
         routedServices: routed,
       };
       const deadline = new Date(now.getTime() + DEPLOY_COMPOSE_DEADLINE_MS);
-      await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, configFiles, command, allowHostPrivileges, createdAt: now, deadline }), {
+      await this.outbox.queue(tx, deployComposeCommand({ commandId: this.deps.ids('cmd'), deploymentId, row, composeType, source, conversion, envFile, configFiles, command, allowHostPrivileges, forbiddenHostPorts: forbidden, maxHostPorts: this.deps.maxComposePorts ?? DEFAULT_MAX_COMPOSE_PORTS, createdAt: now, deadline }), {
         deploymentId,
       });
       return created;
@@ -100,10 +103,10 @@ export class ComposeDeployments {
     }
   }
 
-  /** The `.env` text: the stack's variables over its environment's and project's, references resolved. */
-  private envFile(located: Located<'compose'>): string {
+  /** The `.env` variables: the stack's over its environment's and project's, references resolved. */
+  private variables(located: Located<'compose'>): Map<string, string> {
     try {
-      return composeDotenv(envSourcesOf(this.deps.secrets, located));
+      return resolveServiceVariables(envSourcesOf(this.deps.secrets, located));
     } catch (err) {
       if (err instanceof EnvError) throw Invalid('env', err.message);
       throw err;

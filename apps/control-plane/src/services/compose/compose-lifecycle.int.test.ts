@@ -130,6 +130,16 @@ describe('compose.deploy', () => {
       command: [],
       // The platform host, an organization not trusted there: the agent refuses host privileges.
       allowHostPrivileges: false,
+      // The ports Skiff reserves (no other workload publishes one on this server), and the cap.
+      forbiddenHostPorts: [
+        { first: 80, last: 80, protocol: 'tcp', reason: "reserved for Skiff's proxy (HTTP)" },
+        { first: 443, last: 443, protocol: 'tcp', reason: "reserved for Skiff's proxy (HTTPS)" },
+        { first: 2020, last: 2020, protocol: 'tcp', reason: "reserved for Skiff's proxy dashboard" },
+        { first: 5030, last: 5030, protocol: 'tcp', reason: "reserved for Skiff's cluster registry" },
+        { first: 5031, last: 5031, protocol: 'tcp', reason: "reserved for Skiff's cluster registry mirror" },
+        { first: 443, last: 443, protocol: 'udp', reason: "reserved for Skiff's proxy (HTTP/3)" },
+      ],
+      maxHostPorts: 100,
     });
 
     const redeployed = await ok('compose.redeploy', { composeId: s.composeId, title: 'Again' });

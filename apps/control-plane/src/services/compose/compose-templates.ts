@@ -11,6 +11,7 @@ import {
   decodeTemplate,
   normalizeHost,
   outboundUrlProblem,
+  parseDotenv,
   processTemplate,
   trimChar,
 } from '@skiff/domain';
@@ -19,7 +20,7 @@ import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Principal } from '../../authz/principal.js';
 import { assertNoHostPrivileges } from './host-privileges.js';
-import { assertHostPortsFree, claimHostPorts, composeHostPorts } from '../shared/published-ports.js';
+import { assertHostPortsFree, claimHostPorts, stackHostPorts } from '../shared/published-ports.js';
 import { Invalid } from '../../errors.js';
 import type { ComposeService } from './compose.js';
 import { configFilesProblem, sealConfigFiles } from './config-files.js';
@@ -148,7 +149,7 @@ export class ComposeTemplateService {
   ) {
     checkMounts(processed, place.field);
     await assertNoHostPrivileges(this.deps.db, p.organizationId, stack.serverId, processed.compose, place.field);
-    await assertHostPortsFree(this.deps, stack.serverId, composeHostPorts(processed.compose), '', place.field);
+    await assertHostPortsFree(this.deps, stack.serverId, stackHostPorts(this.deps, processed.compose, parseDotenv(processed.env).variables, place.field), '', place.field);
     const created = await this.stacks.create(p, {
       name: stack.name,
       environmentId: stack.environmentId,
@@ -274,7 +275,7 @@ export class ComposeTemplateService {
     const domainsField = place.domainsField ?? field;
     checkMounts(processed, field);
     await assertNoHostPrivileges(this.deps.db, organizationId, stack.serverId, processed.compose, field);
-    const ports = composeHostPorts(processed.compose);
+    const ports = stackHostPorts(this.deps, processed.compose, parseDotenv(processed.env).variables, field);
     const routes = processed.domains.map((domain, index) => this.route(stack, organizationId, domain, domainsField, `${domainsAt}[${index}]`));
     const seen = new Set<string>();
     routes.forEach((r, index) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Contracts, OutputOf } from '@skiff/contracts';
 import type { ComposeStack, Db } from '@skiff/db';
-import { refuseProjectName } from '@skiff/domain';
+import { parseDotenv, refuseProjectName } from '@skiff/domain';
 import type { Principal } from '../../authz/principal.js';
 import { DomainError, Invalid } from '../../errors.js';
 import { type ServiceDeps, uniqueAs } from '../shared/deps.js';
@@ -15,7 +15,7 @@ import { RecordCodec } from '../shared/record-codec.js';
 import { deleteWorkloadRecord, wasDeployed } from '../deployments/workloads.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { assertNoHostPrivileges } from './host-privileges.js';
-import { claimHostPorts, composeHostPorts } from '../shared/published-ports.js';
+import { claimHostPorts, stackHostPorts, stackVariables } from '../shared/published-ports.js';
 
 /** Every column that says where the compose file comes from; `disconnectGitProvider` clears them. */
 const SOURCE_FIELDS = [
@@ -105,7 +105,7 @@ export class ComposeService {
               .returningAll()
               .executeTakeFirstOrThrow(),
           );
-        const ports = composeHostPorts(input.composeFile ?? '');
+        const ports = stackHostPorts(this.deps, input.composeFile ?? '');
         if (ports.length === 0) return insert(this.db);
         return this.db.transaction().execute(async (tx) => {
           await claimHostPorts(tx, this.deps, columns.serverId ?? null, ports, columns.id, 'composeFile');
@@ -146,7 +146,7 @@ export class ComposeService {
   async set(row: ComposeStack, fields: Values) {
     const columns = this.codec.columns(fields);
     if (Object.keys(columns).length === 0) return this.record(row);
-    const ports = typeof fields.composeFile === 'string' ? composeHostPorts(fields.composeFile) : [];
+    const ports = this.portsToClaim(row, fields);
     const write = async (db: Db) => {
       await claimHostPorts(db, this.deps, row.serverId, ports, row.id, 'composeFile');
       return this.write(() => db.updateTable('composeStacks').set(columns as never).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow());
@@ -158,6 +158,19 @@ export class ComposeService {
         ? await this.db.transaction().execute(write)
         : await write(this.db);
     return this.record(updated);
+  }
+
+  /**
+   * The host ports a change publishes: a new raw file's, or the file's with new variables (a
+   * `${PORT}` reads the stack's own `env`; one naming another scope's variable is checked at
+   * deploy, with the resolved `.env`).
+   */
+  private portsToClaim(row: ComposeStack, fields: Values): string[] {
+    const file = typeof fields.composeFile === 'string' ? fields.composeFile : null;
+    const env = typeof fields.env === 'string' ? fields.env : null;
+    if (file === null && (env === null || ((fields.sourceType as string | undefined) ?? row.sourceType) !== 'raw')) return [];
+    const variables = env !== null ? parseDotenv(env).variables : stackVariables(this.deps.secrets, row.env);
+    return stackHostPorts(this.deps, file ?? row.composeFile, variables);
   }
 
   /** Rules beyond the contract's field shapes, each failure naming its field. */

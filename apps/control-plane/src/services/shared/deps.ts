@@ -20,6 +20,8 @@ export interface ServiceDeps {
   outbound?: OutboundPolicy;
   /** The host ports the control plane listens on, refused to workloads of the platform host (published-ports.ts `platformHostPorts`). */
   platformPorts?: ReadonlyMap<string, string>;
+  /** The host ports one compose stack may publish (`SKIFF_MAX_COMPOSE_PORTS`; default 100, published-ports.ts). */
+  maxComposePorts?: number;
 }
 
 export const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString();

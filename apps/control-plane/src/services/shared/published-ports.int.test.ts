@@ -2,6 +2,8 @@
 // a second publisher's waiting task as soon as the first one stops, and hand it the port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { Command } from '@skiff/proto';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { platformHostPorts } from './published-ports.js';
 
 let t: TestPlatform;
@@ -112,6 +114,95 @@ describe("a compose stack's published ports", () => {
     const deploy = await t.call('compose.deploy', { composeId: old }, { key: other });
     expect(deploy.body.issues).toEqual([{ path: ['composeFile'], message: 'port 28291 is already published on this server' }]);
     expect(stack).toMatch(/^cmp_/);
+  });
+});
+
+describe("a compose stack's published ports: interpolations, git sources and the cap", () => {
+  const stackFile = (ports: string) => `services:\n  web:\n    image: busybox:latest\n    ports:\n${ports}`;
+  const taken = (port: number) => [{ path: ['composeFile'], message: `port ${port} is already published on this server` }];
+
+  it("resolves a `${PORT}` with the stack's own variables at save, whether the file or the variables change, and takes it for others", async () => {
+    const mine = (await t.call('application.create', { name: 'holder', appName: 'var-holder', environmentId: await environmentOf() })).body.applicationId;
+    expect((await t.call('application.update', { applicationId: mine, endpointSpecCluster: ports(28381) })).status).toBe(200);
+    const stack = (await t.call('compose.create', { name: 'vars', environmentId: await environmentOf(other) }, { key: other })).body.composeId;
+    const file = stackFile('      - "${WEB_PORT}:80"\n');
+    const both = await t.call('compose.update', { composeId: stack, composeFile: file, env: 'WEB_PORT=28381\n' }, { key: other });
+    expect(both.body.issues).toEqual(taken(28381));
+    expect((await t.call('compose.update', { composeId: stack, composeFile: file, env: 'WEB_PORT=28382\n' }, { key: other })).status).toBe(200);
+    // The variables alone move the port: refused, and the stored ones stay.
+    const moved = await t.call('compose.update', { composeId: stack, env: 'WEB_PORT=28381\n' }, { key: other });
+    expect(moved.body.issues).toEqual(taken(28381));
+    expect((await t.call('compose.one', { composeId: stack }, { key: other })).body.env).toBe('WEB_PORT=28382\n');
+    // …and the port its variable names is taken for other workloads.
+    const late = await t.call('application.update', { applicationId: mine, endpointSpecCluster: ports(28382) });
+    expect(late.body.issues).toEqual([{ path: ['endpointSpecCluster'], message: 'port 28382 is already published on this server' }]);
+  });
+
+  it("resolves at deploy a `${PORT}` its own variables leave open, with the environment's variables the deploy passes", async () => {
+    const projectEnv = await environmentOf(other);
+    const stack = (await t.call('compose.create', { name: 'env-port', environmentId: projectEnv, composeFile: stackFile('      - "${ENV_PORT}:80"\n') }, { key: other })).body.composeId;
+    expect((await t.call('environment.update', { environmentId: projectEnv, env: 'ENV_PORT=28381\n' }, { key: other })).status).toBe(200);
+    const deploy = await t.call('compose.deploy', { composeId: stack }, { key: other });
+    expect(deploy.status).toBe(400);
+    expect(deploy.body.issues).toEqual(taken(28381));
+    expect(await t.db.selectFrom('deployments').select('id').where('composeId', '=', stack).execute()).toEqual([]);
+  });
+
+  it('refuses a file publishing more host ports than a stack may (100 by default), naming composeFile, and stores nothing', async () => {
+    const env = await environmentOf(other);
+    const created = await t.call('compose.create', { name: 'all', environmentId: env, composeFile: stackFile('      - "1-65535:1-65535"\n') }, { key: other });
+    expect(created.status).toBe(400);
+    expect(created.body.issues).toEqual([{ path: ['composeFile'], message: 'publishes 65535 host ports, more than the 100 a stack may publish' }]);
+    const stack = (await t.call('compose.create', { name: 'many', environmentId: env }, { key: other })).body.composeId;
+    const res = await t.call('compose.update', { composeId: stack, composeFile: stackFile('      - "30000-30100:30000-30100"\n') }, { key: other });
+    expect(res.body.issues).toEqual([{ path: ['composeFile'], message: 'publishes 101 host ports, more than the 100 a stack may publish' }]);
+    expect((await t.call('compose.one', { composeId: stack }, { key: other })).body.composeFile).toBe('');
+    expect((await t.call('compose.update', { composeId: stack, composeFile: stackFile('      - "30000-30099:30000-30099"\n') }, { key: other })).status).toBe(200);
+  });
+
+  it("sends a git source's deploy the ports the stack may not publish (reserved, other workloads', resolved ones too) and the cap, for the agent to check", async () => {
+    const env = await environmentOf();
+    const holder = (await t.call('compose.create', { name: 'var-port', environmentId: env, composeFile: stackFile('      - "${HELD}:80"\n') })).body.composeId;
+    expect((await t.call('compose.update', { composeId: holder, env: 'HELD=28481\n' })).status).toBe(200);
+    // A stack saved before the cap (written straight to the table) stays one range in the command.
+    const legacy = (await t.call('compose.create', { name: 'legacy', environmentId: env })).body.composeId;
+    await t.db.updateTable('composeStacks').set({ composeFile: stackFile('      - "40000-49999:40000-49999"\n') }).where('id', '=', legacy).execute();
+    const composeId = (await t.call('compose.create', { name: 'from git', environmentId: env, sourceType: 'git' })).body.composeId;
+    expect((await t.call('compose.update', { composeId, customGitUrl: 'https://git.example.com/acme/stack.git', customGitBranch: 'main' })).status).toBe(200);
+    const deploy = await t.call('compose.deploy', { composeId });
+    expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
+    const row = await t.db.selectFrom('commands').selectAll().where('workloadKey', '=', `compose:${composeId}`).executeTakeFirstOrThrow();
+    const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    const value = command.payload?.$case === 'deployCompose' ? command.payload.value : null;
+    expect(value?.maxHostPorts).toBe(100);
+    // Ranges of one protocol and reason; a taken port's reason is empty (the agent says "already published on this server").
+    const covering = (port: number, protocol = 'tcp') => value?.forbiddenHostPorts.find((f) => f.protocol === protocol && f.first <= port && port <= f.last);
+    expect(covering(80)).toEqual({ first: 80, last: 80, protocol: 'tcp', reason: "reserved for Skiff's proxy (HTTP)" });
+    expect(covering(443, 'udp')?.reason).toBe("reserved for Skiff's proxy (HTTP/3)");
+    expect(covering(28481)?.reason).toBe('');
+    expect(covering(28381)?.reason).toBe('');
+    expect(covering(28482)).toBeUndefined();
+    expect(covering(45000)).toEqual({ first: 40000, last: 49999, protocol: 'tcp', reason: '' });
+  });
+});
+
+describe('SKIFF_MAX_COMPOSE_PORTS', () => {
+  it("sets the cap of a stack's host ports, at save and in the deploy's command", async () => {
+    const capped = await startTestPlatform({ database: 'pglite', maxComposePorts: 2 });
+    try {
+      const env = (await capped.call('project.create', { name: 'p' })).body.environments[0].environmentId;
+      const file = (ports: string) => `services:\n  a:\n    image: x\n    ports: [${ports}]\n`;
+      const refused = await capped.call('compose.create', { name: 's', environmentId: env, composeFile: file('"8000-8002:80"') });
+      expect(refused.body.issues).toEqual([{ path: ['composeFile'], message: 'publishes 3 host ports, more than the 2 a stack may publish' }]);
+      // A port counts once however many services publish it (its protocols apart).
+      const composeId = (await capped.call('compose.create', { name: 's', environmentId: env, composeFile: file('"8000:80", "8000:80/udp"') })).body.composeId;
+      expect((await capped.call('compose.deploy', { composeId })).status).toBe(200);
+      const row = await capped.db.selectFrom('commands').selectAll().where('workloadKey', '=', `compose:${composeId}`).executeTakeFirstOrThrow();
+      const command = Command.decode(new CommandOutbox(capped.platform.secrets).open(row.payload));
+      expect(command.payload?.$case === 'deployCompose' && command.payload.value.maxHostPorts).toBe(2);
+    } finally {
+      await capped.close();
+    }
   });
 });
 

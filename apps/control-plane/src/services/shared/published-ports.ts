@@ -1,5 +1,6 @@
 import type { Db } from '@skiff/db';
-import { ComposeError, composePublishedPorts } from '@skiff/domain';
+import { ComposeError, composePublishedPorts, parseDotenv } from '@skiff/domain';
+import type { SecretBox } from '../../crypto/secret-box.js';
 import { Invalid } from '../../errors.js';
 import { lockUntilCommit } from './xact-lock.js';
 
@@ -73,49 +74,92 @@ function localNatsPort(url: string): number | null {
   }
 }
 
-/** The host ports a compose stack's raw file publishes; a file that does not parse publishes none (deploy refuses it). */
-export function composeHostPorts(composeFile: string | null): HostPort[] {
+/**
+ * The host ports a compose stack's raw file publishes, its interpolations resolved with `env`
+ * (the stack's variables); a file that does not parse publishes none (deploy refuses it).
+ */
+export function composeHostPorts(composeFile: string | null, env?: ReadonlyMap<string, string>): HostPort[] {
   if (!composeFile || composeFile.trim() === '') return [];
   try {
-    return composePublishedPorts(composeFile).ports;
+    return composePublishedPorts(composeFile, env).ports;
   } catch (err) {
     if (err instanceof ComposeError) return [];
     throw err;
   }
 }
 
+/** The variables of a stack's stored (sealed) `env`, as written: a reference to another scope's stays unresolved. */
+export function stackVariables(secrets: SecretBox | undefined, sealedEnv: string | null | undefined): Map<string, string> {
+  if (!secrets || !sealedEnv) return new Map();
+  return parseDotenv(secrets.open(sealedEnv)).variables;
+}
+
+/** Default of `SKIFF_MAX_COMPOSE_PORTS`: the host ports one compose stack may publish. */
+export const DEFAULT_MAX_COMPOSE_PORTS = 100;
+
+/**
+ * The host ports the compose file being saved or deployed publishes (composeHostPorts), refused
+ * as `field` when they are more than one stack may publish (`maxComposePorts`): a range
+ * (`1-65535:1-65535`) would otherwise take a whole server's ports.
+ */
+export function stackHostPorts(deps: Pick<PortDeps, 'maxComposePorts'>, composeFile: string | null, env?: ReadonlyMap<string, string>, field = 'composeFile'): HostPort[] {
+  const ports = composeHostPorts(composeFile, env);
+  const max = deps.maxComposePorts ?? DEFAULT_MAX_COMPOSE_PORTS;
+  const count = new Set(ports).size;
+  if (count > max) throw Invalid(field, `publishes ${count} host ports, more than the ${max} a stack may publish`);
+  return ports;
+}
+
 /** What the checks need of the service dependencies: the database and the platform host's own ports. */
 export interface PortDeps {
   db: Db;
   platformPorts?: ReadonlyMap<HostPort, string>;
+  /** To read other stacks' variables (their `${PORT}`); without it those ports stay unresolved. */
+  secrets?: SecretBox;
+  /** `SKIFF_MAX_COMPOSE_PORTS` (default DEFAULT_MAX_COMPOSE_PORTS). */
+  maxComposePorts?: number;
 }
 
+/** Why a port another workload of the server publishes is refused. */
+export const TAKEN = 'already published on this server';
+
 /**
- * A host port belongs to one workload of a server, whatever its organization: Swarm starts a
- * task waiting for a taken host-mode port as soon as that port is free, so a second publisher
- * would take the port over the next time its first one stops. `ports` (of the workload
- * `exceptId`) already published by another application, cache, database service or compose
- * stack (its raw file's `ports:`) of the server are refused, naming `field`, and so are the
- * ports Skiff publishes (RESERVED) and, on the platform host, the control plane's own.
+ * The host ports a workload (`exceptId`) of the server may not publish, each with why: those
+ * Skiff publishes (RESERVED) and, on the platform host, the control plane's own ("reserved for
+ * …"), then those another application, cache, database service or compose stack (its raw
+ * file's `ports:`, resolved with its variables) of the server publishes.
  */
-export async function assertHostPortsFree(deps: PortDeps, serverId: string | null, ports: HostPort[], exceptId: string, field: string): Promise<void> {
-  if (ports.length === 0) return;
+export async function forbiddenHostPorts(deps: PortDeps, serverId: string | null, exceptId: string): Promise<Map<HostPort, string>> {
+  const forbidden = new Map<HostPort, string>();
   const own = serverId === null ? (deps.platformPorts ?? new Map<HostPort, string>()) : new Map<HostPort, string>();
-  const reserved = ports.find((p) => RESERVED.has(p) || own.has(p));
-  if (reserved) throw Invalid(field, `port ${reserved.replace('/tcp', '')} is reserved for ${RESERVED.get(reserved) ?? own.get(reserved)}`);
+  for (const [port, what] of [...RESERVED, ...own]) forbidden.set(port, `reserved for ${what}`);
   const { db } = deps;
   const onServer = <Q extends { where: (...a: any[]) => Q }>(q: Q): Q => (serverId === null ? q.where('serverId', 'is', null) : q.where('serverId', '=', serverId));
   const queries = (['applications', 'cacheInstances', 'databaseServices'] as const).map((table) => {
     const q = db.selectFrom(table as 'cacheInstances').select(table === 'applications' ? ['id', 'endpointSpecCluster'] : ['id', 'endpointSpecCluster', 'externalPort']);
     return onServer(q as any).where('id', '!=', exceptId).execute() as Promise<Publisher[]>;
   });
-  const stacks = onServer(db.selectFrom('composeStacks').select('composeFile').where('sourceType', '=', 'raw') as any).where('id', '!=', exceptId).execute() as Promise<{ composeFile: string }[]>;
-  const taken = new Set([
+  const stacks = onServer(db.selectFrom('composeStacks').select(['composeFile', 'env']).where('sourceType', '=', 'raw') as any).where('id', '!=', exceptId).execute() as Promise<{ composeFile: string; env: string | null }[]>;
+  const taken = [
     ...(await Promise.all(queries)).flat().flatMap((w) => hostPortsOf(w.endpointSpecCluster, w.externalPort)),
-    ...(await stacks).flatMap((s) => composeHostPorts(s.composeFile)),
-  ]);
-  const clash = ports.find((p) => taken.has(p));
-  if (clash) throw Invalid(field, `port ${clash.replace('/tcp', '')} is already published on this server`);
+    ...(await stacks).flatMap((s) => composeHostPorts(s.composeFile, stackVariables(deps.secrets, s.env))),
+  ];
+  for (const port of taken) if (!forbidden.has(port)) forbidden.set(port, TAKEN);
+  return forbidden;
+}
+
+/**
+ * A host port belongs to one workload of a server, whatever its organization: Swarm starts a
+ * task waiting for a taken host-mode port as soon as that port is free, so a second publisher
+ * would take the port over the next time its first one stops. `ports` (of the workload
+ * `exceptId`) that forbiddenHostPorts names are refused, naming `field`.
+ */
+export async function assertHostPortsFree(deps: PortDeps, serverId: string | null, ports: HostPort[], exceptId: string, field: string): Promise<void> {
+  if (ports.length === 0) return;
+  const forbidden = await forbiddenHostPorts(deps, serverId, exceptId);
+  // A reserved port is named before a taken one, whichever comes first in the file.
+  const clash = ports.find((p) => forbidden.get(p)?.startsWith('reserved')) ?? ports.find((p) => forbidden.has(p));
+  if (clash) throw Invalid(field, `port ${clash.replace('/tcp', '')} is ${forbidden.get(clash)}`);
 }
 
 

@@ -1,6 +1,7 @@
 import type { ComposeStack } from '@skiff/db';
 import { wireServerId } from '@skiff/domain';
-import { type BuildSource, type Command, CommandKind, type ComposeConversion, ComposeType, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { type BuildSource, type Command, CommandKind, type ComposeConversion, ComposeType, type ForbiddenHostPort, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { TAKEN } from '../../../services/shared/published-ports.js';
 import { BUILD_DEPLOY_DEADLINE_MS } from './deploy-application.js';
 import { endDeployment } from './deployment-result.js';
 import { defineCommandKind, workloadKey } from './kind.js';
@@ -30,6 +31,10 @@ export interface DeployComposeInput {
   command: string[];
   /** The stack may use host privileges (a remote server, or an organization trusted on the platform host). */
   allowHostPrivileges: boolean;
+  /** Host ports the stack may not publish on its server, and why (published-ports.ts forbiddenHostPorts): the agent checks the file it fetched. */
+  forbiddenHostPorts?: ReadonlyMap<string, string>;
+  /** The most host ports the stack may publish (`SKIFF_MAX_COMPOSE_PORTS`). */
+  maxHostPorts?: number;
   createdAt: Date;
   deadline: Date;
 }
@@ -58,9 +63,31 @@ export function deployComposeCommand(input: DeployComposeInput): Command {
         configFiles: input.configFiles.map((f) => ({ path: f.filePath, content: f.content, target: '' })),
         command: input.command,
         allowHostPrivileges: input.allowHostPrivileges,
+        forbiddenHostPorts: forbiddenRanges(input.forbiddenHostPorts ?? new Map()),
+        maxHostPorts: input.maxHostPorts ?? 0,
       },
     },
   };
+}
+
+/**
+ * `port/protocol` → why, as ranges of consecutive ports of one protocol and reason (a taken
+ * port's reason empty), ordered by protocol and port: a stack publishing thousands of ports
+ * (saved before the cap) stays a few bytes of every deploy's command.
+ */
+export function forbiddenRanges(forbidden: ReadonlyMap<string, string>): ForbiddenHostPort[] {
+  const ports = [...forbidden].map(([hostPort, why]) => {
+    const [port, protocol] = hostPort.split('/');
+    return { port: Number(port), protocol: protocol ?? 'tcp', reason: why === TAKEN ? '' : why };
+  });
+  ports.sort((a, b) => (a.protocol === b.protocol ? a.port - b.port : a.protocol < b.protocol ? -1 : 1));
+  const out: ForbiddenHostPort[] = [];
+  for (const p of ports) {
+    const last = out.at(-1);
+    if (last && last.protocol === p.protocol && last.reason === p.reason && last.last + 1 === p.port) last.last = p.port;
+    else out.push({ first: p.port, last: p.port, protocol: p.protocol, reason: p.reason });
+  }
+  return out;
 }
 
 /** DeployCompose: its deployment follows the agent's events, as an application's does. */

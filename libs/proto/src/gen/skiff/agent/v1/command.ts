@@ -1002,6 +1002,33 @@ export interface DeployCompose {
    * carry them into the kept `files/`; a file of the source at that path is replaced.
    */
   configFiles: FileMount[];
+  /**
+   * Host ports the stack may not publish on this server: those Skiff reserves and every other
+   * workload's (the control plane's save-time check, services/shared/published-ports.ts). The
+   * agent refuses, before anything runs, a file as fetched (a git source's too) publishing one,
+   * its interpolations resolved with `env_file` (libs/domain composePublishedPorts). Empty (an
+   * older control plane): nothing is refused.
+   */
+  forbiddenHostPorts: ForbiddenHostPort[];
+  /** The most host ports the file may publish (`SKIFF_MAX_COMPOSE_PORTS`); 0: no cap. */
+  maxHostPorts: number;
+}
+
+/**
+ * Host ports a compose stack may not publish, and why (shown in the deployment's reason): a
+ * range of one protocol's ports (`first` = `last` for one port), so a workload publishing many
+ * stays one entry.
+ */
+export interface ForbiddenHostPort {
+  first: number;
+  last: number;
+  /** `tcp`, `udp` or `sctp`. */
+  protocol: string;
+  /**
+   * e.g. "reserved for Skiff's proxy (HTTP)"; empty: another workload of the server publishes
+   * them ("already published on this server").
+   */
+  reason: string;
 }
 
 export interface ComposeConversion {
@@ -6158,6 +6185,8 @@ function createBaseDeployCompose(): DeployCompose {
     command: [],
     allowHostPrivileges: false,
     configFiles: [],
+    forbiddenHostPorts: [],
+    maxHostPorts: 0,
   };
 }
 
@@ -6195,6 +6224,12 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     }
     for (const v of message.configFiles) {
       FileMount.encode(v!, writer.uint32(602).fork()).join();
+    }
+    for (const v of message.forbiddenHostPorts) {
+      ForbiddenHostPort.encode(v!, writer.uint32(1522).fork()).join();
+    }
+    if (message.maxHostPorts !== 0) {
+      writer.uint32(1528).uint32(message.maxHostPorts);
     }
     return writer;
   },
@@ -6300,6 +6335,22 @@ export const DeployCompose: MessageFns<DeployCompose> = {
             message.configFiles.push(FileMount.decode(reader, reader.uint32()));
             continue;
           }
+          case 190: {
+            if (tag !== 1522) {
+              break;
+            }
+
+            message.forbiddenHostPorts.push(ForbiddenHostPort.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 191: {
+            if (tag !== 1528) {
+              break;
+            }
+
+            message.maxHostPorts = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6355,6 +6406,16 @@ export const DeployCompose: MessageFns<DeployCompose> = {
         : globalThis.Array.isArray(object?.config_files)
         ? object.config_files.map((e: any) => FileMount.fromJSON(e))
         : [],
+      forbiddenHostPorts: globalThis.Array.isArray(object?.forbiddenHostPorts)
+        ? object.forbiddenHostPorts.map((e: any) => ForbiddenHostPort.fromJSON(e))
+        : globalThis.Array.isArray(object?.forbidden_host_ports)
+        ? object.forbidden_host_ports.map((e: any) => ForbiddenHostPort.fromJSON(e))
+        : [],
+      maxHostPorts: isSet(object.maxHostPorts)
+        ? globalThis.Number(object.maxHostPorts)
+        : isSet(object.max_host_ports)
+        ? globalThis.Number(object.max_host_ports)
+        : 0,
     };
   },
 
@@ -6393,6 +6454,12 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     if (message.configFiles?.length) {
       obj.configFiles = message.configFiles.map((e) => FileMount.toJSON(e));
     }
+    if (message.forbiddenHostPorts?.length) {
+      obj.forbiddenHostPorts = message.forbiddenHostPorts.map((e) => ForbiddenHostPort.toJSON(e));
+    }
+    if (message.maxHostPorts !== 0) {
+      obj.maxHostPorts = Math.round(message.maxHostPorts);
+    }
     return obj;
   },
 
@@ -6418,6 +6485,125 @@ export const DeployCompose: MessageFns<DeployCompose> = {
     message.command = object.command?.map((e) => e) || [];
     message.allowHostPrivileges = object.allowHostPrivileges ?? false;
     message.configFiles = object.configFiles?.map((e) => FileMount.fromPartial(e)) || [];
+    message.forbiddenHostPorts = object.forbiddenHostPorts?.map((e) => ForbiddenHostPort.fromPartial(e)) || [];
+    message.maxHostPorts = object.maxHostPorts ?? 0;
+    return message;
+  },
+};
+
+function createBaseForbiddenHostPort(): ForbiddenHostPort {
+  return { first: 0, last: 0, protocol: "", reason: "" };
+}
+
+export const ForbiddenHostPort: MessageFns<ForbiddenHostPort> = {
+  encode(message: ForbiddenHostPort, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.first !== 0) {
+      writer.uint32(8).uint32(message.first);
+    }
+    if (message.last !== 0) {
+      writer.uint32(16).uint32(message.last);
+    }
+    if (message.protocol !== "") {
+      writer.uint32(26).string(message.protocol);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForbiddenHostPort {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForbiddenHostPort();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.first = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.last = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.protocol = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForbiddenHostPort {
+    return {
+      first: isSet(object.first) ? globalThis.Number(object.first) : 0,
+      last: isSet(object.last) ? globalThis.Number(object.last) : 0,
+      protocol: isSet(object.protocol) ? globalThis.String(object.protocol) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: ForbiddenHostPort): unknown {
+    const obj: any = {};
+    if (message.first !== 0) {
+      obj.first = Math.round(message.first);
+    }
+    if (message.last !== 0) {
+      obj.last = Math.round(message.last);
+    }
+    if (message.protocol !== "") {
+      obj.protocol = message.protocol;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ForbiddenHostPort>): ForbiddenHostPort {
+    return ForbiddenHostPort.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ForbiddenHostPort>): ForbiddenHostPort {
+    const message = createBaseForbiddenHostPort();
+    message.first = object.first ?? 0;
+    message.last = object.last ?? 0;
+    message.protocol = object.protocol ?? "";
+    message.reason = object.reason ?? "";
     return message;
   },
 };
