@@ -80,10 +80,10 @@ type HostRoutes = { hosts: string[]; routes: Json[]; lead?: CaddyHandler[] };
  * keyed on the request's host sets those values as placeholders before the subroute (at most
  * MAP_HOSTS hosts a route), and a host the map does not know gets 404, never an empty upstream.
  * Hosts are listed in lowercase; where a map or a list of more than 100 would refuse another
- * letter case, a first route lowercases the request's host (lowercaseHost). When more than FANOUT such routes remain,
- * they are nested: FANOUT routes each matching the hosts of a slice of them, with that slice
- * as a subroute, and so on, so a request tries about FANOUT routes per level instead of one
- * per chain. Exact-host routes come before wildcard ones (a request for a.example.com matches
+ * letter case, a first route lowercases the request's host (lowercaseHost). When more than
+ * FANOUT such routes remain, they are nested: FANOUT routes each matching the hosts of a
+ * slice of them, with that slice as a subroute, and so on, so a request tries about FANOUT
+ * routes per level instead of one per chain. Exact-host routes come before wildcard ones (a request for a.example.com matches
  * both; two exact hosts, or two `*.` wildcards, never match one request), then 404.
  */
 export function serverRoutes(entries: Entry[], handle: (e: Entry) => Chain): Json[] {
