@@ -88,7 +88,7 @@ interface Answer {
   headers: Record<string, string | string[] | undefined>;
 }
 
-function get(options: { tls?: boolean; hostHeader?: string; auth?: string } = {}): Promise<Answer> {
+function get(options: { tls?: boolean; hostHeader?: string; auth?: string; path?: string } = {}): Promise<Answer> {
   const name = options.hostHeader ?? host;
   const request = options.tls ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -96,7 +96,7 @@ function get(options: { tls?: boolean; hostHeader?: string; auth?: string } = {}
       {
         host: '127.0.0.1',
         port: options.tls ? ports.https : ports.http,
-        path: '/',
+        path: options.path ?? '/',
         headers: { Host: name, ...(options.auth ? { Authorization: `Basic ${Buffer.from(options.auth).toString('base64')}` } : {}) },
         timeout: 3000,
         // A fresh connection each time: Caddy closes idle kept-alive ones when it loads a config.
@@ -267,6 +267,25 @@ describe('ApplyProxyConfig', () => {
     expect(outcome).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: 'the deadline passed before the config could be loaded' });
     expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(4n);
   });
+
+  it('routes a host in any letter case: a mapped host, a host of a route listing more than 100, a wildcard; an unknown host 404s', async () => {
+    // Hosts differing only in upstream share one route with a map on the host (the others' upstream does not exist:
+    // a request there would retry for 10 s); 120 alike hosts one route matching 120.
+    const others = [0, 1, 2].map((i) => proxyRoute(`other-${i}-${run}.test`, `nothing-${run}`, { domainId: `other-${i}-${run}` }));
+    const big = Array.from({ length: 120 }, (_, i) =>
+      proxyRoute(`big-${String(i).padStart(3, '0')}-${run}.test`, web, { domainId: `big-${i}-${run}`, path: '/big/', stripPath: true }),
+    );
+    const wildcard = proxyRoute(`*.wild-${run}.test`, web, { domainId: `wild-${run}`, path: '/wild/', stripPath: true });
+    expect(await apply(input([route(), ...others, ...big, wildcard]), 6)).toEqual(SUCCEEDED);
+    await waitUntil(`${host} answering through the proxy`, answersPage(), 20_000);
+    expect(await answersPage({ hostHeader: host.toUpperCase() })()).toBe(true);
+    expect(await answersPage({ hostHeader: `Site-${run}.Test` })()).toBe(true);
+    expect(await answersPage({ hostHeader: `big-077-${run}.test`, path: '/big/' })()).toBe(true);
+    expect(await answersPage({ hostHeader: `Big-077-${run}.TEST`, path: '/big/' })()).toBe(true);
+    expect(await answersPage({ hostHeader: `A.Wild-${run}.TEST`, path: '/wild/' })()).toBe(true);
+    expect((await get({ hostHeader: `Unknown-${run}.test` })).status).toBe(404);
+    expect((await get({ hostHeader: `BIG-077-${run}.test.evil` })).status).toBe(404);
+  }, 60_000);
 
   it('never logs the input or the rendered config', () => {
     expect(logged).not.toContain(USER.passwordHash);

@@ -510,10 +510,23 @@ describe('caddyConfig refuses invalid input, naming the domain', () => {
 describe('hosts sharing a handler chain share one route', () => {
   const overTaskSwapsOptions = { load_balancing: { try_duration: '10s', try_interval: '250ms', retry_match: [{ method: ['GET', 'HEAD'] }] } };
   type Route = { match?: { host?: string[]; path?: string[] }[]; handle: { handler: string; routes?: Route[] }[]; terminal?: boolean };
-  const serverOf = (config: Record<string, unknown>, name: string) =>
+  const allRoutes = (config: Record<string, unknown>, name: string) =>
     (config.apps as { http: { servers: Record<string, { routes: Route[] }> } }).http.servers[name]!.routes;
+  const lowercasesHost = (r: Route | undefined) => JSON.stringify(r?.match?.[0]).includes('header_regexp');
+  /** The host routes, after the route lowercasing the request's host where there is one. */
+  const serverOf = (config: Record<string, unknown>, name: string) => allRoutes(config, name).filter((r, i) => i > 0 || !lowercasesHost(r));
   const hostsOf = (routes: Route[]) => routes.map((r) => r.match?.[0]?.host ?? null);
   const notFound = { handle: [{ handler: 'static_response', status_code: 404 }], terminal: true };
+
+  it("lowercases the request's host first only where a map or a list of more than 100 hosts would take letter case into account", () => {
+    const first = (routes: ProxyRoute[]) => lowercasesHost(allRoutes(caddyConfig(input({ routes })), 'http')[0]);
+    const many = (n: number, extra: Partial<ProxyRoute> = {}) => Array.from({ length: n }, (_, i) => route({ host: `h-${i}.example.com`, ...extra }));
+    expect(first(many(100))).toBe(false);
+    expect(first([...many(100), route({ host: '*.example.org' })])).toBe(false);
+    expect(first(many(101))).toBe(true);
+    expect(first([route({ host: 'a.example.com' }), route({ host: 'b.example.com', upstream: 'other-d4e5f6' })])).toBe(true);
+    expect(first(many(101, { https: true, certificateType: 'acme' }))).toBe(true);
+  });
 
   it('puts the hosts of one upstream and chain in one host matcher, whatever their order', () => {
     const routes = ['c.example.com', 'a.example.com', 'b.example.com'].map((host) => route({ host }));
@@ -612,23 +625,37 @@ describe('many handler chains are nested', () => {
     destinations?: string[];
     mappings?: { input: string; outputs: string[] }[];
     defaults?: string[];
+    request?: { replace?: Record<string, { search: string; replace: string }[]> };
   };
-  type Route = { match?: { host?: string[]; path?: string[]; vars?: Record<string, string[]> }[]; handle: Handler[] };
+  type Route = {
+    match?: { host?: string[]; path?: string[]; vars?: Record<string, string[]>; header_regexp?: Record<string, { pattern: string }> }[];
+    handle: Handler[];
+  };
   const httpRoutes = (config: Record<string, unknown>) => (config.apps as { http: { servers: { http: { routes: Route[] } } } }).http.servers.http.routes;
-  const hostMatches = (pattern: string, requested: string, host = requested.toLowerCase()) =>
-    pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1)) && !host.slice(0, -pattern.length + 1).includes('.'));
+  const wildcardMatches = (pattern: string, host: string) => host.endsWith(pattern.slice(1)) && !host.slice(0, -pattern.length + 1).includes('.');
+  /** Caddy 2.6's host matcher: a wildcard in any letter case; an exact host in any case too, unless the list has more than 100 (binary search, case counts). */
+  const hostMatches = (patterns: string[], host: string) =>
+    patterns.some((p) =>
+      p.startsWith('*.') ? wildcardMatches(p, host.toLowerCase()) : patterns.length > 100 ? p === host : p === host.toLowerCase(),
+    );
 
   /** What Caddy does with a request for `/` on `host`: the first route that matches, down through subroutes; and how many routes it tried. */
-  function serve(routes: Route[], host: string, values = new Map<string, string>()): { answer: string | number; tried: number; mapped: number } {
+  function serve(routes: Route[], requested: string, values = new Map<string, string>()): { answer: string | number; tried: number; mapped: number } {
     let tried = 0;
     let mapped = 0;
+    let host = requested;
     const fill = (text: string) => text.replace(/\{skiff\.[^}]+\}/g, (name) => values.get(name) ?? '');
     for (const r of routes) {
       tried += 1;
       const m = r.match?.[0];
-      if (m?.path || (m?.host && !m.host.some((p) => hostMatches(p, host)))) continue;
+      if (m?.path || (m?.host && !hostMatches(m.host, host))) continue;
       if (m?.vars && !Object.entries(m.vars).some(([k, v]) => v.includes(fill(k)))) continue;
+      if (m?.header_regexp && !Object.entries(m.header_regexp).every(([k, v]) => k === 'Host' && new RegExp(v.pattern).test(host))) continue;
       for (const h of r.handle) {
+        if (h.handler === 'headers') {
+          for (const op of h.request?.replace?.Host ?? []) host = host.replaceAll(op.search, op.replace);
+          continue;
+        }
         if (h.handler === 'map') {
           const found = h.mappings!.find((x) => x.input === host);
           h.destinations!.forEach((d, i) => values.set(d, found ? found.outputs[i]! : h.defaults![i]!));
@@ -648,8 +675,8 @@ describe('many handler chains are nested', () => {
     const routes = Array.from({ length: 1000 }, (_, i) => route({ host: `app-${i}.example.com`, upstream: `app-${i}-a1b2c3` }));
     routes.push(route({ host: '*.example.org', upstream: 'tenant-555555' }), route({ host: 'www.example.org', upstream: 'www-666666' }));
     const http = httpRoutes(caddyConfig(input({ routes })));
-    expect(http.length).toBeLessThanOrEqual(FANOUT + 2);
-    expect(http.slice(0, -2).every((r) => r.match![0]!.host!.length > 100)).toBe(true);
+    expect(http.length).toBeLessThanOrEqual(FANOUT + 3);
+    expect(http.slice(1, -2).every((r) => r.match![0]!.host!.length > 100)).toBe(true);
     let most = 0;
     for (let i = 0; i < 1000; i++) {
       const { answer, tried } = serve(http, `app-${i}.example.com`);
@@ -669,7 +696,7 @@ describe('many handler chains are nested', () => {
     );
     routes.push(route({ host: 'zz.example.com', upstream: 'last-777777' }));
     const http = httpRoutes(caddyConfig(input({ routes })));
-    expect(http.length).toBeLessThanOrEqual(FANOUT + 2);
+    expect(http.length).toBeLessThanOrEqual(FANOUT + 3);
     let most = 0;
     for (let i = 0; i < 1000; i++) {
       const { answer, tried, mapped } = serve(http, `app-${String(i).padStart(4, '0')}.example.com`);
@@ -679,16 +706,33 @@ describe('many handler chains are nested', () => {
     }
     expect(most).toBeLessThanOrEqual(FANOUT + 4);
     expect(serve(http, 'zz.example.com')).toMatchObject({ answer: 'last-777777:3000', mapped: 0 });
+    expect(serve(http, 'APP-0123.Example.com').answer).toBe(`app-123-a1b2c3:${3000 + (123 % 7)}`);
+    expect(serve(http, 'ZZ.example.com').answer).toBe('last-777777:3000');
     const rewrites = findHandlers(http, 'rewrite').map((h) => h.uri);
     expect(new Set(rewrites)).toEqual(new Set(['{skiff.p0.prefix}{http.request.uri.path}']));
   });
 
-  it('answers 404, not an empty upstream, for a host its map does not know (another letter case than the matcher)', () => {
+  it('routes a mapped host in any letter case to its own upstream; an unknown host 404s', () => {
     const routes = [route({ host: 'a.example.com' }), route({ host: 'b.example.com', upstream: 'other-d4e5f6' })];
     const http = httpRoutes(caddyConfig(input({ routes })));
     expect(serve(http, 'b.example.com').answer).toBe('other-d4e5f6:3000');
-    // Caddy's host matcher (of up to 100 hosts) takes B.example.com for b.example.com; its map does not.
-    expect(serve(http, 'B.example.com')).toMatchObject({ answer: 404, mapped: 2 });
+    // Caddy's host matcher (of up to 100 hosts) takes B.example.com for b.example.com; the map must too.
+    expect(serve(http, 'B.Example.COM')).toMatchObject({ answer: 'other-d4e5f6:3000', mapped: 2 });
+    expect(serve(http, 'A.example.com').answer).toBe(`${routes[0]!.upstream}:3000`);
+    expect(serve(http, 'C.example.com').answer).toBe(404);
+  });
+
+  it('routes hosts of routes listing more than 100, and wildcards, in any letter case', () => {
+    const routes = Array.from({ length: 1000 }, (_, i) => route({ host: `app-${i}.example.com`, upstream: `app-${i}-a1b2c3` }));
+    routes.push(route({ host: '*.example.org', upstream: 'tenant-555555' }));
+    const http = httpRoutes(caddyConfig(input({ routes })));
+    expect(serve(http, 'App-512.Example.COM').answer).toBe('app-512-a1b2c3:3000');
+    expect(serve(http, 'OTHER.example.ORG').answer).toBe('tenant-555555:3000');
+    expect(serve(http, 'App-1000.Example.COM').answer).toBe(404);
+    const same = Array.from({ length: 150 }, (_, i) => route({ host: `same-${i}.example.com` }));
+    const one = httpRoutes(caddyConfig(input({ routes: same })));
+    expect(one[one.length - 2]!.match![0]!.host).toHaveLength(150);
+    expect(serve(one, 'SAME-149.example.com').answer).toBe(`${same[0]!.upstream}:3000`);
   });
 
   it('lists each host once per level, sorted, with no host in two routes of a level', () => {

@@ -35,6 +35,26 @@ export interface Entry {
 
 const notFound = (): CaddyHandler => ({ handler: 'static_response', status_code: 404 });
 
+/**
+ * The first route where a server's host matchers or maps would take letter case into account
+ * (a map compares exactly; Caddy 2.6's host matcher finds an exact host among more than 100
+ * by binary search, case-sensitively): a request's host with an upper-case letter is
+ * lowercased (Caddy has no placeholder for that: one replacement per letter), so the routes
+ * after it see the lowercase host they list. A lowercase host only passes its one regexp.
+ */
+const lowercaseHost = (): Json => ({
+  match: [{ header_regexp: { Host: { pattern: '[A-Z]' } } }],
+  handle: [
+    {
+      handler: 'headers',
+      request: { replace: { Host: [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'].map((c) => ({ search: c, replace: c.toLowerCase() })) } },
+    },
+  ],
+});
+
+/** Caddy's host matcher compares an exact host in any letter case only in lists of up to this many. */
+const CASELESS_HOSTS = 100;
+
 /** Routes per level of the nesting: a request tries at most this many before going down one. */
 export const FANOUT = 8;
 
@@ -58,11 +78,12 @@ type HostRoutes = { hosts: string[]; routes: Json[]; lead?: CaddyHandler[] };
  * 100 is found by binary search). Alike: the same handlers, where the exact hosts of one
  * route may differ in their values (upstream and port, internalPath); then a `map` handler
  * keyed on the request's host sets those values as placeholders before the subroute (at most
- * MAP_HOSTS hosts a route), and a host the map does not know (another letter case than its
- * matcher's) gets 404, never an empty upstream. When more than FANOUT such routes remain,
- * they are nested: FANOUT routes each matching the hosts of a slice of them, with that slice
- * as a subroute, and so on, so a request tries about FANOUT routes per level instead of one
- * per chain. Exact-host routes come before wildcard ones (a request for a.example.com matches
+ * MAP_HOSTS hosts a route), and a host the map does not know gets 404, never an empty upstream.
+ * Hosts are listed in lowercase; where a map or a list of more than 100 would refuse another
+ * letter case, a first route lowercases the request's host (lowercaseHost). When more than
+ * FANOUT such routes remain, they are nested: FANOUT routes each matching the hosts of a
+ * slice of them, with that slice as a subroute, and so on, so a request tries about FANOUT
+ * routes per level instead of one per chain. Exact-host routes come before wildcard ones (a request for a.example.com matches
  * both; two exact hosts, or two `*.` wildcards, never match one request), then 404.
  */
 export function serverRoutes(entries: Entry[], handle: (e: Entry) => Chain): Json[] {
@@ -93,7 +114,8 @@ export function serverRoutes(entries: Entry[], handle: (e: Entry) => Chain): Jso
   const wildcard = all.filter((g) => isWildcard(g.hosts[0]!));
   const routes = [...nested(exact), ...wildcard].map(hostRoute);
   routes.push({ handle: [notFound()], terminal: true });
-  return routes;
+  const caseSensitive = all.some((g) => g.lead) || exact.reduce((n, g) => n + g.hosts.length, 0) > CASELESS_HOSTS;
+  return caseSensitive ? [lowercaseHost(), ...routes] : routes;
 }
 
 /** Hosts sharing `template`, in routes of at most MAP_HOSTS hosts, each with the map of its hosts' values. */
