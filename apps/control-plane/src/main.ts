@@ -7,6 +7,7 @@ import { buildPlatform } from './compose-root.js';
 import { readConfig } from './config.js';
 import { listen } from './http/serve.js';
 import { createLogger } from './logger.js';
+import { reachableHost } from './reachable-host.js';
 import { loadSecretKey } from './secret-key.js';
 import { platformHostPorts } from './services/shared/published-ports.js';
 import { VERSION } from './version.js';
@@ -86,8 +87,9 @@ await platform.hostOps.started(first !== null);
 
 const server = listen(platform.app, { port: config.port, hostname: config.host, log }, (port) => {
   log.info({ url: `http://${config.host}:${port}` }, 'control plane listening');
-  process.stdout.write(`Skiff API: http://${config.host}:${port}/api\n`);
-  if (existsSync(join(config.dashboardDir, 'index.html'))) process.stdout.write(`Dashboard: http://${config.host}:${port}/\n`);
+  const origin = `http://${reachableHost(config.host)}:${port}`;
+  process.stdout.write(`Skiff API: ${origin}/api\n`);
+  if (existsSync(join(config.dashboardDir, 'index.html'))) process.stdout.write(`Dashboard: ${origin}/\n`);
 });
 
 // Requests in flight finish before the platform closes (queued commands wait in the outbox);

@@ -1,7 +1,8 @@
 /**
  * The platform backup's tar of the data directory (SKIFF_DATA_DIR), streamed file by file.
  * Left out: the embedded database's folder (`db`, in the SQL dump), the encryption key
- * (`secret.key`: its own object, only with includeEncryptionKey) and transient files (TRANSIENT). Only directories and regular files are archived: a
+ * (`secret.key`: its own object, only with includeEncryptionKey), the owner's first API key
+ * (`initial-api-key`) and transient files (TRANSIENT). Only directories and regular files are archived: a
  * symbolic link is skipped, never followed, and files are opened with O_NOFOLLOW, so nothing
  * outside the directory is read even if a link replaces a file while the walk runs.
  */
@@ -12,8 +13,12 @@ import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import type { DumpProcess } from './dump-process.js';
 
-/** Top-level names left out of the archive. */
-export const DATA_DIR_LEFT_OUT = ['db', 'secret.key'];
+/**
+ * Top-level names left out of the archive: the embedded database, the encryption key, the
+ * owner's first API key in clear (a live credential; the key itself is in the database,
+ * hashed), and tools/up's lock.
+ */
+export const DATA_DIR_LEFT_OUT = ['db', 'secret.key', 'initial-api-key', 'up.lock'];
 
 /**
  * Transient paths (relative, `/`-separated): uploads arriving (`archives/.incoming`), tools/up's

@@ -25,6 +25,8 @@ async function fillDataDir(dir: string) {
   await mkdir(join(dir, 'tls'));
   await writeFile(join(dir, 'tls', 'ca.key'), 'the channel CA key', { mode: 0o600 });
   await writeFile(join(dir, 'secret.key'), secretKey, { mode: 0o600 });
+  await writeFile(join(dir, 'initial-api-key'), 'sk_the_owners_first_key\n', { mode: 0o600 });
+  await writeFile(join(dir, 'up.lock'), '');
   await mkdir(join(dir, 'db'));
   await writeFile(join(dir, 'db', 'PG_VERSION'), '17\n');
   await mkdir(join(dir, 'archives', '.incoming'), { recursive: true });
@@ -139,7 +141,7 @@ describe('the platform backup on the embedded database (PGlite)', () => {
       await pgDb.drop();
     }
 
-    // The data directory, without the database's folder, the key, transient files or links.
+    // The data directory, without the database's folder, the keys (encryption, first API key), transient files or links.
     const entries = await tarEntries(data!);
     expect([...entries.keys()].sort()).toEqual([
       'directory:archives',
