@@ -5,6 +5,7 @@ import { sseEvents } from './client.js';
 import { mergedEnv } from './declarative/model.js';
 import { diffDotenv } from './dotenv.js';
 import { fieldsOf, kebab } from './fields.js';
+import { human } from './output.js';
 import { didYouMean, editDistance, nearest } from './suggest.js';
 
 describe('flags', () => {
@@ -83,3 +84,13 @@ describe('suggestions', () => {
     expect(didYouMean('statsu', ['status', 'stop'])).toBe('; did you mean "status"?');
   });
 });
+
+describe('tables', () => {
+  it("show a backup file's key whole, the value backup.restore takes", () => {
+    const key = 'shop-db/nightly/bkp_0123456789abcdef0123/2026-12-11T06-00-00.000Z.dump.gz';
+    const text = human({ color: false }, [{ key, name: '2026-12-11T06-00-00.000Z.dump.gz', size: 2048, lastModified: '2026-12-11T06:00:01.000Z' }]);
+    expect(text.split('\n')[0]).toMatch(/^KEY\s+NAME\s+SIZE\s+LASTMODIFIED$/);
+    expect(text).toContain(key);
+  });
+});
+

@@ -37,7 +37,9 @@ export function statusStyle(status: string): Style {
 const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 const show = (v: unknown) => (v === null || v === undefined ? '-' : String(v).replace(/\s+/g, ' '));
 
-const PREFERRED = /^(.*Id|id|name|appName|type|status|applicationStatus|host|title|role|email|createdAt)$/;
+const PREFERRED = /^(.*Id|id|key|name|appName|type|status|applicationStatus|host|title|role|email|createdAt)$/;
+/** Values another command takes (`backup.restore`'s `key`, ids): shown whole, however long. */
+const WHOLE = /^(.*Id|id|key)$/;
 
 /** Columns worth a table: scalar fields, preferring ids, names and states; at most seven. */
 function columnsOf(rows: Record<string, unknown>[]): string[] {
@@ -48,7 +50,7 @@ function columnsOf(rows: Record<string, unknown>[]): string[] {
 
 export function table(io: Pick<Io, 'color'>, rows: Record<string, unknown>[], columns = columnsOf(rows)): string {
   if (!rows.length) return '(none)\n';
-  const cells = rows.map((r) => columns.map((c) => show(r[c]).slice(0, 60)));
+  const cells = rows.map((r) => columns.map((c) => (WHOLE.test(c) ? show(r[c]) : show(r[c]).slice(0, 60))));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const line = (values: string[], style?: (v: string, i: number) => string) =>
     values.map((v, i) => (style ? style(v.padEnd(widths[i]!), i) : v.padEnd(widths[i]!))).join('  ').trimEnd();

@@ -37,4 +37,4 @@ export { REDACTED, SECRET_LOG_FIELDS, logRedaction, redactSecrets } from './log-
 export * from './loopback.js';
 export { type CertificateRequest, ipBytes, issueCertificate } from './x509.js';
 export { RESTART_EXIT_CODE } from './restart.js';
-export { type ComposePorts, composePublishedPorts } from './compose/published-ports.js';
+export { type ComposePorts, type PortRange, NOT_A_PORT, composePortRanges, composePublishedPorts, countPorts, listPorts } from './compose/published-ports.js';

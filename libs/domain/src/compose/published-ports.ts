@@ -7,24 +7,46 @@
  * host IP does not make a port another one: whatever address it binds, the port is the
  * host's. An interpolation reads the stack's variables (`env`, as Compose reads `.env`:
  * `${PORT}`, `$PORT`, `${PORT:-8080}`, `${PORT-8080}`, `${PORT:?…}`), else its default; a value
- * still holding one is left out (`unresolved` lists those). Ports are `<port>/<protocol>`.
+ * still holding one is left out (`unresolved` lists those). A value then not written as a
+ * decimal port or range of 1 to 65535, of tcp, udp or sctp, is listed in `invalid`: Compose
+ * reads `+80`, `080`, `"0x50"` or `8_0` as port 80. Ranges are merged per protocol before any
+ * port is listed, so a file repeating wide ranges (through aliases) costs at most 65 535 ports
+ * a protocol. Ports are `<port>/<protocol>`.
  */
 import { type ComposeInput, composeFileOf } from './compose-file.js';
 
+export interface PortRange {
+  protocol: string;
+  first: number;
+  last: number;
+}
+
 export interface ComposePorts {
+  /** Each host port once: `ranges` listed. */
   ports: string[];
-  /** Each port of `ports` with the service publishing it. */
-  published: { service: string; port: string }[];
+  /** The host ports, merged per protocol (protocols in order of appearance, ranges ascending). */
+  ranges: PortRange[];
+  /** Each published range as written (not merged) with the service publishing it. */
+  published: { service: string; range: PortRange }[];
   /** `service: value` of each published port interpolated without a default. */
   unresolved: string[];
+  /** `service: value` (`value/protocol` for a protocol Compose does not publish) of each value that is not a port. */
+  invalid: string[];
 }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function composePublishedPorts(input: ComposeInput, env: ReadonlyMap<string, string> = new Map()): ComposePorts {
+const PROTOCOLS = new Set(['tcp', 'udp', 'sctp']);
+
+/** Why an `invalid` value is refused (by the control plane and the agent alike). */
+export const NOT_A_PORT = 'a published port must be a port or a range of ports of 1 to 65535, written in decimal, of tcp, udp or sctp';
+
+/** composePublishedPorts without `ports`: what a count (countPorts) needs, nothing expanded. */
+export function composePortRanges(input: ComposeInput, env: ReadonlyMap<string, string> = new Map()): Omit<ComposePorts, 'ports'> {
   const root = composeFileOf(input).document.toJS({ maxAliasCount: -1 }) as unknown;
-  const out: ComposePorts = { ports: [], published: [], unresolved: [] };
+  const out: Omit<ComposePorts, 'ports'> = { ranges: [], published: [], unresolved: [], invalid: [] };
+  const byProtocol = new Map<string, [number, number][]>();
   const services = isObj(root) && isObj(root.services) ? root.services : {};
   for (const [service, raw] of Object.entries(services)) {
     if (!isObj(raw) || !Array.isArray(raw.ports)) continue;
@@ -33,14 +55,40 @@ export function composePublishedPorts(input: ComposeInput, env: ReadonlyMap<stri
       if (found === null) continue;
       const range = hostRange(found.published, env);
       if (range === 'unresolved') out.unresolved.push(`${service}: ${found.published}`);
+      else if (range === 'invalid') out.invalid.push(`${service}: ${found.published}`);
+      else if (range && !PROTOCOLS.has(found.protocol)) out.invalid.push(`${service}: ${found.published}/${found.protocol}`);
       else if (range) {
-        for (let n = range[0]; n <= range[1]; n++) {
-          const port = `${n}/${found.protocol}`;
-          out.ports.push(port);
-          out.published.push({ service, port });
-        }
+        out.published.push({ service, range: { protocol: found.protocol, first: range[0], last: range[1] } });
+        const list = byProtocol.get(found.protocol) ?? [];
+        list.push(range);
+        byProtocol.set(found.protocol, list);
       }
     }
+  }
+  for (const [protocol, list] of byProtocol) for (const [first, last] of merged(list)) out.ranges.push({ protocol, first, last });
+  return out;
+}
+
+export function composePublishedPorts(input: ComposeInput, env: ReadonlyMap<string, string> = new Map()): ComposePorts {
+  const found = composePortRanges(input, env);
+  return { ...found, ports: listPorts(found.ranges) };
+}
+
+/** How many host ports merged `ranges` (composePortRanges) hold. */
+export const countPorts = (ranges: readonly PortRange[]) => ranges.reduce((n, r) => n + r.last - r.first + 1, 0);
+
+export function listPorts(ranges: readonly PortRange[]): string[] {
+  const out: string[] = [];
+  for (const { protocol, first, last } of ranges) for (let n = first; n <= last; n++) out.push(`${n}/${protocol}`);
+  return out;
+}
+
+function merged(list: [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [first, last] of [...list].sort((a, b) => a[0] - b[0])) {
+    const previous = out[out.length - 1];
+    if (previous && first <= previous[1] + 1) previous[1] = Math.max(previous[1], last);
+    else out.push([first, last]);
   }
   return out;
 }
@@ -87,15 +135,16 @@ function splitColons(text: string): string[] {
 const protocolOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : 'tcp');
 
 /** `8080` or `8000-8010` (either end may be interpolated) → [first, last]; null: none published. */
-function hostRange(published: string, env: ReadonlyMap<string, string>): [number, number] | null | 'unresolved' {
+function hostRange(published: string, env: ReadonlyMap<string, string>): [number, number] | null | 'unresolved' | 'invalid' {
   const text = interpolated(published.trim(), env).trim();
-  if (text === '') return null;
+  // Empty (an unset variable, as Compose reads it) or 0: the engine picks the port.
+  if (text === '' || text === '0') return null;
   if (text.includes('$')) return 'unresolved';
-  const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
-  if (!m) return null;
+  const m = /^([1-9]\d{0,4})(?:-([1-9]\d{0,4}))?$/.exec(text);
+  if (!m) return 'invalid';
   const first = Number(m[1]);
   const last = m[2] === undefined ? first : Number(m[2]);
-  if (first < 1 || last > 65535 || last < first) return null;
+  if (last > 65535 || last < first) return 'invalid';
   return [first, last];
 }
 

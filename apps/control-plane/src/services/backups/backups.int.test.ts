@@ -237,6 +237,23 @@ describe('backup records', () => {
     expect(ok(await t.call('backup.one', { backupId: b.backupId }))).toMatchObject({ databaseType: 'dbC', serviceName: 'mysql' });
   });
 
+  it("refuses a compose backup's service its stack's raw file does not have, naming serviceName; a git source's file is not known", async () => {
+    const d = await newDestination();
+    const file = 'services:\n  db:\n    image: postgres:17\n';
+    const raw = ok(await t.call('compose.create', { name: 'with-file', environmentId: env, composeFile: file }));
+    const compose = (composeId: string, serviceName: string) => backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbA', composeId, serviceName });
+    const before = (await t.db.selectFrom('backups').select('id').execute()).length;
+    const missing = await t.call('backup.create', compose(raw.composeId, 'postgres'));
+    badField(missing, 'serviceName');
+    expect(missing.body.issues).toEqual([{ path: ['serviceName'], message: "the stack's compose file has no service postgres" }]);
+    expect((await t.db.selectFrom('backups').select('id').execute()).length).toBe(before);
+    expect(ok(await t.call('backup.create', compose(raw.composeId, 'db')))).toMatchObject({ serviceName: 'db', composeId: raw.composeId });
+    // A git source's file is read by the agent only: accepted.
+    const git = await newCompose('from-git');
+    await t.db.updateTable('composeStacks').set({ sourceType: 'git', composeFile: file }).where('id', '=', git.composeId).execute();
+    ok(await t.call('backup.create', compose(git.composeId, 'postgres')));
+  });
+
   // The spec accepts dbE in backup.create: the record is kept, and each run says why it cannot dump.
   it('keeps libSQL backups as records, and refuses to run them, saying why', async () => {
     const d = await newDestination();

@@ -1,7 +1,7 @@
 import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import type { Contracts, OutputOf } from '@skiff/contracts';
-import type { Backup } from '@skiff/db';
-import { cronError, normalizeBackupPrefix } from '@skiff/domain';
+import type { Backup, ComposeStack } from '@skiff/db';
+import { ComposeError, composeServiceNames, cronError, normalizeBackupPrefix } from '@skiff/domain';
 import { isAdmin } from '../../authz/policy.js';
 import type { Principal } from '../../authz/principal.js';
 import { Forbidden, Invalid } from '../../errors.js';
@@ -147,7 +147,8 @@ export class BackupService {
       }
       if (!named('composeId')) throw Invalid('composeId', 'required when backupType is compose');
       const serviceName = this.checkServiceName(input.serviceName, true);
-      await this.access.reference(p, 'compose', input.composeId!, 'composeId');
+      const { row } = await this.access.reference(p, 'compose', input.composeId!, 'composeId');
+      assertServiceOfStack(row, serviceName!);
       return { backupType, serviceName, ...targets, composeId: input.composeId! };
     }
     const own = dbField(input.databaseType);
@@ -253,6 +254,23 @@ export class BackupService {
   async ofOrganization(p: Principal) {
     return (await allOfOrganization(this.db, 'backups', p)).map(this.record);
   }
+}
+
+/**
+ * A compose backup's service is one of its stack's, where the control plane knows the file: a
+ * raw file written and parsed. A git source's file is only read by the agent (its runs say
+ * when the service is missing), and an empty or unparsable raw file names no service yet.
+ */
+function assertServiceOfStack(stack: Pick<ComposeStack, 'sourceType' | 'composeFile'>, serviceName: string) {
+  if (stack.sourceType !== 'raw' || !stack.composeFile || stack.composeFile.trim() === '') return;
+  let names: string[];
+  try {
+    names = composeServiceNames(stack.composeFile);
+  } catch (err) {
+    if (err instanceof ComposeError) return;
+    throw err;
+  }
+  if (!names.includes(serviceName)) throw Invalid('serviceName', `the stack's compose file has no service ${serviceName}`);
 }
 
 /** The target a new backup counts against (the platform backup: the organization only). */

@@ -160,6 +160,38 @@ describe("a compose stack's published ports: interpolations, git sources and the
     expect((await t.call('compose.update', { composeId: stack, composeFile: stackFile('      - "30000-30099:30000-30099"\n') }, { key: other })).status).toBe(200);
   });
 
+  it('refuses a published value Compose reads as a port that is not written as one, or another protocol, naming composeFile and the service, and stores nothing', async () => {
+    const env = await environmentOf(other);
+    const stack = (await t.call('compose.create', { name: 'odd', environmentId: env }, { key: other })).body.composeId;
+    const notAPort = (value: string) => [{ path: ['composeFile'], message: `web: ${value}: a published port must be a port or a range of ports of 1 to 65535, written in decimal, of tcp, udp or sctp` }];
+    for (const [lines, value] of [
+      ['      - "+28081:8080"\n', '+28081'],
+      ['      - "028081:8080"\n', '028081'],
+      ['      - target: 8080\n        published: "0x6DB1"\n', '0x6DB1'],
+      ['      - target: 8080\n        published: "0o66661"\n', '0o66661'],
+      ['      - target: 8080\n        published: "+28081"\n', '+28081'],
+      ['      - target: 8080\n        published: "28_081"\n', '28_081'],
+      ['      - "476541:8080"\n', '476541'],
+      ['      - "28081:8080/quic"\n', '28081/quic'],
+    ] as const) {
+      const res = await t.call('compose.update', { composeId: stack, composeFile: stackFile(lines) }, { key: other });
+      expect(res.body.issues, lines).toEqual(notAPort(value));
+    }
+    // Its variable read as one, at save.
+    const variable = await t.call('compose.update', { composeId: stack, composeFile: stackFile('      - "${P}:8080"\n'), env: 'P=+28081\n' }, { key: other });
+    expect(variable.body.issues).toEqual(notAPort('${P}'));
+    const created = await t.call('compose.create', { name: 'odd2', environmentId: env, composeFile: stackFile('      - "+28081:8080"\n') }, { key: other });
+    expect(created.body.issues).toEqual(notAPort('+28081'));
+    expect((await t.call('compose.one', { composeId: stack }, { key: other })).body).toMatchObject({ composeFile: '', env: '' });
+  });
+
+  it('counts the ports of wide ranges repeated through aliases once each, without listing them first', async () => {
+    const ranges = Array.from({ length: 8 }, (_, i) => `"30000-39999:${30000 + i}-${39999 + i}"`).join(', ');
+    const services = Array.from({ length: 500 }, (_, i) => `  s${i}:\n    image: busybox:latest\n    ports: *p\n`).join('');
+    const created = await t.call('compose.create', { name: 'aliases', environmentId: await environmentOf(other), composeFile: `x-ports: &p [${ranges}]\nservices:\n${services}` }, { key: other });
+    expect(created.body.issues).toEqual([{ path: ['composeFile'], message: 'publishes 10000 host ports, more than the 100 a stack may publish' }]);
+  });
+
   it("sends a git source's deploy the ports the stack may not publish (reserved, other workloads', resolved ones too) and the cap, for the agent to check", async () => {
     const env = await environmentOf();
     const holder = (await t.call('compose.create', { name: 'var-port', environmentId: env, composeFile: stackFile('      - "${HELD}:80"\n') })).body.composeId;

@@ -1,5 +1,5 @@
 import type { Db } from '@skiff/db';
-import { ComposeError, composePublishedPorts, parseDotenv } from '@skiff/domain';
+import { ComposeError, NOT_A_PORT, composePortRanges, composePublishedPorts, countPorts, listPorts, parseDotenv } from '@skiff/domain';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { Invalid } from '../../errors.js';
 import { lockUntilCommit } from './xact-lock.js';
@@ -98,16 +98,26 @@ export function stackVariables(secrets: SecretBox | undefined, sealedEnv: string
 export const DEFAULT_MAX_COMPOSE_PORTS = 100;
 
 /**
- * The host ports the compose file being saved or deployed publishes (composeHostPorts), refused
- * as `field` when they are more than one stack may publish (`maxComposePorts`): a range
- * (`1-65535:1-65535`) would otherwise take a whole server's ports.
+ * The host ports the compose file being saved or deployed publishes, refused as `field` when a
+ * published value is not a port as written (`+80`, `080`, `0x50`: Compose reads them as port 80)
+ * or when they are more than one stack may publish (`maxComposePorts`), counted before they are
+ * listed: a range (`1-65535:1-65535`) would otherwise take a whole server's ports.
  */
 export function stackHostPorts(deps: Pick<PortDeps, 'maxComposePorts'>, composeFile: string | null, env?: ReadonlyMap<string, string>, field = 'composeFile'): HostPort[] {
-  const ports = composeHostPorts(composeFile, env);
+  if (!composeFile || composeFile.trim() === '') return [];
+  let found: ReturnType<typeof composePortRanges>;
+  try {
+    found = composePortRanges(composeFile, env);
+  } catch (err) {
+    // A file that does not parse publishes none (deploy refuses it).
+    if (err instanceof ComposeError) return [];
+    throw err;
+  }
+  if (found.invalid.length > 0) throw Invalid(field, `${found.invalid[0]}: ${NOT_A_PORT}`);
   const max = deps.maxComposePorts ?? DEFAULT_MAX_COMPOSE_PORTS;
-  const count = new Set(ports).size;
+  const count = countPorts(found.ranges);
   if (count > max) throw Invalid(field, `publishes ${count} host ports, more than the ${max} a stack may publish`);
-  return ports;
+  return listPorts(found.ranges);
 }
 
 /** What the checks need of the service dependencies: the database and the platform host's own ports. */
