@@ -38,14 +38,16 @@ afterAll(async () => {
   await removeBuiltImages(built, 60_000);
 }, 120_000);
 
-/** Rolling updates that settle after one second (the engine's default monitor period is five). */
-const quickUpdates = { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 1_000_000_000 };
+/** Rolling updates that settle after half a second (the engine's default monitor period is five). */
+const quickUpdates = { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 500_000_000 };
+/** httpd, as PID 1, ignores SIGTERM: no use waiting the default 10 s before a replaced task is killed. */
+const quickStop = { stopGracePeriodCluster: 1_000_000_000 };
 
 /** A busybox application serving `text` on a host port. */
 async function webApplication(name: string, text: string, extra: Record<string, unknown> = {}) {
   const port = await freePort();
   const app = await s.containerApplication(name);
-  const settings = { ...webServerSettings(text, port), updateConfigCluster: quickUpdates, ...extra };
+  const settings = { ...webServerSettings(text, port), updateConfigCluster: quickUpdates, ...quickStop, ...extra };
   await s.ok('application.update', { applicationId: app.applicationId, ...settings });
   return { ...app, port };
 }
@@ -328,6 +330,7 @@ describe('the agent killed (SIGKILL) during a build', () => {
     await s.ok('application.update', {
       applicationId,
       updateConfigCluster: quickUpdates,
+      ...quickStop,
       endpointSpecCluster: { Mode: 'dnsrr', Ports: [{ TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }] },
     });
 
