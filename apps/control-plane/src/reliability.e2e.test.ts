@@ -40,14 +40,12 @@ afterAll(async () => {
 
 /** Rolling updates that settle after half a second (the engine's default monitor period is five). */
 const quickUpdates = { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 500_000_000 };
-/** httpd, as PID 1, ignores SIGTERM: no use waiting the default 10 s before a replaced task is killed. */
-const quickStop = { stopGracePeriodCluster: 1_000_000_000 };
 
 /** A busybox application serving `text` on a host port. */
 async function webApplication(name: string, text: string, extra: Record<string, unknown> = {}) {
   const port = await freePort();
   const app = await s.containerApplication(name);
-  const settings = { ...webServerSettings(text, port), updateConfigCluster: quickUpdates, ...quickStop, ...extra };
+  const settings = { ...webServerSettings(text, port), updateConfigCluster: quickUpdates, ...extra };
   await s.ok('application.update', { applicationId: app.applicationId, ...settings });
   return { ...app, port };
 }
@@ -330,7 +328,6 @@ describe('the agent killed (SIGKILL) during a build', () => {
     await s.ok('application.update', {
       applicationId,
       updateConfigCluster: quickUpdates,
-      ...quickStop,
       endpointSpecCluster: { Mode: 'dnsrr', Ports: [{ TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }] },
     });
 
