@@ -46,7 +46,7 @@ describe('a Redis cache instance', () => {
     await ok('cache.update', {
       cacheId,
       // Quick rolling updates: a rollout waits out the engine's monitor period.
-      updateConfigCluster: { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 1_000_000_000 },
+      updateConfigCluster: { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 500_000_000 },
     });
     await ok('cache.saveExternalPort', { cacheId, externalPort: port });
 

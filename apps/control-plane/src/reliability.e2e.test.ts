@@ -38,8 +38,8 @@ afterAll(async () => {
   await removeBuiltImages(built, 60_000);
 }, 120_000);
 
-/** Rolling updates that settle after one second (the engine's default monitor period is five). */
-const quickUpdates = { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 1_000_000_000 };
+/** Rolling updates that settle after half a second (the engine's default monitor period is five). */
+const quickUpdates = { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 500_000_000 };
 
 /** A busybox application serving `text` on a host port. */
 async function webApplication(name: string, text: string, extra: Record<string, unknown> = {}) {

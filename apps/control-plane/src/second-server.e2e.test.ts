@@ -253,9 +253,10 @@ describe('a second server', () => {
     const { SKIFF_JOIN_TOKEN: _token, ...withoutToken } = env;
     agent = startAgent(withoutToken);
     await waitFor(async () => (await serverOf(serverId)).status === 'online', { timeoutMs: 60_000, intervalMs: 250, what: `the agent back (output: ${agent.output().slice(-2000)})` });
-    // Not Skiff's: stays.
+    // Not Skiff's: stays. Not waited for until it runs (its existence is what counts); with an
+    // init, so that its removal and the engine's stop do not wait out sleep's 10 s grace period.
     const foreign = `foreign-${run}`;
-    expect((await second.docker(['service', 'create', '--name', foreign, '--endpoint-mode', 'dnsrr', 'busybox:latest', 'sleep', '600'])).ok).toBe(true);
+    expect((await second.docker(['service', 'create', '--detach', '--init', '--name', foreign, '--endpoint-mode', 'dnsrr', 'busybox:latest', 'sleep', '600'])).ok).toBe(true);
 
     const refused = await t.call('server.remove', { serverId });
     expect(refused.status).toBe(400);
