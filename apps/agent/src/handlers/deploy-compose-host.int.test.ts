@@ -78,33 +78,13 @@ async function runRefused(command: Command) {
 
 describe('DeployCompose and host privileges', () => {
   it('refuses a file that binds the Docker socket when the command does not allow it, before touching Docker', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'skiff-hostpriv-'));
-    dirs.push(dataDir);
-    const journal = await CommandJournal.open(dataDir);
-    const events: DeploymentEvent[] = [];
-    const results: CommandResult[] = [];
-    const touched: string[] = [];
-    // Any use of the driver is recorded: the refusal comes first.
-    const driver = new Proxy({}, { get: (_t, name) => () => { touched.push(String(name)); throw new Error(`driver.${String(name)} called`); } }) as DockerDriver;
-    const handler = deployComposeHandler({
-      driver,
-      journal,
-      reports: { reportEvent: (e) => events.push(e), reportResult: (r) => results.push(r) },
-      compose: { dataDir, dockerCli: '/nonexistent/docker', dockerSocket: '/var/run/docker.sock', program: { program: null, missing: 'none' }, timeoutMs: 60_000 },
-    });
-    const command = deployCommand(1, false);
-    expect(handler.validate(command)).toBeNull();
-    await journal.accept(command);
-    await journal.start(command.commandId);
-    const outcome = await handler.run({ command, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
+    const { outcome, events, touched, swapped } = await runRefused(deployCommand(1, false));
     const reason = 'docker-compose.yml: service "agent": volumes is not allowed on this server (the Docker socket)';
     expect(outcome).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason });
     expect(events.at(-1)).toMatchObject({ status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR, reason });
     expect(touched).toEqual([]);
     // Nothing of the stack was swapped in.
-    const stacks = await readdir(dataDir, { recursive: true });
-    expect(stacks.filter((p) => p.endsWith('docker-compose.yml'))).toEqual([]);
-    await journal.close();
+    expect(swapped).toEqual([]);
   });
 });
 
