@@ -40,8 +40,7 @@ export class BuildLog {
 
   /** The line as it may be shown. */
   scrub(line: string): string {
-    if (this.needles.some((n) => line.includes(n))) return HIDDEN_LINE;
-    return redactUrlCredentials(line);
+    return scrubLine(line, this.needles);
   }
 
   /** Queues one line (scrubbed). */
@@ -75,6 +74,20 @@ export class BuildLog {
 }
 
 /** What to look for: each secret, and each line of a multi-line one (4+ characters). */
+/** `text` as it may be shown when `secrets` must not be, line by line, as a build log shows it. */
+export function scrubText(text: string, secrets: readonly string[]): string {
+  const needles = secretNeedles(secrets);
+  return text
+    .split('\n')
+    .map((line) => scrubLine(line, needles))
+    .join('\n');
+}
+
+function scrubLine(line: string, needles: readonly string[]): string {
+  if (needles.some((n) => line.includes(n))) return HIDDEN_LINE;
+  return redactUrlCredentials(line);
+}
+
 function secretNeedles(values: readonly string[]): string[] {
   const needles: string[] = [];
   for (const value of values) {

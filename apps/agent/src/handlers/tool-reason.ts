@@ -5,7 +5,7 @@
  * a line holding a secret is replaced whole, and credentials in URLs by `***`.
  */
 import type { S3Object } from '@skiff/proto';
-import { BuildLog } from '../build/build-log.js';
+import { scrubText } from '../build/build-log.js';
 
 /** Variables of a database container whose values are secrets (the official images' `*_PASSWORD`, keys, tokens). */
 const SECRET_VARIABLE = /PASS|SECRET|KEY|TOKEN|CREDENTIAL/i;
@@ -18,9 +18,5 @@ export function secretValuesOfEnv(env: readonly string[]): string[] {
 }
 
 export function scrubToolReason(reason: string, object: S3Object | undefined, containerSecrets: readonly string[]): string {
-  const log = new BuildLog(async () => {}, { secrets: [object?.accessKey ?? '', object?.secretKey ?? '', object?.passphrase ?? '', ...containerSecrets] });
-  return reason
-    .split('\n')
-    .map((line) => log.scrub(line))
-    .join('\n');
+  return scrubText(reason, [object?.accessKey ?? '', object?.secretKey ?? '', object?.passphrase ?? '', ...containerSecrets]);
 }
