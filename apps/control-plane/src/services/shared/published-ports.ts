@@ -1,5 +1,5 @@
 import type { Db } from '@skiff/db';
-import { ComposeError, NOT_A_PORT, composePortRanges, composePublishedPorts, countPorts, listPorts, parseDotenv } from '@skiff/domain';
+import { ComposeError, NOT_A_PORT, composePortRanges, countPorts, listPorts, parseDotenv } from '@skiff/domain';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { Invalid } from '../../errors.js';
 import { lockUntilCommit } from './xact-lock.js';
@@ -74,18 +74,21 @@ function localNatsPort(url: string): number | null {
   }
 }
 
-/**
- * The host ports a compose stack's raw file publishes, its interpolations resolved with `env`
- * (the stack's variables); a file that does not parse publishes none (deploy refuses it).
- */
-export function composeHostPorts(composeFile: string | null, env?: ReadonlyMap<string, string>): HostPort[] {
-  if (!composeFile || composeFile.trim() === '') return [];
+/** What a raw compose file publishes (composePortRanges), or null for an empty file or one that does not parse (deploy refuses it). */
+function portRangesOf(composeFile: string | null, env?: ReadonlyMap<string, string>): ReturnType<typeof composePortRanges> | null {
+  if (!composeFile || composeFile.trim() === '') return null;
   try {
-    return composePublishedPorts(composeFile, env).ports;
+    return composePortRanges(composeFile, env);
   } catch (err) {
-    if (err instanceof ComposeError) return [];
+    if (err instanceof ComposeError) return null;
     throw err;
   }
+}
+
+/** The host ports a compose stack's raw file publishes, its interpolations resolved with `env` (the stack's variables). */
+export function composeHostPorts(composeFile: string | null, env?: ReadonlyMap<string, string>): HostPort[] {
+  const found = portRangesOf(composeFile, env);
+  return found ? listPorts(found.ranges) : [];
 }
 
 /** The variables of a stack's stored (sealed) `env`, as written: a reference to another scope's stays unresolved. */
@@ -104,15 +107,8 @@ export const DEFAULT_MAX_COMPOSE_PORTS = 100;
  * listed: a range (`1-65535:1-65535`) would otherwise take a whole server's ports.
  */
 export function stackHostPorts(deps: Pick<PortDeps, 'maxComposePorts'>, composeFile: string | null, env?: ReadonlyMap<string, string>, field = 'composeFile'): HostPort[] {
-  if (!composeFile || composeFile.trim() === '') return [];
-  let found: ReturnType<typeof composePortRanges>;
-  try {
-    found = composePortRanges(composeFile, env);
-  } catch (err) {
-    // A file that does not parse publishes none (deploy refuses it).
-    if (err instanceof ComposeError) return [];
-    throw err;
-  }
+  const found = portRangesOf(composeFile, env);
+  if (!found) return [];
   if (found.invalid.length > 0) throw Invalid(field, `${found.invalid[0]}: ${NOT_A_PORT}`);
   const max = deps.maxComposePorts ?? DEFAULT_MAX_COMPOSE_PORTS;
   const count = countPorts(found.ranges);
