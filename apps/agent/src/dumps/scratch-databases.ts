@@ -50,7 +50,18 @@ function withoutFrameHeaders(raw: Buffer): string {
   return text;
 }
 
+/** Prints each of its arguments that is not a program on the image's PATH (POSIX sh: `command -v`). */
+const TOOL_PROBE = 'for tool do command -v "$tool" >/dev/null 2>&1 || echo "$tool"; done';
+/** What the engine answers when an image has no `sh` to run the probe with. */
+const NO_SHELL = /executable file not found|no such file or directory/i;
+
 export interface ScratchDatabases {
+  /**
+   * Which of `tools` `image` lacks, looked up by the image's `sh` in a short-lived container
+   * `name` (no network, its entrypoint replaced, removed at once); all of them, and `sh`, when
+   * it has no shell. Throws ImageAbsent when the server lacks `image`.
+   */
+  missingTools(name: string, image: string, tools: string[]): Promise<string[]>;
   /** Starts a container `name` of `image` whose server creates `database`; answers its id. Throws ImageAbsent when the server lacks `image`. */
   start(name: string, image: string, engine: DatabaseEngine, database: string): Promise<string>;
   /** Whether the container still runs (its server may have exited on a bad configuration). */
@@ -64,20 +75,46 @@ export interface ScratchDatabases {
 export class DockerodeScratchDatabases implements ScratchDatabases {
   constructor(private readonly docker: Dockerode) {}
 
+  async missingTools(name: string, image: string, tools: string[]): Promise<string[]> {
+    const labels = await this.labelsFor(name, image);
+    await this.remove(name);
+    const container = await engineCall('create container', () =>
+      this.docker.createContainer({
+        name,
+        Image: image,
+        Entrypoint: ['sh'],
+        Cmd: ['-c', TOOL_PROBE, 'sh', ...tools],
+        Labels: labels,
+        HostConfig: { NetworkMode: 'none', ...SCRATCH_LIMITS },
+      }),
+    );
+    try {
+      try {
+        await engineCall('start container', () => container.start());
+      } catch (err) {
+        if (NO_SHELL.test((err as Error).message)) return ['sh', ...tools];
+        throw err;
+      }
+      const { StatusCode } = (await engineCall('wait container', () => container.wait())) as { StatusCode: number };
+      if (StatusCode !== 0) throw new Error(`the image's sh could not look for ${tools.join(', ')} (it exited with ${StatusCode})`);
+      const raw = await engineCall('container logs', () => container.logs({ stdout: true, stderr: false }));
+      const printed = new Set(withoutFrameHeaders(Buffer.from(raw)).split('\n'));
+      return tools.filter((t) => printed.has(t));
+    } finally {
+      await this.remove(container.id);
+    }
+  }
+
   async start(name: string, image: string, engine: DatabaseEngine, database: string): Promise<string> {
-    checkObjectName('container', name, 'create container');
-    checkImageRef(image, 'create container');
     const env = scratchEnv(engine, database, randomBytes(24).toString('hex'));
     if (!env) throw new Error('this engine cannot be verified here');
-    const inspected = await engineCall('inspect image', () => this.docker.getImage(image).inspect()).catch((err: unknown) => {
-      throw isNotFound(err) ? new ImageAbsent(image) : err;
-    });
+    const labels = await this.labelsFor(name, image);
     const container = await engineCall('create container', () =>
       this.docker.createContainer({
         name,
         Image: image,
         Env: env,
-        Labels: { ...blankedWorkloadLabels(inspected.Config?.Labels), [SCRATCH_LABEL]: name },
+        Labels: labels,
         // Loopback only. (NetworkDisabled would also drop the hostname the MariaDB image needs.)
         HostConfig: { NetworkMode: 'none', ...SCRATCH_LIMITS },
       }),
@@ -89,6 +126,16 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
       throw err;
     }
     return container.id;
+  }
+
+  /** The labels of a container `name` of `image` (checked, and present here: else ImageAbsent). */
+  private async labelsFor(name: string, image: string): Promise<Record<string, string>> {
+    checkObjectName('container', name, 'create container');
+    checkImageRef(image, 'create container');
+    const inspected = await engineCall('inspect image', () => this.docker.getImage(image).inspect()).catch((err: unknown) => {
+      throw isNotFound(err) ? new ImageAbsent(image) : err;
+    });
+    return { ...blankedWorkloadLabels(inspected.Config?.Labels), [SCRATCH_LABEL]: name };
   }
 
   async running(idOrName: string): Promise<boolean> {

@@ -2,7 +2,8 @@
 // each runs within its memory, CPU and process limits (the image and the archive are the
 // user's), without a network, and is removed by `remove`. A verification's container blanks
 // the workload labels its image carries (an image Compose built), so it is never taken for
-// one of the stack's containers.
+// one of the stack's containers. The short-lived container that looks for an image's tools
+// goes at once.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DatabaseEngine } from '@skiff/proto';
@@ -15,14 +16,21 @@ const run = randomBytes(3).toString('hex');
 const VOLUME = `limits-${run}-data`;
 const SCRATCH = `skiff-verify-limits-${run}`;
 const LABELLED_IMAGE = `skiff-verify-labelled-${run}:1`;
+const SHELLLESS_IMAGE = `skiff-verify-shellless-${run}:1`;
 const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
 const docker = (args: string[]) => new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout) => resolve({ ok: !err, out: stdout.trim() })));
+const build = (tag: string, containerfile: string) =>
+  new Promise<{ ok: boolean; out: string }>((resolve) => {
+    const child = execFile('docker', ['build', '-q', '-t', tag, '-'], (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${stderr}` }));
+    child.stdin!.end(containerfile);
+  });
 const hostConfig = async (id: string) => (await engine.getContainer(id).inspect()).HostConfig;
 
 afterAll(async () => {
   await docker(['rm', '-f', SCRATCH]);
   await docker(['volume', 'rm', '-f', VOLUME]);
   await docker(['rmi', LABELLED_IMAGE]);
+  await docker(['rmi', SHELLLESS_IMAGE]);
 });
 
 describe('throw-away containers', () => {
@@ -39,10 +47,7 @@ describe('throw-away containers', () => {
 
   it('a verification’s container does not inherit the workload labels of its image', async () => {
     // An image as Compose labels what it builds for a project's service; no pull (busybox is local).
-    const built = await new Promise<{ ok: boolean; out: string }>((resolve) => {
-      const child = execFile('docker', ['build', '-q', '-t', LABELLED_IMAGE, '-'], (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${stderr}` }));
-      child.stdin!.end(`FROM busybox:latest\nLABEL com.docker.compose.project=shop com.docker.compose.service=db skiff.kind=compose other=kept\n`);
-    });
+    const built = await build(LABELLED_IMAGE, `FROM busybox:latest\nLABEL com.docker.compose.project=shop com.docker.compose.service=db skiff.kind=compose other=kept\n`);
     expect(built.ok, built.out).toBe(true);
     const scratch = new DockerodeScratchDatabases(engine);
     const id = await scratch.start(SCRATCH, LABELLED_IMAGE, DatabaseEngine.DATABASE_ENGINE_POSTGRES, 'shop');
@@ -53,6 +58,17 @@ describe('throw-away containers', () => {
     } finally {
       await scratch.remove(id);
     }
+  }, 60_000);
+
+  it('an image’s missing tools are found by its sh in a container that goes at once; an image without sh lacks them all', async () => {
+    const scratch = new DockerodeScratchDatabases(engine);
+    expect(await scratch.missingTools(`${SCRATCH}-tools`, 'busybox:latest', ['pg_restore', 'sh', 'tar'])).toEqual(['pg_restore']);
+    expect((await docker(['ps', '-aq', '--filter', `name=${SCRATCH}-tools`])).out).toBe('');
+    // An image with nothing in it (no layers: no pull, no context).
+    const built = await build(SHELLLESS_IMAGE, 'FROM scratch\nLABEL skiff.test=shell-less\n');
+    expect(built.ok, built.out).toBe(true);
+    expect(await scratch.missingTools(`${SCRATCH}-tools`, SHELLLESS_IMAGE, ['mariadb'])).toEqual(['sh', 'mariadb']);
+    expect((await docker(['ps', '-aq', '--filter', `name=${SCRATCH}-tools`])).out).toBe('');
   }, 60_000);
 
   it('a volume tool’s container has memory, CPU and process limits and no network', async () => {

@@ -1,10 +1,12 @@
 // The verification tools of each engine, as golden files (MariaDB's and MySQL's run only
 // here and in a manual check; PostgreSQL's also in handlers/verify-database.int.test.ts).
 // MongoDB's server cannot run here (no image, not in Debian): its commands and the parsing
-// of what its count script prints are checked only here.
+// of what its count script prints are checked only here. `tools` are the programs an image must
+// have for its engine's verification (looked for before its server starts). The commands do not
+// depend on whether the database is a service or a compose stack's service: only the image does.
 import { DatabaseEngine } from '@skiff/proto';
 import { describe, expect, it } from 'vitest';
-import { countCommand, parseCounts, readyCommand, scratchEnv } from './verify-tools.js';
+import { countCommand, parseCounts, readyCommand, scratchEnv, verifyTools } from './verify-tools.js';
 
 const ENGINES = {
   postgres: DatabaseEngine.DATABASE_ENGINE_POSTGRES,
@@ -17,7 +19,7 @@ const HOSTILE = 'shop"; rm -rf / #$(id)`id`';
 describe('the tools of a verification', () => {
   for (const [name, engine] of Object.entries(ENGINES)) {
     it(`${name}: fixed scripts, the database a positional parameter, the query another`, async () => {
-      const tools = { env: scratchEnv(engine, 'shop', 'PASSWORD'), ready: readyCommand(engine, 'shop'), count: countCommand(engine, 'shop') };
+      const tools = { env: scratchEnv(engine, 'shop', 'PASSWORD'), tools: verifyTools(engine, 'shop'), ready: readyCommand(engine, 'shop'), count: countCommand(engine, 'shop') };
       await expect(JSON.stringify(tools, null, 2) + '\n').toMatchFileSnapshot(`__golden__/verify-${name}.json`);
       for (const make of [readyCommand, countCommand]) {
         const argv = make(engine, HOSTILE)!.argv;
@@ -41,6 +43,7 @@ describe('the tools of a verification', () => {
     expect(scratchEnv(DatabaseEngine.DATABASE_ENGINE_UNSPECIFIED, 'x', 'p')).toBeNull();
     expect(readyCommand(DatabaseEngine.DATABASE_ENGINE_UNSPECIFIED, 'x')).toBeNull();
     expect(countCommand(DatabaseEngine.DATABASE_ENGINE_UNSPECIFIED, 'x')).toBeNull();
+    expect(verifyTools(DatabaseEngine.DATABASE_ENGINE_UNSPECIFIED, 'x')).toBeNull();
   });
 
   it('reads the counts as JSON, sorted by name, and says what it got otherwise', () => {

@@ -7,7 +7,7 @@
  * variable SKIFF_DATABASE (set from `"$1"`): it is never part of a script's text.
  */
 import { DatabaseEngine } from '@skiff/proto';
-import type { ToolCommand } from './tool-commands.js';
+import { type ToolCommand, restoreCommand } from './tool-commands.js';
 
 const script = (body: string, database: string): string[] => ['sh', '-c', body, 'sh', database];
 /** A script whose query is its second positional parameter (`"$2"`): the shell never parses it. */
@@ -108,6 +108,26 @@ export function countCommand(engine: DatabaseEngine, database: string): ToolComm
     default:
       return null;
   }
+}
+
+const ENGINE_NAMES: Partial<Record<DatabaseEngine, string>> = {
+  [DatabaseEngine.DATABASE_ENGINE_POSTGRES]: 'PostgreSQL',
+  [DatabaseEngine.DATABASE_ENGINE_MARIADB]: 'MariaDB',
+  [DatabaseEngine.DATABASE_ENGINE_MYSQL]: 'MySQL',
+  [DatabaseEngine.DATABASE_ENGINE_MONGO]: 'MongoDB',
+};
+
+/** The engine's name, in reasons. */
+export const engineName = (engine: DatabaseEngine): string => ENGINE_NAMES[engine] ?? 'this engine';
+
+/**
+ * The programs a verification of `engine` runs in its image (ready, restore, count), sorted:
+ * an image that lacks one runs another engine than the backup's. Null for an engine it cannot verify.
+ */
+export function verifyTools(engine: DatabaseEngine, database: string): string[] | null {
+  const commands = [readyCommand(engine, database), restoreCommand(engine, database), countCommand(engine, database)];
+  if (commands.some((c) => c === null)) return null;
+  return [...new Set(commands.map((c) => c!.tool))].sort();
 }
 
 /** The counts the count command wrote, by name; throws naming what it got instead. */

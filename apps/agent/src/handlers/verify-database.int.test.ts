@@ -5,7 +5,9 @@
 // stack's service (the same container, labelled as Docker Compose labels a project's) verifies
 // in a container of the image it was deployed with, its own container and volume untouched; a
 // stack's service whose image is not on the server (a Swarm stack's service without tasks) is
-// refused with that reason, nothing pulled.
+// refused with that reason, nothing pulled. An image without the tools of the backup's engine
+// (a PostgreSQL backup of a service running MariaDB) is refused naming them, before any
+// server starts.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -174,6 +176,28 @@ describe('verifying a database backup on the agent', () => {
     const database = verifyCommand('p/bkp/1.dump.gz');
     if (database.payload?.$case === 'verifyDatabase') database.payload.value.image = ABSENT_IMAGE;
     expect((await verifier().run(context(database))).reason).toBe(`the image ${ABSENT_IMAGE} is not on this server: a verification never pulls an image`);
+  }, 60_000);
+
+  it('refuses an image without the tools of the backup’s engine before any server starts, naming them', async () => {
+    // A PostgreSQL backup (its databaseType) of a service that runs MariaDB.
+    const database = verifyCommand('p/bkp/1.dump.gz');
+    if (database.payload?.$case === 'verifyDatabase') database.payload.value.image = 'mariadb:11';
+    const started = Date.now();
+    expect(await verifier().run(context(database))).toEqual({
+      status: CommandStatus.COMMAND_STATUS_FAILED,
+      reason: 'the image mariadb:11 has no pg_isready, pg_restore, psql: it is not a PostgreSQL image, and the backup’s databaseType says its files are PostgreSQL dumps',
+    });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await scratchLeft()).toBe('');
+
+    // A MariaDB backup of a compose stack's service that runs postgres:17.
+    const stack = composeCommand(CommandKind.COMMAND_KIND_VERIFY_DATABASE, STACK, 'c/bkp/1.dump.gz');
+    if (stack.payload?.$case === 'verifyDatabase') stack.payload.value.target!.engine = DatabaseEngine.DATABASE_ENGINE_MARIADB;
+    expect(await verifier().run(context(stack))).toEqual({
+      status: CommandStatus.COMMAND_STATUS_FAILED,
+      reason: `the image postgres:17 of ${STACK} service db has no mariadb: it is not a MariaDB image, and the backup’s databaseType says its files are MariaDB dumps`,
+    });
+    expect(await scratchLeft()).toBe('');
   }, 60_000);
 
   it('refuses an engine it cannot verify, and a command without an image; takes MongoDB', async () => {

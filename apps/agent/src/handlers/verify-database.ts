@@ -3,8 +3,10 @@
  * (scratch-databases.ts; for a compose stack's service, the image it runs as deployed here,
  * read from its container or Swarm service) receives the bucket object (decrypted when it is an .age file)
  * through gunzip into the engine's restore tool; then the tables are counted, and the
- * container goes whatever happened. The running database (or stack) is never touched, and an
- * image the server lacks is refused, never pulled. Idempotent: a
+ * container goes whatever happened. The running database (or stack) is never touched, an
+ * image the server lacks is refused, never pulled, and so is one without the tools of the
+ * backup's engine (a backup whose databaseType is not the engine the service runs), looked
+ * for before its server starts. Idempotent: a
  * second run removes what a first one left and starts again.
  */
 import type { Readable } from 'node:stream';
@@ -14,7 +16,7 @@ import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { ImageAbsent, type ScratchDatabases } from '../dumps/scratch-databases.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
-import { countCommand, parseCounts, readyCommand } from '../dumps/verify-tools.js';
+import { countCommand, engineName, parseCounts, readyCommand, verifyTools } from '../dumps/verify-tools.js';
 import { type CommandHandler, type CommandOutcome, failed, succeeded } from '../pipeline/handler.js';
 
 export interface VerifyDatabaseDeps {
@@ -43,22 +45,30 @@ export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler 
       if (refusal) return refusal;
       // A compose stack's service names none: its image is read here (imageOf).
       if (!image && !target!.serviceName) return 'the command names no image';
-      const { engine, database } = target!;
-      return restoreCommand(engine, database) && readyCommand(engine, database) && countCommand(engine, database) ? null : 'this engine cannot be verified here';
+      return verifyTools(target!.engine, target!.database) ? null : 'this engine cannot be verified here';
     },
     async run({ command, signal, log }) {
       if (command.payload?.$case !== 'verifyDatabase') return failed('not a VerifyDatabase command');
       const { target, object, image } = command.payload.value;
       const name = scratchName(command.commandId);
       await deps.scratch.remove(name);
+      await deps.scratch.remove(`${name}-tools`);
       const chosen = await imageOf(target!, image, deps.containers);
       if (typeof chosen === 'string') return failed(chosen);
       log.info({ objectKey: object!.key, bucket: object!.bucket, image: chosen.name }, 'verifying a backup file in a throw-away container');
+      const absent = `the image ${chosen.name}${chosen.of} is not on this server: a verification never pulls an image${chosen.of ? ' (deploy the stack here first)' : ''}`;
+      const { engine, database } = target!;
       let id: string;
       try {
-        id = await deps.scratch.start(name, chosen.ref, target!.engine, target!.database);
+        const missing = await deps.scratch.missingTools(`${name}-tools`, chosen.ref, verifyTools(engine, database)!);
+        if (missing.length > 0) {
+          return failed(
+            `the image ${chosen.name}${chosen.of} has no ${missing.join(', ')}: it is not a ${engineName(engine)} image, and the backup’s databaseType says its files are ${engineName(engine)} dumps`,
+          );
+        }
+        id = await deps.scratch.start(name, chosen.ref, engine, database);
       } catch (err) {
-        if (err instanceof ImageAbsent) return failed(`the image ${chosen.name}${chosen.of} is not on this server: a verification never pulls an image${chosen.of ? ' (deploy the stack here first)' : ''}`);
+        if (err instanceof ImageAbsent) return failed(absent);
         return failed(`the throw-away container of ${chosen.name} could not start: ${(err as Error).message}`);
       }
       try {
