@@ -4,7 +4,8 @@
 // image), the record its result ends (tables and row counts, or the error with a
 // `databaseBackup` failure event, `verify: true`), and the verification that follows a
 // scheduled run; the same for a database inside a compose stack (its service's image is read
-// by the agent, so the command names none). The verification itself runs in apps/agent/src/handlers/verify-database.int.test.ts
+// by the agent, so the command names none), each engine taken from the backup's databaseType
+// (the agent refuses an image without that engine's tools). The verification itself runs in apps/agent/src/handlers/verify-database.int.test.ts
 // and databases.e2e.test.ts.
 import { Command, CommandKind, CommandStatus, DatabaseEngine, WorkloadKind } from '@skiff/proto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +159,33 @@ describe('backup.verify', () => {
     await t.db.updateTable('backups').set({ composeId: null }).where('id', '=', backup.backupId).execute();
     await bad('backup.verify', { backupId: backup.backupId }, 'backupId', /compose stack is gone/);
     expect(await commandCount()).toBe(before);
+  });
+
+  it('takes a compose backup’s engine from its databaseType, each kind, and leaves the image to the agent', async () => {
+    const stack = await ok('compose.create', { name: 'engines', environmentId: env, sourceType: 'raw', composeType: 'container-compose' });
+    const destination = await ok('destination.create', { name: 'local5', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const kinds = [
+      ['dbA', DatabaseEngine.DATABASE_ENGINE_POSTGRES, 'dump.gz'],
+      ['dbB', DatabaseEngine.DATABASE_ENGINE_MARIADB, 'sql.gz'],
+      ['dbC', DatabaseEngine.DATABASE_ENGINE_MYSQL, 'sql.gz'],
+      ['dbD', DatabaseEngine.DATABASE_ENGINE_MONGO, 'archive.gz'],
+    ] as const;
+    for (const [databaseType, engine, extension] of kinds) {
+      const backup = await ok('backup.create', {
+        schedule: '0 3 * * *', prefix: `engines-${databaseType}/`, destinationId: destination.destinationId, database: 'shop', databaseType,
+        backupType: 'compose', composeId: stack.composeId, serviceName: 'db', keepLatestCount: null,
+      });
+      const key = `engines-${databaseType}/${backup.backupId}/2026-12-07T03-00-00-000Z.${extension}`;
+      await s3.put(BUCKET, key, 'dump');
+      const queued = await ok('backup.verify', { backupId: backup.backupId });
+      const row = await t.db.selectFrom('commands').selectAll().where('id', '=', queued.commandId).executeTakeFirstOrThrow();
+      const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+      expect(command.payload?.$case === 'verifyDatabase' && command.payload.value, databaseType).toMatchObject({
+        image: '',
+        target: { engine, database: 'shop', serviceName: 'db', workload: { kind: WorkloadKind.WORKLOAD_KIND_COMPOSE, id: stack.composeId } },
+        object: { key },
+      });
+    }
   });
 
   it('verifies the file of a successful scheduled run, and only of database services it can verify', async () => {
