@@ -5,8 +5,13 @@
 // that service (serviceName, databaseType, the metadata of its credentials) run with
 // `manualBackupCompose` and listed, the table dropped, the file restored into the stack's
 // service (refused without force), the rows back and the restore's record done with its log;
-// the PostgreSQL backup verified (backup.verify) in a throw-away container of the service's image;
-// a compose backup to a bucket that does not exist fails with S3's error in its event.
+// each backup verified (backup.verify) in a throw-away container of the service's image; for
+// MariaDB also a newest file that is not a dump (fails with the restore tool's reason) and a
+// PostgreSQL (dbA) backup of that MariaDB service (refused naming the tools the image lacks), the
+// stack's containers untouched; a compose backup to a bucket that does not exist fails with S3's
+// error in its event.
+import { gzipSync } from 'node:zlib';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3 } from './testing/s3-server.js';
@@ -64,6 +69,8 @@ interface Engine {
   /** The statement's rows, tab- or bar-separated as the client writes them. */
   sql(appName: string, password: string, statement: string): Promise<{ ok: boolean; out: string }>;
   rows: string;
+  /** The table as a verification names it. */
+  table: string;
 }
 
 const ENGINES: Record<string, Engine> = {
@@ -81,6 +88,7 @@ const ENGINES: Record<string, Engine> = {
     ],
     sql: (appName, password, statement) => inDb(appName, ['psql', '-h', '127.0.0.1', '-U', 'shop', '-d', 'shop', '-tAqc', statement], [`PGPASSWORD=${password}`]),
     rows: '1|anchor\n2|buoy\n3|cleat',
+    table: 'public.items',
   },
   MariaDB: {
     databaseType: 'dbB',
@@ -97,6 +105,7 @@ const ENGINES: Record<string, Engine> = {
     ],
     sql: (appName, password, statement) => inDb(appName, ['mariadb', '-h', '127.0.0.1', '-u', 'shop', '-N', '-B', 'shop', '-e', statement], [`MYSQL_PWD=${password}`]),
     rows: '1\tanchor\n2\tbuoy\n3\tcleat',
+    table: 'items',
   },
 };
 
@@ -149,7 +158,11 @@ describe.each(Object.entries(ENGINES))('a %s service of a compose stack', (label
     const events = await s.t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute();
     expect(events.find((e) => (e.summary as { backupId?: string }).backupId === backup.backupId)).toMatchObject({ outcome: 'success', summary: { files: [key] } });
 
-    if (engine.databaseType === 'dbA') await verifiesBesideTheStack(appName, backup.backupId, key);
+    await verifiesBesideTheStack(appName, backup.backupId, key, engine.table);
+    if (engine.databaseType === 'dbB') {
+      await failsOnANewestFileThatIsNoDump(appName, backup.backupId, key);
+      await refusesAPostgresBackupOfMariaDB(appName, composeId, destination.destinationId);
+    }
 
     // The table dropped. The stack's database runs: a restore without force is refused and queues nothing.
     expect((await sql('DROP TABLE items')).ok).toBe(true);
@@ -179,17 +192,14 @@ describe.each(Object.entries(ENGINES))('a %s service of a compose stack', (label
   }, 300_000);
 });
 
-/**
- * backup.verify of the compose backup: its file restores in a throw-away container of the
- * image the stack's service runs, reporting the table and its rows; the stack's containers
- * keep their ids and states.
- */
-async function verifiesBesideTheStack(appName: string, backupId: string, key: string) {
-  const stackContainers = async () =>
-    (await docker(['ps', '-a', '--filter', `label=com.docker.compose.project=${appName}`, '--format', '{{.ID}} {{.State}} {{.Status}}'])).out.replace(/Up .*/g, 'Up');
-  const before = await stackContainers();
+/** The stack's containers with their ids and states (the uptime left out). */
+const stackContainers = async (appName: string) =>
+  (await docker(['ps', '-a', '--filter', `label=com.docker.compose.project=${appName}`, '--format', '{{.ID}} {{.State}} {{.Status}}'])).out.replace(/Up .*/g, 'Up');
+
+/** backup.verify of `backupId`: what it queued, and its record once it ended; the stack's containers keep their ids and states. */
+async function verification(appName: string, backupId: string) {
+  const before = await stackContainers(appName);
   const queued = await ok('backup.verify', { backupId });
-  expect(queued).toMatchObject({ status: 'queued', key });
   const ended = await waitFor(
     async () => {
       const v = await ok('backup.oneVerification', { verificationId: queued.verificationId });
@@ -197,8 +207,47 @@ async function verifiesBesideTheStack(appName: string, backupId: string, key: st
     },
     { timeoutMs: 120_000, intervalMs: 250, what: `the verification to end (agent output: ${agentTail()})` },
   );
-  expect(ended, JSON.stringify(ended)).toMatchObject({ status: 'done', tables: [{ name: 'public.items', rows: 3 }], error: null });
-  expect(await stackContainers()).toBe(before);
+  expect(await stackContainers(appName)).toBe(before);
+  expect((await docker(['ps', '-aq', '--filter', `name=skiff-verify-${queued.commandId}`])).out).toBe('');
+  return { queued, ended };
+}
+
+/**
+ * backup.verify of the compose backup: its file restores in a throw-away container of the
+ * image the stack's service runs, reporting the table and its rows.
+ */
+async function verifiesBesideTheStack(appName: string, backupId: string, key: string, table: string) {
+  const { queued, ended } = await verification(appName, backupId);
+  expect(queued).toMatchObject({ status: 'queued', key });
+  expect(ended, JSON.stringify(ended)).toMatchObject({ status: 'done', tables: [{ name: table, rows: 3 }], error: null });
+}
+
+/** A newest file in the backup's folder that is not a dump (put there through S3): its verification fails with mariadb's reason. */
+async function failsOnANewestFileThatIsNoDump(appName: string, backupId: string, key: string) {
+  const newest = key.replace(/\/[^/]+$/, '/2999-01-01T00-00-00-000Z.sql.gz');
+  await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: newest, Body: gzipSync('this is not a dump;\n') }));
+  const { queued, ended } = await verification(appName, backupId);
+  expect(queued.key).toBe(newest);
+  expect(ended, JSON.stringify(ended)).toMatchObject({ status: 'error', tables: null, error: expect.stringMatching(/^the file does not restore: mariadb exited with 1: .*ERROR 1064 \(42000\) at line 1: You have an error in your SQL syntax/s) });
+  const event = (await s.t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').execute()).find(
+    (e) => (e.summary as { verificationId?: string }).verificationId === queued.verificationId,
+  );
+  expect(event).toMatchObject({ outcome: 'failure', summary: { verify: true, backupId, key: newest } });
+}
+
+/** A PostgreSQL (dbA) backup of the stack's MariaDB service: its verification names the PostgreSQL tools mariadb:11 lacks. */
+async function refusesAPostgresBackupOfMariaDB(appName: string, composeId: string, destinationId: string) {
+  const backup = await ok('backup.create', {
+    schedule: '0 3 * * *', prefix: `mismatch-${s.run}/`, destinationId, database: 'shop', databaseType: 'dbA',
+    backupType: 'compose', composeId, serviceName: 'db', keepLatestCount: null,
+  });
+  await s3.put(BUCKET, `mismatch-${s.run}/${backup.backupId}/2026-12-07T03-00-00-000Z.dump.gz`, 'a PostgreSQL dump');
+  const { ended } = await verification(appName, backup.backupId);
+  expect(ended, JSON.stringify(ended)).toMatchObject({
+    status: 'error',
+    tables: null,
+    error: `the image mariadb:11 of ${appName} service db has no pg_isready, pg_restore, psql: it is not a PostgreSQL image, and the backup’s databaseType says its files are PostgreSQL dumps`,
+  });
 }
 
 /** A compose backup to a bucket that does not exist fails with S3's error, in the answer and in its event. */
