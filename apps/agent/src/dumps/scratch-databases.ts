@@ -3,7 +3,8 @@
  * image, without a network (loopback only), with a one-time root password, within
  * SCRATCH_LIMITS; removed with its
  * anonymous data volume when the verification ends. The image is never pulled: one that
- * is not on the server is refused (ImageAbsent).
+ * is not on the server is refused (ImageAbsent). Before one starts, `missingTools` looks for
+ * the engine's programs in a short-lived container of the image (a backup of another engine).
  */
 import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
