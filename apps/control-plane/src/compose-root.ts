@@ -219,7 +219,8 @@ export async function buildPlatform(options: PlatformOptions) {
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash), undefined, () => deps.clock().getTime(), (p) =>
     keyUsage.seen(p.apiKeyId),
   );
-  accessChanges = new AccessChanges(principals, database.listen, options.log.child({ component: 'access-changes' }));
+  const notify = async (channel: string, payload: string) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(database.db));
+  accessChanges = new AccessChanges(principals, database.listen, notify, options.log.child({ component: 'access-changes' }));
   const audit = new AuditLog(deps, { retentionMs: options.auditRetentionMs, log: options.log.child({ component: 'audit' }) });
 
   let openApi: Record<string, unknown> | undefined;

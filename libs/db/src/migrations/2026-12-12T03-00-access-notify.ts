@@ -5,7 +5,8 @@ import { type Kysely, sql } from 'kysely';
  * platform flag, its organization) sends a notification on `skiff_access`, from inside the
  * writing transaction: delivered only if it commits, whichever process or session wrote it.
  * Control planes listening drop the principals they cache (services/identity/access-changes.ts).
- * `api_keys.last_used_at`, names and the like are not listed: they change no one's access.
+ * `api_keys.last_used_at`, names and the like are not listed: they change no one's access. One
+ * payload for all, so that a transaction changing several tables sends one notification.
  */
 const TRIGGERS: Array<[table: string, events: string]> = [
   ['api_keys', 'INSERT OR DELETE OR TRUNCATE OR UPDATE OF key_hash, user_id, organization_id, scope, expires_at'],
@@ -18,7 +19,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE FUNCTION skiff_access_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      PERFORM pg_notify('skiff_access', TG_TABLE_NAME);
+      PERFORM pg_notify('skiff_access', '');
       RETURN NULL;
     END $$`.execute(db);
   for (const [table, events] of TRIGGERS) {

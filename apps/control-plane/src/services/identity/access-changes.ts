@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ListenHandlers, NotificationListener } from '@skiff/db';
 import type { Logger } from 'pino';
 
@@ -12,6 +13,12 @@ export interface AccessCache {
 
 export type Listen = (channel: string, handlers: ListenHandlers) => NotificationListener;
 
+/** Sends `payload` on the channel (outside any transaction). */
+export type Notify = (channel: string, payload: string) => Promise<void>;
+
+/** The payload of a process's own marker: other control planes keep their cache for it. */
+const MARK = 'mark:';
+
 /**
  * Keeps the access cache true to the database on every control plane sharing it. A change of
  * keys, memberships, a user's platform flag or an organization notifies `skiff_access` from its
@@ -22,15 +29,16 @@ export type Listen = (channel: string, handlers: ListenHandlers) => Notification
  */
 export class AccessChanges {
   private listener: NotificationListener | undefined;
-  private waiters: Array<() => void> = [];
+  private readonly waiters = new Map<string, () => void>();
   /** How many times `LISTEN` came to hold (1 at start, one more for each reconnection). */
   sessions = 0;
 
   constructor(
     private readonly cache: AccessCache,
     private readonly listen: Listen | undefined,
+    private readonly notify: Notify,
     private readonly log: Logger,
-    /** How long a change made here waits to hear its own notification back. */
+    /** How long a change made here waits to hear its marker back. */
     private readonly echoTimeoutMs = 1_000,
   ) {}
 
@@ -38,11 +46,9 @@ export class AccessChanges {
     if (!this.listen || this.listener) return;
     this.cache.setCaching(false);
     this.listener = this.listen(ACCESS_CHANNEL, {
-      notified: () => {
-        this.cache.clear();
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const resolve of waiters) resolve();
+      notified: (payload) => {
+        if (payload.startsWith(MARK)) this.waiters.get(payload)?.();
+        else this.cache.clear();
       },
       listening: () => {
         this.sessions++;
@@ -58,23 +64,33 @@ export class AccessChanges {
   }
 
   /**
-   * After a change this process committed: its own cache goes at once; then, while listening,
-   * waits (briefly) for the notification to come back, which PostgreSQL sent to every other
-   * listening control plane at the same time, so that a client told of the change finds it
-   * everywhere.
+   * After a change this process committed: its own cache goes at once. Then, while listening,
+   * it sends a marker and waits (briefly) to hear it back: PostgreSQL delivers notifications
+   * in commit order, so the change's own notification reached every listening control plane
+   * before the marker did, and a client told of the change finds it everywhere.
    */
   async changed(): Promise<void> {
     this.cache.clear();
     if (!this.listener?.isListening) return;
-    await new Promise<void>((resolve) => {
+    const mark = `${MARK}${randomUUID()}`;
+    const heard = new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.waiters = this.waiters.filter((w) => w !== done);
+        this.waiters.delete(mark);
         resolve();
       };
       const timer = setTimeout(done, this.echoTimeoutMs);
-      this.waiters.push(done);
+      this.waiters.set(mark, done);
     });
+    try {
+      await this.notify(ACCESS_CHANNEL, mark);
+    } catch (err) {
+      this.waiters.get(mark)?.();
+      this.log.warn({ err: (err as Error).message }, 'access changes: could not send the marker after a change');
+    }
+    await heard;
+    // Whatever else arrived with the marker (another control plane's socket in this process, in tests) is read first.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   get isListening(): boolean {
@@ -84,6 +100,6 @@ export class AccessChanges {
   async close(): Promise<void> {
     await this.listener?.close();
     this.listener = undefined;
-    for (const resolve of this.waiters.splice(0)) resolve();
+    for (const done of [...this.waiters.values()]) done();
   }
 }
