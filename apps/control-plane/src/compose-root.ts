@@ -65,7 +65,7 @@ import { CommandService, CrashLoops, DeploymentControl, DeploymentService, DropA
 import { ServiceAccess, type ServiceDeps } from './services/shared/index.js';
 import { lateWorkloadRemovals } from './services/shared/workload-removals.js';
 import { buildForges } from './services/forges/index.js';
-import { AccessChanges, ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService } from './services/identity/index.js';
+import { AccessChanges, accessSignals, ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
 import { buildEvents, recordCrashLoop } from './services/events/index.js';
 import { buildHostOperations } from './host-operations.js';
@@ -219,8 +219,7 @@ export async function buildPlatform(options: PlatformOptions) {
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash), undefined, () => deps.clock().getTime(), (p) =>
     keyUsage.seen(p.apiKeyId),
   );
-  const notify = async (channel: string, payload: string) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(database.db));
-  accessChanges = new AccessChanges(principals, database.listen, notify, options.log.child({ component: 'access-changes' }));
+  accessChanges = new AccessChanges(principals, database.listen, accessSignals(database.db), options.log.child({ component: 'access-changes' }));
   const audit = new AuditLog(deps, { retentionMs: options.auditRetentionMs, log: options.log.child({ component: 'audit' }) });
 
   let openApi: Record<string, unknown> | undefined;

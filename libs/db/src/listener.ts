@@ -24,7 +24,10 @@ export interface NotificationListener {
   close(): Promise<void>;
 }
 
-const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+const CHANNEL = /^[a-z_][a-z0-9_]{0,50}$/;
+
+/** The `application_name` of a listening connection (pg_stat_activity shows who listens). */
+export const listenerName = (channel: string) => `skiff-listen-${channel}`;
 
 /**
  * `LISTEN channel` on a connection of its own (a pooled one would be handed to other queries),
@@ -46,7 +49,7 @@ export function listenFor(url: string, channel: string, handlers: ListenHandlers
   const connect = async () => {
     retry = undefined;
     if (closed) return;
-    const c = new pg.Client({ connectionString: url, keepAlive: true, application_name: `skiff-listen-${channel}` });
+    const c = new pg.Client({ connectionString: url, keepAlive: true, application_name: listenerName(channel) });
     client = c;
     let broken = false;
     const drop = (err: Error) => {

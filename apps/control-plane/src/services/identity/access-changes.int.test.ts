@@ -5,11 +5,13 @@
  * On PGlite (one control plane) the local clear alone does it.
  */
 import { randomBytes } from 'node:crypto';
+import { listenerName } from '@skiff/db';
 import { waitFor } from '@skiff/testing';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPlatform, type Platform } from '../../compose-root.js';
+import { ACCESS_CHANNEL } from './access-changes.js';
 import { addMember, apiClient, type Call, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 
 const secretKey = randomBytes(32);
@@ -74,11 +76,12 @@ describe('two control planes on one database', () => {
 
   it('a permission taken back through A is refused by B at the next request', async () => {
     const { userId, key } = await addMember(t, `narrowed-${Date.now()}@example.com`);
-    expect((await t.call('user.assignPermissions', { id: userId, canCreateProjects: true })).status).toBe(200);
+    const projectId = (await t.call('project.create', { name: `granted-${Date.now()}` })).body.projectId as string;
+    expect((await t.call('user.assignPermissions', { id: userId, accessedProjects: [projectId] })).status).toBe(200);
     await cachedOnB(key);
-    expect((await onB(key)('project.create', { name: `allowed-${Date.now()}` })).status).toBe(200);
-    expect((await t.call('user.assignPermissions', { id: userId, canCreateProjects: false })).status).toBe(200);
-    expect((await onB(key)('project.create', { name: `refused-${Date.now()}` })).status).toBe(403);
+    expect((await onB(key)('project.one', { projectId })).status).toBe(200);
+    expect((await t.call('user.assignPermissions', { id: userId, accessedProjects: [] })).status).toBe(200);
+    expect((await onB(key)('project.one', { projectId })).status).toBe(403);
   });
 
   it('a role lowered in the database (no operation changes one) is refused by both well within the cache lifetime', async () => {
@@ -100,7 +103,7 @@ describe('two control planes on one database', () => {
     const { userId, key } = await addMember(t, `after-kill-${Date.now()}@example.com`);
     const sessions = [t.platform.accessChanges.sessions, b.accessChanges.sessions];
     const listeners = await sql<{ pid: number }>`
-      select pid from pg_stat_activity where datname = current_database() and application_name = 'skiff-listen-skiff_access'`.execute(t.db);
+      select pid from pg_stat_activity where datname = current_database() and application_name = ${listenerName(ACCESS_CHANNEL)}`.execute(t.db);
     expect(listeners.rows).toHaveLength(2);
     for (const { pid } of listeners.rows) await sql`select pg_terminate_backend(${pid})`.execute(t.db);
     // Whatever B cached before the listener came back is gone: it listens again (or reads every key meanwhile).
@@ -131,9 +134,10 @@ describe('one control plane on PGlite', () => {
     expect((await p.as(removed.key)('project.all')).status).toBe(401);
 
     const narrowed = await addMember(p, 'pglite-narrowed@example.com');
-    expect((await p.call('user.assignPermissions', { id: narrowed.userId, canCreateProjects: true })).status).toBe(200);
-    expect((await p.as(narrowed.key)('project.create', { name: 'allowed' })).status).toBe(200);
-    expect((await p.call('user.assignPermissions', { id: narrowed.userId, canCreateProjects: false })).status).toBe(200);
-    expect((await p.as(narrowed.key)('project.create', { name: 'refused' })).status).toBe(403);
+    const projectId = (await p.call('project.create', { name: 'granted' })).body.projectId as string;
+    expect((await p.call('user.assignPermissions', { id: narrowed.userId, accessedProjects: [projectId] })).status).toBe(200);
+    expect((await p.as(narrowed.key)('project.one', { projectId })).status).toBe(200);
+    expect((await p.call('user.assignPermissions', { id: narrowed.userId, accessedProjects: [] })).status).toBe(200);
+    expect((await p.as(narrowed.key)('project.one', { projectId })).status).toBe(403);
   });
 });
