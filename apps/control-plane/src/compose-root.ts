@@ -65,7 +65,7 @@ import { CommandService, CrashLoops, DeploymentControl, DeploymentService, DropA
 import { ServiceAccess, type ServiceDeps } from './services/shared/index.js';
 import { lateWorkloadRemovals } from './services/shared/workload-removals.js';
 import { buildForges } from './services/forges/index.js';
-import { ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService } from './services/identity/index.js';
+import { AccessChanges, accessSignals, ApiKeyService, IdentityService, InvitationMailer, KeyUsage, MetricsTokenService, OrganizationService } from './services/identity/index.js';
 import { type ChannelOptions, channelSenders, ChannelTests, NotificationService, smtpLimits } from './services/notifications/index.js';
 import { buildEvents, recordCrashLoop } from './services/events/index.js';
 import { buildHostOperations } from './host-operations.js';
@@ -87,12 +87,13 @@ export async function buildPlatform(options: PlatformOptions) {
   await migrateToLatest(database.db);
 
   let principals: PrincipalCache | undefined;
+  let accessChanges: AccessChanges | undefined;
   const deps: ServiceDeps = {
     db: database.db,
     ids: options.ids ?? randomIds,
     clock: options.clock ?? (() => new Date()),
     secrets: new SecretBox(options.secretKey),
-    onAccessChange: () => principals?.clear(),
+    onAccessChange: () => accessChanges?.changed(),
     keepDeployments: options.keepDeployments,
     rollbackImages: options.rollback?.keepImages,
     outbound: options.outbound ?? PUBLIC_ONLY,
@@ -218,6 +219,7 @@ export async function buildPlatform(options: PlatformOptions) {
   principals = new PrincipalCache((hash) => identity.principalByKeyHash(hash), undefined, () => deps.clock().getTime(), (p) =>
     keyUsage.seen(p.apiKeyId),
   );
+  accessChanges = new AccessChanges(principals, database.listen, accessSignals(database.db), options.log.child({ component: 'access-changes' }));
   const audit = new AuditLog(deps, { retentionMs: options.auditRetentionMs, log: options.log.child({ component: 'audit' }) });
 
   let openApi: Record<string, unknown> | undefined;
@@ -302,6 +304,7 @@ export async function buildPlatform(options: PlatformOptions) {
     },
   );
   relay = agents.relay;
+  accessChanges.start();
   grpcPort = agents.grpcPort;
   if (options.events?.start !== false) events.worker.start();
   hostOps.start();
@@ -315,6 +318,7 @@ export async function buildPlatform(options: PlatformOptions) {
     await backupParts.scheduler.stop();
     await agents.close();
     await audit.settled();
+    await accessChanges.close();
     await database.close();
     if (!options.archives?.dir) await rm(archivesDir, { recursive: true, force: true });
   };
@@ -323,6 +327,8 @@ export async function buildPlatform(options: PlatformOptions) {
     database,
     identity,
     organizations,
+    /** Whether the access listener holds (tests of several control planes wait for it). */
+    accessChanges,
     /** The audit log (its prune, for tests). */
     audit,
     projects,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
+import { type ListenHandlers, type ListenOptions, type NotificationListener, listenFor } from './listener.js';
 import { migrations } from './migrations/index.js';
 import { PgliteThread, PgliteThreadDialect } from './pglite-thread.js';
 import type { Database } from './schema.js';
@@ -52,6 +53,8 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** On PGlite: the database as plain SQL in pieces, read as the caller goes (pglite-thread.ts, pglite-dump.ts). */
   dumpSql?: () => AsyncIterable<Uint8Array>;
+  /** On PostgreSQL: `LISTEN` on a connection of its own, reconnecting (listener.ts). PGlite has one process: none. */
+  listen?: (channel: string, handlers: ListenHandlers, options?: ListenOptions) => NotificationListener;
   close(): Promise<void>;
 }
 
@@ -105,6 +108,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     db,
     kind,
     ...(dumpSql ? { dumpSql } : {}),
+    ...(config.url ? { listen: listenFor.bind(null, config.url) } : {}),
     close: async () => {
       await db.destroy();
       await endThread();

@@ -29,4 +29,29 @@ describe('PrincipalCache', () => {
     await cache.resolve('k');
     expect(calls).toBe(3);
   });
+
+  it('does not keep an answer read before a clear, nor anything while caching is off', async () => {
+    let calls = 0;
+    let release: () => void = () => {};
+    const cache = new PrincipalCache(async () => {
+      calls++;
+      if (calls === 1) await new Promise<void>((r) => (release = r));
+      return { userId: 'u' } as Principal;
+    });
+    const stale = cache.resolve('k');
+    await Promise.resolve();
+    cache.clear();
+    release();
+    await stale;
+    await cache.resolve('k');
+    expect(calls).toBe(2);
+    cache.setCaching(false);
+    await cache.resolve('k');
+    await cache.resolve('k');
+    expect(calls).toBe(4);
+    cache.setCaching(true);
+    await cache.resolve('k');
+    await cache.resolve('k');
+    expect(calls).toBe(5);
+  });
 });

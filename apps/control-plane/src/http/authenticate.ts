@@ -15,10 +15,15 @@ export function presentedKey(headers: { get(name: string): string | undefined | 
 
 /**
  * Resolves keys to principals, remembering answers for a few seconds so that a busy client
- * costs one database read per key and interval. Any change to identities clears it.
+ * costs one database read per key and interval. Any change to identities clears it (locally,
+ * and on every control plane through services/identity/access-changes.ts); while those changes
+ * might go unheard (`caching` off), every request reads the database.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal | null; until: number }>();
+  /** Bumped by every clear: a lookup that began before a clear does not store its answer. */
+  private generation = 0;
+  private caching = true;
 
   constructor(
     private readonly lookup: PrincipalLookup,
@@ -42,13 +47,22 @@ export class PrincipalCache {
     const hit = this.entries.get(hash);
     const t = this.now();
     if (hit && hit.until > t) return hit.principal;
+    const generation = this.generation;
     const principal = await this.lookup(hash);
+    if (!this.caching || generation !== this.generation) return principal;
     if (this.entries.size > 10_000) this.entries.clear();
     this.entries.set(hash, { principal, until: t + this.ttlMs });
     return principal;
   }
 
   clear(): void {
+    this.generation++;
     this.entries.clear();
+  }
+
+  /** Off: nothing is kept (and what was is dropped), every key is read at every request. */
+  setCaching(on: boolean): void {
+    if (!on) this.clear();
+    this.caching = on;
   }
 }

@@ -108,7 +108,7 @@ export class ApiKeyService {
       }
     }
     await this.db.deleteFrom('apiKeys').where('id', '=', apiKeyId).execute();
-    this.deps.onAccessChange();
+    await this.deps.onAccessChange();
     return apiKeyRecord(row);
   }
 }

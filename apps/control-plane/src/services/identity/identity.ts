@@ -196,7 +196,7 @@ export class IdentityService {
       await trx.deleteFrom('users').where('id', '=', userId).execute();
       return true;
     });
-    this.deps.onAccessChange();
+    await this.deps.onAccessChange();
     return { userId, removedFromPlatform };
   }
 
@@ -214,7 +214,7 @@ export class IdentityService {
       .where('userId', '=', input.id)
       .where('organizationId', '=', p.organizationId)
       .execute();
-    this.deps.onAccessChange();
+    await this.deps.onAccessChange();
     return permissions;
   }
 
@@ -266,7 +266,7 @@ export class IdentityService {
     perms.accessedGitProviders = [...new Set([...perms.accessedGitProviders, ...(lists.gitProviders ?? [])])];
     await this.db.updateTable('members').set({ permissions: JSON.stringify(perms) }).where('id', '=', member.id).execute();
     p.permissions = perms;
-    this.deps.onAccessChange();
+    await this.deps.onAccessChange();
   }
 
   async checkUserOrganizations(p: Principal, userId: string) {

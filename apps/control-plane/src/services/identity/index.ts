@@ -5,3 +5,4 @@ export { MetricsTokenService } from './metrics-tokens.js';
 export { OrganizationService } from './organizations.js';
 export { ApiKeyService, KeyUsage } from './api-keys.js';
 export { InvitationMailer, PLATFORM_SMTP, type PlatformSmtp } from './invitation-mail.js';
+export { AccessChanges, ACCESS_CHANNEL, accessSignals, type AccessCache } from './access-changes.js';

@@ -148,7 +148,7 @@ export class OrganizationService {
     });
     if (queued > 0) this.workloads.notify();
     await this.workloads.removeArchiveFiles();
-    this.deps.onAccessChange();
+    await this.deps.onAccessChange();
     const { role: _r, isDefault: _d, ...record } = org;
     return record;
   }
@@ -282,7 +282,7 @@ export class OrganizationService {
         await this.join(trx, inv, caller.userId);
         return { userId: caller.userId, organizationId: inv.organizationId, apiKey: null };
       });
-      this.deps.onAccessChange();
+      await this.deps.onAccessChange();
       return result;
     }
     const refused = () =>
@@ -309,7 +309,7 @@ export class OrganizationService {
       const apiKey = await this.identity.issueKey(user.id, inv.organizationId, `invitation ${inv.id}`, trx);
       return { userId: user.id, organizationId: inv.organizationId, apiKey };
     });
-    this.deps.onAccessChange();
+    await this.deps.onAccessChange();
     return result;
   }
 

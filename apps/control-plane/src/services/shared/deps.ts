@@ -10,8 +10,8 @@ export interface ServiceDeps {
   ids: IdGenerator;
   clock: () => Date;
   secrets: SecretBox;
-  /** Called after any change that can alter what an API key may do. */
-  onAccessChange: () => void;
+  /** Called after any change that can alter what an API key may do, once it committed (identity/access-changes.ts). */
+  onAccessChange: () => void | Promise<void>;
   /** Ended deployments kept per workload (`SKIFF_KEEP_DEPLOYMENTS`; default DEFAULT_KEEP_DEPLOYMENTS, 20). */
   keepDeployments?: number;
   /** Done deployments whose built images are kept for rollback while rollbackActive is on (`SKIFF_ROLLBACK_KEEP_IMAGES`; default 3). */
