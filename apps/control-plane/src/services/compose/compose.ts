@@ -54,8 +54,8 @@ export class ComposeService {
       blankWhenNull: ['env'],
       sealed: ['env', 'refreshToken'],
       json: ['watchPaths'],
-      // Sealed config files (config-files.ts): sent to the agent, never answered.
-      hidden: ['configFiles'],
+      // Sealed config files (config-files.ts): sent to the agent, never answered; the ports of its last deploy: port checks only.
+      hidden: ['configFiles', 'deployedHostPorts'],
     });
   }
 
