@@ -270,6 +270,10 @@ describe("a compose stack's ports as its agent deployed them", () => {
     // A deploy that ended before its file was in place (no ports reported) leaves them as they were.
     expect(await result((await deployCommand(git, other)).commandId, undefined, CommandStatus.COMMAND_STATUS_FAILED)).toBe('applied');
     expect((await t.call('compose.update', { composeId: old, composeFile: stackFile('      - "28594:80"\n') })).body.issues).toEqual(taken(28594));
+    // A copy of its environment has not been deployed: the ports stay the original's alone.
+    const gitEnv = (await t.call('compose.one', { composeId: git }, { key: other })).body.environmentId;
+    expect((await t.call('environment.duplicate', { environmentId: gitEnv, name: 'copy' }, { key: other })).status).toBe(200);
+    expect(covering((await deployCommand(git, other)).forbidden, 28594)).toBeUndefined();
     // Never part of the stack's answer.
     expect((await t.call('compose.one', { composeId: git }, { key: other })).body).not.toHaveProperty('deployedHostPorts');
   });
