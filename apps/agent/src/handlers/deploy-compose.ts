@@ -14,7 +14,8 @@
  *    compose/kept-files.ts), Skiff's labels on every service, a version for Swarm stacks;
  *    written with `.env` (0600) beside the compose file, then the new source swapped in as
  *    `code/`. A fetch or conversion that fails leaves the running stack and its files as they
- *    were;
+ *    were; from here on the result, whatever it is, carries the host ports the file publishes
+ *    (CommandResult.published_host_ports: the control plane keeps them as the stack's);
  *    A stack whose compose type changed since its last deploy is taken down first (its
  *    volumes and `files/` stay), so the two kinds never run side by side;
  * 3. the swarm, the platform network and (isolated stacks) the stack's own network, created
