@@ -279,6 +279,21 @@ describe("a compose stack's ports as its agent deployed them", () => {
   });
 });
 
+describe("a compose stack's raw file kept while its source was git", () => {
+  it('is checked again when the stack becomes raw, naming composeFile and changing nothing', async () => {
+    const env = await environmentOf(other);
+    const file = 'services:\n  web:\n    image: busybox:latest\n    ports:\n      - "28691:80"\n';
+    const stack = (await t.call('compose.create', { name: 'switching', environmentId: env, composeFile: file }, { key: other })).body.composeId;
+    expect((await t.call('compose.update', { composeId: stack, sourceType: 'git' }, { key: other })).status).toBe(200);
+    // While it is git, the file's port is not the stack's: another workload takes it.
+    const app = (await t.call('application.create', { name: 'taker', appName: 'taker', environmentId: await environmentOf() })).body.applicationId;
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(28691) })).status).toBe(200);
+    const back = await t.call('compose.update', { composeId: stack, sourceType: 'raw' }, { key: other });
+    expect(back.body.issues).toEqual([{ path: ['composeFile'], message: 'port 28691 is already published on this server' }]);
+    expect((await t.call('compose.one', { composeId: stack }, { key: other })).body.sourceType).toBe('git');
+  });
+});
+
 describe('SKIFF_MAX_COMPOSE_PORTS', () => {
   it("sets the cap of a stack's host ports, at save and in the deploy's command", async () => {
     const capped = await startTestPlatform({ database: 'pglite', maxComposePorts: 2 });
