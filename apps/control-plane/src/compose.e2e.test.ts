@@ -7,6 +7,7 @@
 // through the reverse proxy.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { listPorts } from '@skiff/domain';
 import { waitFor } from '@skiff/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answers as proxyAnswers } from './testing/proxy-client.js';
@@ -216,6 +217,11 @@ describe('compose stacks', () => {
 
     const log = await deployAndWait(stack);
     expect(log).toContain(`project ${stack.appName}`);
+    // The agent reported the ports its file publishes (over gRPC): they are the stack's in other workloads' checks.
+    const deployedPorts = async () =>
+      (await s.t.db.selectFrom('composeStacks').select('deployedHostPorts').where('id', '=', stack.composeId).executeTakeFirstOrThrow()).deployedHostPorts;
+    await waitFor(async () => (await deployedPorts()) !== null, { timeoutMs: 30_000, intervalMs: 250, what: `the ports ${stack.appName} published to be reported` });
+    expect(listPorts(JSON.parse((await deployedPorts())!)).sort()).toEqual([`${webPort}/tcp`, `${cachePort}/tcp`].sort());
     await serves(webPort, 'first page');
     await serves(webPort, 'first page', '/first.txt');
     await redisAnswers(cachePort, 'greeting', null);

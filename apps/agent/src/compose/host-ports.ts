@@ -6,7 +6,7 @@
  * publishes none: Compose reads it as empty, and the engine picks one.
  */
 import { NOT_A_PORT, composePortRanges, countPorts } from '@skiff/domain';
-import type { DeployCompose } from '@skiff/proto';
+import type { DeployCompose, PublishedHostPorts } from '@skiff/proto';
 import { readComposeDotenv } from './dotenv-values.js';
 
 /** Why the file may not run here (naming the file, the service and the port), or null. */
@@ -29,4 +29,14 @@ export function refusedHostPort(text: string, composePath: string, deploy: Pick<
     return `${composePath}: publishes ${count} host ports, more than the ${deploy.maxHostPorts} a stack may publish`;
   }
   return null;
+}
+
+/**
+ * The host ports the file as deployed publishes (ranges merged per protocol), reported in the
+ * deploy's CommandResult: the control plane keeps them as the stack's, so that other workloads
+ * of the server cannot claim them (a git source's file is only read here).
+ */
+export function publishedHostPorts(text: string, envFile: string): PublishedHostPorts {
+  const { ranges } = composePortRanges(text, readComposeDotenv(envFile));
+  return { ranges: ranges.map(({ first, last, protocol }) => ({ first, last, protocol })) };
 }

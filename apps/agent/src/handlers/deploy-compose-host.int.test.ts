@@ -120,4 +120,21 @@ describe('DeployCompose and host ports', () => {
     expect(many.outcome).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: 'docker-compose.yml: publishes 101 host ports, more than the 100 a stack may publish' });
     expect([...reserved.touched, ...many.touched]).toEqual([]);
   });
+
+  // The control plane keeps them as the stack's (a git source's file is read here only).
+  it("reports the host ports a file publishes once it is in place, its variables resolved, even when the run then fails; a refused file reports none", async () => {
+    const text = 'services:\n  api:\n    image: busybox\n    ports:\n      - "${API_PORT}:8080"\n      - "28195-28196:53/udp"\n      - "28194:8081"\n';
+    const placed = await runRefused(deployCommand(5, true, { composeText: text, envFile: formatComposeDotenv(new Map([['API_PORT', '28193']])), forbiddenHostPorts }));
+    // The driver stands for Docker here: its first use fails the run after the file was swapped in.
+    expect(placed.touched).toEqual(['ensureSwarm']);
+    expect(placed.outcome).toMatchObject({ status: CommandStatus.COMMAND_STATUS_FAILED });
+    expect(placed.outcome.publishedHostPorts).toEqual({
+      ranges: [
+        { first: 28193, last: 28194, protocol: 'tcp' },
+        { first: 28195, last: 28196, protocol: 'udp' },
+      ],
+    });
+    const refused = await runRefused(deployCommand(6, true, { composeText: text, envFile: formatComposeDotenv(new Map([['API_PORT', '28181']])), forbiddenHostPorts }));
+    expect(refused.outcome.publishedHostPorts).toBeUndefined();
+  });
 });

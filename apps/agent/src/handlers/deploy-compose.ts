@@ -14,7 +14,8 @@
  *    compose/kept-files.ts), Skiff's labels on every service, a version for Swarm stacks;
  *    written with `.env` (0600) beside the compose file, then the new source swapped in as
  *    `code/`. A fetch or conversion that fails leaves the running stack and its files as they
- *    were;
+ *    were; from here on the result, whatever it is, carries the host ports the file publishes
+ *    (CommandResult.published_host_ports: the control plane keeps them as the stack's);
  *    A stack whose compose type changed since its last deploy is taken down first (its
  *    volumes and `files/` stay), so the two kinds never run side by side;
  * 3. the swarm, the platform network and (isolated stacks) the stack's own network, created
@@ -32,7 +33,7 @@
  * after an agent restart, it fetches, converts and runs the same stack again.
  */
 import { PLATFORM_NETWORK, ComposeCommandError, ComposeError, describeHostPrivilege, hostPrivileges, refuseProjectName, type ComposeTypeName } from '@skiff/domain';
-import { CommandKind, CommandStatus, ComposeType, DeploymentStatus, WorkloadKind, type Command, type DeployCompose } from '@skiff/proto';
+import { CommandKind, CommandStatus, ComposeType, DeploymentStatus, WorkloadKind, type Command, type DeployCompose, type PublishedHostPorts } from '@skiff/proto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { BuildLog } from '../build/build-log.js';
@@ -41,7 +42,7 @@ import { displayUrl } from '../build/git-source.js';
 import { docker, runCompose, runStackDeploy, type ComposeSettings, type Files, type Run } from '../compose/cli.js';
 import { deployArgs, servicesToWait, type DeployArgs } from '../compose/deploy-args.js';
 import { deployedFile } from '../compose/deployed-file.js';
-import { refusedHostPort } from '../compose/host-ports.js';
+import { publishedHostPorts, refusedHostPort } from '../compose/host-ports.js';
 import { readComposeDotenv } from '../compose/dotenv-values.js';
 import { prepareKeptMounts } from '../compose/kept-files.js';
 import { FileMountError, writeFileInto } from '../deployments/file-mounts.js';
@@ -105,9 +106,12 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     async run(context) {
       const deploy = payloadOf(context.command)!;
       const events = eventsOf(context.command, deploy);
-      return runDeployment(context, events, [BuildError, ComposeError, ComposeCommandError, DockerError], (fail) =>
-        deploySteps(context, deploy, events, fail),
+      // Set once the new file is in place: from then on, whatever the outcome, its ports are the stack's.
+      const placed: { ports?: PublishedHostPorts } = {};
+      const outcome = await runDeployment(context, events, [BuildError, ComposeError, ComposeCommandError, DockerError], (fail) =>
+        deploySteps(context, deploy, events, fail, placed),
       );
+      return placed.ports ? { ...outcome, publishedHostPorts: placed.ports } : outcome;
     },
 
     async ended(command, outcome) {
@@ -127,6 +131,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     deploy: DeployCompose,
     events: DeploymentEvents,
     fail: (reason: string) => Promise<CommandOutcome>,
+    placed: { ports?: PublishedHostPorts },
   ): Promise<CommandOutcome> {
     const workload = deploy.workload!;
     const appName = workload.appName;
@@ -159,6 +164,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     context.setPhase?.('build');
     const prepared = await prepareStack(step, plan);
     if ('failed' in prepared) return fail(prepared.failed);
+    placed.ports = prepared.published;
 
     const swarm = await deps.driver.ensureSwarm();
     if (swarm.created) await events.log('Initialised a single-node swarm on this server');
@@ -196,7 +202,10 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
    * kept files ready, the stack of the other compose type taken down, the source swapped in
    * and the stack's state written. What the deploy's work left is removed in any case.
    */
-  async function prepareStack(step: Step, plan: DeployArgs): Promise<{ failed: string } | { files: Files; expected: string[]; variables: Map<string, string> }> {
+  async function prepareStack(
+    step: Step,
+    plan: DeployArgs,
+  ): Promise<{ failed: string } | { files: Files; expected: string[]; variables: Map<string, string>; published: PublishedHostPorts }> {
     const { context, deploy, dir, events, settings, type } = step;
     const workload = deploy.workload!;
     await openDeployDirs(dir);
@@ -237,6 +246,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
         filesDir: dir.files,
         composePath: fetched.composePath,
       });
+      const published = publishedHostPorts(text, deploy.envFile);
       const keptLines = await prepareKeptMounts(deployed.kept, fetched.root, dir.files);
       if (keptLines.length > 0) await events.log(...keptLines);
       await writeFile(join(fetched.root, composeDir, CONVERTED_FILE), deployed.text, { mode: 0o644 });
@@ -269,6 +279,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
         files: { project: workload.appName, file: join(dir.root, file), envFile: join(dir.root, envFile), cwd },
         expected: servicesToWait(deployed.services, plan),
         variables: readComposeDotenv(deploy.envFile),
+        published,
       };
     } finally {
       await removeDeployWork(dir);

@@ -4,7 +4,7 @@
  * says how it ended. Handlers must be idempotent: after an agent restart a command that
  * had started may run again.
  */
-import { CommandStatus, type Command, type CommandKind, type DatabaseVerification } from '@skiff/proto';
+import { CommandStatus, type Command, type CommandKind, type DatabaseVerification, type PublishedHostPorts } from '@skiff/proto';
 import type { Logger } from 'pino';
 
 /** What a running command is doing, as its handler says (`setPhase`): a killBuild stops only a build. */
@@ -37,6 +37,8 @@ export interface CommandOutcome {
   reason: string;
   /** What a VerifyDatabase found; reported in CommandResult.verification. */
   verification?: DatabaseVerification;
+  /** The host ports a DeployCompose's file as deployed publishes; reported in CommandResult.published_host_ports. */
+  publishedHostPorts?: PublishedHostPorts;
 }
 
 export const succeeded = (): CommandOutcome => ({ status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' });

@@ -149,7 +149,7 @@ async function finish(
   log: Logger,
   now: () => Date,
 ): Promise<void> {
-  const result = { commandId: entry.id, status: outcome.status, reason: outcome.reason, finishedAt: timestampFromDate(now()), verification: outcome.verification };
+  const result = { commandId: entry.id, status: outcome.status, reason: outcome.reason, finishedAt: timestampFromDate(now()), verification: outcome.verification, publishedHostPorts: outcome.publishedHostPorts };
   await deps.journal.finish(entry.id, result);
   deps.reports.reportResult(result);
   const level = outcome.status === CommandStatus.COMMAND_STATUS_SUCCEEDED ? 'info' : 'warn';

@@ -11,8 +11,10 @@ export const update = defineContract({
     'allowed; `enabled` null keeps the current value). The target cannot change: ' +
     '`databaseType` must stay the same for database and web-server backups (create a new ' +
     'backup for another target); a compose backup may change `databaseType` (dbA…dbE) and ' +
-    '`serviceName` (required). `schedule`, `prefix`, `keepLatestCount` and `destinationId` ' +
-    'follow the rules of backup.create. ' +
+    '`serviceName` (required; one of the stack\'s services where its raw file names them, ' +
+    'and with room for another backup, as at create). `schedule`, `prefix`, `keepLatestCount` ' +
+    'and `destinationId` follow the rules of backup.create. `includeEncryptionKey` (web-server ' +
+    'backups only) is set when given and kept when absent. ' +
     METADATA_INPUT_DOC,
   input: z.object({
     schedule: z.string(),

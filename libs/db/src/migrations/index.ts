@@ -29,6 +29,7 @@ import * as composeConfigFiles from './2026-12-07T12-00-compose-config-files.js'
 import * as eventRetention from './2026-12-07T12-00-event-retention.js';
 import * as databaseRestores from './2026-12-07T14-00-database-restores.js';
 import * as composeRestores from './2026-12-09T04-00-compose-restores.js';
+import * as composeDeployedPorts from './2026-12-12T02-00-compose-deployed-ports.js';
 import * as accessNotify from './2026-12-12T03-00-access-notify.js';
 import * as backupVolumesAlertsEncryption from './2026-12-07T21-00-backup-volumes-alerts-encryption.js';
 import * as backupVerifications from './2026-12-07T26-00-backup-verifications.js';
@@ -71,5 +72,6 @@ export const migrations: Record<string, Migration> = {
   '2026-12-08T04-00-deployment-commits': deploymentCommits,
   '2026-12-08T07-00-preview-forge-state': previewForgeState,
   '2026-12-09T04-00-compose-restores': composeRestores,
+  '2026-12-12T02-00-compose-deployed-ports': composeDeployedPorts,
   '2026-12-12T03-00-access-notify': accessNotify,
 };

@@ -13,6 +13,8 @@ export interface ComposeStacksTable extends ServiceColumns, SourceColumns {
   isolatedDeploymentsVolume: boolean | null;
   /** Sealed JSON `[{filePath, content}]`: files written beside the compose file at each deploy; null: none. */
   configFiles: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON `[{first, last, protocol}]`: the host ports the file published at its last deploy, as the agent reported them; null: none reported. */
+  deployedHostPorts: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type ComposeStack = Selectable<ComposeStacksTable>;

@@ -147,7 +147,7 @@ export class DeploymentReports {
       if (!c || c.serverId !== serverId) throw new ReportRefused('NOT_FOUND', `no command ${result.commandId} for this server`);
       if (c.status === 'done' || c.status === 'failed') return { applied: 'duplicate' as const, removedApplication: false };
       await recordCommandEnd(tx, c.id, { succeeded, at, reason });
-      await commandKindOf(c)?.applyResult({ tx, command: c, status: result.status, reason, at, proxy: this.deps.proxy, verification: result.verification });
+      await commandKindOf(c)?.applyResult({ tx, command: c, status: result.status, reason, at, proxy: this.deps.proxy, verification: result.verification, publishedHostPorts: result.publishedHostPorts });
       // A deploy's result may have ended its deployment (deployment-result.ts): the workload's old ones go.
       if (c.deploymentId) await pruneAfterEnd(tx, c.deploymentId, this.keep);
       return { applied: 'applied' as const, removedApplication: succeeded && c.kind === REMOVE_WORKLOAD && parseWorkloadKey(c.workloadKey)?.type === 'application' };

@@ -24,14 +24,15 @@ type Target =
 /**
  * Refuses, naming the target's field, a new backup over either limit. Run in the transaction
  * `db` that inserts it: the organization's backups are locked until that insert commits, so two
- * creates at the limit cannot both pass.
+ * creates at the limit cannot both pass. `adds: false`: an existing backup moves to `target`
+ * (an update naming another service of its stack), so only the target's limit applies.
  */
-export async function assertBackupRoom(db: Db, limits: BackupLimits, organizationId: string, target: Target): Promise<void> {
+export async function assertBackupRoom(db: Db, limits: BackupLimits, organizationId: string, target: Target, { adds = true } = {}): Promise<void> {
   await lockUntilCommit(db, `skiff.backup-room:${organizationId}`);
   const count = async (table: 'backups' | 'volumeBackups', where: (q: any) => any) =>
     Number((await where(db.selectFrom(table as 'backups').select((eb) => eb.fn.countAll().as('n')).where('organizationId', '=', organizationId)).executeTakeFirstOrThrow()).n);
-  const all = (await count('backups', (q) => q)) + (await count('volumeBackups', (q) => q));
-  if (all >= limits.perOrganization) {
+  const all = adds ? (await count('backups', (q) => q)) + (await count('volumeBackups', (q) => q)) : 0;
+  if (adds && all >= limits.perOrganization) {
     throw Invalid(target.field, `this organization already keeps ${all} backups, the most allowed (SKIFF_MAX_BACKUPS_PER_ORGANIZATION is ${limits.perOrganization}): remove one first`);
   }
   if (target.column === null) return;

@@ -247,7 +247,13 @@ describe('backup records', () => {
     badField(missing, 'serviceName');
     expect(missing.body.issues).toEqual([{ path: ['serviceName'], message: "the stack's compose file has no service postgres" }]);
     expect((await t.db.selectFrom('backups').select('id').execute()).length).toBe(before);
-    expect(ok(await t.call('backup.create', compose(raw.composeId, 'db')))).toMatchObject({ serviceName: 'db', composeId: raw.composeId });
+    const kept = ok(await t.call('backup.create', compose(raw.composeId, 'db')));
+    expect(kept).toMatchObject({ serviceName: 'db', composeId: raw.composeId });
+    // An update naming a service the file lacks is refused the same way, and changes nothing.
+    const renamed = await t.call('backup.update', { ...updateOf(kept), serviceName: 'postgres', schedule: '@hourly' });
+    badField(renamed, 'serviceName');
+    expect(renamed.body.issues).toEqual([{ path: ['serviceName'], message: "the stack's compose file has no service postgres" }]);
+    expect(ok(await t.call('backup.one', { backupId: kept.backupId }))).toEqual(kept);
     // A git source's file is read by the agent only: accepted.
     const git = await newCompose('from-git');
     await t.db.updateTable('composeStacks').set({ sourceType: 'git', composeFile: file }).where('id', '=', git.composeId).execute();
@@ -274,6 +280,14 @@ describe('backup records', () => {
     badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', dbAId: app.id })), 'dbAId');
     badField(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', composeId: 'cmp_x' })), 'composeId');
     badField(await t.call('backup.update', { ...updateOf(platform), databaseType: 'dbA' }), 'databaseType');
+    // The spec's update takes includeEncryptionKey: given, it is changed; absent, kept.
+    expect(ok(await t.call('backup.update', { ...updateOf(platform), includeEncryptionKey: false })).includeEncryptionKey).toBe(false);
+    expect(ok(await t.call('backup.update', updateOf(platform))).includeEncryptionKey).toBe(false);
+    expect(ok(await t.call('backup.update', { ...updateOf(platform), includeEncryptionKey: true })).includeEncryptionKey).toBe(true);
+    expect(ok(await t.call('backup.update', updateOf(platform))).includeEncryptionKey).toBe(true);
+    const database = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbA', dbAId: app.id })));
+    badField(await t.call('backup.update', { ...updateOf(database), includeEncryptionKey: true }), 'includeEncryptionKey');
+    expect(ok(await t.call('backup.one', { backupId: database.backupId })).includeEncryptionKey).toBe(false);
     const admin = t.as((await addMember(t, 'backup-admin@example.com', 'admin')).key);
     ok(await admin('backup.create', backupInput(d.destinationId, { databaseType: 'web-server', database: 'skiff' })));
     expect(ok(await admin('backup.one', { backupId: platform.backupId })).backupId).toBe(platform.backupId);
@@ -454,6 +468,19 @@ describe('backup limits', () => {
       expect(over.body.issues[0].message).toMatch(/already keeps 4 backups, the most allowed \(SKIFF_MAX_BACKUPS_PER_ORGANIZATION is 4\)/);
       badField(await call('backup.create', input(other.dbAId)), 'dbAId');
       expect(ok(await call('user.getBackups')).length).toBe(3);
+      // A compose backup's service is its target: an update moving it to a full one is refused
+      // naming serviceName; moving it needs no room in the organization (it adds no backup).
+      for (const b of ok(await call('user.getBackups'))) ok(await call('backup.remove', { backupId: b.backupId }));
+      const stack = ok(await call('compose.create', { name: 'capped-stack', environmentId }));
+      const compose = (serviceName: string) => backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbA', composeId: stack.composeId, serviceName });
+      ok(await call('backup.create', compose('db')));
+      ok(await call('backup.create', compose('db')));
+      const moving = ok(await call('backup.create', compose('replica')));
+      const full = await call('backup.update', { ...updateOf(moving), serviceName: 'db' });
+      badField(full, 'serviceName');
+      expect(full.body.issues[0].message).toMatch(/already has 2 backups, the most allowed for one target/);
+      expect(ok(await call('backup.one', { backupId: moving.backupId })).serviceName).toBe('replica');
+      expect(ok(await call('backup.update', { ...updateOf(moving), serviceName: 'analytics' })).serviceName).toBe('analytics');
     } finally {
       await capped.close();
     }

@@ -229,18 +229,25 @@ export class BackupService {
       throw Invalid('databaseType', `stays ${row.databaseType}: the target cannot change (create another backup)`);
     }
     const serviceName = this.checkServiceName(input.serviceName, compose);
+    if (compose) assertServiceOfStack((await this.access.find(p, 'compose', row.composeId!)).row, serviceName!);
     const settings = await this.settings(p, input, row.metadata);
-    const updated = await this.db
-      .updateTable('backups')
-      .set({
-        ...settings,
-        serviceName,
-        enabled: input.enabled ?? row.enabled,
-        includeEncryptionKey: input.includeEncryptionKey ?? row.includeEncryptionKey,
-      })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await this.db.transaction().execute(async (tx) => {
+      // Another service of the stack is another target: it must have room, as at create.
+      if (compose && serviceName !== row.serviceName) {
+        await assertBackupRoom(tx, this.limits, p.organizationId, { table: 'backups', column: 'composeId', id: row.composeId!, field: 'serviceName', serviceName }, { adds: false });
+      }
+      return tx
+        .updateTable('backups')
+        .set({
+          ...settings,
+          serviceName,
+          enabled: input.enabled ?? row.enabled,
+          includeEncryptionKey: input.includeEncryptionKey ?? row.includeEncryptionKey,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
     return this.record(updated);
   }
 

@@ -54,8 +54,8 @@ export class ComposeService {
       blankWhenNull: ['env'],
       sealed: ['env', 'refreshToken'],
       json: ['watchPaths'],
-      // Sealed config files (config-files.ts): sent to the agent, never answered.
-      hidden: ['configFiles'],
+      // Sealed config files (config-files.ts): sent to the agent, never answered; the ports of its last deploy: port checks only.
+      hidden: ['configFiles', 'deployedHostPorts'],
     });
   }
 
@@ -161,14 +161,16 @@ export class ComposeService {
   }
 
   /**
-   * The host ports a change publishes: a new raw file's, or the file's with new variables (a
+   * The host ports a change publishes: a new raw file's, the file's with new variables (a
    * `${PORT}` reads the stack's own `env`; one naming another scope's variable is checked at
-   * deploy, with the resolved `.env`).
+   * deploy, with the resolved `.env`), or the stored file's when the stack becomes raw again.
    */
   private portsToClaim(row: ComposeStack, fields: Values): string[] {
     const file = typeof fields.composeFile === 'string' ? fields.composeFile : null;
     const env = typeof fields.env === 'string' ? fields.env : null;
-    if (file === null && (env === null || ((fields.sourceType as string | undefined) ?? row.sourceType) !== 'raw')) return [];
+    const raw = ((fields.sourceType as string | undefined) ?? row.sourceType) === 'raw';
+    const becomesRaw = raw && row.sourceType !== 'raw';
+    if (file === null && !becomesRaw && (env === null || !raw)) return [];
     const variables = env !== null ? parseDotenv(env).variables : stackVariables(this.deps.secrets, row.env);
     return stackHostPorts(this.deps, file ?? row.composeFile, variables);
   }

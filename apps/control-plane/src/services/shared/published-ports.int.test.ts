@@ -2,8 +2,9 @@
 // a second publisher's waiting task as soon as the first one stops, and hand it the port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
-import { Command } from '@skiff/proto';
+import { Command, CommandStatus, type PublishedHostPorts, timestampFromDate } from '@skiff/proto';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { platformHostPorts } from './published-ports.js';
 
 let t: TestPlatform;
@@ -215,6 +216,81 @@ describe("a compose stack's published ports: interpolations, git sources and the
     expect(covering(28381)?.reason).toBe('');
     expect(covering(28482)).toBeUndefined();
     expect(covering(45000)).toEqual({ first: 40000, last: 49999, protocol: 'tcp', reason: '' });
+  });
+});
+
+// A git source's file is read by its agent only: the ports it published when deployed come
+// back in the deploy's result, and are the stack's from then on.
+describe("a compose stack's ports as its agent deployed them", () => {
+  const stackFile = (ports: string) => `services:\n  web:\n    image: busybox:latest\n    ports:\n${ports}`;
+  const taken = (port: number | string, field = 'composeFile') => [{ path: [field], message: `port ${port} is already published on this server` }];
+  const deployCommand = async (composeId: string, key?: string) => {
+    const deploy = await t.call('compose.deploy', { composeId }, { key });
+    expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
+    const rows = await t.db.selectFrom('commands').selectAll().where('workloadKey', '=', `compose:${composeId}`).execute();
+    const row = rows.sort((a, b) => Number(a.position) - Number(b.position)).at(-1)!;
+    const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+    return { commandId: row.id, forbidden: command.payload?.$case === 'deployCompose' ? command.payload.value.forbiddenHostPorts : [] };
+  };
+  const result = (commandId: string, publishedHostPorts?: PublishedHostPorts, status = CommandStatus.COMMAND_STATUS_SUCCEEDED) =>
+    new DeploymentReports({ db: t.db, clock: () => new Date() }).applyCommandResult('local', { commandId, status, reason: status === CommandStatus.COMMAND_STATUS_SUCCEEDED ? '' : 'failed', finishedAt: timestampFromDate(new Date()), publishedHostPorts });
+  const gitStack = async (name: string, key?: string) => {
+    const composeId = (await t.call('compose.create', { name, environmentId: await environmentOf(key), sourceType: 'git' }, { key })).body.composeId as string;
+    expect((await t.call('compose.update', { composeId, customGitUrl: 'https://git.example.com/acme/stack.git', customGitBranch: 'main' }, { key })).status).toBe(200);
+    return composeId;
+  };
+
+  it('are refused to every other workload of the server at save and deploy, sent to other git stacks, and stay its own to publish again', async () => {
+    const git = await gitStack('deployed-git', other);
+    const first = await deployCommand(git, other);
+    expect(await result(first.commandId, { ranges: [{ first: 28591, last: 28592, protocol: 'tcp' }, { first: 28593, last: 28593, protocol: 'udp' }] })).toBe('applied');
+
+    const env = await environmentOf();
+    const raw = await t.call('compose.create', { name: 'late-raw', environmentId: env, composeFile: stackFile('      - "28592:80"\n') });
+    expect(raw.body.issues).toEqual(taken(28592));
+    const app = (await t.call('application.create', { name: 'late-app', appName: 'late-app', environmentId: env })).body.applicationId;
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(28591) })).body.issues).toEqual(taken(28591, 'endpointSpecCluster'));
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(28593, 'udp') })).body.issues).toEqual(taken('28593/udp', 'endpointSpecCluster'));
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(28593) })).status).toBe(200);
+    // A raw file saved before (written straight to the table) is refused when deployed.
+    const old = (await t.call('compose.create', { name: 'old-raw', environmentId: env })).body.composeId;
+    await t.db.updateTable('composeStacks').set({ composeFile: stackFile('      - "28591:80"\n') }).where('id', '=', old).execute();
+    expect((await t.call('compose.deploy', { composeId: old })).body.issues).toEqual(taken(28591));
+    // Another git stack's agent is told; the stack's own deploy is not.
+    const covering = (forbidden: { first: number; last: number; protocol: string }[], port: number) => forbidden.find((f) => f.protocol === 'tcp' && f.first <= port && port <= f.last);
+    expect(covering((await deployCommand(await gitStack('second-git'))).forbidden, 28592)).toMatchObject({ reason: '' });
+    const again = await deployCommand(git, other);
+    expect(covering(again.forbidden, 28592)).toBeUndefined();
+
+    // Its next deploy's ports replace them (entries that are not ports ignored).
+    expect(await result(again.commandId, { ranges: [{ first: 0, last: 5, protocol: 'tcp' }, { first: 28595, last: 28595, protocol: 'quic' }, { first: 28594, last: 28594, protocol: 'tcp' }] }, CommandStatus.COMMAND_STATUS_FAILED)).toBe('applied');
+    expect((await t.call('compose.update', { composeId: old, composeFile: stackFile('      - "28591:80"\n') })).status).toBe(200);
+    expect((await t.call('compose.update', { composeId: old, composeFile: stackFile('      - "28594:80"\n') })).body.issues).toEqual(taken(28594));
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(5, 'tcp') })).status).toBe(200);
+    // A deploy that ended before its file was in place (no ports reported) leaves them as they were.
+    expect(await result((await deployCommand(git, other)).commandId, undefined, CommandStatus.COMMAND_STATUS_FAILED)).toBe('applied');
+    expect((await t.call('compose.update', { composeId: old, composeFile: stackFile('      - "28594:80"\n') })).body.issues).toEqual(taken(28594));
+    // A copy of its environment has not been deployed: the ports stay the original's alone.
+    const gitEnv = (await t.call('compose.one', { composeId: git }, { key: other })).body.environmentId;
+    expect((await t.call('environment.duplicate', { environmentId: gitEnv, name: 'copy' }, { key: other })).status).toBe(200);
+    expect(covering((await deployCommand(git, other)).forbidden, 28594)).toBeUndefined();
+    // Never part of the stack's answer.
+    expect((await t.call('compose.one', { composeId: git }, { key: other })).body).not.toHaveProperty('deployedHostPorts');
+  });
+});
+
+describe("a compose stack's raw file kept while its source was git", () => {
+  it('is checked again when the stack becomes raw, naming composeFile and changing nothing', async () => {
+    const env = await environmentOf(other);
+    const file = 'services:\n  web:\n    image: busybox:latest\n    ports:\n      - "28691:80"\n';
+    const stack = (await t.call('compose.create', { name: 'switching', environmentId: env, composeFile: file }, { key: other })).body.composeId;
+    expect((await t.call('compose.update', { composeId: stack, sourceType: 'git' }, { key: other })).status).toBe(200);
+    // While it is git, the file's port is not the stack's: another workload takes it.
+    const app = (await t.call('application.create', { name: 'taker', appName: 'taker', environmentId: await environmentOf() })).body.applicationId;
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: ports(28691) })).status).toBe(200);
+    const back = await t.call('compose.update', { composeId: stack, sourceType: 'raw' }, { key: other });
+    expect(back.body.issues).toEqual([{ path: ['composeFile'], message: 'port 28691 is already published on this server' }]);
+    expect((await t.call('compose.one', { composeId: stack }, { key: other })).body.sourceType).toBe('git');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Db } from '@skiff/db';
-import { ComposeError, NOT_A_PORT, composePortRanges, countPorts, listPorts, parseDotenv } from '@skiff/domain';
+import { ComposeError, NOT_A_PORT, type PortRange, composePortRanges, countPorts, listPorts, parseDotenv } from '@skiff/domain';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { Invalid } from '../../errors.js';
 import { lockUntilCommit } from './xact-lock.js';
@@ -133,7 +133,8 @@ export const TAKEN = 'already published on this server';
  * The host ports a workload (`exceptId`) of the server may not publish, each with why: those
  * Skiff publishes (RESERVED) and, on the platform host, the control plane's own ("reserved for
  * …"), then those another application, cache, database service or compose stack (its raw
- * file's `ports:`, resolved with its variables) of the server publishes.
+ * file's `ports:`, resolved with its variables, and those its last deploy published, as its
+ * agent reported them: recordDeployedHostPorts) of the server publishes.
  */
 export async function forbiddenHostPorts(deps: PortDeps, serverId: string | null, exceptId: string): Promise<Map<HostPort, string>> {
   const forbidden = new Map<HostPort, string>();
@@ -145,13 +146,51 @@ export async function forbiddenHostPorts(deps: PortDeps, serverId: string | null
     const q = db.selectFrom(table as 'cacheInstances').select(table === 'applications' ? ['id', 'endpointSpecCluster'] : ['id', 'endpointSpecCluster', 'externalPort']);
     return onServer(q as any).where('id', '!=', exceptId).execute() as Promise<Publisher[]>;
   });
-  const stacks = onServer(db.selectFrom('composeStacks').select(['composeFile', 'env']).where('sourceType', '=', 'raw') as any).where('id', '!=', exceptId).execute() as Promise<{ composeFile: string; env: string | null }[]>;
+  const stacks = onServer(db.selectFrom('composeStacks').select(['sourceType', 'composeFile', 'env', 'deployedHostPorts']) as any).where('id', '!=', exceptId).execute() as Promise<
+    { sourceType: string; composeFile: string; env: string | null; deployedHostPorts: string | null }[]
+  >;
   const taken = [
     ...(await Promise.all(queries)).flat().flatMap((w) => hostPortsOf(w.endpointSpecCluster, w.externalPort)),
-    ...(await stacks).flatMap((s) => composeHostPorts(s.composeFile, stackVariables(deps.secrets, s.env))),
+    ...(await stacks).flatMap((s) => [
+      ...(s.sourceType === 'raw' ? composeHostPorts(s.composeFile, stackVariables(deps.secrets, s.env)) : []),
+      // What its last deploy published (a git source's file, a `${PORT}` of the environment's variables).
+      ...listPorts(deployedHostPortsOf(s.deployedHostPorts)),
+    ]),
   ];
   for (const port of taken) if (!forbidden.has(port)) forbidden.set(port, TAKEN);
   return forbidden;
+}
+
+const PROTOCOLS = new Set(['tcp', 'udp', 'sctp']);
+/** More ranges than an agent's report may hold (a stack publishes at most SKIFF_MAX_COMPOSE_PORTS ports). */
+const MAX_REPORTED_RANGES = 1000;
+
+/** The valid ranges of an agent's report (ports of 1 to 65535, tcp/udp/sctp), at most MAX_REPORTED_RANGES. */
+function validRanges(ranges: readonly PortRange[]): PortRange[] {
+  const port = (n: unknown) => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 65535;
+  return ranges
+    .filter((r) => PROTOCOLS.has(r.protocol) && port(r.first) && port(r.last) && r.first <= r.last)
+    .slice(0, MAX_REPORTED_RANGES)
+    .map(({ first, last, protocol }) => ({ first, last, protocol }));
+}
+
+/** The stored `deployedHostPorts` column, read defensively (null or unreadable: none). */
+export function deployedHostPortsOf(column: string | null): PortRange[] {
+  const value = column ? parsed(column) : null;
+  return Array.isArray(value) ? validRanges(value as PortRange[]) : [];
+}
+
+/**
+ * Keeps the host ports a compose stack's deploy published, as its agent reported them (a git
+ * source's file is read by the agent only): from then on they are the stack's in every other
+ * workload's check. Written under the server's published-ports lock (claimHostPorts), so a
+ * save checking ports sees them either before or after, never half.
+ */
+export async function recordDeployedHostPorts(tx: Db, stackId: string, ranges: readonly PortRange[]): Promise<void> {
+  const stack = await tx.selectFrom('composeStacks').select(['id', 'serverId']).where('id', '=', stackId).executeTakeFirst();
+  if (!stack) return;
+  await lockUntilCommit(tx, `skiff.published-ports:${stack.serverId ?? ''}`);
+  await tx.updateTable('composeStacks').set({ deployedHostPorts: JSON.stringify(validRanges(ranges)) }).where('id', '=', stack.id).execute();
 }
 
 /**

@@ -134,7 +134,8 @@ export async function countServices(db: Db, environmentIds: string[]): Promise<O
 /** What a copy must not share with its original: webhook tokens and published ports. */
 const resetOnCopy: Record<ServiceKind, Record<string, null>> = {
   application: { refreshToken: null },
-  compose: { refreshToken: null },
+  // A copy has not been deployed: the ports its original's agent reported are not its own.
+  compose: { refreshToken: null, deployedHostPorts: null },
   cache: { externalPort: null },
   database: { externalPort: null },
 };

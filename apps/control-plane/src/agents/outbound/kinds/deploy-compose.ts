@@ -1,10 +1,10 @@
 import type { ComposeStack } from '@skiff/db';
 import { wireServerId } from '@skiff/domain';
 import { type BuildSource, type Command, CommandKind, type ComposeConversion, ComposeType, type ForbiddenHostPort, WorkloadKind, timestampFromDate } from '@skiff/proto';
-import { TAKEN } from '../../../services/shared/published-ports.js';
+import { TAKEN, recordDeployedHostPorts } from '../../../services/shared/published-ports.js';
 import { BUILD_DEPLOY_DEADLINE_MS } from './deploy-application.js';
 import { endDeployment } from './deployment-result.js';
-import { defineCommandKind, workloadKey } from './kind.js';
+import { type CommandResultContext, defineCommandKind, parseWorkloadKey, workloadKey } from './kind.js';
 
 /** How long the agent has to fetch, pull or build and bring a stack up. */
 export const DEPLOY_COMPOSE_DEADLINE_MS = BUILD_DEPLOY_DEADLINE_MS;
@@ -90,12 +90,20 @@ export function forbiddenRanges(forbidden: ReadonlyMap<string, string>): Forbidd
   return out;
 }
 
-/** DeployCompose: its deployment follows the agent's events, as an application's does. */
+/**
+ * DeployCompose: its deployment follows the agent's events, as an application's does; the host
+ * ports its file as deployed publishes, when the agent reports them, become the stack's.
+ */
 export const deployCompose = defineCommandKind({
   name: 'deploy compose',
   kinds: [CommandKind.COMMAND_KIND_DEPLOY_COMPOSE],
   workloads: ['compose'],
   deploys: true,
   build: deployComposeCommand,
-  applyResult: endDeployment,
+  async applyResult(result: CommandResultContext) {
+    // First: the ports' lock is taken before the stack's row (a save takes them in that order).
+    const stack = parseWorkloadKey(result.command.workloadKey);
+    if (result.publishedHostPorts && stack?.type === 'compose') await recordDeployedHostPorts(result.tx, stack.id, result.publishedHostPorts.ranges);
+    await endDeployment(result);
+  },
 });

@@ -1,5 +1,5 @@
 import type { Db } from '@skiff/db';
-import { type CommandKind, CommandStatus, type DatabaseVerification } from '@skiff/proto';
+import { type CommandKind, CommandStatus, type DatabaseVerification, type PublishedHostPorts } from '@skiff/proto';
 import type { RouteRemoval } from '../../../services/deployments/workloads.js';
 import type { WorkloadType } from '../workload-key.js';
 
@@ -38,6 +38,8 @@ export interface CommandResultContext {
   at: Date;
   /** What a VerifyDatabase found (CommandResult.verification); absent for other kinds. */
   verification?: DatabaseVerification;
+  /** The host ports a DeployCompose's file as deployed publishes (CommandResult.published_host_ports); absent for other kinds. */
+  publishedHostPorts?: PublishedHostPorts;
   /** Runs a delete of records carrying domains and queues the proxy configs that routed to them (absent in some tests). */
   proxy?: RouteRemoval;
 }

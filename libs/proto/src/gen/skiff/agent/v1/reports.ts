@@ -234,7 +234,28 @@ export interface CommandResult {
     | Timestamp
     | undefined;
   /** What a VerifyDatabase found when it restored the dump (absent for other kinds). */
-  verification?: DatabaseVerification | undefined;
+  verification?:
+    | DatabaseVerification
+    | undefined;
+  /**
+   * The host ports a DeployCompose's file as deployed publishes (its interpolations resolved
+   * with the command's `env_file`), set once the stack's new file is in place, whether the
+   * run then succeeded or not; absent when the deploy ended before (the stack's ports are as
+   * they were), for other kinds, and from older agents.
+   */
+  publishedHostPorts?: PublishedHostPorts | undefined;
+}
+
+/** PublishedHostPorts lists host ports as ranges of one protocol, merged (each port once). */
+export interface PublishedHostPorts {
+  ranges: HostPortRange[];
+}
+
+export interface HostPortRange {
+  first: number;
+  last: number;
+  /** `tcp`, `udp` or `sctp`. */
+  protocol: string;
 }
 
 /** DatabaseVerification lists the tables a restored dump holds, with their exact row counts. */
@@ -1270,7 +1291,14 @@ export const LogLine: MessageFns<LogLine> = {
 };
 
 function createBaseCommandResult(): CommandResult {
-  return { commandId: "", status: 0, reason: "", finishedAt: undefined, verification: undefined };
+  return {
+    commandId: "",
+    status: 0,
+    reason: "",
+    finishedAt: undefined,
+    verification: undefined,
+    publishedHostPorts: undefined,
+  };
 }
 
 export const CommandResult: MessageFns<CommandResult> = {
@@ -1289,6 +1317,9 @@ export const CommandResult: MessageFns<CommandResult> = {
     }
     if (message.verification !== undefined) {
       DatabaseVerification.encode(message.verification, writer.uint32(882).fork()).join();
+    }
+    if (message.publishedHostPorts !== undefined) {
+      PublishedHostPorts.encode(message.publishedHostPorts, writer.uint32(1562).fork()).join();
     }
     return writer;
   },
@@ -1346,6 +1377,14 @@ export const CommandResult: MessageFns<CommandResult> = {
             message.verification = DatabaseVerification.decode(reader, reader.uint32());
             continue;
           }
+          case 195: {
+            if (tag !== 1562) {
+              break;
+            }
+
+            message.publishedHostPorts = PublishedHostPorts.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1373,6 +1412,11 @@ export const CommandResult: MessageFns<CommandResult> = {
         ? fromJsonTimestamp(object.finished_at)
         : undefined,
       verification: isSet(object.verification) ? DatabaseVerification.fromJSON(object.verification) : undefined,
+      publishedHostPorts: isSet(object.publishedHostPorts)
+        ? PublishedHostPorts.fromJSON(object.publishedHostPorts)
+        : isSet(object.published_host_ports)
+        ? PublishedHostPorts.fromJSON(object.published_host_ports)
+        : undefined,
     };
   },
 
@@ -1393,6 +1437,9 @@ export const CommandResult: MessageFns<CommandResult> = {
     if (message.verification !== undefined) {
       obj.verification = DatabaseVerification.toJSON(message.verification);
     }
+    if (message.publishedHostPorts !== undefined) {
+      obj.publishedHostPorts = PublishedHostPorts.toJSON(message.publishedHostPorts);
+    }
     return obj;
   },
 
@@ -1410,6 +1457,179 @@ export const CommandResult: MessageFns<CommandResult> = {
     message.verification = (object.verification !== undefined && object.verification !== null)
       ? DatabaseVerification.fromPartial(object.verification)
       : undefined;
+    message.publishedHostPorts = (object.publishedHostPorts !== undefined && object.publishedHostPorts !== null)
+      ? PublishedHostPorts.fromPartial(object.publishedHostPorts)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePublishedHostPorts(): PublishedHostPorts {
+  return { ranges: [] };
+}
+
+export const PublishedHostPorts: MessageFns<PublishedHostPorts> = {
+  encode(message: PublishedHostPorts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ranges) {
+      HostPortRange.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishedHostPorts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishedHostPorts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ranges.push(HostPortRange.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishedHostPorts {
+    return {
+      ranges: globalThis.Array.isArray(object?.ranges) ? object.ranges.map((e: any) => HostPortRange.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: PublishedHostPorts): unknown {
+    const obj: any = {};
+    if (message.ranges?.length) {
+      obj.ranges = message.ranges.map((e) => HostPortRange.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishedHostPorts>): PublishedHostPorts {
+    return PublishedHostPorts.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishedHostPorts>): PublishedHostPorts {
+    const message = createBasePublishedHostPorts();
+    message.ranges = object.ranges?.map((e) => HostPortRange.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseHostPortRange(): HostPortRange {
+  return { first: 0, last: 0, protocol: "" };
+}
+
+export const HostPortRange: MessageFns<HostPortRange> = {
+  encode(message: HostPortRange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.first !== 0) {
+      writer.uint32(8).uint32(message.first);
+    }
+    if (message.last !== 0) {
+      writer.uint32(16).uint32(message.last);
+    }
+    if (message.protocol !== "") {
+      writer.uint32(26).string(message.protocol);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HostPortRange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHostPortRange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.first = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.last = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.protocol = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HostPortRange {
+    return {
+      first: isSet(object.first) ? globalThis.Number(object.first) : 0,
+      last: isSet(object.last) ? globalThis.Number(object.last) : 0,
+      protocol: isSet(object.protocol) ? globalThis.String(object.protocol) : "",
+    };
+  },
+
+  toJSON(message: HostPortRange): unknown {
+    const obj: any = {};
+    if (message.first !== 0) {
+      obj.first = Math.round(message.first);
+    }
+    if (message.last !== 0) {
+      obj.last = Math.round(message.last);
+    }
+    if (message.protocol !== "") {
+      obj.protocol = message.protocol;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HostPortRange>): HostPortRange {
+    return HostPortRange.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HostPortRange>): HostPortRange {
+    const message = createBaseHostPortRange();
+    message.first = object.first ?? 0;
+    message.last = object.last ?? 0;
+    message.protocol = object.protocol ?? "";
     return message;
   },
 };
