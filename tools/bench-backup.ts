@@ -128,9 +128,10 @@ async function databaseBackup(stack: ProcessStack, destinationId: string, cleanU
 }
 
 async function volumeBackup(stack: ProcessStack, destinationId: string, cleanUps: (() => Promise<unknown>)[]): Promise<Sampled<{ size: number }> & { data: number }> {
-  const volume = `skiff-bench-backup-${run}`;
-  cleanUps.push(() => dockerCommand(['volume', 'rm', '-f', volume]));
   const app = await stack.containerApplication('bench-vol');
+  // A volume's name starts with its application's appName (mounts.create refuses names another workload could have).
+  const volume = `${app.appName}-data`;
+  cleanUps.push(() => dockerCommand(['volume', 'rm', '-f', volume]));
   await post(stack, 'mounts.create', { applicationId: app.applicationId, type: 'volume', volumeName: volume, mountPath: '/data' });
   const backup = await post(stack, 'volumeBackup.create', { applicationId: app.applicationId, volumeName: volume, destinationId, schedule: '0 3 * * *', prefix: 'vol/' });
   log(`writing ${SIZE_MB} files of 1 MiB of random bytes into volume ${volume}`);
