@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { spawnOwned, waitFor } from '@skiff/testing';
+import { applicationVolumeLabels } from '../apps/agent/src/deployments/volume-claims.js';
 import { databaseVolumeName } from '../apps/control-plane/src/services/databases/database-spec.js';
 import { type ProcessStack, dockerCommand, repoRoot, startProcessStack } from '../apps/control-plane/src/testing/process-stack.js';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3 } from '../apps/control-plane/src/testing/s3-server.js';
@@ -128,9 +129,14 @@ async function databaseBackup(stack: ProcessStack, destinationId: string, cleanU
 }
 
 async function volumeBackup(stack: ProcessStack, destinationId: string, cleanUps: (() => Promise<unknown>)[]): Promise<Sampled<{ size: number }> & { data: number }> {
-  const volume = `skiff-bench-backup-${run}`;
-  cleanUps.push(() => dockerCommand(['volume', 'rm', '-f', volume]));
   const app = await stack.containerApplication('bench-vol');
+  // A volume's name starts with its application's appName (mounts.create refuses names another workload could have).
+  const volume = `${app.appName}-data`;
+  cleanUps.push(() => dockerCommand(['volume', 'rm', '-f', volume]));
+  // Made with the application's labels, as its deploy makes it: the agent archives only its application's own volumes.
+  const labels = Object.entries(applicationVolumeLabels(app.applicationId)).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+  const made = await dockerCommand(['volume', 'create', ...labels, volume]);
+  if (!made.ok) throw new Error(`creating the volume: ${made.err}`);
   await post(stack, 'mounts.create', { applicationId: app.applicationId, type: 'volume', volumeName: volume, mountPath: '/data' });
   const backup = await post(stack, 'volumeBackup.create', { applicationId: app.applicationId, volumeName: volume, destinationId, schedule: '0 3 * * *', prefix: 'vol/' });
   log(`writing ${SIZE_MB} files of 1 MiB of random bytes into volume ${volume}`);

@@ -22,4 +22,18 @@ describe('the frames of a docker exec', () => {
     expect(Buffer.concat(out).toString()).toBe('hello world');
     expect(frames.stderrTail).toBe('warning: x');
   });
+
+  it('passes payloads on as slices of the chunks they came in, never copies', async () => {
+    const all = Buffer.concat([frame(1, 'a'.repeat(1000)), frame(2, 'oops'), frame(1, 'b'.repeat(500))]);
+    // Boundaries inside a header and inside payloads.
+    const chunks = [all.subarray(0, 5), all.subarray(5, 600), all.subarray(600, 1013), all.subarray(1013)].map((c) => Buffer.from(c));
+    const frames = new ExecFrames();
+    const out: Buffer[] = [];
+    // 'data' events hand on each pushed piece as it is (an async iterator's read() joins them).
+    await new Promise((resolve) => Readable.from(chunks).pipe(frames).on('data', (part: Buffer) => out.push(part)).on('end', resolve));
+    expect(Buffer.concat(out).toString()).toBe('a'.repeat(1000) + 'b'.repeat(500));
+    const inside = (part: Buffer, c: Buffer) => part.buffer === c.buffer && part.byteOffset >= c.byteOffset && part.byteOffset + part.length <= c.byteOffset + c.length;
+    expect(out.every((part) => chunks.some((c) => inside(part, c)))).toBe(true);
+    expect(frames.stderrTail).toBe('oops');
+  });
 });

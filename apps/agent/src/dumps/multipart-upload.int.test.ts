@@ -1,7 +1,7 @@
 // The agent's multipart upload (multipart-upload.ts) against an S3-compatible server in this
 // process: objects of every shape (empty, under one part, whole parts, parts and a remainder)
-// arrive byte for byte; a large object goes through queue + 1 part buffers reused, never one
-// per part, and freed (detached) when it ends; an upload whose stream fails midway fails with the stream's error and leaves no
+// arrive byte for byte; a large object goes through queue + 1 part buffers reused (one when the
+// stream waits for each part), never one per part, and freed (detached) when it ends; an upload whose stream fails midway fails with the stream's error and leaves no
 // object (it also aborts the multipart upload, which s3rver does not implement: not checked here).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -64,15 +64,17 @@ describe('multipartUpload', () => {
     ];
     for (const { total, parts, chunk } of cases) {
       const key = `size-${total}`;
-      const { stream, digest } = source(total, chunk);
-      const tally = await multipartUpload(s3, { Bucket: BUCKET, Key: key }, stream, { partBytes: PART, queue: 2, signal: new AbortController().signal });
-      expect(tally.parts, key).toBe(parts);
-      expect(await stored(key), key).toBe(digest());
+      for (const queue of [0, 2]) {
+        const { stream, digest } = source(total, chunk);
+        const tally = await multipartUpload(s3, { Bucket: BUCKET, Key: key }, stream, { partBytes: PART, queue, signal: new AbortController().signal });
+        expect(tally.parts, key).toBe(parts);
+        expect(await stored(key), key).toBe(digest());
+      }
     }
   });
 
   it('sends a large object through queue + 1 part buffers, reused from part to part and freed at the end', { timeout: 120_000 }, async () => {
-    for (const queue of [1, 2]) {
+    for (const queue of [0, 1, 2]) {
       const { stream, digest } = source(12 * PART + 1);
       const buffers: Buffer[] = [];
       const allocate = (bytes: number) => {
@@ -90,9 +92,11 @@ describe('multipartUpload', () => {
   });
 
   it('fails with the stream’s error and stores nothing when the stream fails after parts were sent', { timeout: 120_000 }, async () => {
-    const { stream } = source(10 * PART, 64 * 1024, 3 * PART);
-    await expect(multipartUpload(s3, { Bucket: BUCKET, Key: 'broken' }, stream, { partBytes: PART, queue: 2, signal: new AbortController().signal })).rejects.toThrow('the tool stopped');
-    const objects = (await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'broken' }))).Contents ?? [];
-    expect(objects).toEqual([]);
+    for (const queue of [0, 2]) {
+      const { stream } = source(10 * PART, 64 * 1024, 3 * PART);
+      await expect(multipartUpload(s3, { Bucket: BUCKET, Key: `broken-${queue}` }, stream, { partBytes: PART, queue, signal: new AbortController().signal })).rejects.toThrow('the tool stopped');
+      const objects = (await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `broken-${queue}` }))).Contents ?? [];
+      expect(objects).toEqual([]);
+    }
   });
 });

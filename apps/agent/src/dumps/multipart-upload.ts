@@ -21,7 +21,7 @@ import {
 
 export interface MultipartOptions {
   partBytes: number;
-  /** Parts sent at the same time. */
+  /** Parts sent while the next one fills; 0: the stream is read again only once each part is stored. */
   queue: number;
   signal: AbortSignal;
   /**
@@ -72,7 +72,7 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
   const sendPart = async (buffer: Buffer, length: number) => {
     if (!uploadId) uploadId = (await s3.send(new CreateMultipartUploadCommand(target), send)).UploadId;
     // Backpressure: the stream is not read while `queue` parts are on their way.
-    while (inFlight.size >= queue && failure === undefined) await Promise.race(inFlight);
+    while (inFlight.size >= Math.max(queue, 1) && failure === undefined) await Promise.race(inFlight);
     if (failure !== undefined) throw failure;
     const PartNumber = ++partNumber;
     const sending = (async () => {
@@ -82,6 +82,10 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
     })();
     const tracked = sending.catch((err: unknown) => void (failure ??= err)).finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
+    if (queue === 0) {
+      await tracked;
+      if (failure !== undefined) throw failure;
+    }
   };
 
   try {

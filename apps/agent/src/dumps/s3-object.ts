@@ -22,12 +22,13 @@ const { Agent: HttpsAgent } = builtin('node:https') as typeof import('node:https
 /** S3's smallest part (but the last). */
 export const PART_BYTES = 5 * 1024 * 1024;
 /**
- * One part uploads while the next fills. A second part in flight added ~5 MB to the agent's
- * peak during a backup (`tools/bench backup`), for no gain on this host's S3 server; over a
- * link where one connection cannot fill the bandwidth two would upload faster (only the local
- * S3 server was measured).
+ * Parts uploading while the next fills: none, the tool's output is read again once each part is
+ * stored, so an upload holds one part buffer. One in flight held a second buffer, ~4 MB more at
+ * the agent's peak during a backup (`tools/bench backup`), for no measurable gain on this host's
+ * S3 server (two in flight: ~5 MB more again); over a link slower than the tool the upload
+ * is the bottleneck either way (only the local S3 server was measured).
  */
-export const QUEUE = 1;
+export const QUEUE = 0;
 
 /**
  * The control plane checked the endpoint under the operator's setting before it queued the
