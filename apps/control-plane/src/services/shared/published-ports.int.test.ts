@@ -279,6 +279,27 @@ describe("a compose stack's ports as its agent deployed them", () => {
   });
 });
 
+describe("a copy of an application, cache or database", () => {
+  it("keeps its endpoint spec but not the host ports its original publishes, so the original's redeploy and the copy's both work", async () => {
+    const env = await environmentOf(other);
+    const spec = { Mode: 'dnsrr', Ports: [{ TargetPort: 8080, PublishedPort: 28791, PublishMode: 'host' }, { TargetPort: 9090, PublishMode: 'host' }] };
+    const app = (await t.call('application.create', { name: 'orig', appName: 'orig', environmentId: env }, { key: other })).body.applicationId;
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: spec }, { key: other })).status).toBe(200);
+    const cache = (await t.call('cache.create', { name: 'orig-cache', appName: 'orig-cache', databasePassword: 'pw-for-the-copy-test', environmentId: env }, { key: other })).body.cacheId;
+    // No operation sets a cache's endpoint spec; a row may hold one (written before, or by hand).
+    await t.db.updateTable('cacheInstances').set({ endpointSpecCluster: JSON.stringify({ Ports: [{ TargetPort: 6379, PublishedPort: 28792, PublishMode: 'host' }] }) }).where('id', '=', cache).execute();
+    const copy = await t.call('environment.duplicate', { environmentId: env, name: 'copy' }, { key: other });
+    expect(copy.status).toBe(200);
+    const copied = (id: string) => (copy.body.services as { id: string; name: string }[]).find((s) => s.name === id)!.id;
+    const copiedApp = copied('orig');
+    expect((await t.call('application.one', { applicationId: copiedApp }, { key: other })).body.endpointSpecCluster).toEqual({ Mode: 'dnsrr', Ports: [{ TargetPort: 9090, PublishMode: 'host' }] });
+    expect((await t.call('cache.one', { cacheId: copied('orig-cache') }, { key: other })).body.endpointSpecCluster).toEqual({ Ports: [] });
+    // The ports stay the originals': still refused to others, and the originals may save them again.
+    expect((await t.call('application.update', { applicationId: copiedApp, endpointSpecCluster: spec }, { key: other })).body.issues).toEqual([{ path: ['endpointSpecCluster'], message: 'port 28791 is already published on this server' }]);
+    expect((await t.call('application.update', { applicationId: app, endpointSpecCluster: spec }, { key: other })).status).toBe(200);
+  });
+});
+
 describe("a compose stack's raw file kept while its source was git", () => {
   it('is checked again when the stack becomes raw, naming composeFile and changing nothing', async () => {
     const env = await environmentOf(other);

@@ -26,6 +26,15 @@ export function hostPortsOf(endpointSpec: unknown, externalPort?: number | null)
   return out;
 }
 
+/** An `endpointSpecCluster` without the host ports it publishes (a copy's: they stay its original's). */
+export function withoutHostPorts(endpointSpec: unknown): unknown {
+  const spec = typeof endpointSpec === 'string' ? parsed(endpointSpec) : endpointSpec;
+  const ports = (spec as { Ports?: unknown } | null)?.Ports;
+  if (!Array.isArray(ports)) return endpointSpec;
+  const kept = ports.filter((p) => hostPortsOf({ Ports: [p] }).length === 0);
+  return { ...(spec as object), Ports: kept };
+}
+
 const parsed = (text: string) => {
   try {
     return JSON.parse(text) as unknown;

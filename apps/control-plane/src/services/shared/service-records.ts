@@ -3,6 +3,7 @@ import { type SelectQueryBuilder, sql } from 'kysely';
 import { copyAppName } from '@skiff/domain';
 import type { IdGenerator } from '../../ids.js';
 import { iso } from './deps.js';
+import { withoutHostPorts } from './published-ports.js';
 
 export type ServiceKind = 'application' | 'compose' | 'cache' | 'database';
 
@@ -131,7 +132,7 @@ export async function countServices(db: Db, environmentIds: string[]): Promise<O
   };
 }
 
-/** What a copy must not share with its original: webhook tokens and published ports. */
+/** What a copy must not share with its original: webhook tokens and published ports (`endpointSpecCluster`'s too, below). */
 const resetOnCopy: Record<ServiceKind, Record<string, null>> = {
   application: { refreshToken: null },
   // A copy has not been deployed: the ports its original's agent reported are not its own.
@@ -168,7 +169,7 @@ export async function copyServices(
     for (const row of rows) {
       const id = ids(idPrefix);
       const copy = {
-        ...insertable(row),
+        ...insertable('endpointSpecCluster' in row ? { ...row, endpointSpecCluster: withoutHostPorts(row.endpointSpecCluster) } : row),
         ...resetOnCopy[type],
         id,
         environmentId: to,
