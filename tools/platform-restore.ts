@@ -7,7 +7,7 @@
  * read, gunzipped, decrypted and loaded as a stream (libs/db/src/pglite-restore.ts).
  */
 import { join, resolve } from 'node:path';
-import { restorePgliteDir } from '@skiff/db';
+import { RESTORE_LIMITS, restorePgliteDir } from '@skiff/db';
 import { dumpFileText, readPassphrase } from './lib/platform-dump-file.js';
 
 const [dumpFile, dataDir = process.env.SKIFF_DATA_DIR || '.data'] = process.argv.slice(2);
@@ -16,8 +16,14 @@ if (!dumpFile) {
   process.exit(2);
 }
 const dir = join(resolve(dataDir), 'db');
+let told = Date.now();
+const progress = ({ statements, chars }: { statements: number; chars: number }) => {
+  if (Date.now() - told < 10_000) return;
+  told = Date.now();
+  console.error(`${statements} statements loaded (${(chars / 1024 / 1024).toFixed(0)} MB of SQL)`);
+};
 try {
-  await restorePgliteDir(dir, await dumpFileText(dumpFile, readPassphrase));
+  await restorePgliteDir(dir, await dumpFileText(dumpFile, readPassphrase), { ...RESTORE_LIMITS, progress });
   console.log(`restored ${dumpFile} into ${dir}`);
 } catch (err) {
   console.error(`the restore failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -7,6 +7,8 @@ import { type Statement, sqlStatements } from './sql-statements.js';
 export interface RestoreLimits {
   /** The SQL one exec carries at most (a statement larger than that goes alone). */
   batchChars: number;
+  /** Told after each batch: the statements and characters of SQL run so far. */
+  progress?: (done: { statements: number; chars: number }) => void;
 }
 
 /** A dump's text, as UTF-8 bytes or strings in pieces of any size. */
@@ -45,6 +47,7 @@ async function load(dir: string, dump: DumpText, limits: RestoreLimits): Promise
     await db.exec('BEGIN');
     let batch: Statement[] = [];
     let chars = 0;
+    let total = 0;
     const run = async () => {
       if (batch.length === 0) return;
       // A savepoint per batch: when it fails, its statements run again one at a time to name the one that fails.
@@ -55,6 +58,8 @@ async function load(dir: string, dump: DumpText, limits: RestoreLimits): Promise
         throw new Error(await failure(db, batch, err));
       }
       await db.exec('RELEASE SAVEPOINT skiff_batch');
+      total += chars;
+      limits.progress?.({ statements: batch.at(-1)!.ordinal, chars: total });
       batch = [];
       chars = 0;
     };
