@@ -7,7 +7,7 @@
  *   - the `.sql.gz` as fetched, as the tool reads it (streamed, now; platform-dump-file.ts and
  *     restorePgliteDir);
  *   - the dump gunzipped, read whole and given to one PGlite exec, how the tool ran before
- *     (for sizes up to BENCH_RESTORE_WHOLE_MB, 64: its memory grows with the dump).
+ *     (for sizes up to BENCH_RESTORE_WHOLE_MB, 150: its memory grows with the dump).
  * Each runs in a process of its own: its peak RSS (VmHWM, from /proc), which creating the new
  * cluster sets (~1.1 GB for a moment on the development machine, whatever the dump), and, for
  * the streamed restore, its RSS sampled every 100 ms in the process while the statements load:
@@ -29,7 +29,7 @@ import { statusMb } from './lib/process-memory.js';
 const MB = 1024 * 1024;
 const SIZES = (process.env.BENCH_RESTORE_SIZES ?? '32,150').split(',').map(Number);
 if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('BENCH_RESTORE_SIZES must be whole numbers of MB');
-const WHOLE_MB = Number(process.env.BENCH_RESTORE_WHOLE_MB ?? 64);
+const WHOLE_MB = Number(process.env.BENCH_RESTORE_WHOLE_MB ?? 150);
 const log = (text: string) => console.error(`[bench-platform-restore] ${text}`);
 
 /** A database of `sizeMb` of rows, dumped as the platform backup writes it. */
