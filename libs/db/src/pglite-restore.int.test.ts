@@ -48,7 +48,7 @@ describe('the restore of an embedded platform backup, streamed', () => {
     expect(view).toEqual([{ s: 'view; text -- not a comment', b: '\\back;slash' }]);
     expect(comment).toBe('a comment; with -- dashes /* and a star */ and $$ dollars');
     expect(next).toBe(8);
-  }, 60_000);
+  }, 120_000);
 
   // Each attempt makes a new cluster (several seconds on a busy machine).
   it('is all or nothing: a statement that fails, or a dump cut short, leaves no database behind', async () => {

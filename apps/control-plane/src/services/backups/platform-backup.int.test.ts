@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,6 +131,10 @@ describe('the platform backup on the embedded database (PGlite)', () => {
     try {
       const fetched = join(newDataDir, files[0]!.slice(files[0]!.lastIndexOf('/') + 1));
       await writeFile(fetched, await s3.get(BUCKET, files[0]!));
+      const wrong = await platformRestore([fetched, newDataDir], 'not the passphrase\n');
+      expect(wrong.code).toBe(1);
+      expect(wrong.output).toMatch(/could not be decrypted \(wrong passphrase/);
+      expect(existsSync(join(newDataDir, 'db'))).toBe(false);
       const restore = await platformRestore([fetched, newDataDir], `${passphrase}\n`);
       expect(restore.code, restore.output).toBe(0);
       expect(restore.output).toContain(`restored ${fetched} into ${join(newDataDir, 'db')}`);
