@@ -62,7 +62,7 @@ export interface DatabaseHandle {
  * Postgres settings for PGlite. It touches all of shared_buffers in its WebAssembly memory, and
  * Postgres's default (128MB) was most of an idle control plane; the OS caches the data files anyway.
  */
-const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+export const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   let dialect: Dialect;

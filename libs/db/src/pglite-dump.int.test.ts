@@ -12,7 +12,15 @@ import { type DatabaseHandle, openDatabase } from './database.js';
 import { type DumpQuery, dataSection } from './pglite-dump.js';
 import { restorePgliteDir } from './pglite-restore.js';
 
-const TABLES = ['"Odd Schema"."Mixed ""Case"""', 'public.kinds', 'public.no_key'];
+const TABLES = ['"Odd Schema"."Mixed ""Case"""', 'public.kinds', 'public.no_key', 'public."semi;colon $x$"'];
+/** Values that look like the ends of strings, comments, dollar bodies and statements, or like what only psql reads. */
+const AWKWARD = [
+  `$$ ; $_$ ; $x$ '; "`,
+  "E'\\''; -- not a comment;",
+  '/* not; /* a */ comment',
+  'line\n\\.\nCOPY public.kinds (t) FROM stdin;\n\\restrict x\n;',
+  'ends with a backslash \\',
+];
 const BIG = `${'big text '.repeat(400_000)}end`;
 
 async function readAll(pieces: AsyncIterable<Uint8Array>): Promise<{ text: string; sizes: number[] }> {
@@ -67,6 +75,29 @@ async function fillTrickyTables(h: DatabaseHandle) {
   await sql`insert into public.no_key values ('dup'), ('dup'), (null)`.execute(h.db);
   await sql`alter table public.kinds drop column pt`.execute(h.db);
   await sql`insert into public.no_key values ('after a column was dropped elsewhere')`.execute(h.db);
+
+  await sql`create table public."semi;colon $x$" ("a$b" text, e text default E'tab\\there; ''q''')`.execute(h.db);
+  for (const v of AWKWARD) await sql`insert into public."semi;colon $x$" ("a$b") values (${v})`.execute(h.db);
+  await sql`comment on table public."semi;colon $x$" is 'a comment; with -- dashes /* and a star */ and $$ dollars'`.execute(h.db);
+  await sql
+    .raw(`create function public."odd;fn"(x text) returns text language plpgsql as $body$
+begin
+  -- a comment inside; with a quote ' in it
+  return x || 'a;b'' $$ /* not a comment */' || $q$;$q$;
+end;
+$body$`)
+    .execute(h.db);
+}
+
+/** What the schema holds besides rows: the function's body and the table's comment. */
+async function schemaContents(query: (q: string) => Promise<{ rows: unknown[] }>): Promise<unknown[]> {
+  return (await query(`select public."odd;fn"('x') as f, obj_description('public."semi;colon $x$"'::regclass) as c`)).rows;
+}
+
+/** The text's bytes in pieces of `size`: cut through statements, strings and characters of several bytes. */
+async function* inPieces(text: string, size: number): AsyncGenerator<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
 }
 
 describe('the embedded database’s dump, in pieces', () => {
@@ -86,11 +117,13 @@ describe('the embedded database’s dump, in pieces', () => {
     const dir = await mkdtemp(join(tmpdir(), 'skiff-pglite-dump-'));
     const pgDb = await freshDatabase(inject('postgresUrl'));
     try {
-      // The embedded restore (tools/platform-restore.ts).
-      await restorePgliteDir(join(dir, 'db'), text);
+      // The embedded restore (tools/platform-restore.ts), streamed: the bytes in pieces of 997, run in batches of 64 KiB.
+      await restorePgliteDir(join(dir, 'db'), inPieces(text, 997), { batchChars: 64 << 10 });
       const restored = await PGlite.create(join(dir, 'db'));
       try {
         expect(await contents((q) => restored.query(q))).toEqual(expected);
+        expect(expected['public."semi;colon $x$"']).toHaveLength(AWKWARD.length);
+        expect(await schemaContents((q) => restored.query(q))).toEqual(await schemaContents((q) => sql.raw(q).execute(h.db)));
         // Sequences go on from where they were, identity columns too, and the foreign key holds.
         const next = await restored.query<{ id: string }>('insert into public.kinds (t) values ($1) returning id', ['new']);
         expect(Number(next.rows[0]!.id)).toBe(13);
@@ -107,6 +140,7 @@ describe('the embedded database’s dump, in pieces', () => {
       await client.connect();
       try {
         expect(await contents((q) => client.query(q))).toEqual(expected);
+        expect(await schemaContents((q) => client.query(q))).toEqual(await schemaContents((q) => sql.raw(q).execute(h.db)));
       } finally {
         await client.end();
       }

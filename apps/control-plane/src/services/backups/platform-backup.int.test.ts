@@ -1,11 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { migrateToLatest, openDatabase, restorePgliteDir } from '@skiff/db';
+import { migrateToLatest, openDatabase } from '@skiff/db';
 import { freshDatabase } from '@skiff/testing';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,6 +15,7 @@ import { startTestPlatform, type TestPlatform } from '../../testing/harness.js';
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3 } from '../../testing/s3-server.js';
 
 const BUCKET = 'skiff-platform-backups';
+const repoRoot = join(import.meta.dirname, '..', '..', '..', '..', '..');
 const secretKey = randomBytes(32);
 let t: TestPlatform;
 let s3: Awaited<ReturnType<typeof startS3>>;
@@ -64,6 +66,19 @@ async function tarEntries(archive: Buffer): Promise<Map<string, string>> {
   return entries;
 }
 
+/** `npx tsx tools/platform-restore.ts <args>` with `stdin`: its exit code and its output (stdout and stderr). */
+function platformRestore(args: string[], stdin: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools', 'platform-restore.ts'), ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdin.end(stdin);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'skiff-platform-data-'));
   await fillDataDir(dataDir);
@@ -110,11 +125,22 @@ describe('the platform backup on the embedded database (PGlite)', () => {
     for (const o of opened) expect(o.ok, o.err).toBe(true);
     const [dump, data, key] = opened.map((o) => gunzipSync(o.out));
 
-    // The dump restores into the embedded database of a new data directory (tools/platform-restore.ts)…
+    // The dump restores into the embedded database of a new data directory, with tools/platform-restore.ts on the
+    // file as fetched (encrypted, gzipped: both undone as it streams), the passphrase on its stdin…
     const newDataDir = await mkdtemp(join(tmpdir(), 'skiff-platform-new-'));
     try {
-      await restorePgliteDir(join(newDataDir, 'db'), dump!.toString('utf8'));
-      await expect(restorePgliteDir(join(newDataDir, 'db'), dump!.toString('utf8'))).rejects.toThrow(/holds a database already/);
+      const fetched = join(newDataDir, files[0]!.slice(files[0]!.lastIndexOf('/') + 1));
+      await writeFile(fetched, await s3.get(BUCKET, files[0]!));
+      const wrong = await platformRestore([fetched, newDataDir], 'not the passphrase\n');
+      expect(wrong.code).toBe(1);
+      expect(wrong.output).toMatch(/could not be decrypted \(wrong passphrase/);
+      expect(existsSync(join(newDataDir, 'db'))).toBe(false);
+      const restore = await platformRestore([fetched, newDataDir], `${passphrase}\n`);
+      expect(restore.code, restore.output).toBe(0);
+      expect(restore.output).toContain(`restored ${fetched} into ${join(newDataDir, 'db')}`);
+      const again = await platformRestore([fetched, newDataDir], `${passphrase}\n`);
+      expect(again.code).toBe(1);
+      expect(again.output).toMatch(/holds a database already/);
       const restored = await openDatabase({ pgliteDir: join(newDataDir, 'db') });
       try {
         await migrateToLatest(restored.db);
