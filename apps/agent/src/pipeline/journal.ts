@@ -346,8 +346,8 @@ export class CommandJournal {
           events: line.events.map((e) => DeploymentEvent.fromJSON(e)),
           result: line.result === null ? null : CommandResult.fromJSON(line.result),
           cancelReason: line.cancelReason ?? null,
-          // Written before deliveries were journaled: taken as delivered rather than sent again at every start.
-          delivered: line.delivered ?? true,
+          // A finished one written before deliveries were journaled counts as delivered (not sent again at every start).
+          ...(line.state === 'finished' ? { delivered: line.delivered ?? true } : {}),
         });
         return;
       default:
