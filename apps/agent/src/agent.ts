@@ -31,7 +31,7 @@ import { CommandIntake } from './pipeline/intake.js';
 import { lazyHandler } from './pipeline/lazy-handler.js';
 import type { CommandJournal } from './pipeline/journal.js';
 import type { Reports } from './pipeline/reports.js';
-import { handlerRegistry, runCommand, type HandlerRegistry } from './pipeline/runner.js';
+import { handlerRegistry, reReport, runCommand, type HandlerRegistry } from './pipeline/runner.js';
 import { RunningCommands } from './pipeline/running-commands.js';
 import { CommandScheduler } from './pipeline/scheduler.js';
 import type { ProxyConfigLoader } from './proxy/config-loader.js';
@@ -226,8 +226,14 @@ export class Agent {
         : new CrashLoopWatcher({ driver: deps.driver, report: reportCrashLoop, log: log.child({ part: 'crash-loops' }), now, ...deps.crashLoops });
   }
 
-  /** Queues what an earlier process left unfinished (in the order it came), then consumes. */
+  /**
+   * Reports again what an earlier process finished but could not deliver (the control plane
+   * was away when it stopped), queues what it left unfinished (in the order it came), then consumes.
+   */
   start(): void {
+    const undelivered = this.deps.journal.undelivered();
+    if (undelivered.length > 0) this.deps.log.info({ count: undelivered.length }, 'reporting again the results the last run could not deliver');
+    for (const entry of undelivered) reReport(entry, this.deps.reports);
     const pending = this.deps.journal.unfinished();
     if (pending.length > 0) this.deps.log.info({ count: pending.length }, 'resuming commands left unfinished by the last run');
     for (const entry of pending) this.schedule(entry.id);

@@ -428,6 +428,61 @@ describe('agent main, NATS in operator mode', () => {
     }
   }, 120_000);
 
+  it('reports at its next start, once, a result it could not deliver before it stopped while the control plane was down', async () => {
+    const serverId = `m-${run}-op3`;
+    const dataDir = await aDataDir();
+    let controlPlane = await startReportServer();
+    controlPlane.natsCredentials = (id) => mint(id);
+    const env = {
+      SKIFF_SERVER_ID: serverId,
+      SKIFF_CONTROL_PLANE_GRPC: controlPlane.target,
+      SKIFF_NATS_URL: authNats.url,
+      SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
+      SKIFF_AGENT_DATA_DIR: dataDir,
+    };
+    const agents: AgentProcess[] = [];
+    const commandId = `main-${run}-op-undelivered`;
+    const again = 'reporting again the results the last run could not deliver';
+    try {
+      const first = startAgent(env);
+      agents.push(first);
+      await waitUntil('the consumer to start', hasLine(first, 'consuming commands'), 20_000);
+
+      // The control plane goes down; a command ends meanwhile, and the agent stops before it could say so.
+      const port = controlPlane.port;
+      await controlPlane.stop();
+      await publishCommand(cpNc, Command.fromPartial({ commandId, serverId, kind: 43 as CommandKind, workloadKey: 'application:z' }));
+      await waitUntil('the command to finish', async () => (await journalLines(dataDir)).some((l) => l.id === commandId && (l.op === 'finish' || l.state === 'finished')));
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(first.lines()).toContainEqual(expect.objectContaining({ msg: 'reports not delivered before the agent stopped', pending: 1 }));
+
+      controlPlane = await startReportServer(port);
+      controlPlane.natsCredentials = (id) => mint(id);
+      const second = startAgent(env);
+      agents.push(second);
+      const result = await waitUntil('the result', () => controlPlane.results.find((r) => r.commandId === commandId), 45_000);
+      expect(result).toMatchObject({ status: CommandStatus.COMMAND_STATUS_REJECTED, reason: 'unknown command kind 43' });
+      expect(second.lines()).toContainEqual(expect.objectContaining({ msg: again, count: 1 }));
+      await waitUntil('the delivery to be journaled', async () => (await journalLines(dataDir)).some((l) => l.id === commandId && l.op === 'delivered'));
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+
+      // Delivered: the next start does not send it again.
+      const third = startAgent(env);
+      agents.push(third);
+      await waitUntil('the consumer to start', hasLine(third, 'consuming commands'), 20_000);
+      expect(third.lines().some((l) => l.msg === again)).toBe(false);
+      third.child.kill('SIGTERM');
+      expect(await third.exited).toBe(0);
+      expect(controlPlane.results.filter((r) => r.commandId === commandId)).toHaveLength(1);
+    } finally {
+      for (const a of agents) a.child.kill('SIGKILL');
+      await controlPlane.stop();
+      await removeServerChannel(cpNc, serverId).catch(() => {});
+    }
+  }, 150_000);
+
   it('exits 1 telling to join again when the control plane refuses its credential, with or without kept NATS credentials', async () => {
     const controlPlane = await startReportServer();
     controlPlane.refuseRegistrationWith = status.UNAUTHENTICATED;

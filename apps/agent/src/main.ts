@@ -189,7 +189,14 @@ async function main(): Promise<void> {
       compactAfterMs: config.journalCompactMs,
       onCompactionError: (err) => log.warn({ err }, 'could not compact the command journal; it is compacted again when the next command finishes'),
     });
-    reports = new ReportClient({ target: config.controlPlaneGrpc, credential, log, channelCredentials: security.grpc });
+    const journaled = journal;
+    reports = new ReportClient({
+      target: config.controlPlaneGrpc,
+      credential,
+      log,
+      channelCredentials: security.grpc,
+      onResultSettled: (commandId) => void journaled.delivered(commandId).catch((err: unknown) => log.warn({ commandId, err: (err as Error).message }, 'could not journal a delivered result; it is sent again at the next start')),
+    });
     artifacts = new ArtifactClient({ target: config.controlPlaneGrpc, credential, channelCredentials: security.grpc });
     const storedNats = await readStoredNatsCredentials(config.dataDir, config.serverId);
     presence.useStoredNatsCredentials(storedNats);

@@ -19,13 +19,17 @@ import { downloadObject, removeObject, s3Reason, uploadObject } from './s3-objec
  */
 export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: AbortSignal): Promise<string | null> {
   const body = new PassThrough();
+  const steps = [compressInto(run.output, body, object, signal), uploadObject(object, body, signal), run.exited()];
   try {
-    await Promise.all([compressInto(run.output, body, object, signal), uploadObject(object, body, signal), run.exited()]);
+    await Promise.all(steps);
     return null;
   } catch (err) {
     // The first failure is the cause; the rest follow from it.
     run.cancel();
     body.destroy();
+    // A tool that fails after its output ended leaves an upload that may still complete (or
+    // abort its parts): the object is removed once nothing can store it any more.
+    await Promise.allSettled(steps);
     await removeObject(object).catch(() => undefined);
     if (signal.aborted) throw err;
     return (err as { $metadata?: unknown }).$metadata ? `the upload failed: ${s3Reason(err)}` : (err as Error).message;

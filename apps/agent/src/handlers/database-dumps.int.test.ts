@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type Command, CommandKind, CommandStatus, DatabaseEngine, WorkloadKind } from '@skiff/proto';
 import Dockerode from 'dockerode';
 import pino from 'pino';
@@ -104,6 +104,17 @@ describe('database dumps and restores on the agent', () => {
     const hostile = command('dump', 'p/bkp/3.dump.gz');
     if (hostile.payload?.$case === 'dumpDatabase') hostile.payload.value.target!.database = '--help';
     expect(await dumpDatabaseHandler({ containers: containers() }).validate(hostile)).toMatch(/starts with "-"/);
+  });
+
+  it('leaves no object of a dump whose tool failed, not even one its upload completes after the failure', async () => {
+    // pg_dump exits 1 at once: its (empty) output ends normally, so the upload goes on to store it.
+    const c = command('dump', 'p/bkp/failed.dump.gz');
+    if (c.payload?.$case === 'dumpDatabase') c.payload.value.target!.database = 'no_such_database';
+    const outcome = await dumpDatabaseHandler({ containers: containers() }).run(context(c));
+    expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+    expect(outcome.reason).toMatch(/pg_dump exited with 1/);
+    const stored = async () => (await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'p/bkp/failed' }))).KeyCount ?? 0;
+    await expect(waitUntil('an object of the failed dump', async () => (await stored()) > 0, 3_000, 100)).rejects.toThrow(/timed out/);
   });
 
   it('scrubs the failure’s reason of the container’s secret variables', async () => {

@@ -107,10 +107,22 @@ describe('CommandJournal', () => {
       attempts: 1,
       events: [anEvent(1, DeploymentStatus.DEPLOYMENT_STATUS_RUNNING), anEvent(2)],
       result: aResult('c1'),
+      delivered: false,
     });
     const c2 = again.get('c2');
     expect(c2).toMatchObject({ state: 'started', attempts: 1 });
     expect(c2?.command).toEqual(aCommand('c2', { workloadKey: 'application:app2' }));
+
+    // Its result not delivered yet: reported again at a start, until the control plane took it.
+    expect(again.undelivered().map((e) => e.id)).toEqual(['c1']);
+    await again.delivered('c1');
+    await again.delivered('c2');
+    await again.close();
+    const third = await openJournal();
+    expect(third.get('c1')?.delivered).toBe(true);
+    expect(third.undelivered()).toEqual([]);
+    expect(third.get('c2')).toMatchObject({ state: 'started' });
+    expect(third.get('c2')?.delivered).toBeUndefined();
   });
 
   it('refuses to journal an id twice and to change a finished command', async () => {

@@ -15,6 +15,10 @@
  *   agent's end interrupted before it could finish is then ended CANCELLED at the next
  *   start instead of being run again.
  * - `finish`: the final CommandResult, re-reported unchanged whenever the id comes again.
+ * - `delivered`: the control plane took the result (or refused it for good). A finished
+ *   command without it is reported again at the next start: the report queue lives in
+ *   memory, and an agent stopped while the control plane was away would otherwise leave
+ *   the command's records `running` until its deadline.
  * - `entry`: a whole record at once (compaction, or a command rejected on arrival).
  *
  * On open the file is replayed (a torn last line from a crash is skipped) and rewritten
@@ -49,6 +53,8 @@ export interface JournalEntry {
   readonly result: CommandResult | null;
   /** Why it was cancelled while it ran (`cancel`), or null. */
   readonly cancelReason?: string | null;
+  /** Whether the control plane took its result (`delivered`); false until then. */
+  readonly delivered?: boolean;
 }
 
 export interface JournalOptions {
@@ -69,6 +75,7 @@ type Line =
   | { op: 'event'; id: string; event: unknown }
   | { op: 'cancel'; id: string; at: string; reason: string }
   | { op: 'finish'; id: string; at: string; result: unknown }
+  | { op: 'delivered'; id: string }
   | {
       op: 'entry';
       id: string;
@@ -81,6 +88,7 @@ type Line =
       events: unknown[];
       result: unknown;
       cancelReason?: string | null;
+      delivered?: boolean;
     };
 
 export class JournalError extends Error {
@@ -127,6 +135,11 @@ export class CommandJournal {
     return [...this.entries.values()].filter((e) => e.state !== 'finished');
   }
 
+  /** Finished commands whose result the control plane has not taken yet, in the order they were accepted. */
+  undelivered(): JournalEntry[] {
+    return [...this.entries.values()].filter((e) => e.state === 'finished' && e.result !== null && e.delivered === false);
+  }
+
   /** Records a command before it is acked. Fails when its id is already journaled (or being journaled). */
   async accept(command: Command): Promise<JournalEntry> {
     const id = command.commandId;
@@ -165,6 +178,7 @@ export class CommandJournal {
       attempts: 0,
       events: [],
       result,
+      delivered: false,
     };
     return this.first(head.id, entryLine(entry), entry);
   }
@@ -217,7 +231,15 @@ export class CommandJournal {
     const entry = this.require(id, 'finish');
     await this.append([{ op: 'finish', id, at: this.now().toISOString(), result: CommandResult.toJSON(result) }]);
     this.compactSoon();
-    return this.put({ ...entry, state: 'finished', command: null, result });
+    return this.put({ ...entry, state: 'finished', command: null, result, delivered: false });
+  }
+
+  /** Records that the control plane took the finished command's result; nothing for a command no longer journaled or taken already. */
+  async delivered(id: string): Promise<void> {
+    const entry = this.entries.get(id);
+    if (!entry || entry.state !== 'finished' || entry.delivered !== false) return;
+    await this.append([{ op: 'delivered', id }]);
+    this.put({ ...entry, delivered: true });
   }
 
   async close(): Promise<void> {
@@ -304,7 +326,12 @@ export class CommandJournal {
       }
       case 'finish': {
         const e = this.known(line.id);
-        this.put({ ...e, state: 'finished', command: null, result: CommandResult.fromJSON(line.result) });
+        this.put({ ...e, state: 'finished', command: null, result: CommandResult.fromJSON(line.result), delivered: false });
+        return;
+      }
+      case 'delivered': {
+        const e = this.known(line.id);
+        this.put({ ...e, delivered: true });
         return;
       }
       case 'entry':
@@ -319,6 +346,8 @@ export class CommandJournal {
           events: line.events.map((e) => DeploymentEvent.fromJSON(e)),
           result: line.result === null ? null : CommandResult.fromJSON(line.result),
           cancelReason: line.cancelReason ?? null,
+          // A finished one written before deliveries were journaled counts as delivered (not sent again at every start).
+          ...(line.state === 'finished' ? { delivered: line.delivered ?? true } : {}),
         });
         return;
       default:
@@ -403,5 +432,6 @@ function entryLine(e: JournalEntry): Line {
     events: e.events.map((ev) => DeploymentEvent.toJSON(ev)),
     result: e.result ? CommandResult.toJSON(e.result) : null,
     ...(e.cancelReason ? { cancelReason: e.cancelReason } : {}),
+    ...(e.delivered === false ? { delivered: false } : {}),
   };
 }

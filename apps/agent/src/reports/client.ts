@@ -41,6 +41,8 @@ export interface ReportClientOptions {
   maxQueued?: number;
   /** Events per stream. Default 100. */
   maxBatch?: number;
+  /** Told each command whose result the control plane took or refused for good (the journal's `delivered`). */
+  onResultSettled?: (commandId: string) => void;
 }
 
 type Report =
@@ -73,6 +75,7 @@ export class ReportClient {
   private readonly maxQueued: number;
   private readonly maxBatch: number;
   private readonly log: Logger;
+  private readonly onResultSettled: (commandId: string) => void;
   private pumping = false;
   private closed = false;
   private readonly backoff = new WakeableSleep();
@@ -89,6 +92,7 @@ export class ReportClient {
     this.retryMaxMs = options.retryMaxMs ?? 10_000;
     this.maxQueued = options.maxQueued ?? 10_000;
     this.maxBatch = options.maxBatch ?? 100;
+    this.onResultSettled = options.onResultSettled ?? (() => {});
     this.metadata = new Metadata();
     this.metadata.set('authorization', `Bearer ${options.credential}`);
     this.client = new AgentReportsClient(options.target, options.channelCredentials ?? grpcCredentials.createInsecure(), {
@@ -183,6 +187,7 @@ export class ReportClient {
           await this.send(batch);
           this.inFlight = 0;
           this.queue.splice(0, batch.length);
+          this.settled(batch);
           if (this.singles > 0) this.singles = Math.max(0, this.singles - batch.length);
           delay = this.retryInitialMs;
         } catch (err) {
@@ -197,6 +202,7 @@ export class ReportClient {
           } else {
             this.log.error({ code: grpcStatus[e.code], details: e.details, report: describe(batch[0]) }, 'control plane refused a report, dropped');
             this.queue.splice(0, 1);
+            this.settled(batch);
             if (this.singles > 0) this.singles--;
           }
         }
@@ -209,6 +215,10 @@ export class ReportClient {
         for (const w of waiters) w();
       }
     }
+  }
+
+  private settled(batch: Report[]): void {
+    for (const r of batch) if (r.kind === 'result') this.onResultSettled(r.result.commandId);
   }
 
   /** The leading run of events (one when isolating), or the leading result. */

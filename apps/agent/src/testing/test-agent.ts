@@ -21,7 +21,15 @@ export interface TestAgentOptions extends Omit<AgentDeps, 'journal' | 'reports' 
 export async function startTestAgent(options: TestAgentOptions) {
   const { journalDir, reportTarget, credential, ...deps } = options;
   const journal = await CommandJournal.open(journalDir);
-  const reports = new ReportClient({ target: reportTarget, credential, log: deps.log, retryInitialMs: 50, retryMaxMs: 500 });
+  const reports = new ReportClient({
+    target: reportTarget,
+    credential,
+    log: deps.log,
+    retryInitialMs: 50,
+    retryMaxMs: 500,
+    // As main.ts: a result the control plane took is not reported again at the next start.
+    onResultSettled: (commandId) => void journal.delivered(commandId).catch(() => {}),
+  });
   const verifier = deps.verifier ?? CommandVerifier.fromText(TEST_COMMAND_SIGNER.publicKey);
   const agent = new Agent({ consumer: { retryInitialMs: 100, retryMaxMs: 1_000 }, ...deps, verifier, journal, reports });
   agent.start();
