@@ -16,7 +16,12 @@ const PROJECT = `select p.*, e.id as e_id, e.name as e_name, e.description as e_
   from projects p left join environments e on e.project_id = p.id where p.id = $1 order by e.created_at`;
 const services = (table: string, type: string) =>
   `select ${SERVICE_COLUMNS}, '${type}' as type from ${table} where environment_id in (select id from environments where project_id = $1)`;
-const SERVICES = [services('applications', 'application'), services('compose_stacks', 'compose'), services('cache_instances', 'cache')].join(' union all ');
+const SERVICES = [
+  services('applications', 'application'),
+  services('compose_stacks', 'compose'),
+  services('cache_instances', 'cache'),
+  services('database_services', 'database'),
+].join(' union all ');
 const CREATE = `with p as (insert into projects (id, organization_id, name, description, env) values ($1, $2, $3, null, '') returning *)
   insert into environments (id, project_id, name, description, env) select $4, p.id, 'production', null, '' from p returning *`;
 

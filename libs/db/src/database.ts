@@ -25,8 +25,15 @@ export interface DatabaseConfig {
   onQuery?: (sql: string) => void;
 }
 
-/** A compiled statement run with its parameters; its rows as Kysely answers them (camelCase keys). */
-export type DirectQuery = (sql: string, parameters: readonly unknown[]) => Promise<Record<string, unknown>[]>;
+/**
+ * A compiled statement run with its parameters; its rows as Kysely answers them (camelCase keys).
+ * With a `name`, a prepared statement: PostgreSQL parses and plans it once a connection rather
+ * than every run (a name is for one text only, and a statement whose text is made per call would
+ * leave a statement per text on every connection). Its answer's columns are fixed when prepared,
+ * so it must name them: PostgreSQL refuses to run it once a column added to a table changes what
+ * a `*` means ("cached plan must not change result type").
+ */
+export type DirectQuery = (sql: string, parameters: readonly unknown[], name?: string) => Promise<Record<string, unknown>[]>;
 
 /** The CamelCasePlugin, with its own row mapping reachable for rows read past Kysely. */
 class CamelCase extends CamelCasePlugin {
@@ -98,9 +105,10 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   });
   if (pool) {
     const direct = pool;
-    directQueries.set(db, async (sql, parameters) => {
+    directQueries.set(db, async (sql, parameters, name) => {
       onQuery?.(sql);
-      const { rows } = await direct.query<Record<string, unknown>>(sql, parameters as unknown[]);
+      const values = parameters as unknown[];
+      const { rows } = await (name ? direct.query<Record<string, unknown>>({ name, text: sql, values }) : direct.query<Record<string, unknown>>(sql, values));
       return rows.map((row) => camelCase.rowOf(row));
     });
   }

@@ -23,7 +23,7 @@ const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) =>
   db
     .selectFrom('projects as p')
     .leftJoin('environments as e', 'e.projectId', 'p.id')
-    .selectAll('p')
+    .select(['p.id', 'p.organizationId', 'p.name', 'p.description', 'p.env', 'p.createdAt'])
     .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
     .where('p.id', '=', slot.projectId)
     .orderBy('e.createdAt'),
@@ -37,7 +37,7 @@ const projectAndEnvironment = compiledOnce(['id', 'organizationId', 'name', 'des
     .expression((eb) =>
       eb.selectFrom('p').select([eb.val(slot.environmentId).as('id'), 'p.id', eb.val(DEFAULT_ENVIRONMENT).as('name'), sql<null>`null`.as('description'), eb.val(slot.environmentEnv).as('env')]),
     )
-    .returningAll(),
+    .returning(['id', 'projectId', 'name', 'description', 'env', 'createdAt']),
 );
 const servicesOfProject = compiledOnce(['projectId'], (db: Db, slot) =>
   servicesQuery(db, db.selectFrom('environments').select('id').where('projectId', '=', slot.projectId)),

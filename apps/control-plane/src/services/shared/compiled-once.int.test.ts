@@ -38,3 +38,30 @@ it("runs in a transaction on the transaction's connection: it sees the transacti
     .catch((err: Error) => expect(err.message).toBe('roll back'));
   expect(await byName(handle.db, { name: 'three' })).toEqual([]);
 });
+
+it('runs on PostgreSQL as a prepared statement, parsed once a connection, that a column added later does not break', async () => {
+  const single = await openDatabase({ url: fresh.url, poolSize: 1 });
+  try {
+    expect(await byName(single.db, { name: 'one' })).toEqual([{ id: 1, shownName: 'one' }]);
+    expect(await byName(single.db, { name: 'two' })).toEqual([{ id: 2, shownName: 'two' }]);
+    // The pool's one connection: the session that prepared it.
+    const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(single.db);
+    expect(rows).toEqual([{ name: expect.stringMatching(/^skiff_[0-9a-f]{32}$/), statement: expect.stringContaining('"shown_name" = $1') }]);
+    await sql`alter table things add column added_later text`.execute(single.db);
+    expect(await byName(single.db, { name: 'two' })).toEqual([{ id: 2, shownName: 'two' }]);
+  } finally {
+    await sql`alter table things drop column if exists added_later`.execute(handle.db);
+    await single.close();
+  }
+});
+
+it('refuses a statement whose answer is `*` (its columns would change with the table under a prepared statement)', async () => {
+  const everything = compiledOnce(['name'], (db, slot) => db.selectFrom('things').selectAll().where('shownName', '=', slot.name));
+  const qualified = compiledOnce(['name'], (db, slot) => db.selectFrom('things as t').selectAll('t').where('t.shownName', '=', slot.name));
+  const returned = compiledOnce(['name'], (db, slot) => db.updateTable('things').set({ shownName: slot.name }).where('id', '=', 0).returningAll());
+  for (const statement of [everything, qualified, returned]) {
+    await expect(statement(handle.db, { name: 'one' })).rejects.toThrow(/name the columns of the answer, not \*/);
+  }
+  const counted = compiledOnce(['name'], (db, slot) => db.selectFrom('things').select((eb) => eb.fn.countAll().as('n')).where('shownName', '=', slot.name));
+  expect(await counted(handle.db, { name: 'one' })).toEqual([{ n: '1' }]);
+});
