@@ -195,6 +195,8 @@ export class PgliteThreadDialect implements Dialect {
   }
   /** The database as plain SQL in pieces, taken between transactions (the driver's `dump`). */
   dump = () => this.driver.dump();
+  /** A statement run past Kysely, after the open transaction's end (the driver's `query`). */
+  query = (sql: string, parameters: readonly unknown[]) => this.driver.query(sql, parameters);
   createAdapter = () => new PostgresAdapter();
   createQueryCompiler = () => new PostgresQueryCompiler();
   createIntrospector = (db: Kysely<unknown>) => new PostgresIntrospector(db);
@@ -231,6 +233,12 @@ class PgliteThreadDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {}
+
+  /** A statement outside any transaction: as a connection's, it waits for the open transaction's end. */
+  async query(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    while (this.owner) await this.turn();
+    return this.thread.query(sql, parameters);
+  }
 
   /**
    * The database as plain SQL, in pieces as the reader asks for them: pg_dump's schema before the

@@ -10,7 +10,7 @@ import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
  * (`where('id', '=', slot.id)`); it must not branch on it. Kysely sends every value as a
  * parameter, so a stand-in is found among the parameters and replaced there.
  *
- * On PostgreSQL, outside a transaction, it runs on the pool itself (`directQueryOf`).
+ * Outside a transaction it runs on the pool or the PGlite thread itself (`directQueryOf`).
  */
 export function compiledOnce<K extends string, R>(
   names: readonly K[],
