@@ -57,6 +57,26 @@ describe('statements with parameters on the database thread (prepared once, by t
     }
   }, 120_000);
 
+  it('answers a statement without parameters (unnamed, parsed each time) as PGlite’s own query does', async () => {
+    const plain = await PGlite.create('memory://');
+    try {
+      await plain.exec(TABLE);
+      for (const values of VALUES) await plain.query(INSERT, values);
+      await plain.query("update typed set body = 'changed' where id > 1");
+      const all = 'select * from typed where id in (1, 2, 3) order by id';
+      expect((await run(db, all)).rows).toEqual((await plain.query(all)).rows);
+      const literals = "select 1::int8 as big, now() - now() as gap, '{\"a\": 1}'::jsonb as j, '\\x0102'::bytea as b, array[1, null]::int[] as a, null::text as n";
+      expect((await run(db, literals)).rows).toEqual((await plain.query(literals)).rows);
+      expect((await run(db, 'update typed set body = body where id < 100')).numAffectedRows).toBe(3n);
+      await expect(run(db, 'select * from nowhere')).rejects.toMatchObject({ code: '42P01', query: 'select * from nowhere' });
+      await expect(run(db, 'select 1; select 2')).rejects.toMatchObject({ code: '42601' });
+      expect((await run(db, 'select 1 as one')).rows).toEqual([{ one: 1 }]);
+      expect(await preparedTexts(db)).not.toContain(all);
+    } finally {
+      await plain.close();
+    }
+  }, 120_000);
+
   it('keeps the statements prepared inside a transaction that rolls back, and the rollback undoes their work', async () => {
     const insert = 'insert into typed (id, body) values ($1, $2)';
     await db

@@ -7,7 +7,9 @@
  * Execute, Sync), and its `parseResults` copies every type parser (hundreds, with the array types)
  * into a new object per call: about 4× the time of the statement itself (`tools/bench-pglite-statements.ts`).
  * Here a statement is parsed once as a named prepared statement, by its text, and each call is one
- * Bind/Execute/Sync message; its rows are made with the columns' parsers looked up once.
+ * Bind/Execute/Sync message; its rows are made with the columns' parsers looked up once. A statement
+ * without parameters is parsed each time (unnamed, as PGlite's `query` does: DDL, a transaction's
+ * begin and end) but sent in one message too, its rows made the same way (`once`).
  *
  * What stays as `query` answers it: the values are serialized by the parameter types Postgres
  * inferred, with PGlite's serializers (else `toString`); the rows by PGlite's parsers; an error is
@@ -42,6 +44,12 @@ function preparedStatements(db, protocol, kept) {
     statements.delete(sql);
     closing.push(s.name);
   };
+  /** Each column's name and parser, from the RowDescription among these messages. */
+  const columnsOf = (messages) =>
+    (messages.find((m) => m.name === 'rowDescription')?.fields ?? []).map((f) => {
+      const parser = db.parsers[f.dataTypeID];
+      return { name: f.name, parse: parser ? (x) => parser(x, f.dataTypeID) : (x) => x };
+    });
   const prepare = async (sql) => {
     while (statements.size > 0 && statements.size >= kept) forget(statements.keys().next().value);
     const name = 's' + named++;
@@ -51,12 +59,7 @@ function preparedStatements(db, protocol, kept) {
     );
     closing = closing.slice(closes.length);
     const types = messages.find((m) => m.name === 'parameterDescription')?.dataTypeIDs ?? [];
-    const fields = messages.find((m) => m.name === 'rowDescription')?.fields ?? [];
-    const columns = fields.map((f) => {
-      const parser = db.parsers[f.dataTypeID];
-      return { name: f.name, parse: parser ? (x) => parser(x, f.dataTypeID) : (x) => x };
-    });
-    const s = { name, types, columns };
+    const s = { name, types, columns: columnsOf(messages) };
     statements.set(sql, s);
     return s;
   };
@@ -67,6 +70,9 @@ function preparedStatements(db, protocol, kept) {
       return serialize ? serialize(p) : p.toString();
     });
     const { messages } = await db.execProtocol(joined([ser.bind({ statement: s.name, values }), ser.execute({}), ser.sync()]));
+    return answerOf(messages, s.columns);
+  };
+  const answerOf = (messages, columns) => {
     const rows = [];
     let affectedRows = 0;
     for (const m of messages) {
@@ -74,7 +80,7 @@ function preparedStatements(db, protocol, kept) {
         const row = {};
         for (let i = 0; i < m.fields.length; i++) {
           const x = m.fields[i];
-          row[s.columns[i].name] = x === null ? null : s.columns[i].parse(x);
+          row[columns[i].name] = x === null ? null : columns[i].parse(x);
         }
         rows.push(row);
       } else if (m.name === 'commandComplete') {
@@ -92,6 +98,18 @@ function preparedStatements(db, protocol, kept) {
   /** 0A000: cached plan must not change result type; 26000: no such prepared statement. */
   const stale = (err) => err && (err.code === '0A000' || err.code === '26000');
   return {
+    /** A statement without parameters: the unnamed statement, as PGlite's \`query\`, in one message. */
+    async once(sql) {
+      try {
+        const { messages } = await db.execProtocol(
+          joined([ser.parse({ text: sql }), ser.bind({}), ser.describe({ type: 'P' }), ser.execute({}), ser.sync()]),
+        );
+        return answerOf(messages, columnsOf(messages));
+      } catch (err) {
+        if (err && typeof err === 'object') err.query = sql;
+        throw err;
+      }
+    },
     async query(sql, params) {
       let s = statements.get(sql);
       try {

@@ -24,7 +24,7 @@ import { PREPARED_STATEMENTS } from './pglite-statements.js';
  * to the event loop). CommonJS text run with `eval`, so that it needs no file beside a bundle;
  * it loads PGlite from the path the main thread resolved. An error crosses as its message and
  * its text and number fields (`code`, `constraint`, `detail`…), which the services read. A statement
- * with parameters runs as a prepared statement (pglite-statements.ts), one without as PGlite's `query`.
+ * with parameters runs as a prepared statement, one without as the unnamed statement (pglite-statements.ts).
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -83,7 +83,8 @@ async function handle({ id, sql, params, close, dump }) {
     return;
   }
   try {
-    const result = params && params.length > 0 ? await (await prepared).query(sql, params) : await db.query(sql, params);
+    const statements = await prepared;
+    const result = params && params.length > 0 ? await statements.query(sql, params) : await statements.once(sql);
     answer({ id, rows: result.rows, affectedRows: result.affectedRows });
   } catch (err) {
     answer({ id, error: plain(err) });
