@@ -1,25 +1,27 @@
 /**
- * The database thread's statements with parameters, as CommonJS text the worker of
- * pglite-thread.ts runs (it defines `preparedStatements(db, protocol, kept)`).
+ * How the database thread runs statements, as CommonJS text the worker of pglite-thread.ts runs
+ * (it defines `preparedStatements(db, protocol, kept)`).
  *
- * PGlite's `query` parses, analyses and plans its statement on every call (the unnamed statement of
- * the extended protocol), calls into the WebAssembly six times (Parse, Describe, Bind, Describe,
- * Execute, Sync), and its `parseResults` copies every type parser (hundreds, with the array types)
- * into a new object per call: about 4× the time of the statement itself (`tools/bench-pglite-statements.ts`).
- * Here a statement is parsed once as a named prepared statement, by its text, and each call is one
- * Bind/Execute/Sync message; its rows are made with the columns' parsers looked up once. A statement
- * without parameters is parsed each time (unnamed, as PGlite's `query` does: DDL, a transaction's
- * begin and end) but sent in one message too, its rows made the same way (`once`).
+ * PGlite's `query` parses, analyses and plans its statement on every call (the unnamed statement
+ * of the extended protocol), calls into the WebAssembly six times (Parse, Describe, Bind,
+ * Describe, Execute, Sync), and its `parseResults` copies every type parser (hundreds, with the
+ * array types) into a new object per call: ~384 µs of CPU for a read by primary key whose
+ * execution takes ~40 (`tools/bench-pglite-statements.ts`). Here a statement with parameters is
+ * parsed once as a named prepared statement, by its text, and each call is one Bind/Execute/Sync
+ * message (`query`); one without is parsed each time as the unnamed statement, as PGlite's
+ * `query` does (DDL, a transaction's begin and end), but in one message too (`once`). Rows are
+ * made with the columns' parsers looked up once.
  *
  * What stays as `query` answers it: the values are serialized by the parameter types Postgres
- * inferred, with PGlite's serializers (else `toString`); the rows by PGlite's parsers; an error is
- * PGlite's `DatabaseError` with the statement's text as `query`. The `kept` most recently used
- * statements are kept; the least recently used is closed in the message that parses a new one.
- * A statement prepared stays prepared whatever its transaction does. When a statement's result type changes under it (a
- * column added to a table it reads with `*`: "cached plan must not change result type") or its
- * prepared statement is gone (`DEALLOCATE`), it is prepared again and, outside a transaction, run
- * again; inside one the error stands, as the transaction is aborted anyway. pg_dump's run in the
- * session deallocates them all: the thread forgets them after it (`reset`).
+ * inferred, with PGlite's serializers (else `toString`); the rows by PGlite's parsers; an error
+ * is PGlite's `DatabaseError` with the statement's text as `query`. The `kept` most recently
+ * used statements are kept; the least recently used is closed in the message that parses a new
+ * one. A statement prepared stays prepared whatever its transaction does. When a statement's
+ * result type changes under it (a column added to a table it reads with `*`: "cached plan must
+ * not change result type") or its prepared statement is gone (`DEALLOCATE`), it is prepared
+ * again and, outside a transaction, run again; inside one the error stands, as the transaction
+ * is aborted anyway. pg_dump's run in the session deallocates them all: the thread forgets them
+ * after it (`reset`).
  */
 export const PREPARED_STATEMENTS = `
 function preparedStatements(db, protocol, kept) {
