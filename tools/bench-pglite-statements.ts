@@ -20,7 +20,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite, parse, protocol } from '@electric-sql/pglite';
-import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../libs/db/src/database.js';
 
 const CALLS = Number(process.env.BENCH_PGLITE_CALLS ?? 3000);
@@ -32,13 +31,13 @@ const dir = await mkdtemp(join(tmpdir(), 'skiff-pglite-statements-'));
 try {
   const h = await openDatabase({ pgliteDir: dir });
   await migrateToLatest(h.db);
-  await sql`insert into users (id, email, name) values ('usr_1', 'a@example.com', 'a')`.execute(h.db);
-  await sql`insert into organizations (id, name, owner_id) values ('org_1', 'org', 'usr_1')`.execute(h.db);
-  await sql`insert into projects (id, organization_id, name, env) values ('prj_1', 'org_1', 'bench', '')`.execute(h.db);
-  await sql`insert into environments (id, project_id, name, env) values ('env_1', 'prj_1', 'production', '')`.execute(h.db);
   await h.close();
 
   const db = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+  await db.exec(`insert into users (id, email, name) values ('usr_1', 'a@example.com', 'a');
+    insert into organizations (id, name, owner_id) values ('org_1', 'org', 'usr_1');
+    insert into projects (id, organization_id, name, env) values ('prj_1', 'org_1', 'bench', '');
+    insert into environments (id, project_id, name, env) values ('env_1', 'prj_1', 'production', '')`);
   const ser = protocol.serialize;
   await db.exec(`prepare p(text) as ${PROJECT.replace('$1', '$1::text')}`);
   const described = (await db.execProtocol(new Uint8Array([...ser.parse({ name: 'q', text: PROJECT }), ...ser.describe({ type: 'S', name: 'q' }), ...ser.sync()]))).messages;
