@@ -45,11 +45,12 @@ class CamelCase extends CamelCasePlugin {
 const directQueries = new WeakMap<Kysely<any>, DirectQuery>();
 
 /**
- * The pool's own query for a database `openDatabase` opened on PostgreSQL: a compiled statement
- * run with no Kysely executor, connection provider or result plugins in between (several
- * promise hops a statement), its rows mapped as the camel-case plugin maps them. None for
- * PGlite, and none for a transaction or any other Kysely made from the handle's (a statement
- * must run on the transaction's connection): run those through `executeQuery`.
+ * The database's own query for a database `openDatabase` opened: a compiled statement run with
+ * no Kysely executor, connection provider or result plugins in between (several promise hops a
+ * statement), its rows mapped as the camel-case plugin maps them. On PostgreSQL the pool's; on
+ * PGlite the database thread's, after the open transaction's end. None for a transaction or any
+ * other Kysely made from the handle's (a statement must run on the transaction's connection):
+ * run those through `executeQuery`.
  */
 export function directQueryOf(db: Kysely<any>): DirectQuery | undefined {
   return directQueries.get(db);
@@ -77,6 +78,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   let endThread = async () => {};
   let dumpSql: DatabaseHandle['dumpSql'];
   let pool: pg.Pool | undefined;
+  let direct: (sql: string, parameters: readonly unknown[], name?: string) => Promise<{ rows: unknown[] }>;
   if (config.url) {
     kind = 'postgres';
     pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
@@ -85,6 +87,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     // connection and the next query opens another.
     pool.on('error', (err) => config.onIdleConnectionError?.(err));
     dialect = new PostgresDialect({ pool });
+    const onPool = pool;
+    direct = (sql, parameters, name) =>
+      name ? onPool.query({ name, text: sql, values: parameters as unknown[] }) : onPool.query(sql, parameters as unknown[]);
   } else {
     kind = 'pglite';
     const dir = config.pgliteDir ?? 'memory://';
@@ -93,6 +98,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     const pglite = new PgliteThreadDialect(thread);
     dialect = pglite;
     dumpSql = pglite.dump;
+    // Every statement with parameters is prepared there by its text (pglite-statements.ts): names are not needed.
+    direct = (sql, parameters) => pglite.query(sql, parameters);
     // Kysely ends the driver only if it ran a query: the thread is ended here in any case.
     endThread = () => thread.close();
   }
@@ -103,15 +110,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     plugins: [camelCase],
     ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
-  if (pool) {
-    const direct = pool;
-    directQueries.set(db, async (sql, parameters, name) => {
-      onQuery?.(sql);
-      const values = parameters as unknown[];
-      const { rows } = await (name ? direct.query<Record<string, unknown>>({ name, text: sql, values }) : direct.query<Record<string, unknown>>(sql, values));
-      return rows.map((row) => camelCase.rowOf(row));
-    });
-  }
+  directQueries.set(db, async (sql, parameters, name) => {
+    onQuery?.(sql);
+    const { rows } = await direct(sql, parameters, name);
+    return (rows as Record<string, unknown>[]).map((row) => camelCase.rowOf(row));
+  });
   return {
     db,
     kind,

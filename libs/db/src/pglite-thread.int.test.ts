@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase } from './database.js';
+import { type DatabaseHandle, directQueryOf, openDatabase } from './database.js';
 import { PgliteThread, PgliteThreadDialect } from './pglite-thread.js';
 
 describe('PGlite in its worker thread', () => {
@@ -85,6 +85,24 @@ describe('PGlite in its worker thread', () => {
     expect(rows[0]!.doc).toEqual({ a: [1] });
     expect(Buffer.from(rows[0]!.bytes).toString()).toBe('hi');
     expect(rows[0]!.nothing).toBeNull();
+  });
+
+  it("runs a compiled statement past Kysely (directQueryOf): Kysely's rows, after the open transaction's end", async () => {
+    const direct = directQueryOf(h.db)!;
+    const compiled = sql<{ id: number; name: string }>`select id, name as item_name from items where id = ${1}`.compile(h.db);
+    expect(await direct(compiled.sql, compiled.parameters)).toEqual((await h.db.executeQuery(compiled)).rows);
+    expect(await direct(compiled.sql, compiled.parameters)).toEqual([{ id: 1, itemName: 'one' }]);
+    const seen: string[] = [];
+    await h.db.transaction().execute(async (tx) => {
+      await sql`update items set name = 'changed' where id = 1`.execute(tx);
+      void direct(compiled.sql, compiled.parameters).then((rows) => seen.push(`direct: ${rows[0]!.itemName}`));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sql`update items set name = 'one' where id = 1`.execute(tx);
+      seen.push('committing');
+    });
+    await sql`select 1`.execute(h.db);
+    expect(seen).toEqual(['committing', 'direct: one']);
+    await h.db.transaction().execute(async (tx) => expect(directQueryOf(tx)).toBeUndefined());
   });
 
   it('stops its thread on close; a query after it fails', async () => {

@@ -15,27 +15,37 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { dataSection } from './pglite-dump.js';
+import { PREPARED_STATEMENTS } from './pglite-statements.js';
 
 /**
- * The worker: one PGlite, answering `{id, sql, params}` messages in the order they came (PGlite
- * queues them itself), each as soon as it is ready (answers held back to share one message
+ * The worker: one PGlite, answering `{id, sql, params}` messages one after the other in the order
+ * they came, each as soon as it is ready (answers held back to share one message
  * reached the main thread in bursts: PGlite runs the queries queued behind one without turning
  * to the event loop). CommonJS text run with `eval`, so that it needs no file beside a bundle;
  * it loads PGlite from the path the main thread resolved. An error crosses as its message and
- * its text and number fields (`code`, `constraint`, `detail`…), which the services read.
+ * its text and number fields (`code`, `constraint`, `detail`…), which the services read. A statement
+ * with parameters runs as a prepared statement, one without as the unnamed statement (pglite-statements.ts).
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { PGlite } = require(workerData.pglite);
+const { PGlite, protocol } = require(workerData.pglite);
+${PREPARED_STATEMENTS}
 let pgDump;
 const opening = PGlite.create(workerData.dir, { startParams: [...PGlite.defaultStartParams, ...workerData.settings] });
+const prepared = opening.then((db) => preparedStatements(db, protocol, workerData.statementsKept), () => undefined);
 const answer = (a) => parentPort.postMessage(a);
 const plain = (err) => {
   const out = { message: String(err && err.message || err) };
   for (const [k, v] of Object.entries(err || {})) if (typeof v === 'string' || typeof v === 'number') out[k] = v;
   return out;
 };
-parentPort.on('message', async ({ id, sql, params, close, dump }) => {
+// One message at a time: a statement prepared first must not let a later one run before it (a
+// transaction's begin, sent after it, would take it in).
+let turn = Promise.resolve();
+parentPort.on('message', (message) => {
+  turn = turn.then(() => handle(message)).catch((err) => answer({ id: message.id, error: plain(err) }));
+});
+async function handle({ id, sql, params, close, dump }) {
   let db;
   try {
     db = await opening;
@@ -55,6 +65,7 @@ parentPort.on('message', async ({ id, sql, params, close, dump }) => {
     } catch (err) {
       answer({ id, error: plain(err) });
     } finally {
+      (await prepared).reset();
       if (db.isInTransaction()) await db.exec('rollback');
       await db.query("select pg_catalog.set_config('search_path', $1, false)", [searchPath]);
     }
@@ -72,13 +83,17 @@ parentPort.on('message', async ({ id, sql, params, close, dump }) => {
     return;
   }
   try {
-    const result = await db.query(sql, params);
+    const statements = await prepared;
+    const result = params && params.length > 0 ? await statements.query(sql, params) : await statements.once(sql);
     answer({ id, rows: result.rows, affectedRows: result.affectedRows });
   } catch (err) {
     answer({ id, error: plain(err) });
   }
-});
+}
 `;
+
+/** How many prepared statements the thread keeps (the most recently used). */
+const STATEMENTS_KEPT = 200;
 
 /** pg_dump's arguments (PGlite's adds `--inserts`): a dump that restores into any database, as whoever restores it. */
 const DUMP_ARGS: NonNullable<Parameters<typeof pgDump>[0]['args']> = ['--no-owner', '--no-privileges'];
@@ -117,10 +132,13 @@ export class PgliteThread {
     worker.on('exit', () => fail(new Error('the database thread has stopped')));
   }
 
-  /** Opens the database in `dir` (`memory://` for a throw-away one) with these Postgres settings (after PGlite's own). */
-  static async start(dir: string, settings: NonNullable<PGliteOptions['startParams']>): Promise<PgliteThread> {
+  /**
+   * Opens the database in `dir` (`memory://` for a throw-away one) with these Postgres settings
+   * (after PGlite's own), keeping `statementsKept` prepared statements.
+   */
+  static async start(dir: string, settings: NonNullable<PGliteOptions['startParams']>, statementsKept = STATEMENTS_KEPT): Promise<PgliteThread> {
     const resolve = createRequire(import.meta.url).resolve;
-    const workerData = { pglite: resolve('@electric-sql/pglite'), pgDump: resolve('@electric-sql/pglite-tools/pg_dump'), dumpArgs: DUMP_ARGS, dir, settings };
+    const workerData = { pglite: resolve('@electric-sql/pglite'), pgDump: resolve('@electric-sql/pglite-tools/pg_dump'), dumpArgs: DUMP_ARGS, dir, settings, statementsKept };
     const worker = new Worker(WORKER, { eval: true, workerData });
     const thread = new PgliteThread(worker);
     const ready = await thread.send({}).catch((err: Error) => ({ id: -1, rows: [], error: { message: err.message } }));
@@ -178,6 +196,8 @@ export class PgliteThreadDialect implements Dialect {
   }
   /** The database as plain SQL in pieces, taken between transactions (the driver's `dump`). */
   dump = () => this.driver.dump();
+  /** A statement run past Kysely, after the open transaction's end (the driver's `query`). */
+  query = (sql: string, parameters: readonly unknown[]) => this.driver.query(sql, parameters);
   createAdapter = () => new PostgresAdapter();
   createQueryCompiler = () => new PostgresQueryCompiler();
   createIntrospector = (db: Kysely<unknown>) => new PostgresIntrospector(db);
@@ -214,6 +234,12 @@ class PgliteThreadDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {}
+
+  /** A statement outside any transaction: as a connection's, it waits for the open transaction's end. */
+  async query(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    while (this.owner) await this.turn();
+    return this.thread.query(sql, parameters);
+  }
 
   /**
    * The database as plain SQL, in pieces as the reader asks for them: pg_dump's schema before the

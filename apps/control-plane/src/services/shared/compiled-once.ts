@@ -11,9 +11,10 @@ import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
  * (`where('id', '=', slot.id)`); it must not branch on it. Kysely sends every value as a
  * parameter, so a stand-in is found among the parameters and replaced there.
  *
- * On PostgreSQL, outside a transaction, it runs on the pool itself (`directQueryOf`) as a named
- * prepared statement: planning it was most of the database's work for a read by id (GET
- * project.one: ~600 of ~700 µs of PostgreSQL's CPU a request). Its answer must name its columns
+ * Outside a transaction it runs on the pool or the PGlite thread itself (`directQueryOf`). On
+ * PostgreSQL it runs as a named prepared statement: planning it was most of the database's work
+ * for a read by id (GET project.one: ~600 of ~700 µs of PostgreSQL's CPU a request); PGlite's
+ * thread prepares every statement with parameters by its text. Its answer must name its columns
  * (no `*`, `selectAll`, `returningAll`): refused when first run otherwise.
  */
 export function compiledOnce<K extends string, R>(
