@@ -18,6 +18,7 @@ import {
   type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { BucketFailure } from './bucket-failure.js';
 
 export interface MultipartOptions {
   partBytes: number;
@@ -29,6 +30,8 @@ export interface MultipartOptions {
    * default an uninitialised one outside Node's pool. Tests watch the buffers here.
    */
   allocate?: (bytes: number) => Buffer;
+  /** The endpoint's host, named with the bucket in a failed request's reason (bucket-failure.ts). */
+  host?: string;
 }
 
 /** ES2024's ArrayBuffer.prototype.transfer (Node 21 and later), beyond the project's TypeScript lib. */
@@ -41,7 +44,16 @@ export interface UploadTally {
 
 export async function multipartUpload(s3: S3Client, target: { Bucket: string; Key: string }, body: Readable, options: MultipartOptions): Promise<UploadTally> {
   const { partBytes, queue, signal, allocate = Buffer.allocUnsafeSlow } = options;
-  const send = { abortSignal: signal };
+  const where = `${target.Key} to bucket ${target.Bucket}${options.host ? ` at ${options.host}` : ''}`;
+  /** Sends one request; its failure says which step of the upload failed, and where. */
+  const send = async <T>(step: string, request: () => Promise<T>): Promise<T> => {
+    try {
+      return await request();
+    } catch (err) {
+      throw new BucketFailure(`${step} ${where}`, err);
+    }
+  };
+  const abortable = { abortSignal: signal };
   const free: Buffer[] = [];
   const allocated: Buffer[] = [];
   /**
@@ -70,13 +82,15 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
   let failure: unknown;
 
   const sendPart = async (buffer: Buffer, length: number) => {
-    if (!uploadId) uploadId = (await s3.send(new CreateMultipartUploadCommand(target), send)).UploadId;
+    if (!uploadId) uploadId = (await send('starting the upload of', () => s3.send(new CreateMultipartUploadCommand(target), abortable))).UploadId;
     // Backpressure: the stream is not read while `queue` parts are on their way.
     while (inFlight.size >= Math.max(queue, 1) && failure === undefined) await Promise.race(inFlight);
     if (failure !== undefined) throw failure;
     const PartNumber = ++partNumber;
     const sending = (async () => {
-      const answer = await s3.send(new UploadPartCommand({ ...target, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, length) }), send);
+      const answer = await send(`uploading part ${PartNumber} of`, () =>
+        s3.send(new UploadPartCommand({ ...target, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, length) }), abortable),
+      );
       parts.push({ PartNumber, ETag: answer.ETag });
       free.push(buffer);
     })();
@@ -103,14 +117,14 @@ export async function multipartUpload(s3: S3Client, target: { Bucket: string; Ke
       }
     }
     if (!uploadId) {
-      await s3.send(new PutObjectCommand({ ...target, Body: part.subarray(0, filled) }), send);
+      await send('uploading', () => s3.send(new PutObjectCommand({ ...target, Body: part.subarray(0, filled) }), abortable));
       return release({ parts: 0 });
     }
     if (filled > 0) await sendPart(part, filled);
     await Promise.all(inFlight);
     if (failure !== undefined) throw failure;
     parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
-    await s3.send(new CompleteMultipartUploadCommand({ ...target, UploadId: uploadId, MultipartUpload: { Parts: parts } }), send);
+    await send('completing the upload of', () => s3.send(new CompleteMultipartUploadCommand({ ...target, UploadId: uploadId, MultipartUpload: { Parts: parts } }), abortable));
     return release({ parts: partNumber });
   } catch (err) {
     await Promise.allSettled(inFlight);

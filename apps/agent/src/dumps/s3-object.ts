@@ -6,10 +6,11 @@
  */
 import { createRequire } from 'node:module';
 import type { LookupFunction } from 'node:net';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type OutboundPolicy, type Resolver, resolveUrl } from '@skiff/outbound';
 import type { S3Object } from '@skiff/proto';
+import { BUCKET_CONNECT_TIMEOUT_MS, BUCKET_IDLE_TIMEOUT_MS, BucketFailure, bucketAt } from './bucket-failure.js';
 import { multipartUpload } from './multipart-upload.js';
 
 // Not `import … from 'node:http(s)'`: the agent's one-file ESM bundle hoists such imports to its
@@ -56,38 +57,41 @@ async function client(o: S3Object, resolver?: Resolver): Promise<S3Client> {
     region: o.region || 'us-east-1',
     forcePathStyle: true,
     credentials: { accessKeyId: o.accessKey, secretAccessKey: o.secretKey },
-    requestHandler: https ? { httpsAgent: agent } : { httpAgent: agent },
+    // A bucket that stops answering fails the request with a timeout rather than at the command's deadline.
+    requestHandler: { ...(https ? { httpsAgent: agent } : { httpAgent: agent }), connectionTimeout: BUCKET_CONNECT_TIMEOUT_MS, socketTimeout: BUCKET_IDLE_TIMEOUT_MS },
   });
-}
-
-/** S3's error code (NoSuchBucket, AccessDenied…) and message; never the request. */
-export function s3Reason(err: unknown): string {
-  const e = err as { name?: string; Code?: string; message?: string };
-  const code = e.Code ?? e.name ?? 'Error';
-  return e.message && e.message !== code ? `${code}: ${e.message}` : code;
 }
 
 export async function uploadObject(o: S3Object, body: Readable, signal: AbortSignal, resolver?: Resolver): Promise<void> {
   const s3 = await client(o, resolver);
   try {
-    await multipartUpload(s3, { Bucket: o.bucket, Key: o.key }, body, { partBytes: PART_BYTES, queue: QUEUE, signal });
+    await multipartUpload(s3, { Bucket: o.bucket, Key: o.key }, body, { partBytes: PART_BYTES, queue: QUEUE, signal, host: new URL(o.endpoint).host });
   } finally {
     s3.destroy();
   }
 }
 
-/** The object's content as a stream; the client closes when it ends. */
+/**
+ * The object's content as a stream; the client closes when it ends. A failure, at the request
+ * or midway through the content, is a BucketFailure saying so.
+ */
 export async function downloadObject(o: S3Object, resolver?: Resolver): Promise<Readable> {
   const s3 = await client(o, resolver);
+  const step = `downloading ${o.key} from ${bucketAt(o.bucket, o.endpoint)}`;
+  let body: Readable;
   try {
-    const answer = await s3.send(new GetObjectCommand({ Bucket: o.bucket, Key: o.key }));
-    const body = answer.Body as Readable;
-    body.once('close', () => s3.destroy());
-    return body;
+    body = (await s3.send(new GetObjectCommand({ Bucket: o.bucket, Key: o.key }))).Body as Readable;
   } catch (err) {
     s3.destroy();
-    throw err;
+    throw new BucketFailure(step, err);
   }
+  const content = new PassThrough();
+  body.once('error', (err) => content.destroy(new BucketFailure(step, err)));
+  content.once('close', () => {
+    body.destroy();
+    s3.destroy();
+  });
+  return body.pipe(content);
 }
 
 export async function removeObject(o: S3Object, resolver?: Resolver): Promise<void> {

@@ -10,12 +10,13 @@ import { createGunzip } from 'node:zlib';
 import type { S3Object } from '@skiff/proto';
 import { compressInto, gzipOf } from './archive-crypto.js';
 import type { ToolRun } from './database-containers.js';
-import { downloadObject, removeObject, s3Reason, uploadObject } from './s3-object.js';
+import { BucketFailure } from './bucket-failure.js';
+import { downloadObject, removeObject, uploadObject } from './s3-object.js';
 
 /**
  * The tool's output into the object until the tool exits: null when all ended well, else why
- * not (S3's answer, or the tool's exit), the partial object removed. Rethrows when `signal`
- * aborted the run.
+ * not (the failed request to the bucket, or the tool's exit), the partial object removed.
+ * Rethrows when `signal` aborted the run.
  */
 export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: AbortSignal): Promise<string | null> {
   const body = new PassThrough();
@@ -24,15 +25,18 @@ export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: 
     await Promise.all(steps);
     return null;
   } catch (err) {
-    // The first failure is the cause; the rest follow from it.
     run.cancel();
     body.destroy();
     // A tool that fails after its output ended leaves an upload that may still complete (or
     // abort its parts): the object is removed once nothing can store it any more.
-    await Promise.allSettled(steps);
+    const settled = await Promise.allSettled(steps);
     await removeObject(object).catch(() => undefined);
     if (signal.aborted) throw err;
-    return (err as { $metadata?: unknown }).$metadata ? `the upload failed: ${s3Reason(err)}` : (err as Error).message;
+    // A failed request to the bucket is the cause whatever settled first: the upload leaving its
+    // stream aborts the compression ("The operation was aborted") and the tool is killed.
+    const bucket = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected' && s.reason instanceof BucketFailure);
+    // Otherwise the first failure is the cause; the rest follow from it.
+    return ((bucket?.reason ?? err) as Error).message;
   }
 }
 
@@ -41,20 +45,20 @@ const TOOL_EXIT_WAIT_MS = 5_000;
 
 /** The object's gzip bytes; throws with the reason a person reads (the download's, or the decryption's). */
 export async function openArchive(object: S3Object): Promise<Readable> {
-  let source: Readable;
-  try {
-    source = await downloadObject(object);
-  } catch (err) {
-    throw new Error(`the download failed: ${s3Reason(err)}`);
-  }
-  return gzipOf(source, object);
+  return gzipOf(await downloadObject(object), object);
+}
+
+/** Why a feed failed; `download`: the bucket's side (the reason names the request), not the file's nor the tool's. */
+export interface FeedFailure {
+  reason: string;
+  download: boolean;
 }
 
 /**
  * `source` through gunzip into the tool's input until the tool exits: null when both ended
  * well, else why not. Rethrows when `signal` aborted the run.
  */
-export async function feedTool(run: ToolRun, source: Readable, signal: AbortSignal): Promise<string | null> {
+export async function feedTool(run: ToolRun, source: Readable, signal: AbortSignal): Promise<FeedFailure | null> {
   run.output.resume();
   const exited = run.exited();
   try {
@@ -64,8 +68,10 @@ export async function feedTool(run: ToolRun, source: Readable, signal: AbortSign
     source.destroy();
     run.cancel();
     if (signal.aborted) throw err;
+    // The download broke midway: the tool, its input cut, only says it was killed.
+    if (err instanceof BucketFailure) return { reason: err.message, download: true };
     // A tool that stops reading makes the write fail first: its own exit says why.
     const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
-    return (tool ?? (err as Error)).message;
+    return { reason: (tool ?? (err as Error)).message, download: false };
   }
 }

@@ -12,6 +12,7 @@ import type { VolumeContainers } from '../dumps/volume-containers.js';
 import { foreignVolume } from '../deployments/volume-claims.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
+import { scrubToolReason } from './tool-reason.js';
 
 export interface VolumeCommandDeps {
   /** Runs the archive tool (docker exec) in the throw-away container. */
@@ -40,7 +41,7 @@ export function backupVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       const containerId = await deps.volumes.start(volume, true, command.commandId);
       try {
         const why = await archiveToolOutput(await deps.containers.run(containerId, VOLUME_ARCHIVE, false), object!, signal);
-        if (why) return failed(why);
+        if (why) return failed(scrubToolReason(why, object, []));
         return succeeded();
       } finally {
         await deps.volumes.remove(containerId).catch((err: unknown) => log.warn({ err, containerId }, 'the volume tool container could not be removed'));

@@ -40,7 +40,7 @@ export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       }
       log.info({ objectKey: object!.key, bucket: object!.bucket, tool: tool.tool }, 'restoring the database');
       const why = await feedTool(await deps.containers.run(containerId, tool, true), source, signal);
-      if (why) return refused(`the restore failed: ${why}`);
+      if (why) return refused(why.download ? why.reason : `the restore failed: ${why.reason}`);
       return succeeded();
     },
   };

@@ -10,6 +10,7 @@ import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
 import { applicationVolumeLabels, foreignVolume } from '../deployments/volume-claims.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
+import { scrubToolReason } from './tool-reason.js';
 import type { VolumeCommandDeps } from './backup-volume.js';
 
 
@@ -37,7 +38,7 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       try {
         source = await openArchive(object!);
       } catch (err) {
-        return failed((err as Error).message);
+        return failed(scrubToolReason((err as Error).message, object, []));
       }
       log.info({ objectKey: object!.key, bucket: object!.bucket, volume }, 'restoring the volume');
       let containerId: string | null = null;
@@ -46,7 +47,7 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
         if (!labels) await deps.volumes.create(volume, applicationVolumeLabels(target!.workload!.id));
         containerId = await deps.volumes.start(volume, false, command.commandId);
         const why = await feedTool(await deps.containers.run(containerId, VOLUME_EXTRACT, true), source, signal);
-        if (why) return failed(`the restore failed: ${why}`);
+        if (why) return failed(scrubToolReason(why.download ? why.reason : `the restore failed: ${why.reason}`, object, []));
         return succeeded();
       } finally {
         source.destroy();

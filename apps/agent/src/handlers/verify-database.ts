@@ -18,6 +18,7 @@ import { ImageAbsent, type ScratchDatabases } from '../dumps/scratch-databases.j
 import { restoreCommand } from '../dumps/tool-commands.js';
 import { countCommand, engineName, parseCounts, readyCommand, verifyTools } from '../dumps/verify-tools.js';
 import { type CommandHandler, type CommandOutcome, failed, succeeded } from '../pipeline/handler.js';
+import { scrubToolReason } from './tool-reason.js';
 
 export interface VerifyDatabaseDeps {
   containers: DatabaseContainers;
@@ -72,7 +73,8 @@ export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler 
         return failed(`the throw-away container of ${chosen.name} could not start: ${(err as Error).message}`);
       }
       try {
-        return await verifyIn(id, target!, deps, signal, () => openArchive(object!));
+        const outcome = await verifyIn(id, target!, deps, signal, () => openArchive(object!));
+        return outcome.reason ? { ...outcome, reason: scrubToolReason(outcome.reason, object, []) } : outcome;
       } finally {
         await deps.scratch.remove(id).catch((err: unknown) => log.warn({ err, container: name }, 'the throw-away container could not be removed'));
       }
@@ -106,7 +108,7 @@ async function verifyIn(
     return failed((err as Error).message);
   }
   const why = await feedTool(await deps.containers.run(id, restoreCommand(engine, database)!, true), source, signal);
-  if (why) return failed(`the file does not restore: ${why}`);
+  if (why) return failed(why.download ? why.reason : `the file does not restore: ${why.reason}`);
   const count = await deps.containers.run(id, countCommand(engine, database)!, false);
   const chunks: Buffer[] = [];
   count.output.on('data', (chunk: Buffer) => chunks.push(chunk));
