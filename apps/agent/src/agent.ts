@@ -6,7 +6,7 @@
  */
 import type { RegistryRemoval } from './deployments/server-registry-teardown.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { CommandKind } from '@skiff/proto';
+import { CommandKind, timestampToDate } from '@skiff/proto';
 import type { CommandVerifier } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ComposeSettings } from './compose/cli.js';
@@ -22,6 +22,7 @@ import type { DockerDriver } from './docker/driver.js';
 import type { DatabaseContainers } from './dumps/database-containers.js';
 import type { VolumeContainers } from './dumps/volume-containers.js';
 import type { ScratchDatabases } from './dumps/scratch-databases.js';
+import { type ContainerLister, SCRATCH_CONTAINERS, VOLUME_TOOL_CONTAINERS, removeLeftovers } from './dumps/throwaway-leftovers.js';
 import type { DeployApplicationDeps } from './handlers/deploy-application.js';
 import type { DeployComposeDeps } from './handlers/deploy-compose.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
@@ -80,6 +81,11 @@ export interface AgentDeps {
   volumes?: VolumeContainers;
   /** The throw-away database containers of verifications (with `databases`); absent: VerifyDatabase is rejected. */
   scratch?: ScratchDatabases;
+  /**
+   * Where the throw-away containers of `scratch` and `volumes` that an earlier run left are
+   * looked for at start (throwaway-leftovers.ts; main.ts: the engine's socket); absent: not looked for.
+   */
+  leftovers?: ContainerLister;
   /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
   nodes?: SwarmNodes;
   /** Removes the server registry when the swarm is back to one node (server-registry-teardown.ts). */
@@ -102,6 +108,8 @@ export class Agent {
   readonly logStreams: LogStreams | null;
   private stopping: Promise<void> | null = null;
   private readonly crashLoops: CrashLoopWatcher | null;
+  /** Resolves when the throw-away containers of an earlier run were looked for (and removed) at start. */
+  leftoversSwept: Promise<void> | null = null;
 
   constructor(private readonly deps: AgentDeps) {
     const { journal, reports, log, now } = deps;
@@ -237,6 +245,7 @@ export class Agent {
     const pending = this.deps.journal.unfinished();
     if (pending.length > 0) this.deps.log.info({ count: pending.length }, 'resuming commands left unfinished by the last run');
     for (const entry of pending) this.schedule(entry.id);
+    this.leftoversSwept ??= this.removeLeftovers();
     this.consumer.start();
     this.crashLoops?.start();
     this.controlStarted ??= this.control.start().catch((err: unknown) => {
@@ -267,8 +276,36 @@ export class Agent {
       this.logStreams?.stopAll();
       this.abort.abort();
       await this.scheduler.stop();
+      await this.leftoversSwept;
     })();
     return this.stopping;
+  }
+
+  /**
+   * Throw-away containers (verifications, volume archives) whose command will not run its
+   * handler again: once at start, off the command path. A command still running, or
+   * unfinished before its deadline (its rerun replaces them), keeps its own.
+   */
+  private async removeLeftovers(): Promise<void> {
+    const now = this.deps.now ?? (() => new Date());
+    const liveCommands = () =>
+      this.deps.journal
+        .unfinished()
+        .filter((e) => this.running.get(e.id) || !e.command?.deadline || timestampToDate(e.command.deadline).getTime() > now().getTime())
+        .map((e) => e.id);
+    const kinds = [
+      { containers: SCRATCH_CONTAINERS, port: this.deps.scratch },
+      { containers: VOLUME_TOOL_CONTAINERS, port: this.deps.volumes },
+    ];
+    for (const { containers, port } of kinds) {
+      if (!port || !this.deps.leftovers) continue;
+      try {
+        const removed = await removeLeftovers(this.deps.leftovers, containers, liveCommands, (id) => port.remove(id));
+        if (removed.length > 0) this.deps.log.info({ containers: removed }, 'removed the throw-away containers of commands that will not run again');
+      } catch (err) {
+        this.deps.log.warn({ err }, 'could not look for leftover throw-away containers');
+      }
+    }
   }
 
   private schedule(id: string): boolean {

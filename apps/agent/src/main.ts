@@ -39,6 +39,7 @@ import type { CleanupEngine } from './docker/dockerode-cleanup.js';
 import type { ContainerOps } from './docker/container-ops.js';
 import type { DatabaseContainers } from './dumps/database-containers.js';
 import type { VolumeContainers } from './dumps/volume-containers.js';
+import { EngineSocket } from './docker/engine-socket.js';
 import type { ScratchDatabases } from './dumps/scratch-databases.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
 import type { ClusterRegistry } from './deployments/cluster-image.js';
@@ -282,6 +283,8 @@ async function main(): Promise<void> {
     volumes: loadedOnFirstCall<VolumeContainers>(async () =>
       new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000)),
     ),
+    // Read at start over the socket: a Docker client is loaded only when one is left to remove.
+    leftovers: new EngineSocket({ socketPath: config.dockerSocket, timeoutMs: 60_000 }),
     scratch: loadedOnFirstCall<ScratchDatabases>(async () =>
       new (await import('./dumps/scratch-databases.js')).DockerodeScratchDatabases(await dockerodeAt(config.dockerSocket, 60_000)),
     ),

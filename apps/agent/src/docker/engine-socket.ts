@@ -43,9 +43,10 @@ export class EngineSocket {
     return this.get(`/tasks${filtersQuery(options.filters)}`);
   }
 
-  /** GET /containers/json, with dockerode's `listContainers` options. */
-  listContainers(options: { filters?: Record<string, string[]> } = {}): Promise<unknown> {
-    return this.get(`/containers/json${filtersQuery(options.filters)}`);
+  /** GET /containers/json, with dockerode's `listContainers` options (`all`: stopped ones too). */
+  listContainers(options: { all?: boolean; filters?: Record<string, string[]> } = {}): Promise<unknown> {
+    const query = filtersQuery(options.filters);
+    return this.get(`/containers/json${query}${options.all ? `${query ? '&' : '?'}all=true` : ''}`);
   }
 
   /**

@@ -10,10 +10,10 @@ import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import type { DatabaseEngine } from '@skiff/proto';
 import { checkImageRef, checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
+import { SCRATCH_LABEL, scratchName } from './throwaway-leftovers.js';
 import { scratchEnv } from './verify-tools.js';
 
-/** The label that marks a verification's container, its value the command's id. */
-export const SCRATCH_LABEL = 'skiff.verify';
+export { SCRATCH_LABEL, scratchName };
 
 const LOG_LINES = 5;
 

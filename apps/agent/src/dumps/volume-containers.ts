@@ -6,6 +6,7 @@
  */
 import type Dockerode from 'dockerode';
 import { checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
+import { VOLUME_TOOL_LABEL, volumeToolName } from './throwaway-leftovers.js';
 import { VOLUME_PATH } from './tool-commands.js';
 
 /** A small image with tar and sh, present on every server Skiff's tools set up. */
@@ -21,8 +22,8 @@ export interface VolumeContainers {
   create(volume: string, labels: Record<string, string>): Promise<void>;
   /** The names of the running containers that mount the volume. */
   mountedBy(volume: string): Promise<string[]>;
-  /** Starts a throw-away container mounting the volume at VOLUME_PATH; answers its id. */
-  start(volume: string, readOnly: boolean, label: string): Promise<string>;
+  /** Starts command `commandId`'s throw-away container mounting the volume at VOLUME_PATH (replacing one a run left); answers its id. */
+  start(volume: string, readOnly: boolean, commandId: string): Promise<string>;
   remove(containerId: string): Promise<void>;
 }
 
@@ -54,13 +55,16 @@ export class DockerodeVolumeContainers implements VolumeContainers {
     return found.map((c) => (c.Names[0] ?? c.Id).replace(/^\//, ''));
   }
 
-  async start(volume: string, readOnly: boolean, label: string): Promise<string> {
+  async start(volume: string, readOnly: boolean, commandId: string): Promise<string> {
     checkObjectName('volume', volume, 'create container');
+    const name = volumeToolName(commandId);
+    await this.remove(name);
     const container = await engineCall('create container', () =>
       this.docker.createContainer({
+        name,
         Image: this.image,
         Cmd: ['sleep', '86400'],
-        Labels: { 'skiff.volume-tool': label },
+        Labels: { [VOLUME_TOOL_LABEL]: name },
         NetworkDisabled: true,
         HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none', ...VOLUME_TOOL_LIMITS },
       }),

@@ -9,6 +9,7 @@ import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import { VOLUME_EXTRACT } from '../dumps/tool-commands.js';
 import { applicationVolumeLabels, foreignVolume } from '../deployments/volume-claims.js';
 import { refuseVolumeCommand } from '../dumps/volume-refusal.js';
+import { volumeToolName } from '../dumps/throwaway-leftovers.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import { scrubToolReason } from './tool-reason.js';
 import type { VolumeCommandDeps } from './backup-volume.js';
@@ -30,6 +31,8 @@ export function restoreVolumeHandler(deps: VolumeCommandDeps): CommandHandler {
       const labels = await deps.volumes.labels(volume);
       const foreign = labels && foreignVolume(volume, labels, target!.workload!.id);
       if (foreign) return failed(foreign);
+      // What an interrupted run of this command left mounts the volume too.
+      await deps.volumes.remove(volumeToolName(command.commandId));
       const users = await deps.volumes.mountedBy(volume);
       if (users.length > 0 && !force) {
         return failed(`the volume ${volume} is mounted by running containers (${users.join(', ')}): stop the application first, or restore with force`);

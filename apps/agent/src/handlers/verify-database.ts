@@ -14,7 +14,7 @@ import { CommandKind, type Command, type DatabaseTarget } from '@skiff/proto';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
 import type { DatabaseContainers } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
-import { ImageAbsent, type ScratchDatabases } from '../dumps/scratch-databases.js';
+import { ImageAbsent, type ScratchDatabases, scratchName } from '../dumps/scratch-databases.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
 import { countCommand, engineName, parseCounts, readyCommand, verifyTools } from '../dumps/verify-tools.js';
 import { type CommandHandler, type CommandOutcome, failed, succeeded } from '../pipeline/handler.js';
@@ -30,9 +30,6 @@ export interface VerifyDatabaseDeps {
 
 const READY_TIMEOUT_MS = 180_000;
 const POLL_MS = 500;
-
-/** The container's name: one per command, so a rerun finds what an interrupted run left. */
-const scratchName = (commandId: string) => `skiff-verify-${commandId.replace(/[^a-zA-Z0-9_.-]/g, '-')}`;
 
 export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler {
   return {

@@ -1,0 +1,86 @@
+// At its start the agent removes the throw-away containers (verifications' and volume archives')
+// that an earlier run left and no command will come back for, found by Skiff's own label whose
+// value is the container's name; a container of the same image without it, or whose label is
+// not its own name (an image's label inherited by a user's container), is kept.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import Dockerode from 'dockerode';
+import { pino } from 'pino';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DockerodeDriver } from '../docker/dockerode-driver.js';
+import { EngineSocket } from '../docker/engine-socket.js';
+import { ensureCommandStream } from '../testing/nats.js';
+import { startReportServer } from '../testing/report-server.js';
+import { startTestAgent } from '../testing/test-agent.js';
+import { waitUntil } from '../testing/wait.js';
+import { DockerodeScratchDatabases } from './scratch-databases.js';
+import { DockerodeVolumeContainers } from './volume-containers.js';
+
+const run = randomBytes(3).toString('hex');
+const names = {
+  verify: `skiff-verify-leftover-${run}`,
+  verifyTools: `skiff-verify-leftover-${run}-tools`,
+  volume: `skiff-volume-leftover-${run}`,
+  user: `lo-user-${run}`,
+  inherited: `lo-inherited-${run}`,
+};
+const docker = (...args: string[]) => execFileSync('/usr/bin/docker', args, { encoding: 'utf8' }).trim();
+const exists = (name: string) => {
+  try {
+    execFileSync('/usr/bin/docker', ['container', 'inspect', name], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+afterAll(() => {
+  for (const name of Object.values(names)) if (exists(name)) docker('rm', '-f', name);
+});
+
+describe('leftover throw-away containers', () => {
+  it('are removed at the agent’s start; a user’s container of the same image is kept', { timeout: 60_000 }, async () => {
+    docker('create', '--name', names.verify, '--label', `skiff.verify=${names.verify}`, 'busybox:latest', 'sleep', '60');
+    docker('create', '--name', names.verifyTools, '--label', `skiff.verify=${names.verifyTools}`, 'busybox:latest', 'true');
+    docker('run', '-d', '--name', names.volume, '--label', `skiff.volume-tool=${names.volume}`, 'busybox:latest', 'sleep', '60');
+    docker('create', '--name', names.user, 'busybox:latest', 'sleep', '60');
+    docker('create', '--name', names.inherited, '--label', 'skiff.verify=skiff-verify-someone', 'busybox:latest', 'sleep', '60');
+
+    const nc = await connect({ servers: inject('natsUrl') });
+    await ensureCommandStream(nc);
+    const reportServer = await startReportServer();
+    const folder = mkdtempSync(join(tmpdir(), 'skiff-leftovers-'));
+    const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
+    const { agent, journal, reports } = await startTestAgent({
+      serverId: `srv-lo-${run}`,
+      nc,
+      driver: new DockerodeDriver(),
+      scratch: new DockerodeScratchDatabases(engine),
+      volumes: new DockerodeVolumeContainers(engine),
+      leftovers: new EngineSocket({ socketPath: '/var/run/docker.sock', timeoutMs: 30_000 }),
+      journalDir: join(folder, 'agent'),
+      reportTarget: reportServer.target,
+      credential: `cred-${run}`,
+      log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+      maxConcurrentDeploys: 1,
+    });
+    try {
+      await waitUntil('the leftovers removed', () => !exists(names.verify) && !exists(names.verifyTools) && !exists(names.volume));
+      await agent.leftoversSwept;
+      expect(exists(names.user)).toBe(true);
+      expect(exists(names.inherited)).toBe(true);
+    } finally {
+      await agent.stop();
+      await reports.flush(5_000);
+      reports.close();
+      await journal.close();
+      await reportServer.stop();
+      await nc.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
