@@ -313,7 +313,7 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     const outcome = await waitForTasks(
       context,
       { now, pollIntervalMs: deps.pollIntervalMs, settleMs: deps.settleMs, waitTimeoutMs: Math.max(0, step.deadline - now().getTime()) },
-      'the stack did not start',
+      STACK_WAIT,
       look,
     );
     if (outcome.status === CommandStatus.COMMAND_STATUS_SUCCEEDED) return { summary: last };
@@ -321,6 +321,9 @@ export function deployComposeHandler(deps: DeployComposeDeps): CommandHandler {
     return { failed: outcome.reason };
   }
 }
+
+/** The stack's wait: its failure's reason, and the line logged when it runs. */
+export const STACK_WAIT = { failure: 'the stack did not start', done: 'the stack is running' };
 
 /** What the steps of one deploy share. */
 interface Step {

@@ -76,9 +76,12 @@ export async function changeService(
 export async function waitForTasks(
   context: CommandContext,
   deps: TaskWaitOptions,
-  what: string,
+  /** What is waited for, in a failure's reason and in the success's log line; or each said apart. */
+  what: string | { failure: string; done: string },
   look: () => Promise<TaskReading>,
 ): Promise<CommandOutcome> {
+  const done = typeof what === 'string' ? `${what}: done` : what.done;
+  if (typeof what !== 'string') what = what.failure;
   const now = deps.now ?? (() => new Date());
   const pollIntervalMs = deps.pollIntervalMs ?? 500;
   const waitUntil = Math.min(context.deadline?.getTime() ?? Infinity, now().getTime() + (deps.waitTimeoutMs ?? 5 * 60_000));
@@ -95,7 +98,7 @@ export async function waitForTasks(
       if (reading.phase === 'done') {
         const tasks = reading.settling?.join(',');
         if (tasks === undefined || (settling.tasks === tasks && now().getTime() - settling.since >= settleMs)) {
-          context.log.info({ summary: reading.summary }, `${what}: done`);
+          context.log.info({ summary: reading.summary }, done);
           return succeeded();
         }
         if (settling.tasks !== tasks) Object.assign(settling, { tasks, since: now().getTime() });
