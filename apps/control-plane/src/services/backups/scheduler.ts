@@ -96,14 +96,13 @@ export class BackupScheduler {
         if (runId === null) continue;
         ran.push(row.id);
         if (runId) this.runs!.hold(runId);
-        launched.push(
-          this.inLane(row.organizationId, async () => {
-            // A failed run is recorded in its event by the runner (or from its command's result).
-            await source.run(row, runId || undefined).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'));
-            if (runId) this.runs!.release(runId);
-            await this.staleAfterRun(source, row.id, schedule).catch((err: unknown) => this.log.error({ err }, 'stale backup check failed'));
-          }),
-        );
+        const lane = this.inLane(row.organizationId, async () => {
+          // A failed run is recorded in its event by the runner (or from its command's result).
+          await source.run(row, runId || undefined).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'));
+          if (runId) this.runs!.release(runId);
+        });
+        // The lane is free again before the stale check of what the run left.
+        launched.push(lane.then(() => this.staleAfterRun(source, row.id, schedule)).catch((err: unknown) => this.log.error({ err }, 'stale backup check failed')));
       }
     }
     if (wait) await Promise.all(launched);
