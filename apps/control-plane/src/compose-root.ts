@@ -207,7 +207,9 @@ export async function buildPlatform(options: PlatformOptions) {
   }, { previews, domains, tokens: forges.tokens }, options.log);
   webhooks.resume().catch((err: unknown) => options.log.error({ err }, 'could not start the deploys a restart left unstarted'));
   const composeFiles = new ComposeFiles(deps, access, composeStacks, { git: { knownHostsFile: options.gitKnownHostsFile }, forges: forges.reads });
-  const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: events.signal });
+  // A result applied may have ended a backup run: its event is recorded here, whoever started it.
+  const reportsApplied = { notify: () => (events.signal.notify(), backupParts.runs.notify()) };
+  const deploymentReports = new DeploymentReports({ ...deps, proxy, archives: { removeFiles: removeArchiveFiles }, events: reportsApplied });
   const archivesDir = options.archives?.dir ?? (await mkdtemp(join(tmpdir(), 'skiff-archives-')));
   const drops = new DropArchiveService(deps, access, deployments, { dir: archivesDir, log: options.log.child({ component: 'drop-archives' }) });
   const databases = databaseServices({ deps, access, projects, identity, outbox, stream: commandStream, publicIp: options.publicIp });

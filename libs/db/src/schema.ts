@@ -14,7 +14,7 @@ import type { ComposeStacksTable } from './schema/compose.js';
 import type { CacheInstancesTable } from './schema/caches.js';
 import type { DatabaseServicesTable } from './schema/databases.js';
 import type { CertificatesTable, DomainsTable, ProxyRevisionsTable } from './schema/domains.js';
-import type { BackupVerificationsTable, BackupsTable, DatabaseRestoresTable, DestinationsTable, VolumeBackupsTable, VolumeRestoresTable } from './schema/backups.js';
+import type { BackupRunsTable, BackupVerificationsTable, BackupsTable, DatabaseRestoresTable, DestinationsTable, VolumeBackupsTable, VolumeRestoresTable } from './schema/backups.js';
 import type { NotificationsTable } from './schema/notifications.js';
 import type { CommandsTable, RemovedServersTable, ServersTable, SshKeysTable } from './schema/servers.js';
 import type { GitProvidersTable } from './schema/forges.js';
@@ -72,6 +72,7 @@ export interface Database {
   backups: BackupsTable;
   databaseRestores: DatabaseRestoresTable;
   backupVerifications: BackupVerificationsTable;
+  backupRuns: BackupRunsTable;
   volumeBackups: VolumeBackupsTable;
   volumeRestores: VolumeRestoresTable;
   aiConfigs: AiConfigsTable;

@@ -31,6 +31,7 @@ import * as databaseRestores from './2026-12-07T14-00-database-restores.js';
 import * as composeRestores from './2026-12-09T04-00-compose-restores.js';
 import * as composeDeployedPorts from './2026-12-12T02-00-compose-deployed-ports.js';
 import * as accessNotify from './2026-12-12T03-00-access-notify.js';
+import * as backupRunRecords from './2026-12-12T09-00-backup-runs.js';
 import * as backupVolumesAlertsEncryption from './2026-12-07T21-00-backup-volumes-alerts-encryption.js';
 import * as backupVerifications from './2026-12-07T26-00-backup-verifications.js';
 import * as deploymentCommits from './2026-12-08T04-00-deployment-commits.js';
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-09T04-00-compose-restores': composeRestores,
   '2026-12-12T02-00-compose-deployed-ports': composeDeployedPorts,
   '2026-12-12T03-00-access-notify': accessNotify,
+  '2026-12-12T09-00-backup-runs': backupRunRecords,
 };

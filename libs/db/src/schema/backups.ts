@@ -90,6 +90,32 @@ export interface BackupVerificationsTable {
   finishedAt: Date | null;
 }
 
+/**
+ * One run of a backup (of `backups` or of `volume_backups`): `running` while a control plane
+ * holds it or its agent command runs, `ended` once the command's result is in (`succeeded`,
+ * `error`), `done` or `error` once its event is recorded.
+ */
+export interface BackupRunsTable {
+  id: string;
+  organizationId: string;
+  backupId: ColumnType<string | null, string | null | undefined, never>;
+  volumeBackupId: ColumnType<string | null, string | null | undefined, never>;
+  trigger: 'manual' | 'scheduled';
+  commandId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The object the agent writes. */
+  objectKey: ColumnType<string | null, string | null | undefined, string | null>;
+  status: 'running' | 'ended' | 'done' | 'error';
+  succeeded: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The stored object's bytes, once recorded. */
+  size: ColumnType<number | null, number | null | undefined, number | null>;
+  startedAt: Date;
+  /** When the agent finished its command. */
+  endedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  heartbeatAt: ColumnType<Date, Date | undefined, Date>;
+  finishedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 /** The schedule of one named volume of an application (`volumeBackup.*`, beyond the spec). */
 export interface VolumeBackupsTable {
   id: string;
@@ -127,3 +153,4 @@ export type Destination = Selectable<DestinationsTable>;
 export type DatabaseRestore = Selectable<DatabaseRestoresTable>;
 export type BackupVerification = Selectable<BackupVerificationsTable>;
 export type Backup = Selectable<BackupsTable>;
+export type BackupRun = Selectable<BackupRunsTable>;

@@ -15,18 +15,15 @@ export class DumpRefused extends DumpFailed {}
 /** The file name ending of each engine's dump, gzipped. */
 export const DUMP_EXTENSION: Record<string, string> = { postgres: 'dump.gz', mariadb: 'sql.gz', mysql: 'sql.gz', mongo: 'archive.gz' };
 
-const POLL_MS = 250;
-
 /**
- * Database backups run on the agent of the database's server (DumpDatabase): this queues the
- * command and waits for its row to end, so a run is recorded like the platform's, with its
- * outcome, size and duration.
+ * Database backups run on the agent of the database's server (DumpDatabase): this finds what
+ * a backup dumps and queues the command, linked to its run (`backup_runs`), whose outcome its
+ * result decides (runs.ts).
  */
 export class DatabaseDumps {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly outbox: CommandOutbox,
-    private readonly pollMs = POLL_MS,
   ) {}
 
   /** What a backup dumps: its database service, or its compose stack's service. */
@@ -62,25 +59,19 @@ export class DatabaseDumps {
     return { type: 'database', id: service.id, appName: service.appName, serverId: service.serverId, serviceName: null, engine: wire, database: row.database, engineName: engine.engine };
   }
 
-  /** Queues the dump into `object` and waits until the agent says how it ended. */
-  async dump(target: DumpTarget, object: S3Object): Promise<void> {
+  /**
+   * Queues the dump into `object`, `attach` writing the run's link to the command in the same
+   * transaction; answers the command's deadline. Its result ends the run (runs.ts).
+   */
+  async queue(target: DumpTarget, object: S3Object, attach: (tx: Db, commandId: string) => Promise<void>): Promise<Date> {
     const now = this.deps.clock();
     const commandId = this.deps.ids('cmd');
     const deadline = new Date(now.getTime() + DUMP_DEADLINE_MS);
-    await this.deps.db.transaction().execute((tx) => this.outbox.queue(tx, dumpDatabaseCommand({ commandId, target, object, createdAt: now, deadline })));
+    await this.deps.db.transaction().execute(async (tx) => {
+      await this.outbox.queue(tx, dumpDatabaseCommand({ commandId, target, object, createdAt: now, deadline }));
+      await attach(tx, commandId);
+    });
     this.outbox.notify();
-    await waitForCommand(this.deps.db, commandId, deadline, this.pollMs);
-  }
-}
-
-/** Polls a command's row until it ended; throws its reason when it did not succeed. */
-export async function waitForCommand(db: Db, commandId: string, deadline: Date, pollMs: number): Promise<void> {
-  for (;;) {
-    const row = await db.selectFrom('commands').select(['status', 'resultReason']).where('id', '=', commandId).executeTakeFirst();
-    if (row?.status === 'done') return;
-    if (row?.status === 'failed') throw new DumpFailed(row.resultReason ?? 'the agent did not say why');
-    // The relay ends an overdue command itself; this only stops waiting a little after it should have.
-    if (Date.now() > deadline.getTime() + 60_000) throw new DumpFailed('the agent did not answer before the deadline');
-    await new Promise((r) => setTimeout(r, pollMs));
+    return deadline;
   }
 }

@@ -15,6 +15,7 @@ import { DUMP_EXTENSION, type DatabaseDumps, DumpFailed, DumpRefused } from './d
 import { dataDirArchive } from './data-dir-archive.js';
 import { type DumpProcess, pgDump } from './dump-process.js';
 import { readAhead } from './read-ahead.js';
+import { type BackupRuns, RunRecorded, markSuccess } from './runs.js';
 import { objectKey, ownPrefix, retentionVictims } from './object-names.js';
 import { type Bucket, BucketError, type BucketSettings, openBucket } from './s3.js';
 
@@ -46,7 +47,8 @@ const KIND_OF: Record<string, 'databaseBackup' | 'platformBackup'> = { 'web-serv
  * (memory bounded whatever the size), retention under the backup's own folder, and one event
  * per run with its outcome, size and duration. The platform backup runs here; database
  * dumps run on the agent of the database's server (database-dumps.ts), which uploads them
- * itself: the size recorded is the stored object's.
+ * itself: their outcome comes from the command's result, whoever waits (runs.ts), and the
+ * size recorded is the stored object's. Every run has its row in `backup_runs`.
  */
 export class BackupRunner {
   constructor(
@@ -57,6 +59,7 @@ export class BackupRunner {
     private readonly platform: PlatformSource,
     private readonly log: Logger,
     private readonly dumps: DatabaseDumps,
+    private readonly runs: BackupRuns,
   ) {}
 
   private get policy() {
@@ -124,33 +127,41 @@ export class BackupRunner {
     }
   }
 
-  /** Runs one backup now and records its event; a failure is recorded, then thrown. */
-  async run(row: Backup): Promise<RunResult> {
+  /**
+   * Runs one backup now (`claimed`: the scheduler's run row of this firing) and answers what it
+   * stored. A platform backup runs here and is recorded here; a database backup is handed to its
+   * agent and recorded from the command's result (runs.ts), this only waiting for it. A failure
+   * before the agent has it is recorded here, then thrown.
+   */
+  async run(row: Backup, claimed?: string): Promise<RunResult> {
     const started = this.deps.clock();
     const kind = KIND_OF[row.databaseType] ?? 'databaseBackup';
+    const runId = claimed ?? (await this.runs.begin(this.deps.db, { backupId: row.id }, row.organizationId, 'manual', started));
+    if (claimed) await this.runs.started(runId, started);
+    this.runs.hold(runId);
     const files: string[] = [];
     let size = 0;
     try {
       // What the backup dumps is known (or refused, e.g. libSQL) before the destination is reached.
       const target = row.databaseType === 'web-server' ? null : await this.dumps.target(row);
       const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', row.destinationId).executeTakeFirstOrThrow();
+      if (target) {
+        // The endpoint is checked against the outbound policy before the agent is sent to it.
+        (await this.open(this.settingsOf(destination))).close();
+        const key = objectKey(row.prefix, row.id, started, archiveExtension(destination, DUMP_EXTENSION[target.engineName]!));
+        const deadline = await this.dumps.queue(target, this.objectOf(destination, key), (tx, commandId) => this.runs.attach(tx, runId, commandId, key));
+        return { backupId: row.id, ...(await this.runs.wait(runId, deadline)) };
+      }
       const bucket = await this.open(this.settingsOf(destination));
       try {
         const name = row.id;
-        if (target) {
-          const key = objectKey(row.prefix, name, started, archiveExtension(destination, DUMP_EXTENSION[target.engineName]!));
-          await this.dumps.dump(target, this.objectOf(destination, key));
-          files.push(key);
-          size += (await bucket.list(key)).find((o) => o.key === key)?.size ?? 0;
-        } else {
-          const sql = objectKey(row.prefix, name, started, archiveExtension(destination, 'sql.gz'));
-          size += await this.store(bucket, sql, await this.dumpPlatform(), this.passphraseOf(destination));
-          files.push(sql);
-          if (this.platform.dataDir) {
-            const data = objectKey(row.prefix, name, started, archiveExtension(destination, 'data.tar.gz'));
-            size += await this.store(bucket, data, dataDirArchive(this.platform.dataDir), this.passphraseOf(destination));
-            files.push(data);
-          }
+        const sql = objectKey(row.prefix, name, started, archiveExtension(destination, 'sql.gz'));
+        size += await this.store(bucket, sql, await this.dumpPlatform(), this.passphraseOf(destination));
+        files.push(sql);
+        if (this.platform.dataDir) {
+          const data = objectKey(row.prefix, name, started, archiveExtension(destination, 'data.tar.gz'));
+          size += await this.store(bucket, data, dataDirArchive(this.platform.dataDir), this.passphraseOf(destination));
+          files.push(data);
         }
         if (row.includeEncryptionKey) {
           const key = objectKey(row.prefix, name, started, archiveExtension(destination, 'secret.key.gz'));
@@ -165,15 +176,18 @@ export class BackupRunner {
         bucket.close();
       }
     } catch (err) {
+      // Recorded from its command's result (or its record already says how it ended).
+      if (err instanceof RunRecorded) throw err;
       const durationMs = this.deps.clock().getTime() - started.getTime();
       const error = err instanceof Error ? err.message : String(err);
       this.log.warn({ backupId: row.id, error }, 'backup failed');
-      await this.record(row, kind, 'failure', { backupId: row.id, files, size, durationMs, error });
+      await this.record(runId, row, kind, 'failure', { backupId: row.id, files, size, durationMs, error });
       throw err;
+    } finally {
+      this.runs.release(runId);
     }
     const durationMs = this.deps.clock().getTime() - started.getTime();
-    await this.deps.db.updateTable('backups').set({ lastSuccessAt: started, staleAlertedAt: null }).where('id', '=', row.id).execute();
-    await this.record(row, kind, 'success', { backupId: row.id, files, size, durationMs });
+    await this.record(runId, row, kind, 'success', { backupId: row.id, files, size, durationMs }, started);
     return { backupId: row.id, files, size, durationMs };
   }
 
@@ -218,9 +232,16 @@ export class BackupRunner {
     }
   }
 
-  private async record(row: Backup, kind: 'databaseBackup' | 'platformBackup', outcome: 'success' | 'failure', summary: Record<string, unknown>) {
-    await recordEvent(this.deps.db, { organizationId: row.organizationId, kind, outcome, summary });
-    this.signal.notify();
+  /** A run carried out here: settled and recorded in one transaction, unless its record was already settled (taken for orphaned). */
+  private async record(runId: string, row: Backup, kind: 'databaseBackup' | 'platformBackup', outcome: 'success' | 'failure', summary: Record<string, unknown>, started?: Date) {
+    const ok = outcome === 'success';
+    const recorded = await this.deps.db.transaction().execute(async (tx) => {
+      if (!(await this.runs.settle(tx, runId, ok, ok ? null : String(summary.error), Number(summary.size)))) return false;
+      if (started) await markSuccess(tx, { table: 'backups', id: row.id }, started);
+      await recordEvent(tx, { organizationId: row.organizationId, kind, outcome, summary });
+      return true;
+    });
+    if (recorded) this.signal.notify();
   }
 
   private passphraseOf(d: Destination): string | null {

@@ -2,6 +2,7 @@ import type { Db } from '@skiff/db';
 import { parseCron, previousFire } from '@skiff/domain';
 import type { Logger } from 'pino';
 import { recordEvent, type EventSignal } from '../events/events.js';
+import type { BackupRuns } from './runs.js';
 
 export const DEFAULT_BACKUP_TICK_MS = 15_000;
 
@@ -20,7 +21,8 @@ export interface ScheduledRow {
 /** One table of schedules: how a row runs, and the event kind its stale alert is sent as. */
 export interface ScheduleSource<R extends ScheduledRow = any> {
   table: 'backups' | 'volumeBackups';
-  run(row: R): Promise<unknown>;
+  /** Runs a claimed firing; `runId` is the run row written with the claim (when the scheduler keeps runs). */
+  run(row: R, runId?: string): Promise<unknown>;
   staleKind(row: R): 'databaseBackup' | 'platformBackup' | 'volumeBackup';
 }
 
@@ -33,10 +35,18 @@ export interface ScheduleSource<R extends ScheduledRow = any> {
  * after the other), lanes run side by side, and a new firing of an organization whose lane is
  * still busy is claimed only once it is free.
  *
+ * The claim writes the firing's run row (`backup_runs`, runs.ts) in its transaction, so a
+ * firing whose control plane stops during its run is not lost: its agent's result is recorded
+ * by whichever control plane receives it, and a run that had no command yet is recorded as a
+ * failure saying the control plane stopped (each tick sweeps both first).
+ *
  * It also watches for stale backups: one that has not succeeded (since its last success, or
  * its creation) within twice its interval (the time between its cron's last two firings)
  * gets one failure event of its kind, `stale: true`, claimed the same way
- * (`stale_alerted_at`), so a lapse is alerted once; a success ends the lapse.
+ * (`stale_alerted_at`), so a lapse is alerted once; a success ends the lapse. The check waits
+ * for a firing due now and for a run still going: after an outage the catch-up run decides
+ * (its success ends the lapse; its failure is an event of its own, and the stale alert
+ * follows it).
  */
 export class BackupScheduler {
   private timer: NodeJS.Timeout | undefined;
@@ -52,6 +62,7 @@ export class BackupScheduler {
     private readonly tickMs = DEFAULT_BACKUP_TICK_MS,
     more: ScheduleSource[] = [],
     private readonly signal?: EventSignal,
+    private readonly runs?: BackupRuns,
   ) {
     const staleKind = (row: { databaseType: string }) => (row.databaseType === 'web-server' ? 'platformBackup' : 'databaseBackup');
     this.sources = [{ table: 'backups', run, staleKind }, ...more];
@@ -62,10 +73,12 @@ export class BackupScheduler {
    * `wait` (tests) it returns when those runs ended; the timer does not wait for them.
    */
   async tick(wait = true): Promise<string[]> {
+    await this.runs?.sweep().catch((err: unknown) => this.log.error({ err }, 'backup runs sweep failed'));
     const ran: string[] = [];
     const launched: Promise<unknown>[] = [];
     // An organization whose runs of an earlier tick still go on claims nothing now.
     const busy = new Set(this.lanes.keys());
+    const going = await this.unfinished();
     for (const source of this.sources) {
       const table = source.table as 'backups';
       const rows = (await this.db.selectFrom(table).selectAll().where('enabled', '=', true).execute()) as unknown as ScheduledRow[];
@@ -74,24 +87,61 @@ export class BackupScheduler {
         const schedule = parseCron(row.schedule);
         const due = previousFire(schedule, now);
         if (!due || due < new Date(row.createdAt)) continue;
-        await this.alertIfStale(source, row, schedule, due, now);
-        if (row.lastScheduledAt && new Date(row.lastScheduledAt) >= due) continue;
-        if (busy.has(row.organizationId)) continue;
-        const claimed = await this.db
-          .updateTable(table)
-          .set({ lastScheduledAt: due })
-          .where('id', '=', row.id)
-          .where((eb) => eb.or([eb('lastScheduledAt', 'is', null), eb('lastScheduledAt', '<', due)]))
-          .returning('id')
-          .executeTakeFirst();
-        if (!claimed) continue;
+        const claimable = !(row.lastScheduledAt && new Date(row.lastScheduledAt) >= due) && !busy.has(row.organizationId);
+        if (!claimable) {
+          if (!going.has(row.id)) await this.alertIfStale(source, row, schedule, due, now);
+          continue;
+        }
+        const runId = await this.claim(source, row, due, now);
+        if (runId === null) continue;
         ran.push(row.id);
-        // A failed run is recorded in its event by the runner.
-        launched.push(this.inLane(row.organizationId, () => source.run(row).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'))));
+        if (runId) this.runs!.hold(runId);
+        const lane = this.inLane(row.organizationId, async () => {
+          // A failed run is recorded in its event by the runner (or from its command's result).
+          await source.run(row, runId || undefined).catch((err: unknown) => this.log.debug({ backupId: row.id, err: (err as Error).message }, 'scheduled backup failed'));
+          if (runId) this.runs!.release(runId);
+        });
+        // The lane is free again before the stale check of what the run left.
+        launched.push(lane.then(() => this.staleAfterRun(source, row.id, schedule)).catch((err: unknown) => this.log.error({ err }, 'stale backup check failed')));
       }
     }
     if (wait) await Promise.all(launched);
     return ran;
+  }
+
+  /** Claims the firing `due` of `row`, with its run row: null when another scheduler has it; '' when no runs are kept. */
+  private async claim(source: ScheduleSource, row: ScheduledRow, due: Date, now: Date): Promise<string | null> {
+    const table = source.table as 'backups';
+    return this.db.transaction().execute(async (tx) => {
+      const claimed = await tx
+        .updateTable(table)
+        .set({ lastScheduledAt: due })
+        .where('id', '=', row.id)
+        .where((eb) => eb.or([eb('lastScheduledAt', 'is', null), eb('lastScheduledAt', '<', due)]))
+        .returning('id')
+        .executeTakeFirst();
+      if (!claimed) return null;
+      if (!this.runs) return '';
+      const ref = source.table === 'backups' ? { backupId: row.id } : { volumeBackupId: row.id };
+      return this.runs.begin(tx, ref, row.organizationId, 'scheduled', now);
+    });
+  }
+
+  /** The backups (of either table) with a run still going or whose result is not recorded yet. */
+  private async unfinished(): Promise<Set<string>> {
+    if (!this.runs) return new Set();
+    const rows = await this.db.selectFrom('backupRuns').select(['backupId', 'volumeBackupId']).where('status', 'in', ['running', 'ended']).execute();
+    return new Set(rows.map((r) => (r.backupId ?? r.volumeBackupId)!));
+  }
+
+  /** The stale check of a backup whose run just ended, on its row as the run left it. */
+  private async staleAfterRun(source: ScheduleSource, id: string, schedule: ReturnType<typeof parseCron>): Promise<void> {
+    const table = source.table as 'backups';
+    const row = (await this.db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as unknown as ScheduledRow | undefined;
+    if (!row?.enabled) return;
+    const now = this.clock();
+    const due = previousFire(schedule, now);
+    if (due) await this.alertIfStale(source, row, schedule, due, now);
   }
 
   /**
@@ -131,6 +181,8 @@ export class BackupScheduler {
 
   start(): void {
     if (this.timer) return;
+    // What a stopped control plane left (results received, runs without their process) is recorded now.
+    this.runs?.notify();
     this.timer = setInterval(() => {
       this.running = this.running.then(() => this.tick(false)).catch((err: unknown) => this.log.error({ err }, 'backup scheduler tick failed'));
     }, this.tickMs);
@@ -142,5 +194,6 @@ export class BackupScheduler {
     this.timer = undefined;
     await this.running;
     await Promise.all(this.lanes.values());
+    await this.runs?.stop();
   }
 }

@@ -1,5 +1,5 @@
-import type { Backup, BackupVerification } from '@skiff/db';
-import { DatabaseEngine } from '@skiff/proto';
+import type { Backup, BackupVerification, Db } from '@skiff/db';
+import { type Command, DatabaseEngine } from '@skiff/proto';
 import type { Logger } from 'pino';
 import { DUMP_DEADLINE_MS, type DumpTarget, WIRE_ENGINES } from '../../agents/outbound/kinds/database-dump.js';
 import { verifyDatabaseCommand } from '../../agents/outbound/kinds/database-verify.js';
@@ -54,10 +54,36 @@ export class BackupVerifications {
 
   /** After a successful scheduled run of a verifiable backup: its new file is verified; a refusal is only logged. */
   async afterScheduledRun(row: Backup, result: RunResult): Promise<void> {
-    if (!this.verifiable(row)) return;
     const key = result.files.find((f) => !isKeyFile(f));
-    if (!key) return;
-    await this.queue(row, key, 'scheduled').catch((err: unknown) => this.log.warn({ backupId: row.id, err: (err as Error).message }, 'scheduled verification not queued'));
+    const prepared = key ? await this.prepareScheduled(row, key) : null;
+    if (!prepared) return;
+    await this.deps.db.transaction().execute((tx) => this.insert(tx, prepared));
+    this.outbox.notify();
+  }
+
+  /**
+   * The verification of a scheduled run's new file (known stored: no listing), to be inserted in
+   * the transaction that records the run (runs.ts); null when the backup is not verifiable or
+   * its target is gone (logged).
+   */
+  async prepareScheduled(row: Backup, key: string): Promise<PreparedVerification | null> {
+    if (!this.verifiable(row) || isKeyFile(key)) return null;
+    try {
+      return await this.prepare(row, key, 'scheduled');
+    } catch (err) {
+      this.log.warn({ backupId: row.id, err: (err as Error).message }, 'scheduled verification not queued');
+      return null;
+    }
+  }
+
+  /** Writes a prepared verification and its command; the caller wakes the outbox (`notify`) once committed. */
+  async insert(tx: Db, p: PreparedVerification): Promise<void> {
+    await tx.insertInto('backupVerifications').values(p.values).execute();
+    await this.outbox.queue(tx, p.command);
+  }
+
+  notify(): void {
+    this.outbox.notify();
   }
 
   /** `backup.oneVerification`. */
@@ -111,7 +137,8 @@ export class BackupVerifications {
     if (!this.verifiable(backup)) {
       throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB databases (services, or services of a compose stack) can be verified');
     }
-    const { target, image } = await this.targetOf(backup);
+    // Its target is checked before the destination is reached.
+    await this.targetOf(backup);
     const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', backup.destinationId).executeTakeFirstOrThrow();
     const own = ownPrefix(backup.prefix, backup.id);
     if (key !== null && !isFileIn(key, own)) {
@@ -129,28 +156,35 @@ export class BackupVerifications {
     if (key !== null && !files.includes(key)) throw Invalid('key', 'no such file in the backup’s destination');
     const chosen = key ?? files.sort().at(-1);
     if (!chosen) throw Invalid('backupId', 'the backup has no file yet: run it first');
+    const prepared = await this.prepare(backup, chosen, trigger);
+    await this.deps.db.transaction().execute((tx) => this.insert(tx, prepared));
+    this.outbox.notify();
+    return { verificationId: prepared.values.id, commandId: prepared.values.commandId, key: chosen, status: 'queued' as const };
+  }
 
+  /** The record and the VerifyDatabase command of a verification of `key`. */
+  private async prepare(backup: Backup, key: string, trigger: 'manual' | 'scheduled'): Promise<PreparedVerification> {
+    const { target, image } = await this.targetOf(backup);
+    const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', backup.destinationId).executeTakeFirstOrThrow();
     const now = this.deps.clock();
-    const verificationId = this.deps.ids('vrf');
+    const id = this.deps.ids('vrf');
     const commandId = this.deps.ids('cmd');
     const command = verifyDatabaseCommand({
       commandId,
       target,
-      object: this.runner.objectOf(destination, chosen),
+      object: this.runner.objectOf(destination, key),
       image,
       createdAt: now,
       deadline: new Date(now.getTime() + DUMP_DEADLINE_MS),
     });
-    await this.deps.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('backupVerifications')
-        .values({ id: verificationId, organizationId: backup.organizationId, backupId: backup.id, objectKey: chosen, commandId, trigger, status: 'running' })
-        .execute();
-      await this.outbox.queue(tx, command);
-    });
-    this.outbox.notify();
-    return { verificationId, commandId, key: chosen, status: 'queued' as const };
+    return { values: { id, organizationId: backup.organizationId, backupId: backup.id, objectKey: key, commandId, trigger, status: 'running' }, command };
   }
+}
+
+/** A verification ready to be written with its command (`BackupVerifications.insert`). */
+export interface PreparedVerification {
+  values: { id: string; organizationId: string; backupId: string; objectKey: string; commandId: string; trigger: 'manual' | 'scheduled'; status: 'running' };
+  command: Command;
 }
 
 const record = (row: BackupVerification) => ({

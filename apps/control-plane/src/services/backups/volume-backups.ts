@@ -11,9 +11,10 @@ import { type EventSignal, recordEvent } from '../events/events.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { ServiceAccess } from '../shared/service-access.js';
 import { type BackupLimits, DEFAULT_BACKUP_LIMITS, assertBackupRoom } from './backup-limits.js';
-import { DumpFailed, waitForCommand } from './database-dumps.js';
+import { DumpFailed } from './database-dumps.js';
 import type { DestinationService } from './destinations.js';
-import { isFileIn, objectKey, ownPrefix, retentionVictims } from './object-names.js';
+import { isFileIn, objectKey, ownPrefix } from './object-names.js';
+import { type BackupRuns, RunRecorded } from './runs.js';
 import { type BackupRunner, archiveExtension } from './runner.js';
 import { BucketError } from './s3.js';
 
@@ -34,12 +35,11 @@ export interface VolumeRestoreInput {
   force?: boolean;
 }
 
-const POLL_MS = 250;
-
 /**
  * `volumeBackup.*` (beyond the spec): schedules of an application's named volume, their runs
- * (BackupVolume on the agent of the application's server, waited for like database dumps,
- * recorded as `volumeBackup` events with outcome, size and duration; retention as backups'),
+ * (BackupVolume on the agent of the application's server, its outcome recorded from the
+ * command's result like database dumps' (runs.ts) as `volumeBackup` events with outcome, size
+ * and duration; retention as backups'),
  * and restores into a volume of the same application (RestoreVolume), kept in
  * `volume_restores`. Access follows the application.
  */
@@ -52,7 +52,7 @@ export class VolumeBackups {
     private readonly outbox: CommandOutbox,
     private readonly signal: EventSignal,
     private readonly log: Logger,
-    private readonly pollMs = POLL_MS,
+    private readonly runs: BackupRuns,
     private readonly limits: BackupLimits = DEFAULT_BACKUP_LIMITS,
   ) {}
 
@@ -134,51 +134,49 @@ export class VolumeBackups {
     }
   }
 
-  /** Runs one volume backup now and records its event; a failure is recorded, then thrown. */
-  async run(row: VolumeBackup) {
+  /**
+   * Runs one volume backup now (`claimed`: the scheduler's run row of this firing): its
+   * BackupVolume's result is recorded whoever waits for it (runs.ts); a failure before the agent
+   * has it is recorded here, then thrown.
+   */
+  async run(row: VolumeBackup, claimed?: string) {
     const started = this.deps.clock();
-    const files: string[] = [];
-    let size = 0;
+    const runId = claimed ?? (await this.runs.begin(this.db, { volumeBackupId: row.id }, row.organizationId, 'manual', started));
+    if (claimed) await this.runs.started(runId, started);
+    this.runs.hold(runId);
     const app = await this.db.selectFrom('applications').select(['id', 'appName', 'serverId']).where('id', '=', row.applicationId).executeTakeFirst();
     const workload = app ? { kind: 'application', id: app.id, name: app.appName } : undefined;
     try {
       if (!app) throw new DumpFailed('the backup’s application is gone');
       const destination = await this.db.selectFrom('destinations').selectAll().where('id', '=', row.destinationId).executeTakeFirstOrThrow();
-      const settings = this.runner.settingsOf(destination);
-      const bucket = await this.runner.open(settings);
-      try {
-        const key = objectKey(row.prefix, row.id, started, archiveExtension(destination, 'tar.gz'));
-        const now = this.deps.clock();
-        const commandId = this.deps.ids('cmd');
-        const deadline = new Date(now.getTime() + DUMP_DEADLINE_MS);
-        const command = backupVolumeCommand({ commandId, application: app, volumeName: row.volumeName, object: this.runner.objectOf(destination, key), createdAt: now, deadline });
-        await this.db.transaction().execute((tx) => this.outbox.queue(tx, command));
-        this.outbox.notify();
-        await waitForCommand(this.db, commandId, deadline, this.pollMs);
-        files.push(key);
-        size += (await bucket.list(key)).find((o) => o.key === key)?.size ?? 0;
-        if (row.keepLatestCount) {
-          const own = ownPrefix(row.prefix, row.id);
-          await bucket.remove(retentionVictims((await bucket.list(own)).map((o) => o.key), own, row.keepLatestCount));
-        }
-      } finally {
-        bucket.close();
-      }
+      // The endpoint is checked against the outbound policy before the agent is sent to it.
+      (await this.runner.open(this.runner.settingsOf(destination))).close();
+      const key = objectKey(row.prefix, row.id, started, archiveExtension(destination, 'tar.gz'));
+      const now = this.deps.clock();
+      const commandId = this.deps.ids('cmd');
+      const deadline = new Date(now.getTime() + DUMP_DEADLINE_MS);
+      const command = backupVolumeCommand({ commandId, application: app, volumeName: row.volumeName, object: this.runner.objectOf(destination, key), createdAt: now, deadline });
+      await this.db.transaction().execute(async (tx) => {
+        await this.outbox.queue(tx, command);
+        await this.runs.attach(tx, runId, commandId, key);
+      });
+      this.outbox.notify();
+      return { volumeBackupId: row.id, ...(await this.runs.wait(runId, deadline)) };
     } catch (err) {
+      if (err instanceof RunRecorded) throw err;
       const durationMs = this.deps.clock().getTime() - started.getTime();
       const error = err instanceof Error ? err.message : String(err);
       this.log.warn({ volumeBackupId: row.id, error }, 'volume backup failed');
-      await recordEvent(this.db, { organizationId: row.organizationId, kind: 'volumeBackup', outcome: 'failure', workload, summary: { volumeBackupId: row.id, volumeName: row.volumeName, files, size, durationMs, error } });
-      this.signal.notify();
+      const recorded = await this.db.transaction().execute(async (tx) => {
+        if (!(await this.runs.settle(tx, runId, false, error, 0))) return false;
+        await recordEvent(tx, { organizationId: row.organizationId, kind: 'volumeBackup', outcome: 'failure', workload, summary: { volumeBackupId: row.id, volumeName: row.volumeName, files: [], size: 0, durationMs, error } });
+        return true;
+      });
+      if (recorded) this.signal.notify();
       throw err;
+    } finally {
+      this.runs.release(runId);
     }
-    const durationMs = this.deps.clock().getTime() - started.getTime();
-    await this.db.transaction().execute(async (tx) => {
-      await tx.updateTable('volumeBackups').set({ lastSuccessAt: started, staleAlertedAt: null }).where('id', '=', row.id).execute();
-      await recordEvent(tx, { organizationId: row.organizationId, kind: 'volumeBackup', outcome: 'success', workload, summary: { volumeBackupId: row.id, volumeName: row.volumeName, files, size, durationMs } });
-    });
-    this.signal.notify();
-    return { volumeBackupId: row.id, files, size, durationMs };
   }
 
   async restore(p: Principal, input: VolumeRestoreInput) {

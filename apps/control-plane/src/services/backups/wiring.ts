@@ -11,6 +11,7 @@ import { DatabaseDumps } from './database-dumps.js';
 import { DestinationService } from './destinations.js';
 import { DatabaseRestores } from './restores.js';
 import { BackupRunner, type PlatformSource } from './runner.js';
+import { BackupRuns } from './runs.js';
 import { BackupScheduler } from './scheduler.js';
 import { BackupVerifications } from './verifications.js';
 import { VolumeBackups } from './volume-backups.js';
@@ -19,13 +20,13 @@ import { VolumeBackups } from './volume-backups.js';
 export interface BackupOptions {
   start?: boolean;
   tickMs?: number;
-  /** How often a database backup's run looks at its agent command's row (tests: shorter). */
+  /** How often a run waited for (database, compose, volume) looks at its row (tests: shorter). */
   dumpPollMs?: number;
   /** Backups kept per organization and per target (`SKIFF_MAX_BACKUPS_PER_ORGANIZATION`, `SKIFF_MAX_BACKUPS_PER_TARGET`). */
   limits?: Partial<BackupLimits>;
 }
 
-/** Destinations, backup records, the runner, restores, verifications and the (not yet started) scheduler, for the composition root. */
+/** Destinations, backup records, the runner and its runs, restores, verifications and the (not yet started) scheduler, for the composition root. */
 export function buildBackups(
   deps: ServiceDeps,
   access: ServiceAccess,
@@ -38,15 +39,19 @@ export function buildBackups(
   const limits: BackupLimits = { ...DEFAULT_BACKUP_LIMITS, ...options.limits };
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations, limits);
-  const dumps = new DatabaseDumps(deps, outbox, options.dumpPollMs);
-  const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps);
+  const dumps = new DatabaseDumps(deps, outbox);
+  const runs = new BackupRuns(deps, signal, log.child({ component: 'backup-runs' }), {}, options.dumpPollMs);
+  const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps, runs);
   const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
-  const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), options.dumpPollMs, limits);
+  const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), runs, limits);
   const files = new BackupFiles(deps, destinations, runner, backups, volumes, access);
-  const volumeSchedules = { table: 'volumeBackups' as const, run: (row: VolumeBackup) => volumes.run(row), staleKind: () => 'volumeBackup' as const };
+  const volumeSchedules = { table: 'volumeBackups' as const, run: (row: VolumeBackup, runId?: string) => volumes.run(row, runId), staleKind: () => 'volumeBackup' as const };
   const verifications = new BackupVerifications(deps, backups, runner, outbox, log.child({ component: 'backup-verifications' }));
-  // A successful scheduled run of a database backup is followed by a verification of its file.
-  const scheduled = async (row: Backup) => verifications.afterScheduledRun(row, await runner.run(row));
-  const scheduler = new BackupScheduler(deps.db, deps.clock, scheduled, log.child({ component: 'backup-scheduler' }), options.tickMs, [volumeSchedules], signal);
-  return { destinations, backups, runner, files, restores, verifications, volumes, scheduler, start: options.start !== false };
+  // A run's record reads its stored object's size through the runner's buckets, and a successful
+  // scheduled database run queues the verification of its file in the same transaction.
+  runs.links.buckets = runner;
+  runs.links.verifications = verifications;
+  const scheduled = (row: Backup, runId?: string) => runner.run(row, runId);
+  const scheduler = new BackupScheduler(deps.db, deps.clock, scheduled, log.child({ component: 'backup-scheduler' }), options.tickMs, [volumeSchedules], signal, runs);
+  return { destinations, backups, runner, runs, files, restores, verifications, volumes, scheduler, start: options.start !== false };
 }

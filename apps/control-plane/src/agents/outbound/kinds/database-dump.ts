@@ -2,6 +2,7 @@ import type { DatabaseEngine as EngineName } from '@skiff/db';
 import { sql } from 'kysely';
 import { wireServerId } from '@skiff/domain';
 import { type Command, CommandKind, DatabaseEngine, type S3Object, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { endRunOfCommand } from '../../../services/backups/run-records.js';
 import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } from './kind.js';
 
 /**
@@ -9,8 +10,9 @@ import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } 
  * RestoreDatabase): the engine's tool runs on the agent of the database's server, in its
  * running container, streaming to or from the bucket object. Keyed like the workload's other
  * commands (`database:<id>`, `compose:<id>`), so they run in order with its deploys. A dump's
- * runner waits for the command's row (services/backups/database-dumps.ts); a restore's result
- * ends its `database_restores` record, with the reason as its log.
+ * result ends its `backup_runs` row, whose event is then recorded whoever waits for it
+ * (services/backups/runs.ts); a restore's result ends its `database_restores` record, with
+ * the reason as its log.
  */
 
 /** Longest dump or restore: a large database takes long, but not forever. */
@@ -74,7 +76,7 @@ export const dumpDatabaseCommand = (input: DumpCommandInput) => databaseCommand(
 export const restoreDatabaseCommand = (input: DumpCommandInput) => databaseCommand(input, true);
 
 async function applyDumpResult({ tx, command, status, reason, at }: CommandResultContext): Promise<void> {
-  if (command.kind !== 'COMMAND_KIND_RESTORE_DATABASE') return;
+  if (command.kind !== 'COMMAND_KIND_RESTORE_DATABASE') return endRunOfCommand(tx, command.id, { succeeded: succeeded(status), reason, at });
   await tx
     .updateTable('databaseRestores')
     .set({ status: succeeded(status) ? 'done' : 'error', log: succeeded(status) ? sql<string>`'restored ' || object_key` : (reason ?? 'the restore did not end'), finishedAt: at })

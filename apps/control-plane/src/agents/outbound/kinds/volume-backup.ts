@@ -1,13 +1,14 @@
 import { wireServerId } from '@skiff/domain';
 import { type Command, CommandKind, type S3Object, WorkloadKind, timestampFromDate } from '@skiff/proto';
+import { endRunOfCommand } from '../../../services/backups/run-records.js';
 import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } from './kind.js';
 
 /**
  * Backups and restores of an application's named volume (BackupVolume, RestoreVolume): the
  * agent of the application's server archives or extracts the volume in a throw-away
  * container. Keyed like the application's other commands, so they run in order with its
- * deploys. A backup's runner waits for the command's row; a restore's result ends its
- * `volume_restores` record, with the reason as its log.
+ * deploys. A backup's result ends its `backup_runs` row (services/backups/runs.ts records its
+ * event); a restore's result ends its `volume_restores` record, with the reason as its log.
  */
 
 export interface VolumeCommandInput {
@@ -40,7 +41,7 @@ export const backupVolumeCommand = (input: VolumeCommandInput) => volumeCommand(
 export const restoreVolumeCommand = (input: VolumeCommandInput) => volumeCommand(input, true);
 
 async function applyVolumeResult({ tx, command, status, reason, at }: CommandResultContext): Promise<void> {
-  if (command.kind !== 'COMMAND_KIND_RESTORE_VOLUME') return;
+  if (command.kind !== 'COMMAND_KIND_RESTORE_VOLUME') return endRunOfCommand(tx, command.id, { succeeded: succeeded(status), reason, at });
   await tx
     .updateTable('volumeRestores')
     .set({ status: succeeded(status) ? 'done' : 'error', log: succeeded(status) ? 'restored' : (reason ?? 'the restore did not end'), finishedAt: at })

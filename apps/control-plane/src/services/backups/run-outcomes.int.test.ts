@@ -1,0 +1,175 @@
+// A backup run's outcome does not depend on the process that started it. Two control planes on
+// one PostgreSQL database and an S3-compatible server, the agent's side played by its reports
+// (the object put as its upload would, its result applied as the report server applies it):
+// a manual database backup whose control plane stopped while its request waited is recorded
+// when the agent's result reaches the other one (one event, last success, retention), a
+// redelivered result records nothing more; a scheduled run's result arriving the same way also
+// queues its verification, once; a run whose control plane stopped before its command was
+// queued is recorded as a failure saying so, once; after an outage the catch-up run decides
+// before any stale alert.
+import { randomBytes } from 'node:crypto';
+import { Command, CommandStatus } from '@skiff/proto';
+import { waitFor } from '@skiff/testing';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandOutbox } from '../../agents/outbound/outbox.js';
+import { buildPlatform, type Platform } from '../../compose-root.js';
+import { apiClient, startTestPlatform, type TestPlatform } from '../../testing/harness.js';
+import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3 } from '../../testing/s3-server.js';
+import { STOPPED_REASON } from './runs.js';
+
+const BUCKET = 'skiff-run-outcomes';
+const secretKey = randomBytes(32);
+let now = new Date('2026-12-08T03:00:10Z');
+let t: TestPlatform;
+let s3: Awaited<ReturnType<typeof startS3>>;
+let env: string;
+const others: Platform[] = [];
+
+beforeAll(async () => {
+  s3 = await startS3([BUCKET]);
+  t = await startTestPlatform({ secretKey, clock: () => now, backups: { dumpPollMs: 20 } });
+  env = (await t.call('project.create', { name: 'outcomes' })).body.environments[0].environmentId;
+});
+afterAll(async () => {
+  for (const b of others) await b.close().catch(() => undefined);
+  await t?.close();
+  await s3?.close();
+});
+
+/** Another control plane on the same database (the one that will stop), with its API client. */
+async function otherControlPlane() {
+  const b = await buildPlatform({
+    database: { url: t.databaseUrl! },
+    secretKey,
+    log: pino({ level: 'silent' }),
+    version: '0.0.0-test',
+    clock: () => now,
+    outbound: { allowPrivate: true },
+    host: { dailyCleanupTickMs: false },
+    backups: { start: false, dumpPollMs: 20 },
+    events: { start: false },
+  });
+  others.push(b);
+  const { contractsByName } = await import('@skiff/contracts');
+  return { b, call: apiClient(b.app, t.ownerKey, (op) => contractsByName.get(op)?.method ?? 'POST') };
+}
+
+const ok = async (op: string, input: Record<string, unknown>) => {
+  const r = await t.call(op, input);
+  expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
+  return r.body;
+};
+
+/** A running PostgreSQL service (as its deploy would leave it) and a backup of it on the S3 server. */
+async function databaseBackup(name: string, overrides: Record<string, unknown> = {}) {
+  const pg = await ok('dbA.create', { name, environmentId: env });
+  await t.db.updateTable('databaseServices').set({ applicationStatus: 'done' }).where('id', '=', pg.dbAId).execute();
+  const destination = await ok('destination.create', { name, endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: S3_SECRET_KEY });
+  const backup = await ok('backup.create', { schedule: '0 3 * * *', prefix: `${name}/`, destinationId: destination.destinationId, database: 'app', databaseType: 'dbA', dbAId: pg.dbAId, keepLatestCount: 1, ...overrides });
+  await onlyScheduled(backup.backupId);
+  return { pg, backup };
+}
+
+/** The earlier tests' schedules off (their runs would wait for an agent in the organization's lane); created now. */
+async function onlyScheduled(backupId: string) {
+  await t.db.updateTable('backups').set({ enabled: false }).where('id', '!=', backupId).execute();
+  await t.db.updateTable('backups').set({ createdAt: now } as never).where('id', '=', backupId).execute();
+}
+
+/** The DumpDatabase queued for the database service, once it is there, and the object it writes. */
+async function dumpCommand(dbAId: string) {
+  const row = await waitFor(() => t.db.selectFrom('commands').selectAll().where('workloadKey', '=', `database:${dbAId}`).where('kind', '=', 'COMMAND_KIND_DUMP_DATABASE').executeTakeFirst(), { what: 'a DumpDatabase command' });
+  const command = Command.decode(new CommandOutbox(t.platform.secrets).open(row.payload));
+  const key = command.payload?.$case === 'dumpDatabase' ? command.payload.value.object!.key : '';
+  return { id: row.id, key };
+}
+
+const eventsOf = async (backupId: string) =>
+  (await t.db.selectFrom('events').selectAll().where('kind', '=', 'databaseBackup').orderBy('id').execute()).filter((e) => (e.summary as any).backupId === backupId);
+const succeeded = (commandId: string) => ({ commandId, status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '', finishedAt: undefined });
+
+describe('a run whose control plane stopped', () => {
+  it('is recorded from the agent’s result by the other control plane, once, also when the result comes again', async () => {
+    now = new Date('2026-12-08T03:00:10Z');
+    const { pg, backup } = await databaseBackup('manual');
+    const older = `manual/${backup.backupId}/2026-12-01T03-00-00-000Z.dump.gz`;
+    await s3.put(BUCKET, older, 'an older dump');
+    const { b, call } = await otherControlPlane();
+    // The request waits on B; B stops (its request with it) while the agent dumps.
+    const abandoned = call('backup.manualBackupDbA', { backupId: backup.backupId }).catch(() => undefined);
+    const command = await dumpCommand(pg.dbAId);
+    expect(command.key).toBe(`manual/${backup.backupId}/2026-12-08T03-00-10-000Z.dump.gz`);
+    await b.close();
+    void abandoned;
+    expect(await eventsOf(backup.backupId)).toEqual([]);
+
+    // The agent's upload, then its result, reach the control plane still running.
+    await s3.put(BUCKET, command.key, 'the dump of the database');
+    expect(await t.platform.reports.applyCommandResult('local', succeeded(command.id))).toBe('applied');
+    const [event] = await waitFor(async () => ((await eventsOf(backup.backupId)).length > 0 ? eventsOf(backup.backupId) : undefined), { what: 'the backup’s event' });
+    expect(event).toMatchObject({ outcome: 'success', summary: { backupId: backup.backupId, files: [command.key], size: 'the dump of the database'.length } });
+    expect((await ok('backup.one', { backupId: backup.backupId })).lastSuccessAt).toBe('2026-12-08T03:00:10.000Z');
+    // Retention kept the newest file only.
+    expect(await s3.keys(BUCKET, `manual/${backup.backupId}/`)).toEqual([command.key]);
+
+    // The result again (the agent re-reports it), and every sweep after: still one event.
+    expect(await t.platform.reports.applyCommandResult('local', succeeded(command.id))).toBe('duplicate');
+    await t.platform.backups.runs.sweep();
+    await t.platform.backups.scheduler.tick();
+    expect(await eventsOf(backup.backupId)).toHaveLength(1);
+  });
+
+  it('records a scheduled run’s result and queues its verification once, whoever receives it', async () => {
+    now = new Date('2026-12-09T03:00:20Z');
+    const { pg, backup } = await databaseBackup('scheduled', { keepLatestCount: null });
+    await t.db.updateTable('backups').set({ createdAt: new Date('2026-12-08T12:00:00Z') } as never).where('id', '=', backup.backupId).execute();
+    const { b } = await otherControlPlane();
+    // B claims the 03:00 firing and queues its dump, then stops.
+    expect(await b.backups.scheduler.tick(false)).toContain(backup.backupId);
+    const command = await dumpCommand(pg.dbAId);
+    // Stopped as by a kill: its database connections gone under its waiting run.
+    await b.database.close();
+    await s3.put(BUCKET, command.key, 'scheduled dump');
+    // Two control planes get the result (a redelivery racing the first): one records it.
+    const { b: c } = await otherControlPlane();
+    const applied = await Promise.all([t.platform.reports.applyCommandResult('local', succeeded(command.id)), c.reports.applyCommandResult('local', succeeded(command.id))]);
+    expect(applied.sort()).toEqual(['applied', 'duplicate']);
+    await Promise.all([t.platform.backups.runs.sweep(), c.backups.runs.sweep()]);
+    expect((await eventsOf(backup.backupId)).map((e) => e.outcome)).toEqual(['success']);
+    const verifications = await t.db.selectFrom('backupVerifications').selectAll().where('backupId', '=', backup.backupId).execute();
+    expect(verifications).toMatchObject([{ trigger: 'scheduled', objectKey: command.key, status: 'running' }]);
+    expect((await ok('backup.one', { backupId: backup.backupId })).lastSuccessAt).toBe('2026-12-09T03:00:20.000Z');
+  });
+
+  it('records a run left without its command as a failure saying the control plane stopped, once', async () => {
+    now = new Date('2026-12-10T03:00:30Z');
+    const { backup } = await databaseBackup('orphan', { keepLatestCount: null });
+    // As a control plane leaves a firing it claimed and then stopped before queuing the dump.
+    const runId = await t.platform.backups.runs.begin(t.db, { backupId: backup.backupId }, t.organizationId, 'scheduled', now);
+    await t.db.updateTable('backups').set({ lastScheduledAt: new Date('2026-12-10T03:00:00Z') }).where('id', '=', backup.backupId).execute();
+    await t.platform.backups.runs.sweep();
+    expect(await eventsOf(backup.backupId)).toEqual([]);
+    await t.db.updateTable('backupRuns').set({ heartbeatAt: sql<Date>`now() - interval '6 minutes'` }).where('id', '=', runId).execute();
+    const { b } = await otherControlPlane();
+    await Promise.all([t.platform.backups.scheduler.tick(), b.backups.runs.sweep()]);
+    const events = await eventsOf(backup.backupId);
+    expect(events).toMatchObject([{ outcome: 'failure', summary: { backupId: backup.backupId, trigger: 'scheduled', error: STOPPED_REASON } }]);
+    await b.close();
+  });
+});
+
+describe('after an outage', () => {
+  it('lets the catch-up run decide before a stale alert', async () => {
+    now = new Date('2026-12-11T09:30:00Z');
+    const destination = await ok('destination.create', { name: 'platform', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: S3_SECRET_KEY });
+    const backup = await ok('backup.create', { schedule: '0 * * * *', prefix: 'catchup/', destinationId: destination.destinationId, database: 'skiff', databaseType: 'web-server', keepLatestCount: null });
+    await onlyScheduled(backup.backupId);
+    // Created at 04:10, last run at 05:00: four hours without a success, at twice the hourly interval.
+    await t.db.updateTable('backups').set({ createdAt: new Date('2026-12-11T04:10:00Z'), lastScheduledAt: new Date('2026-12-11T05:00:00Z') } as never).where('id', '=', backup.backupId).execute();
+    expect(await t.platform.backups.scheduler.tick()).toContain(backup.backupId);
+    const events = (await t.db.selectFrom('events').selectAll().where('kind', '=', 'platformBackup').orderBy('id').execute()).filter((e) => (e.summary as any).backupId === backup.backupId);
+    expect(events.map((e) => [e.outcome, (e.summary as any).stale ?? false])).toEqual([['success', false]]);
+  });
+});
