@@ -160,6 +160,30 @@ describe('a run whose control plane stopped', () => {
   });
 });
 
+describe('recorded runs', () => {
+  it('are deleted 30 days after they were recorded; newer and unfinished ones are kept', async () => {
+    now = new Date('2026-12-12T03:00:30Z');
+    const { backup } = await databaseBackup('pruned', { keepLatestCount: null });
+    const day = 24 * 3600_000;
+    const row = (id: string, status: 'done' | 'error' | 'running', finishedDaysAgo: number | null) => ({
+      id,
+      organizationId: t.organizationId,
+      backupId: backup.backupId,
+      trigger: 'scheduled' as const,
+      status,
+      startedAt: new Date(now.getTime() - 40 * day),
+      finishedAt: finishedDaysAgo === null ? null : new Date(now.getTime() - finishedDaysAgo * day),
+      commandId: finishedDaysAgo === null ? `cmd_prune_${id}` : null,
+    });
+    await t.db.insertInto('backupRuns').values([row('brn_old_done', 'done', 31), row('brn_old_error', 'error', 35), row('brn_recent', 'done', 29), row('brn_unfinished', 'running', null)]).execute();
+    const { b } = await otherControlPlane();
+    await b.backups.runs.sweep();
+    const left = (await t.db.selectFrom('backupRuns').select('id').where('backupId', '=', backup.backupId).execute()).map((r) => r.id).sort();
+    expect(left).toEqual(['brn_recent', 'brn_unfinished']);
+    await b.close();
+  });
+});
+
 describe('after an outage', () => {
   it('lets the catch-up run decide before a stale alert', async () => {
     now = new Date('2026-12-11T09:30:00Z');

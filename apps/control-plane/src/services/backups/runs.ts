@@ -15,6 +15,9 @@ export const ORPHANED_AFTER_MS = 5 * 60_000;
 export const STOPPED_REASON = 'the control plane stopped during the run';
 
 const POLL_MS = 250;
+/** A recorded run's row is kept this long (its event, kept as long as events are, says the same). */
+export const RUN_RETENTION_MS = 30 * 24 * 3600_000;
+const PRUNE_EVERY_MS = 3600_000;
 
 /**
  * A run's failure that its record already holds, or will hold once its command ends: the
@@ -58,6 +61,7 @@ export class BackupRuns {
   private readonly finishing = new Map<string, Promise<void>>();
   private sweeping: Promise<void> | undefined;
   private again = false;
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -177,6 +181,24 @@ export class BackupRuns {
     for (const run of orphans) await this.recordOrphan(run);
     const ended = await this.db.selectFrom('backupRuns').select('id').where('status', '=', 'ended').execute();
     for (const { id } of ended) await this.finish(id);
+    await this.prune();
+  }
+
+  /** Deletes rows of runs recorded more than RUN_RETENTION_MS ago, at most once an hour, 1 000 at a time. */
+  private async prune(): Promise<void> {
+    const now = this.deps.clock().getTime();
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    const before = new Date(now - RUN_RETENTION_MS);
+    for (;;) {
+      const { numDeletedRows } = await this.db
+        .deleteFrom('backupRuns')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('backupRuns').select('id').where('status', 'in', ['done', 'error']).where('finishedAt', '<', before).limit(1000),
+        )
+        .executeTakeFirst();
+      if (numDeletedRows < 1000n) return;
+    }
   }
 
   async stop(): Promise<void> {
