@@ -18,16 +18,36 @@ import { compiledOnce } from '../shared/compiled-once.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
 
-/** project.one's two statements (compiled once: the hottest read). */
-const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) =>
+/** Projects with their environments, one row each (a project without one: a row of nulls for it). */
+const withEnvironmentsQuery = (db: Db) =>
   db
     .selectFrom('projects as p')
     .leftJoin('environments as e', 'e.projectId', 'p.id')
     .select(['p.id', 'p.organizationId', 'p.name', 'p.description', 'p.env', 'p.createdAt'])
-    .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
-    .where('p.id', '=', slot.projectId)
-    .orderBy('e.createdAt'),
+    .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt']);
+/** project.one's two statements (compiled once: the hottest read). */
+const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) => withEnvironmentsQuery(db).where('p.id', '=', slot.projectId).orderBy('e.createdAt'));
+/** project.all's first statement: the same for every project of the organization, however many. */
+const projectsOfOrganization = compiledOnce(['organizationId'], (db: Db, slot) =>
+  withEnvironmentsQuery(db).where('p.organizationId', '=', slot.organizationId).orderBy('p.createdAt').orderBy('e.createdAt'),
 );
+type ProjectRow = Awaited<ReturnType<typeof projectWithEnvironments>>[number];
+
+/** Rows of `withEnvironmentsQuery` as projects with their environments, in the rows' order. */
+function grouped(rows: ProjectRow[]): { project: Project; environments: Environment[] }[] {
+  const byId = new Map<string, { project: Project; environments: Environment[] }>();
+  for (const r of rows) {
+    let entry = byId.get(r.id);
+    if (!entry) {
+      entry = { project: { id: r.id, organizationId: r.organizationId, name: r.name, description: r.description, env: r.env, createdAt: r.createdAt }, environments: [] };
+      byId.set(r.id, entry);
+    }
+    if (r.environmentId !== null) {
+      entry.environments.push({ id: r.environmentId, projectId: r.id, name: r.environmentName!, description: r.environmentDescription ?? null, env: r.environmentEnv!, createdAt: r.environmentCreatedAt! });
+    }
+  }
+  return [...byId.values()];
+}
 /** project.create's statement: the project and its first environment. */
 const projectAndEnvironment = compiledOnce(['id', 'organizationId', 'name', 'description', 'env', 'environmentId', 'environmentEnv'], (db: Db, slot) =>
   db
@@ -155,17 +175,10 @@ export class ProjectService {
    * statement aggregating both as JSON costs PGlite twice as much: its planning and JSON.
    */
   async one(p: Principal, projectId: string) {
-    const rows = await projectWithEnvironments(this.db, { projectId });
-    const [first] = rows;
-    if (!first) throw NotFound('No such project');
-    const project: Project = { id: first.id, organizationId: first.organizationId, name: first.name, description: first.description, env: first.env, createdAt: first.createdAt };
-    assertProject(p, project);
-    const environments = rows.flatMap((r): Environment[] =>
-      r.environmentId === null
-        ? []
-        : [{ id: r.environmentId, projectId, name: r.environmentName!, description: r.environmentDescription ?? null, env: r.environmentEnv!, createdAt: r.environmentCreatedAt! }],
-    );
-    return this.withRows(p, project, environments, summaries(await servicesOfProject(this.db, { projectId })));
+    const [found] = grouped(await projectWithEnvironments(this.db, { projectId }));
+    if (!found) throw NotFound('No such project');
+    assertProject(p, found.project);
+    return this.withRows(p, found.project, found.environments, summaries(await servicesOfProject(this.db, { projectId })));
   }
 
   private withRows(p: Principal, project: Project, environments: Environment[], services: ServiceSummary[]) {
@@ -175,14 +188,12 @@ export class ProjectService {
     };
   }
 
+  /** Two statements whatever the number of projects: the projects with their environments, then the services of those visible. */
   async all(p: Principal) {
-    const projects = await this.db
-      .selectFrom('projects')
-      .selectAll()
-      .where('organizationId', '=', p.organizationId)
-      .orderBy('createdAt')
-      .execute();
-    return this.withEnvironments(p, projects.filter((x) => canSeeProject(p, x.id)));
+    const projects = grouped(await projectsOfOrganization(this.db, { organizationId: p.organizationId })).filter((x) => canSeeProject(p, x.project.id));
+    const visible = projects.flatMap((x) => x.environments).filter((e) => canSeeEnvironment(p, e.projectId, e.id));
+    const services = await servicesOf(this.db, visible.map((e) => e.id));
+    return projects.map((x) => this.withRows(p, x.project, x.environments, services));
   }
 
   async update(
