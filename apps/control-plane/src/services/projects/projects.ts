@@ -15,6 +15,7 @@ import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
 import { type ServiceKind, type ServiceSummary, type WorkloadRemovals, copyServices, countServices, servicesOf, servicesQuery, summaries } from '../shared/service-records.js';
 import { sql } from 'kysely';
 import { compiledOnce } from '../shared/compiled-once.js';
+import { PROJECT_COLUMNS } from '../shared/columns.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
 
@@ -31,6 +32,9 @@ const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) => wi
 const projectsOfOrganization = compiledOnce(['organizationId'], (db: Db, slot) =>
   withEnvironmentsQuery(db).where('p.organizationId', '=', slot.organizationId).orderBy('p.createdAt').orderBy('e.createdAt'),
 );
+/** An environment with its project: every operation on an environment finds it so. */
+const environmentWithProject = compiledOnce(['environmentId'], (db: Db, slot) => withEnvironmentsQuery(db).where('e.id', '=', slot.environmentId));
+const projectById = compiledOnce(['projectId'], (db: Db, slot) => db.selectFrom('projects').select(PROJECT_COLUMNS).where('id', '=', slot.projectId));
 type ProjectRow = Awaited<ReturnType<typeof projectWithEnvironments>>[number];
 
 /** Rows of `withEnvironmentsQuery` as projects with their environments, in the rows' order. */
@@ -146,18 +150,18 @@ export class ProjectService {
   }
 
   async findProject(p: Principal, projectId: string): Promise<Project> {
-    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+    const [project] = await projectById(this.db, { projectId });
     if (!project) throw NotFound('No such project');
     assertProject(p, project);
     return project;
   }
 
   async findEnvironment(p: Principal, environmentId: string): Promise<{ environment: Environment; project: Project }> {
-    const environment = await this.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirst();
-    if (!environment) throw NotFound('No such environment');
-    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', environment.projectId).executeTakeFirstOrThrow();
-    assertEnvironment(p, project, environment.id);
-    return { environment, project };
+    const [found] = grouped(await environmentWithProject(this.db, { environmentId }));
+    const environment = found?.environments[0];
+    if (!found || !environment) throw NotFound('No such environment');
+    assertEnvironment(p, found.project, environment.id);
+    return { environment, project: found.project };
   }
 
   /** One statement makes both rows (the answer is built from them: a new project has no services). */

@@ -49,6 +49,14 @@ describe.each(['postgres', 'pglite'] as const)('statements per request on %s', (
     expect(run, run.join('\n')).toHaveLength(1);
   });
 
+  it('environment.one reads the environment with its project in one statement, its services in one more; environment.create its project in one', async () => {
+    const { body } = await t.call('project.create', { name: 'environment-reads' });
+    const run = await counted(() => t.call('environment.one', { environmentId: body.environments[0].environmentId }));
+    expect(run, run.join('\n')).toHaveLength(2);
+    const created = await counted(() => t.call('environment.create', { projectId: body.projectId, name: 'staging' }));
+    expect(created.filter((s) => /^select/.test(s)), created.join('\n')).toEqual([expect.stringMatching(/^select "id", "organization_id"/)]);
+  });
+
   it('project.one builds and compiles its statements once, not per request', async () => {
     const { body } = await t.call('project.create', { name: 'compiled-once' });
     await t.call('project.one', { projectId: body.projectId });
