@@ -18,7 +18,7 @@ import type { BackupOptions } from './services/backups/wiring.js';
 
 /** What the composition root (compose-root.ts) builds the platform from: main.ts reads it from the environment, tests set it. */
 export interface PlatformOptions {
-  database: { url?: string; pgliteDir?: string; onQuery?: (sql: string) => void };
+  database: { url?: string; pgliteDir?: string; poolSize?: number; onQuery?: (sql: string) => void };
   secretKey: Buffer;
   /** SKIFF_DATA_DIR: the platform backup archives it (without the database's folder); none in most tests. */
   dataDir?: string;

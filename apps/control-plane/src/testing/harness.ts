@@ -105,6 +105,8 @@ export async function startTestPlatform(
     dataDir?: string;
     /** Told the text of every statement the platform runs. */
     onQuery?: (sql: string) => void;
+    /** PostgreSQL connections (10 by default): with 1, every statement runs on the session a test reads `pg_prepared_statements` from. */
+    poolSize?: number;
     /** Cleanups, schedules, restart and updates (host-operations.ts); the daily job does not run unless asked. */
     host?: PlatformOptions['host'];
     /** The metrics store's bounds and threshold alerts. */
@@ -128,7 +130,7 @@ export async function startTestPlatform(
     .source('deployment logs read by the test', () => deploymentLogs.text);
   const fresh = kind === 'postgres' ? await freshDatabase(inject('postgresUrl'), inject('postgresTemplate')) : null;
   const platform = await buildPlatform({
-    database: { ...(fresh ? { url: fresh.url } : { pgliteDir: 'memory://' }), onQuery: options.onQuery },
+    database: { ...(fresh ? { url: fresh.url, poolSize: options.poolSize } : { pgliteDir: 'memory://' }), onQuery: options.onQuery },
     secretKey: options.secretKey ?? randomBytes(32),
     dataDir: options.dataDir,
     log,

@@ -1,10 +1,11 @@
-import type { ApiKeyScopeJson } from '@skiff/db';
+import type { ApiKeyScopeJson, Db } from '@skiff/db';
 import type { Logger } from 'pino';
 import { canSeeProject, canSeeServer, isAdmin, isLimited } from '../../authz/policy.js';
 import type { Principal } from '../../authz/principal.js';
 import { storedPermissions } from '../../authz/principal.js';
 import { DomainError, Forbidden, Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
+import { compiledOnce } from '../shared/compiled-once.js';
 import { type IdentityService, apiKeyRecord } from './identity.js';
 
 export interface NewKeyInput {
@@ -113,6 +114,8 @@ export class ApiKeyService {
   }
 }
 
+const markUsed = compiledOnce(['apiKeyId', 'at'], (db: Db, slot) => db.updateTable('apiKeys').set({ lastUsedAt: slot.at as unknown as Date }).where('id', '=', slot.apiKeyId));
+
 /**
  * Records when keys are used, at most once a minute per key (and per control plane), in the
  * background of the request: a key in use costs one UPDATE a minute, not one per request.
@@ -132,11 +135,7 @@ export class KeyUsage {
     if (last !== undefined && now.getTime() - last < this.everyMs) return;
     if (this.writtenAt.size > 10_000) this.writtenAt.clear();
     this.writtenAt.set(apiKeyId, now.getTime());
-    this.deps.db
-      .updateTable('apiKeys')
-      .set({ lastUsedAt: now })
-      .where('id', '=', apiKeyId)
-      .execute()
+    markUsed(this.deps.db, { apiKeyId, at: now })
       .catch((err: unknown) => this.log.warn({ err: (err as Error).message, apiKeyId }, 'could not record when an API key was used'));
   }
 }

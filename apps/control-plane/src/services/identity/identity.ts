@@ -1,4 +1,4 @@
-import type { ApiKey, ApiKeyScopeJson, Member, Organization, PermissionsJson, User } from '@skiff/db';
+import type { ApiKey, ApiKeyScopeJson, Db, Member, Organization, PermissionsJson, User } from '@skiff/db';
 import type { Principal } from '../../authz/principal.js';
 import { defaultPermissions, storedPermissions } from '../../authz/principal.js';
 import { isAdmin } from '../../authz/policy.js';
@@ -6,6 +6,8 @@ import { hashToken, keyStart, newApiKey } from '../../crypto/tokens.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
 import { type ServiceDeps, givenColumns, iso, uniqueAs } from '../shared/deps.js';
 import { servicesOf } from '../shared/service-records.js';
+import { MEMBER_COLUMNS } from '../shared/columns.js';
+import { compiledOnce } from '../shared/compiled-once.js';
 
 export const userRecord = (u: User) => ({
   userId: u.id,
@@ -46,6 +48,19 @@ export const apiKeyRecord = (k: Pick<ApiKey, 'id' | 'name' | 'start' | 'organiza
   lastUsedAt: k.lastUsedAt ? iso(k.lastUsedAt) : null,
 });
 
+/** The key's principal: every request's read (PrincipalCache keeps its answer a few seconds). */
+const principalOfKey = compiledOnce(['keyHash'], (db: Db, slot) =>
+  db
+    .selectFrom('apiKeys as k')
+    .innerJoin('members as m', (j) => j.onRef('m.userId', '=', 'k.userId').onRef('m.organizationId', '=', 'k.organizationId'))
+    .innerJoin('users as u', 'u.id', 'k.userId')
+    .select(['k.id as apiKeyId', 'k.userId', 'k.organizationId', 'k.scope', 'k.expiresAt', 'm.role', 'm.permissions', 'm.platformAdmin', 'u.isPlatformAdmin'])
+    .where('k.keyHash', '=', slot.keyHash),
+);
+const membershipOf = compiledOnce(['userId', 'organizationId'], (db: Db, slot) =>
+  db.selectFrom('members').select(MEMBER_COLUMNS).where('userId', '=', slot.userId).where('organizationId', '=', slot.organizationId),
+);
+
 /** Users, their memberships, API keys and the first-boot owner. */
 export class IdentityService {
   constructor(private readonly deps: ServiceDeps) {}
@@ -56,15 +71,7 @@ export class IdentityService {
 
   /** The principal behind an API key hash, or null. The hot path of every request. */
   async principalByKeyHash(keyHash: string): Promise<Principal | null> {
-    const row = await this.db
-      .selectFrom('apiKeys as k')
-      .innerJoin('members as m', (j) =>
-        j.onRef('m.userId', '=', 'k.userId').onRef('m.organizationId', '=', 'k.organizationId'),
-      )
-      .innerJoin('users as u', 'u.id', 'k.userId')
-      .select(['k.id as apiKeyId', 'k.userId', 'k.organizationId', 'k.scope', 'k.expiresAt', 'm.role', 'm.permissions', 'm.platformAdmin', 'u.isPlatformAdmin'])
-      .where('k.keyHash', '=', keyHash)
-      .executeTakeFirst();
+    const [row] = await principalOfKey(this.db, { keyHash });
     if (!row) return null;
     return {
       userId: row.userId,
@@ -112,13 +119,9 @@ export class IdentityService {
     });
   }
 
-  async membership(userId: string, organizationId: string) {
-    return this.db
-      .selectFrom('members')
-      .selectAll()
-      .where('userId', '=', userId)
-      .where('organizationId', '=', organizationId)
-      .executeTakeFirst();
+  async membership(userId: string, organizationId: string): Promise<Member | undefined> {
+    const [row] = await membershipOf(this.db, { userId, organizationId });
+    return row;
   }
 
   /** The members of an organization, each with its user. */

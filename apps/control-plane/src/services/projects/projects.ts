@@ -15,19 +15,10 @@ import { type KeptItem, keptAfterRemoval } from './kept-after-removal.js';
 import { type ServiceKind, type ServiceSummary, type WorkloadRemovals, copyServices, countServices, servicesOf, servicesQuery, summaries } from '../shared/service-records.js';
 import { sql } from 'kysely';
 import { compiledOnce } from '../shared/compiled-once.js';
+import { environmentWithProject, grouped, projectById, projectWithEnvironments, projectsOfOrganization } from './project-reads.js';
 
 const DEFAULT_ENVIRONMENT = 'production';
 
-/** project.one's two statements (compiled once: the hottest read). */
-const projectWithEnvironments = compiledOnce(['projectId'], (db: Db, slot) =>
-  db
-    .selectFrom('projects as p')
-    .leftJoin('environments as e', 'e.projectId', 'p.id')
-    .select(['p.id', 'p.organizationId', 'p.name', 'p.description', 'p.env', 'p.createdAt'])
-    .select(['e.id as environmentId', 'e.name as environmentName', 'e.description as environmentDescription', 'e.env as environmentEnv', 'e.createdAt as environmentCreatedAt'])
-    .where('p.id', '=', slot.projectId)
-    .orderBy('e.createdAt'),
-);
 /** project.create's statement: the project and its first environment. */
 const projectAndEnvironment = compiledOnce(['id', 'organizationId', 'name', 'description', 'env', 'environmentId', 'environmentEnv'], (db: Db, slot) =>
   db
@@ -126,18 +117,18 @@ export class ProjectService {
   }
 
   async findProject(p: Principal, projectId: string): Promise<Project> {
-    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+    const [project] = await projectById(this.db, { projectId });
     if (!project) throw NotFound('No such project');
     assertProject(p, project);
     return project;
   }
 
   async findEnvironment(p: Principal, environmentId: string): Promise<{ environment: Environment; project: Project }> {
-    const environment = await this.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirst();
-    if (!environment) throw NotFound('No such environment');
-    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', environment.projectId).executeTakeFirstOrThrow();
-    assertEnvironment(p, project, environment.id);
-    return { environment, project };
+    const [found] = grouped(await environmentWithProject(this.db, { environmentId }));
+    const environment = found?.environments[0];
+    if (!found || !environment) throw NotFound('No such environment');
+    assertEnvironment(p, found.project, environment.id);
+    return { environment, project: found.project };
   }
 
   /** One statement makes both rows (the answer is built from them: a new project has no services). */
@@ -155,17 +146,10 @@ export class ProjectService {
    * statement aggregating both as JSON costs PGlite twice as much: its planning and JSON.
    */
   async one(p: Principal, projectId: string) {
-    const rows = await projectWithEnvironments(this.db, { projectId });
-    const [first] = rows;
-    if (!first) throw NotFound('No such project');
-    const project: Project = { id: first.id, organizationId: first.organizationId, name: first.name, description: first.description, env: first.env, createdAt: first.createdAt };
-    assertProject(p, project);
-    const environments = rows.flatMap((r): Environment[] =>
-      r.environmentId === null
-        ? []
-        : [{ id: r.environmentId, projectId, name: r.environmentName!, description: r.environmentDescription ?? null, env: r.environmentEnv!, createdAt: r.environmentCreatedAt! }],
-    );
-    return this.withRows(p, project, environments, summaries(await servicesOfProject(this.db, { projectId })));
+    const [found] = grouped(await projectWithEnvironments(this.db, { projectId }));
+    if (!found) throw NotFound('No such project');
+    assertProject(p, found.project);
+    return this.withRows(p, found.project, found.environments, summaries(await servicesOfProject(this.db, { projectId })));
   }
 
   private withRows(p: Principal, project: Project, environments: Environment[], services: ServiceSummary[]) {
@@ -175,14 +159,12 @@ export class ProjectService {
     };
   }
 
+  /** Two statements whatever the number of projects: the projects with their environments, then the services of those visible. */
   async all(p: Principal) {
-    const projects = await this.db
-      .selectFrom('projects')
-      .selectAll()
-      .where('organizationId', '=', p.organizationId)
-      .orderBy('createdAt')
-      .execute();
-    return this.withEnvironments(p, projects.filter((x) => canSeeProject(p, x.id)));
+    const projects = grouped(await projectsOfOrganization(this.db, { organizationId: p.organizationId })).filter((x) => canSeeProject(p, x.project.id));
+    const visible = projects.flatMap((x) => x.environments).filter((e) => canSeeEnvironment(p, e.projectId, e.id));
+    const services = await servicesOf(this.db, visible.map((e) => e.id));
+    return projects.map((x) => this.withRows(p, x.project, x.environments, services));
   }
 
   async update(

@@ -30,6 +30,33 @@ describe.each(['postgres', 'pglite'] as const)('statements per request on %s', (
     expect(run, run.join('\n')).toHaveLength(2);
   });
 
+  it('project.all reads the projects with their environments in one statement, their services in one more, the same texts with 5 projects more', async () => {
+    const texts = async () => {
+      const run = await counted(() => t.call('project.all'));
+      expect(run, run.join('\n')).toHaveLength(2);
+      return run;
+    };
+    const one = await texts();
+    for (let i = 0; i < 5; i++) await t.call('project.create', { name: `all-${i}` });
+    expect(await texts()).toEqual(one);
+  });
+
+  it('application.one reads the application with its environment and project in one statement', async () => {
+    const { body } = await t.call('project.create', { name: 'with-application' });
+    const created = await t.call('application.create', { name: 'reads', environmentId: body.environments[0].environmentId });
+    await t.call('domain.create', { host: `reads-${database}.example.com`, applicationId: created.body.applicationId });
+    const run = await counted(() => t.call('application.one', { applicationId: created.body.applicationId }));
+    expect(run, run.join('\n')).toHaveLength(1);
+  });
+
+  it('environment.one reads the environment with its project in one statement, its services in one more; environment.create its project in one', async () => {
+    const { body } = await t.call('project.create', { name: 'environment-reads' });
+    const run = await counted(() => t.call('environment.one', { environmentId: body.environments[0].environmentId }));
+    expect(run, run.join('\n')).toHaveLength(2);
+    const created = await counted(() => t.call('environment.create', { projectId: body.projectId, name: 'staging' }));
+    expect(created.filter((s) => /^select/.test(s)), created.join('\n')).toEqual([expect.stringMatching(/^select "id", "organization_id"/)]);
+  });
+
   it('project.one builds and compiles its statements once, not per request', async () => {
     const { body } = await t.call('project.create', { name: 'compiled-once' });
     await t.call('project.one', { projectId: body.projectId });

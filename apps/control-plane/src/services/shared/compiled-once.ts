@@ -9,7 +9,8 @@ import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
  *
  * `build` gets a stand-in text for each named value and must pass it where the value goes
  * (`where('id', '=', slot.id)`); it must not branch on it. Kysely sends every value as a
- * parameter, so a stand-in is found among the parameters and replaced there.
+ * parameter, so a stand-in is found among the parameters and replaced there. Values that vary
+ * in number go as one array (`where('id', '=', sql\`any(${slot.ids})\`)`), never an `in` list.
  *
  * Outside a transaction it runs on the pool or the PGlite thread itself (`directQueryOf`). On
  * PostgreSQL it runs as a named prepared statement: planning it was most of the database's work

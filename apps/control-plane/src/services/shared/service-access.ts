@@ -3,6 +3,8 @@ import type { Selectable } from 'kysely';
 import type { Principal } from '../../authz/principal.js';
 import { assertOrganization, canSeeServer, canSeeService, isAdmin, requireGrant } from '../../authz/policy.js';
 import { Forbidden, Invalid, NotFound } from '../../errors.js';
+import { ENVIRONMENT_COLUMNS, PROJECT_COLUMNS, SERVICE_COLUMNS } from './columns.js';
+import { compiledOnce } from './compiled-once.js';
 import { asReference } from './organization-records.js';
 import { type ServiceKind, serviceTables } from './service-records.js';
 
@@ -12,6 +14,41 @@ export interface Located<K extends ServiceKind> {
   row: RowOf<K>;
   environment: Environment;
   project: Project;
+}
+
+/** The environment's and the project's columns beside the service's, under these prefixes (no service column starts so). */
+const IN_ENVIRONMENT = 'inEnvironment';
+const IN_PROJECT = 'inProject';
+const prefixed = (prefix: string, column: string) => `${prefix}${column[0]!.toUpperCase()}${column.slice(1)}`;
+const unprefixed = (prefix: string, key: string) => `${key[prefix.length]!.toLowerCase()}${key.slice(prefix.length + 1)}`;
+
+const locate = Object.fromEntries(
+  (Object.keys(serviceTables) as ServiceKind[]).map((kind) => [
+    kind,
+    compiledOnce(['id'], (db: Db, slot) =>
+      db
+        .selectFrom(`${serviceTables[kind].table as 'applications'} as s`)
+        .innerJoin('environments as e', 'e.id', 's.environmentId')
+        .innerJoin('projects as p', 'p.id', 'e.projectId')
+        .select(SERVICE_COLUMNS[kind].map((c) => `s.${c}` as 's.id'))
+        .select(ENVIRONMENT_COLUMNS.map((c) => `e.${c} as ${prefixed(IN_ENVIRONMENT, c)}` as 'e.id'))
+        .select(PROJECT_COLUMNS.map((c) => `p.${c} as ${prefixed(IN_PROJECT, c)}` as 'p.id'))
+        .where('s.id', '=', slot.id),
+    ),
+  ]),
+) as unknown as Record<ServiceKind, (db: Db, values: { id: unknown }) => Promise<Record<string, unknown>[]>>;
+
+/** A row of `locate` as the service's row, its environment and its project. */
+function split(located: Record<string, unknown>) {
+  const row: Record<string, unknown> = {};
+  const environment: Record<string, unknown> = {};
+  const project: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(located)) {
+    if (key.startsWith(IN_ENVIRONMENT)) environment[unprefixed(IN_ENVIRONMENT, key)] = value;
+    else if (key.startsWith(IN_PROJECT)) project[unprefixed(IN_PROJECT, key)] = value;
+    else row[key] = value;
+  }
+  return { row, environment, project };
 }
 
 const KIND_NAMES: Record<ServiceKind, string> = { application: 'application', compose: 'compose stack', cache: 'cache instance', database: 'database service' };
@@ -24,15 +61,11 @@ const KIND_NAMES: Record<ServiceKind, string> = { application: 'application', co
 export class ServiceAccess {
   constructor(private readonly db: Db) {}
 
+  /** The service with its environment and project: one statement, compiled once for each kind. */
   async find<K extends ServiceKind>(p: Principal, kind: K, id: string): Promise<Located<K>> {
-    const { table } = serviceTables[kind];
-    const row = (await (this.db as Db).selectFrom(table as 'applications').selectAll().where('id', '=', id).executeTakeFirst()) as
-      | RowOf<K>
-      | undefined;
-    if (!row) throw NotFound(`No such ${KIND_NAMES[kind]}`);
-    const { environmentId } = row as { environmentId: string };
-    const environment = await this.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirstOrThrow();
-    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', environment.projectId).executeTakeFirstOrThrow();
+    const [located] = await locate[kind](this.db, { id });
+    if (!located) throw NotFound(`No such ${KIND_NAMES[kind]}`);
+    const { row, environment, project } = split(located) as Located<K>;
     assertOrganization(p, project.organizationId, KIND_NAMES[kind]);
     if (!canSeeService(p, row as { id: string; serverId: string | null }, project.id)) throw Forbidden(`No access to this ${KIND_NAMES[kind]}`);
     return { row, environment, project };

@@ -2,6 +2,7 @@ import type { Database, Db, ServiceTable } from '@skiff/db';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { copyAppName } from '@skiff/domain';
 import type { IdGenerator } from '../../ids.js';
+import { compiledOnce } from './compiled-once.js';
 import { iso } from './deps.js';
 import { withoutHostPorts } from './published-ports.js';
 
@@ -30,14 +31,15 @@ export interface ServiceSummary {
 
 const summaryColumns = ['id', 'name', 'appName', 'description', 'applicationStatus', 'serverId', 'createdAt', 'environmentId'] as const;
 
-/** The query of the services (of every kind) of some environments: their ids, or a subquery selecting them. */
-export function servicesQuery(db: Db, environmentIds: string[] | SelectQueryBuilder<Database, 'environments', { id: string }>) {
-  const [first, ...rest] = kinds.map((type) =>
-    db
-      .selectFrom(serviceTables[type].table)
-      .select([...summaryColumns, sql<ServiceKind>`${type}::text`.as('type')])
-      .where('environmentId', 'in', environmentIds),
-  );
+/**
+ * The query of the services (of every kind) of some environments: a subquery selecting their
+ * ids, or a text array parameter (`= any($n)`: the same statement whatever their number).
+ */
+export function servicesQuery(db: Db, environments: SelectQueryBuilder<Database, 'environments', { id: string }> | { anyOf: string }) {
+  const [first, ...rest] = kinds.map((type) => {
+    const q = db.selectFrom(serviceTables[type].table).select([...summaryColumns, sql<ServiceKind>`${type}::text`.as('type')]);
+    return 'anyOf' in environments ? q.where('environmentId', '=', sql<string>`any(${environments.anyOf})`) : q.where('environmentId', 'in', environments);
+  });
   return rest.reduce((q, next) => q.unionAll(next), first!);
 }
 
@@ -45,10 +47,12 @@ export function servicesQuery(db: Db, environmentIds: string[] | SelectQueryBuil
 export const summaries = (rows: (Omit<ServiceSummary, 'createdAt'> & { createdAt: Date })[]): ServiceSummary[] =>
   rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 
-/** The services (of every kind) of some environments, oldest first, in one query. */
+const servicesOfEnvironments = compiledOnce(['environmentIds'], (db: Db, slot) => servicesQuery(db, { anyOf: slot.environmentIds }));
+
+/** The services (of every kind) of some environments, oldest first, in one statement (one text, prepared once). */
 export async function servicesOf(db: Db, environmentIds: string[]): Promise<ServiceSummary[]> {
   if (environmentIds.length === 0) return [];
-  return summaries(await servicesQuery(db, environmentIds).execute());
+  return summaries(await servicesOfEnvironments(db, { environmentIds }));
 }
 
 /** A workload whose removal from its server was queued with its environment's. */
