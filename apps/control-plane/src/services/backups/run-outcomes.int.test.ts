@@ -160,6 +160,33 @@ describe('a run whose control plane stopped', () => {
   });
 });
 
+describe('a run this control plane holds', () => {
+  it('is not taken for orphaned by its own sweep, however old its heartbeat; once taken, its command is not queued', async () => {
+    now = new Date('2026-12-10T09:00:00Z');
+    const { pg, backup } = await databaseBackup('held', { keepLatestCount: null });
+    const runs = t.platform.backups.runs;
+    const runId = await runs.begin(t.db, { backupId: backup.backupId }, t.organizationId, 'scheduled', now);
+    // Its heartbeat lapsed (the database was out of reach longer than ORPHANED_AFTER_MS) while this process still carries it.
+    runs.hold(runId);
+    await t.db.updateTable('backupRuns').set({ heartbeatAt: sql<Date>`now() - interval '6 minutes'` }).where('id', '=', runId).execute();
+    await runs.sweep();
+    expect(await eventsOf(backup.backupId)).toEqual([]);
+    expect(await t.db.selectFrom('backupRuns').select('status').where('id', '=', runId).executeTakeFirstOrThrow()).toEqual({ status: 'running' });
+
+    // Another control plane takes it for orphaned: the runner still carrying it queues no dump, records nothing more.
+    const { b } = await otherControlPlane();
+    await b.backups.runs.sweep();
+    await b.close();
+    expect((await eventsOf(backup.backupId)).map((e) => e.outcome)).toEqual(['failure']);
+    const row = await t.db.selectFrom('backups').selectAll().where('id', '=', backup.backupId).executeTakeFirstOrThrow();
+    await expect(t.platform.backups.runner.run(row, runId)).rejects.toThrow(STOPPED_REASON);
+    runs.release(runId);
+    const dumps = await t.db.selectFrom('commands').select('id').where('workloadKey', '=', `database:${pg.dbAId}`).where('kind', '=', 'COMMAND_KIND_DUMP_DATABASE').execute();
+    expect(dumps).toEqual([]);
+    expect(await eventsOf(backup.backupId)).toHaveLength(1);
+  });
+});
+
 describe('recorded runs', () => {
   it('are deleted 30 days after they were recorded; newer and unfinished ones are kept', async () => {
     now = new Date('2026-12-12T03:00:30Z');

@@ -90,9 +90,16 @@ export class BackupRuns {
     await this.db.updateTable('backupRuns').set({ startedAt, heartbeatAt: sql<Date>`now()` }).where('id', '=', runId).where('status', '=', 'running').execute();
   }
 
-  /** The run's agent command and object, written in the transaction that queues the command. */
+  /**
+   * The run's agent command and object, written in the transaction that queues the command.
+   * A run no longer `running` (taken for orphaned by another control plane, or its backup
+   * removed) throws RunRecorded: the command's queueing rolls back with it.
+   */
   async attach(tx: Db, runId: string, commandId: string, objectKey: string): Promise<void> {
-    await tx.updateTable('backupRuns').set({ commandId, objectKey }).where('id', '=', runId).execute();
+    const attached = await tx.updateTable('backupRuns').set({ commandId, objectKey }).where('id', '=', runId).where('status', '=', 'running').returning('id').executeTakeFirst();
+    if (attached) return;
+    const run = await tx.selectFrom('backupRuns').select('error').where('id', '=', runId).executeTakeFirst();
+    throw new RunRecorded(run ? (run.error ?? 'the run was recorded before its command was queued') : 'the backup was removed during its run');
   }
 
   /** Keeps the run's heartbeat fresh while this process holds it. */
@@ -178,7 +185,8 @@ export class BackupRuns {
       .where('commandId', 'is', null)
       .where('heartbeatAt', '<', sql<Date>`now() - make_interval(secs => ${ORPHANED_AFTER_MS / 1000})`)
       .execute();
-    for (const run of orphans) await this.recordOrphan(run);
+    // A run this process carries is alive, whatever its heartbeat (one missed while the database was out of reach).
+    for (const run of orphans) if (!this.held.has(run.id)) await this.recordOrphan(run);
     const ended = await this.db.selectFrom('backupRuns').select('id').where('status', '=', 'ended').execute();
     for (const { id } of ended) await this.finish(id);
     await this.prune();
