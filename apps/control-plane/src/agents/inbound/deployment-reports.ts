@@ -64,6 +64,8 @@ export class DeploymentReports {
       clock: () => Date;
       proxy?: ProxyConfig;
       keepDeployments?: number;
+      /** `SKIFF_MAX_COMPOSE_PORTS`: a DeployCompose's reported ports are kept up to it. */
+      maxComposePorts?: number;
       archives?: { removeFiles(): Promise<void> };
       /** Woken after a report recorded events (a deployment ended): delivery and event streams. */
       events?: { notify(): void };
@@ -147,7 +149,7 @@ export class DeploymentReports {
       if (!c || c.serverId !== serverId) throw new ReportRefused('NOT_FOUND', `no command ${result.commandId} for this server`);
       if (c.status === 'done' || c.status === 'failed') return { applied: 'duplicate' as const, removedApplication: false };
       await recordCommandEnd(tx, c.id, { succeeded, at, reason });
-      await commandKindOf(c)?.applyResult({ tx, command: c, status: result.status, reason, at, proxy: this.deps.proxy, verification: result.verification, publishedHostPorts: result.publishedHostPorts });
+      await commandKindOf(c)?.applyResult({ tx, command: c, status: result.status, reason, at, proxy: this.deps.proxy, verification: result.verification, publishedHostPorts: result.publishedHostPorts, maxHostPorts: this.deps.maxComposePorts });
       // A deploy's result may have ended its deployment (deployment-result.ts): the workload's old ones go.
       if (c.deploymentId) await pruneAfterEnd(tx, c.deploymentId, this.keep);
       return { applied: 'applied' as const, removedApplication: succeeded && c.kind === REMOVE_WORKLOAD && parseWorkloadKey(c.workloadKey)?.type === 'application' };

@@ -277,6 +277,18 @@ describe("a compose stack's ports as its agent deployed them", () => {
     // Never part of the stack's answer.
     expect((await t.call('compose.one', { composeId: git }, { key: other })).body).not.toHaveProperty('deployedHostPorts');
   });
+
+  it('keep no more ports than a stack may publish, whatever an agent reports (every check would list them one by one)', async () => {
+    const git = await gitStack('boasting-git', other);
+    const whole = Array.from({ length: 1000 }, (_, i) => ({ first: 1, last: 65535, protocol: i % 2 ? 'udp' : 'tcp' }));
+    expect(await result((await deployCommand(git, other)).commandId, { ranges: whole })).toBe('applied');
+    const stored = await t.db.selectFrom('composeStacks').select('deployedHostPorts').where('id', '=', git).executeTakeFirstOrThrow();
+    // Cleared before any check of the server could list them.
+    await t.db.updateTable('composeStacks').set({ deployedHostPorts: null }).where('id', '=', git).execute();
+    const kept = JSON.parse(stored.deployedHostPorts!) as { first: number; last: number; protocol: string }[];
+    expect(kept.reduce((n, r) => n + r.last - r.first + 1, 0)).toBe(100);
+    expect(kept[0]).toEqual({ first: 1, last: 100, protocol: 'tcp' });
+  });
 });
 
 describe("a copy of an application, cache or database", () => {

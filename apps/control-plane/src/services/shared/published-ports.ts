@@ -173,33 +173,45 @@ export async function forbiddenHostPorts(deps: PortDeps, serverId: string | null
 const PROTOCOLS = new Set(['tcp', 'udp', 'sctp']);
 /** More ranges than an agent's report may hold (a stack publishes at most SKIFF_MAX_COMPOSE_PORTS ports). */
 const MAX_REPORTED_RANGES = 1000;
+/** The most ports a stored column is read as (what was kept before reports were cut to SKIFF_MAX_COMPOSE_PORTS). */
+const MAX_STORED_PORTS = 65_535;
 
-/** The valid ranges of an agent's report (ports of 1 to 65535, tcp/udp/sctp), at most MAX_REPORTED_RANGES. */
-function validRanges(ranges: readonly PortRange[]): PortRange[] {
+/**
+ * The valid ranges of an agent's report (ports of 1 to 65535, tcp/udp/sctp), at most
+ * MAX_REPORTED_RANGES, cut after `maxPorts` ports: every check lists them one by one, and an
+ * agent's word is no reason to list millions.
+ */
+function validRanges(ranges: readonly PortRange[], maxPorts: number): PortRange[] {
   const port = (n: unknown) => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 65535;
-  return ranges
-    .filter((r) => PROTOCOLS.has(r.protocol) && port(r.first) && port(r.last) && r.first <= r.last)
-    .slice(0, MAX_REPORTED_RANGES)
-    .map(({ first, last, protocol }) => ({ first, last, protocol }));
+  const out: PortRange[] = [];
+  let room = maxPorts;
+  for (const { first, last, protocol } of ranges.filter((r) => PROTOCOLS.has(r.protocol) && port(r.first) && port(r.last) && r.first <= r.last)) {
+    if (room <= 0 || out.length === MAX_REPORTED_RANGES) break;
+    const kept = Math.min(last, first + room - 1);
+    out.push({ first, last: kept, protocol });
+    room -= kept - first + 1;
+  }
+  return out;
 }
 
 /** The stored `deployedHostPorts` column, read defensively (null or unreadable: none). */
 export function deployedHostPortsOf(column: string | null): PortRange[] {
   const value = column ? parsed(column) : null;
-  return Array.isArray(value) ? validRanges(value as PortRange[]) : [];
+  return Array.isArray(value) ? validRanges(value as PortRange[], MAX_STORED_PORTS) : [];
 }
 
 /**
  * Keeps the host ports a compose stack's deploy published, as its agent reported them (a git
  * source's file is read by the agent only): from then on they are the stack's in every other
  * workload's check. Written under the server's published-ports lock (claimHostPorts), so a
- * save checking ports sees them either before or after, never half.
+ * save checking ports sees them either before or after, never half. No more than `maxPorts`
+ * (SKIFF_MAX_COMPOSE_PORTS: the agent refuses a file publishing more) are kept.
  */
-export async function recordDeployedHostPorts(tx: Db, stackId: string, ranges: readonly PortRange[]): Promise<void> {
+export async function recordDeployedHostPorts(tx: Db, stackId: string, ranges: readonly PortRange[], maxPorts = DEFAULT_MAX_COMPOSE_PORTS): Promise<void> {
   const stack = await tx.selectFrom('composeStacks').select(['id', 'serverId']).where('id', '=', stackId).executeTakeFirst();
   if (!stack) return;
   await lockUntilCommit(tx, `skiff.published-ports:${stack.serverId ?? ''}`);
-  await tx.updateTable('composeStacks').set({ deployedHostPorts: JSON.stringify(validRanges(ranges)) }).where('id', '=', stack.id).execute();
+  await tx.updateTable('composeStacks').set({ deployedHostPorts: JSON.stringify(validRanges(ranges, maxPorts)) }).where('id', '=', stack.id).execute();
 }
 
 /**

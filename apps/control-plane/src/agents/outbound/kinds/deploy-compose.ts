@@ -103,7 +103,7 @@ export const deployCompose = defineCommandKind({
   async applyResult(result: CommandResultContext) {
     // First: the ports' lock is taken before the stack's row (a save takes them in that order).
     const stack = parseWorkloadKey(result.command.workloadKey);
-    if (result.publishedHostPorts && stack?.type === 'compose') await recordDeployedHostPorts(result.tx, stack.id, result.publishedHostPorts.ranges);
+    if (result.publishedHostPorts && stack?.type === 'compose') await recordDeployedHostPorts(result.tx, stack.id, result.publishedHostPorts.ranges, result.maxHostPorts);
     await endDeployment(result);
   },
 });

@@ -40,6 +40,8 @@ export interface CommandResultContext {
   verification?: DatabaseVerification;
   /** The host ports a DeployCompose's file as deployed publishes (CommandResult.published_host_ports); absent for other kinds. */
   publishedHostPorts?: PublishedHostPorts;
+  /** The host ports a compose stack may publish (`SKIFF_MAX_COMPOSE_PORTS`): no more of a report are kept. */
+  maxHostPorts?: number;
   /** Runs a delete of records carrying domains and queues the proxy configs that routed to them (absent in some tests). */
   proxy?: RouteRemoval;
 }
