@@ -8,6 +8,7 @@
 // queued is recorded as a failure saying so, once; after an outage the catch-up run decides
 // before any stale alert.
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { Command, CommandStatus } from '@skiff/proto';
 import { waitFor } from '@skiff/testing';
 import { sql } from 'kysely';
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 /** Another control plane on the same database (the one that will stop), with its API client. */
-async function otherControlPlane() {
+async function otherControlPlane(backups: { bucketTimeoutMs?: number } = {}) {
   const b = await buildPlatform({
     database: { url: t.databaseUrl! },
     secretKey,
@@ -48,7 +49,7 @@ async function otherControlPlane() {
     clock: () => now,
     outbound: { allowPrivate: true },
     host: { dailyCleanupTickMs: false },
-    backups: { start: false, dumpPollMs: 20 },
+    backups: { start: false, dumpPollMs: 20, ...backups },
     events: { start: false },
   });
   others.push(b);
@@ -184,6 +185,36 @@ describe('a run this control plane holds', () => {
     const dumps = await t.db.selectFrom('commands').select('id').where('workloadKey', '=', `database:${pg.dbAId}`).where('kind', '=', 'COMMAND_KIND_DUMP_DATABASE').execute();
     expect(dumps).toEqual([]);
     expect(await eventsOf(backup.backupId)).toHaveLength(1);
+  });
+});
+
+describe('a run whose bucket never answers', () => {
+  it('holds up no other run’s record: its size and retention are given up after a while, its outcome recorded', async () => {
+    now = new Date('2026-12-12T09:00:00Z');
+    const sockets = new Set<Socket>();
+    const tarpit = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve));
+    try {
+      const { backup: stuck } = await databaseBackup('tarpit', { keepLatestCount: 1 });
+      const { backup: beside } = await databaseBackup('beside-tarpit', { keepLatestCount: null });
+      await t.db.updateTable('backups').set({ enabled: false }).execute();
+      // Another organization's, in a real case: its endpoint accepts connections and never answers.
+      await t.db.updateTable('destinations').set({ endpoint: `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}` }).where('id', '=', stuck.destinationId).execute();
+      await s3.put(BUCKET, 'beside-tarpit/run.dump.gz', 'beside');
+      const ended = (id: string, backupId: string, objectKey: string) =>
+        ({ id, organizationId: t.organizationId, backupId, trigger: 'manual' as const, status: 'ended' as const, succeeded: true, commandId: `cmd_${id}`, objectKey, startedAt: now, endedAt: now });
+      await t.db.insertInto('backupRuns').values([ended('brn_tarpit', stuck.backupId, 'tarpit/run.dump.gz'), ended('brn_beside', beside.backupId, 'beside-tarpit/run.dump.gz')]).execute();
+      const { b } = await otherControlPlane({ bucketTimeoutMs: 300 });
+      const sweep = b.backups.runs.sweep();
+      const [event] = await waitFor(async () => ((await eventsOf(beside.backupId)).length > 0 ? eventsOf(beside.backupId) : undefined), { what: 'the other run’s event', timeoutMs: 5_000 });
+      expect(event).toMatchObject({ outcome: 'success', summary: { size: 'beside'.length } });
+      await sweep;
+      expect(await eventsOf(stuck.backupId)).toMatchObject([{ outcome: 'success', summary: { files: ['tarpit/run.dump.gz'], size: 0 } }]);
+      await b.close();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => tarpit.close(resolve));
+    }
   });
 });
 

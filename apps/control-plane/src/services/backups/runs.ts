@@ -15,6 +15,12 @@ export const ORPHANED_AFTER_MS = 5 * 60_000;
 export const STOPPED_REASON = 'the control plane stopped during the run';
 
 const POLL_MS = 250;
+/**
+ * How long a run's record waits for its bucket (the stored size, retention): runs are recorded
+ * one after the other by one sweep, and an endpoint that never answers (an organization's own
+ * choice) must not hold every other organization's records, nor the scheduler that sweeps first.
+ */
+export const BUCKET_TIMEOUT_MS = 60_000;
 /** A recorded run's row is kept this long (its event, kept as long as events are, says the same). */
 export const RUN_RETENTION_MS = 30 * 24 * 3600_000;
 const PRUNE_EVERY_MS = 3600_000;
@@ -69,6 +75,7 @@ export class BackupRuns {
     private readonly log: Logger,
     readonly links: RunLinks = {},
     private readonly pollMs = POLL_MS,
+    private readonly bucketTimeoutMs = BUCKET_TIMEOUT_MS,
   ) {}
 
   private get db() {
@@ -262,25 +269,45 @@ export class BackupRuns {
     if (verification) this.links.verifications!.notify();
   }
 
-  /** The stored object's size, and the retention under the backup's own folder; a bucket that fails is logged, the agent's success stands. */
+  /**
+   * The stored object's size, and the retention under the backup's own folder; a bucket that
+   * fails, or does not answer within `bucketTimeoutMs`, is logged (size 0), the agent's success stands.
+   */
   private async storedSize(subject: Subject, key: string): Promise<number> {
     const buckets = this.links.buckets;
     if (!buckets) return 0;
     const destination = await this.db.selectFrom('destinations').selectAll().where('id', '=', subject.destinationId).executeTakeFirstOrThrow();
     let bucket: Bucket | undefined;
-    try {
-      bucket = await buckets.open(buckets.settingsOf(destination));
+    let givenUp = false;
+    const work = (async () => {
+      const opened = await buckets.open(buckets.settingsOf(destination));
+      if (givenUp) {
+        opened.close();
+        throw new Error('given up');
+      }
+      bucket = opened;
       const size = (await bucket.list(key)).find((o) => o.key === key)?.size ?? 0;
       if (subject.keepLatestCount) {
         const own = ownPrefix(subject.prefix, subject.id);
         await bucket.remove(retentionVictims((await bucket.list(own)).map((o) => o.key), own, subject.keepLatestCount));
       }
       return size;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the bucket did not answer within ${this.bucketTimeoutMs / 1000} s`)), this.bucketTimeoutMs);
+    });
+    try {
+      return await Promise.race([work, late]);
     } catch (err) {
       this.log.warn({ ...subject.summary, err: (err as Error).message }, 'backup size or retention failed');
       return 0;
     } finally {
-      bucket?.close();
+      clearTimeout(timer);
+      givenUp = true;
+      work.catch(() => undefined);
+      // Closed, its requests in flight end (and a listing stops at its next page).
+      (bucket as Bucket | undefined)?.close();
     }
   }
 

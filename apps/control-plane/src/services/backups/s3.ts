@@ -93,7 +93,10 @@ export class Bucket {
     private readonly end: () => void,
   ) {}
 
+  private closed = false;
+
   close(): void {
+    this.closed = true;
     this.client.destroy();
     this.end();
   }
@@ -128,6 +131,7 @@ export class Bucket {
     const found: StoredObject[] = [];
     let token: string | undefined;
     do {
+      if (this.closed) throw new BucketError('list', 'Closed', 'the bucket was closed');
       const page = await step('list', () => this.client.send(new ListObjectsV2Command({ Bucket: this.name, Prefix: prefix, ContinuationToken: token })));
       for (const o of page.Contents ?? []) {
         if (o.Key) found.push({ key: o.Key, size: o.Size ?? 0, lastModified: (o.LastModified ?? new Date(0)).toISOString() });

@@ -22,6 +22,8 @@ export interface BackupOptions {
   tickMs?: number;
   /** How often a run waited for (database, compose, volume) looks at its row (tests: shorter). */
   dumpPollMs?: number;
+  /** How long a run's record waits for its bucket (runs.ts BUCKET_TIMEOUT_MS; tests: shorter). */
+  bucketTimeoutMs?: number;
   /** Backups kept per organization and per target (`SKIFF_MAX_BACKUPS_PER_ORGANIZATION`, `SKIFF_MAX_BACKUPS_PER_TARGET`). */
   limits?: Partial<BackupLimits>;
 }
@@ -40,7 +42,7 @@ export function buildBackups(
   const destinations = new DestinationService(deps);
   const backups = new BackupService(deps, access, destinations, limits);
   const dumps = new DatabaseDumps(deps, outbox);
-  const runs = new BackupRuns(deps, signal, log.child({ component: 'backup-runs' }), {}, options.dumpPollMs);
+  const runs = new BackupRuns(deps, signal, log.child({ component: 'backup-runs' }), {}, options.dumpPollMs, options.bucketTimeoutMs);
   const runner = new BackupRunner(deps, backups, destinations, signal, platform, log.child({ component: 'backups' }), dumps, runs);
   const restores = new DatabaseRestores(deps, access, backups, runner, outbox);
   const volumes = new VolumeBackups(deps, access, destinations, runner, outbox, signal, log.child({ component: 'volume-backups' }), runs, limits);
