@@ -211,9 +211,19 @@ describe('a run whose bucket never answers', () => {
       await sweep;
       expect(await eventsOf(stuck.backupId)).toMatchObject([{ outcome: 'success', summary: { files: ['tarpit/run.dump.gz'], size: 0 } }]);
       await b.close();
-    } finally {
+
+      // The timer's tick leaves the records to the sweep behind it: schedules do not wait for a bucket.
+      await t.db.insertInto('backupRuns').values(ended('brn_tarpit_again', stuck.backupId, 'tarpit/again.dump.gz')).execute();
+      const { b: c } = await otherControlPlane();
+      const ticked = await Promise.race([c.backups.scheduler.tick(false).then(() => 'ticked'), new Promise((resolve) => setTimeout(resolve, 3_000, 'held'))]);
+      expect(ticked).toBe('ticked');
+      const closed = new Promise((resolve) => tarpit.close(resolve));
       for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => tarpit.close(resolve));
+      await closed;
+      await c.close();
+    } finally {
+      tarpit.close();
+      for (const socket of sockets) socket.destroy();
     }
   });
 });
