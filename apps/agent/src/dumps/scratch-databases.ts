@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import type { DatabaseEngine } from '@skiff/proto';
 import { checkImageRef, checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
-import { SCRATCH_LABEL, scratchName } from './throwaway-leftovers.js';
+import { OWNER_LABEL, SCRATCH_LABEL, scratchName } from './throwaway-leftovers.js';
 import { scratchEnv } from './verify-tools.js';
 
 export { SCRATCH_LABEL, scratchName };
@@ -74,7 +74,11 @@ export interface ScratchDatabases {
 }
 
 export class DockerodeScratchDatabases implements ScratchDatabases {
-  constructor(private readonly docker: Dockerode) {}
+  /** `owner`: the agent's server id, on its containers (OWNER_LABEL) so that its start removes only its own leftovers. */
+  constructor(
+    private readonly docker: Dockerode,
+    private readonly options: { owner?: string } = {},
+  ) {}
 
   async missingTools(name: string, image: string, tools: string[]): Promise<string[]> {
     const labels = await this.labelsFor(name, image);
@@ -136,7 +140,7 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
     const inspected = await engineCall('inspect image', () => this.docker.getImage(image).inspect()).catch((err: unknown) => {
       throw isNotFound(err) ? new ImageAbsent(image) : err;
     });
-    return { ...blankedWorkloadLabels(inspected.Config?.Labels), [SCRATCH_LABEL]: name };
+    return { ...blankedWorkloadLabels(inspected.Config?.Labels), [SCRATCH_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' };
   }
 
   async running(idOrName: string): Promise<boolean> {
