@@ -20,7 +20,8 @@ import { downloadObject, removeObject, uploadObject } from './s3-object.js';
  */
 export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: AbortSignal): Promise<string | null> {
   const body = new PassThrough();
-  const steps = [compressInto(run.output, body, object, signal), uploadObject(object, body, signal), run.exited()];
+  const storing = [compressInto(run.output, body, object, signal), uploadObject(object, body, signal)];
+  const steps = [...storing, run.exited()];
   try {
     await Promise.all(steps);
     return null;
@@ -28,8 +29,10 @@ export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: 
     run.cancel();
     body.destroy();
     // A tool that fails after its output ended leaves an upload that may still complete (or
-    // abort its parts): the object is removed once nothing can store it any more.
-    const settled = await Promise.allSettled(steps);
+    // abort its parts): the object is removed once nothing can store it any more. Not the
+    // tool's exit: a process that the closed connection does not end (one waiting on a lock)
+    // would hold the command forever, its deadline and a cancel included.
+    const settled = await Promise.allSettled(storing);
     await removeObject(object).catch(() => undefined);
     if (signal.aborted) throw err;
     // A failed request to the bucket is the cause whatever settled first: the upload leaving its
