@@ -21,7 +21,7 @@ import { downloadObject, removeObject, uploadObject } from './s3-object.js';
 export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: AbortSignal): Promise<string | null> {
   const body = new PassThrough();
   const storing = [compressInto(run.output, body, object, signal), uploadObject(object, body, signal)];
-  const steps = [...storing, run.exited()];
+  const steps = [...storing, exitOrAbort(run, signal)];
   try {
     await Promise.all(steps);
     return null;
@@ -63,7 +63,7 @@ export interface FeedFailure {
  */
 export async function feedTool(run: ToolRun, source: Readable, signal: AbortSignal): Promise<FeedFailure | null> {
   run.output.resume();
-  const exited = run.exited();
+  const exited = exitOrAbort(run, signal);
   try {
     await Promise.all([pipeline(source, createGunzip(), run.input!, { signal }), exited]);
     return null;
@@ -77,4 +77,19 @@ export async function feedTool(run: ToolRun, source: Readable, signal: AbortSign
     const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
     return { reason: (tool ?? (err as Error)).message, download: false };
   }
+}
+
+/**
+ * The tool's exit, or `signal`'s abort, whichever comes first: docker exec's process outlives
+ * its closed connection (a restore waiting on a lock once its input is read), and must not
+ * hold a cancelled command, or one past its deadline.
+ */
+function exitOrAbort(run: ToolRun, signal: AbortSignal): Promise<void> {
+  const exited = run.exited();
+  return new Promise<void>((resolve, reject) => {
+    const aborted = () => reject(signal.reason);
+    if (signal.aborted) aborted();
+    else signal.addEventListener('abort', aborted, { once: true });
+    exited.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
+  });
 }
