@@ -53,6 +53,8 @@ function withoutFrameHeaders(raw: Buffer): string {
 
 /** Prints each of its arguments that is not a program on the image's PATH (POSIX sh: `command -v`). */
 const TOOL_PROBE = 'for tool do command -v "$tool" >/dev/null 2>&1 || echo "$tool"; done';
+/** How long the image's `sh` may take to answer the probe: the image is the user's, and a verification never waits on it forever. */
+const PROBE_TIMEOUT_MS = 60_000;
 /** What the engine answers when an image has no `sh` to run the probe with. */
 const NO_SHELL = /executable file not found|no such file or directory/i;
 
@@ -77,7 +79,7 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
   /** `owner`: the agent's server id, on its containers (OWNER_LABEL) so that its start removes only its own leftovers. */
   constructor(
     private readonly docker: Dockerode,
-    private readonly options: { owner?: string } = {},
+    private readonly options: { owner?: string; probeTimeoutMs?: number } = {},
   ) {}
 
   async missingTools(name: string, image: string, tools: string[]): Promise<string[]> {
@@ -100,7 +102,13 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
         if (NO_SHELL.test((err as Error).message)) return ['sh', ...tools];
         throw err;
       }
-      const { StatusCode } = (await engineCall('wait container', () => container.wait())) as { StatusCode: number };
+      const ms = this.options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the image's sh did not look for ${tools.join(', ')} within ${ms / 1000} s`)), ms);
+      });
+      // The wait left behind ends with the container's removal below.
+      const { StatusCode } = (await Promise.race([engineCall('wait container', () => container.wait()), late]).finally(() => clearTimeout(timer))) as { StatusCode: number };
       if (StatusCode !== 0) throw new Error(`the image's sh could not look for ${tools.join(', ')} (it exited with ${StatusCode})`);
       const raw = await engineCall('container logs', () => container.logs({ stdout: true, stderr: false }));
       const printed = new Set(withoutFrameHeaders(Buffer.from(raw)).split('\n'));
