@@ -300,7 +300,7 @@ export class Agent {
     for (const { containers, port } of kinds) {
       if (!port || !this.deps.leftovers) continue;
       try {
-        const removed = await removeLeftovers(this.deps.leftovers, containers, liveCommands, (id) => port.remove(id));
+        const removed = await removeLeftovers(this.deps.leftovers, containers, this.deps.serverId, liveCommands, (id) => port.remove(id));
         if (removed.length > 0) this.deps.log.info({ containers: removed }, 'removed the throw-away containers of commands that will not run again');
       } catch (err) {
         this.deps.log.warn({ err }, 'could not look for leftover throw-away containers');

@@ -281,12 +281,12 @@ async function main(): Promise<void> {
       new (await import('./dumps/database-containers.js')).DockerodeDatabaseContainers(await dockerodeAt(config.dockerSocket)),
     ),
     volumes: loadedOnFirstCall<VolumeContainers>(async () =>
-      new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000)),
+      new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000), { owner: config.serverId }),
     ),
     // Read at start over the socket: a Docker client is loaded only when one is left to remove.
     leftovers: new EngineSocket({ socketPath: config.dockerSocket, timeoutMs: 60_000 }),
     scratch: loadedOnFirstCall<ScratchDatabases>(async () =>
-      new (await import('./dumps/scratch-databases.js')).DockerodeScratchDatabases(await dockerodeAt(config.dockerSocket, 60_000)),
+      new (await import('./dumps/scratch-databases.js')).DockerodeScratchDatabases(await dockerodeAt(config.dockerSocket, 60_000), { owner: config.serverId }),
     ),
     cleanup: loadedOnFirstCall<CleanupEngine>(async () => new (await import('./docker/dockerode-cleanup.js')).DockerodeCleanupEngine(await dockerodeAt(config.dockerSocket, 60_000))),
     restart: {

@@ -77,4 +77,16 @@ describe('the statements of a dump', () => {
     // Inside a statement a backslash is SQL's to refuse; a COPY to a file is SQL too.
     expect(split(["SELECT 1 \\ 2; COPY t FROM '/dev/blob';"])).toEqual(['SELECT 1 \\ 2;', "COPY t FROM '/dev/blob';"]);
   });
+
+  it('reads a long $name that does not end once, not again with every piece (hostile input stays linear)', () => {
+    const s = new SqlStatements();
+    const piece = 'a'.repeat(64 * 1024);
+    const started = performance.now();
+    const out = s.push('SELECT $');
+    // 32 MB of name characters after a `$`: read again at each piece, this took some 20 s.
+    for (let k = 0; k < 512; k++) out.push(...s.push(piece));
+    out.push(...s.push(' + 1; SELECT $1 $_$;$_$;'), ...s.end());
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(out.map((st) => st.sql.length)).toEqual([8 + 512 * piece.length + 5, 'SELECT $1 $_$;$_$;'.length]);
+  });
 });

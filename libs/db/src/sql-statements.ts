@@ -39,6 +39,8 @@ const BLOCK = /\/\*|\*\//g;
 const DOLLAR_TAG = /\$(?:[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)?\$/y;
 /** An unfinished `$tag` at the end of the text read so far. */
 const DOLLAR_TAG_START = /\$(?:[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)?$/y;
+/** A piece that only goes on with an unfinished `$tag`'s characters. */
+const TAG_CHARACTERS = /^[\w\u0080-\uffff]*$/;
 const COPY_FROM_STDIN = /^COPY\b[^;]*\bFROM\s+STDIN\b/i;
 
 export class SqlStatements {
@@ -53,19 +55,33 @@ export class SqlStatements {
   /** The last two characters read, for what comes right before the next piece. */
   private behind = '';
   private count = 0;
+  /** Pieces that only made an unfinished `$tag` in `carry` longer. */
+  private longer: string[] = [];
 
   /** The statements that end in this piece of the dump. */
   push(piece: string): Statement[] {
-    return this.read(this.carry + piece, false);
+    // An unfinished `$tag` that a piece only makes longer is read once, when it ends, not again with every piece.
+    if (this.mode === 'code' && this.carry.charCodeAt(0) === 0x24 && TAG_CHARACTERS.test(piece)) {
+      this.longer.push(piece);
+      return [];
+    }
+    return this.read(this.carried() + piece, false);
   }
 
   /** The dump's end: throws when it is cut short. */
   end(): Statement[] {
-    const out = this.read(this.carry, true);
+    const out = this.read(this.carried(), true);
     const inside = ENDS_INSIDE[this.mode];
     if (inside) throw new Error(`the dump ends inside ${inside}: it is incomplete`);
     if (this.content) throw new Error('the dump ends in the middle of a statement: it is incomplete');
     return out;
+  }
+
+  private carried(): string {
+    if (this.longer.length === 0) return this.carry;
+    const text = this.carry + this.longer.join('');
+    this.longer = [];
+    return text;
   }
 
   private read(s: string, final: boolean): Statement[] {

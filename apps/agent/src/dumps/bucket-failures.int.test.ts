@@ -98,6 +98,16 @@ describe('a bucket that fails under a backup', () => {
     expect(refused).not.toContain(wrongKey);
   });
 
+  it('answers without waiting for a tool that the closed connection does not end (a dump waiting on a lock)', { timeout: 30_000 }, async () => {
+    const { endpoint, port } = await startS3();
+    // A part's worth of output, then nothing, and no exit: docker exec's process lives on when its connection closes.
+    const output = new Readable({ read() {} });
+    output.push(randomBytes(PART_BYTES + 1024));
+    const stuck: ToolRun = { output, input: null, exited: () => new Promise<void>(() => undefined), cancel: () => output.destroy() };
+    const reason = await archiveToolOutput(stuck, object(endpoint, { bucket: 'no-such-bucket' }), new AbortController().signal);
+    expect(reason).toMatch(new RegExp(`^starting the upload of db/outage\\.sql\\.gz to bucket no-such-bucket at 127\\.0\\.0\\.1:${port}: the S3 server answered 404 NoSuchBucket`));
+  });
+
   it('names the download and S3’s code for a restore or verification whose file is missing', { timeout: 60_000 }, async () => {
     const { endpoint, port } = await startS3();
     await expect(openArchive(object(endpoint, { key: 'db/none.sql.gz' }))).rejects.toThrow(

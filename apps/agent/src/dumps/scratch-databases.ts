@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import type { DatabaseEngine } from '@skiff/proto';
 import { checkImageRef, checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
-import { SCRATCH_LABEL, scratchName } from './throwaway-leftovers.js';
+import { OWNER_LABEL, SCRATCH_LABEL, scratchName } from './throwaway-leftovers.js';
 import { scratchEnv } from './verify-tools.js';
 
 export { SCRATCH_LABEL, scratchName };
@@ -53,6 +53,8 @@ function withoutFrameHeaders(raw: Buffer): string {
 
 /** Prints each of its arguments that is not a program on the image's PATH (POSIX sh: `command -v`). */
 const TOOL_PROBE = 'for tool do command -v "$tool" >/dev/null 2>&1 || echo "$tool"; done';
+/** How long the image's `sh` may take to answer the probe: the image is the user's, and a verification never waits on it forever. */
+const PROBE_TIMEOUT_MS = 60_000;
 /** What the engine answers when an image has no `sh` to run the probe with. */
 const NO_SHELL = /executable file not found|no such file or directory/i;
 
@@ -74,7 +76,11 @@ export interface ScratchDatabases {
 }
 
 export class DockerodeScratchDatabases implements ScratchDatabases {
-  constructor(private readonly docker: Dockerode) {}
+  /** `owner`: the agent's server id, on its containers (OWNER_LABEL) so that its start removes only its own leftovers. */
+  constructor(
+    private readonly docker: Dockerode,
+    private readonly options: { owner?: string; probeTimeoutMs?: number } = {},
+  ) {}
 
   async missingTools(name: string, image: string, tools: string[]): Promise<string[]> {
     const labels = await this.labelsFor(name, image);
@@ -96,7 +102,13 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
         if (NO_SHELL.test((err as Error).message)) return ['sh', ...tools];
         throw err;
       }
-      const { StatusCode } = (await engineCall('wait container', () => container.wait())) as { StatusCode: number };
+      const ms = this.options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the image's sh did not look for ${tools.join(', ')} within ${ms / 1000} s`)), ms);
+      });
+      // The wait left behind ends with the container's removal below.
+      const { StatusCode } = (await Promise.race([engineCall('wait container', () => container.wait()), late]).finally(() => clearTimeout(timer))) as { StatusCode: number };
       if (StatusCode !== 0) throw new Error(`the image's sh could not look for ${tools.join(', ')} (it exited with ${StatusCode})`);
       const raw = await engineCall('container logs', () => container.logs({ stdout: true, stderr: false }));
       const printed = new Set(withoutFrameHeaders(Buffer.from(raw)).split('\n'));
@@ -136,7 +148,7 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
     const inspected = await engineCall('inspect image', () => this.docker.getImage(image).inspect()).catch((err: unknown) => {
       throw isNotFound(err) ? new ImageAbsent(image) : err;
     });
-    return { ...blankedWorkloadLabels(inspected.Config?.Labels), [SCRATCH_LABEL]: name };
+    return { ...blankedWorkloadLabels(inspected.Config?.Labels), [SCRATCH_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' };
   }
 
   async running(idOrName: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 // At its start the agent removes the throw-away containers (verifications' and volume archives')
 // that an earlier run left and no command will come back for, found by Skiff's own label whose
 // value is the container's name; a container of the same image without it, or whose label is
-// not its own name (an image's label inherited by a user's container), is kept.
+// not its own name (an image's label inherited by a user's container), is kept, and so is
+// another agent's on the same engine (its command is not in this agent's journal).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { ensureCommandStream } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
+import { DatabaseEngine } from '@skiff/proto';
 import { DockerodeScratchDatabases } from './scratch-databases.js';
 import { DockerodeVolumeContainers } from './volume-containers.js';
 
@@ -27,7 +29,10 @@ const names = {
   volume: `skiff-volume-leftover-${run}`,
   user: `lo-user-${run}`,
   inherited: `lo-inherited-${run}`,
+  otherAgents: `skiff-verify-leftover-other-${run}`,
 };
+const volume = `lo-volume-${run}`;
+const serverId = `srv-lo-${run}`;
 const docker = (...args: string[]) => execFileSync('/usr/bin/docker', args, { encoding: 'utf8' }).trim();
 const exists = (name: string) => {
   try {
@@ -40,13 +45,19 @@ const exists = (name: string) => {
 
 afterAll(() => {
   for (const name of Object.values(names)) if (exists(name)) docker('rm', '-f', name);
+  docker('volume', 'rm', '-f', volume);
 });
 
 describe('leftover throw-away containers', () => {
   it('are removed at the agent’s start; a user’s container of the same image is kept', { timeout: 60_000 }, async () => {
-    docker('create', '--name', names.verify, '--label', `skiff.verify=${names.verify}`, 'busybox:latest', 'sleep', '60');
-    docker('create', '--name', names.verifyTools, '--label', `skiff.verify=${names.verifyTools}`, 'busybox:latest', 'true');
-    docker('run', '-d', '--name', names.volume, '--label', `skiff.volume-tool=${names.volume}`, 'busybox:latest', 'sleep', '60');
+    const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
+    // Made as this agent's commands make them (the busybox "database" exits at once: a leftover all the same).
+    await new DockerodeScratchDatabases(engine, { owner: serverId }).start(names.verify, 'busybox:latest', DatabaseEngine.DATABASE_ENGINE_POSTGRES, 'db');
+    docker('create', '--name', names.verifyTools, '--label', `skiff.verify=${names.verifyTools}`, '--label', `skiff.agent=${serverId}`, 'busybox:latest', 'true');
+    docker('volume', 'create', volume);
+    await new DockerodeVolumeContainers(engine, { owner: serverId }).start(volume, true, `leftover-${run}`);
+    // A verification another agent on this engine runs right now.
+    docker('run', '-d', '--name', names.otherAgents, '--label', `skiff.verify=${names.otherAgents}`, '--label', `skiff.agent=srv-other-${run}`, 'busybox:latest', 'sleep', '60');
     docker('create', '--name', names.user, 'busybox:latest', 'sleep', '60');
     docker('create', '--name', names.inherited, '--label', 'skiff.verify=skiff-verify-someone', 'busybox:latest', 'sleep', '60');
 
@@ -54,13 +65,12 @@ describe('leftover throw-away containers', () => {
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
     const folder = mkdtempSync(join(tmpdir(), 'skiff-leftovers-'));
-    const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
     const { agent, journal, reports } = await startTestAgent({
-      serverId: `srv-lo-${run}`,
+      serverId,
       nc,
       driver: new DockerodeDriver(),
-      scratch: new DockerodeScratchDatabases(engine),
-      volumes: new DockerodeVolumeContainers(engine),
+      scratch: new DockerodeScratchDatabases(engine, { owner: serverId }),
+      volumes: new DockerodeVolumeContainers(engine, { owner: serverId }),
       leftovers: new EngineSocket({ socketPath: '/var/run/docker.sock', timeoutMs: 30_000 }),
       journalDir: join(folder, 'agent'),
       reportTarget: reportServer.target,
@@ -73,6 +83,7 @@ describe('leftover throw-away containers', () => {
       await agent.leftoversSwept;
       expect(exists(names.user)).toBe(true);
       expect(exists(names.inherited)).toBe(true);
+      expect(exists(names.otherAgents)).toBe(true);
     } finally {
       await agent.stop();
       await reports.flush(5_000);

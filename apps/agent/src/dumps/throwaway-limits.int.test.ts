@@ -17,6 +17,7 @@ const VOLUME = `limits-${run}-data`;
 const SCRATCH = `skiff-verify-limits-${run}`;
 const LABELLED_IMAGE = `skiff-verify-labelled-${run}:1`;
 const SHELLLESS_IMAGE = `skiff-verify-shellless-${run}:1`;
+const STUCK_SHELL_IMAGE = `skiff-verify-stuck-${run}:1`;
 const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
 const docker = (args: string[]) => new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout) => resolve({ ok: !err, out: stdout.trim() })));
 const build = (tag: string, containerfile: string) =>
@@ -31,6 +32,7 @@ afterAll(async () => {
   await docker(['volume', 'rm', '-f', VOLUME]);
   await docker(['rmi', LABELLED_IMAGE]);
   await docker(['rmi', SHELLLESS_IMAGE]);
+  await docker(['rmi', STUCK_SHELL_IMAGE]);
 });
 
 describe('throw-away containers', () => {
@@ -68,6 +70,16 @@ describe('throw-away containers', () => {
     const built = await build(SHELLLESS_IMAGE, 'FROM scratch\nLABEL skiff.test=shell-less\n');
     expect(built.ok, built.out).toBe(true);
     expect(await scratch.missingTools(`${SCRATCH}-tools`, SHELLLESS_IMAGE, ['mariadb'])).toEqual(['sh', 'mariadb']);
+    expect((await docker(['ps', '-aq', '--filter', `name=${SCRATCH}-tools`])).out).toBe('');
+  }, 60_000);
+
+  it('an image whose sh never answers the tools probe fails it within its time, and its container goes', async () => {
+    const built = await build(STUCK_SHELL_IMAGE, `FROM busybox:latest\nRUN rm /bin/sh && printf '#!/bin/ash\\nexec sleep 3600\\n' > /bin/sh && chmod +x /bin/sh\n`);
+    expect(built.ok, built.out).toBe(true);
+    const scratch = new DockerodeScratchDatabases(engine, { probeTimeoutMs: 2_000 });
+    const started = Date.now();
+    await expect(scratch.missingTools(`${SCRATCH}-tools`, STUCK_SHELL_IMAGE, ['pg_restore'])).rejects.toThrow(/did not look for pg_restore within 2 s/);
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect((await docker(['ps', '-aq', '--filter', `name=${SCRATCH}-tools`])).out).toBe('');
   }, 60_000);
 

@@ -20,7 +20,8 @@ import { downloadObject, removeObject, uploadObject } from './s3-object.js';
  */
 export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: AbortSignal): Promise<string | null> {
   const body = new PassThrough();
-  const steps = [compressInto(run.output, body, object, signal), uploadObject(object, body, signal), run.exited()];
+  const storing = [compressInto(run.output, body, object, signal), uploadObject(object, body, signal)];
+  const steps = [...storing, exitOrAbort(run, signal)];
   try {
     await Promise.all(steps);
     return null;
@@ -28,8 +29,10 @@ export async function archiveToolOutput(run: ToolRun, object: S3Object, signal: 
     run.cancel();
     body.destroy();
     // A tool that fails after its output ended leaves an upload that may still complete (or
-    // abort its parts): the object is removed once nothing can store it any more.
-    const settled = await Promise.allSettled(steps);
+    // abort its parts): the object is removed once nothing can store it any more. Not the
+    // tool's exit: a process that the closed connection does not end (one waiting on a lock)
+    // would hold the command forever, its deadline and a cancel included.
+    const settled = await Promise.allSettled(storing);
     await removeObject(object).catch(() => undefined);
     if (signal.aborted) throw err;
     // A failed request to the bucket is the cause whatever settled first: the upload leaving its
@@ -60,7 +63,7 @@ export interface FeedFailure {
  */
 export async function feedTool(run: ToolRun, source: Readable, signal: AbortSignal): Promise<FeedFailure | null> {
   run.output.resume();
-  const exited = run.exited();
+  const exited = exitOrAbort(run, signal);
   try {
     await Promise.all([pipeline(source, createGunzip(), run.input!, { signal }), exited]);
     return null;
@@ -74,4 +77,19 @@ export async function feedTool(run: ToolRun, source: Readable, signal: AbortSign
     const tool = await Promise.race([exited.then(() => null, (e: Error) => e), new Promise<null>((r) => setTimeout(() => r(null), TOOL_EXIT_WAIT_MS))]);
     return { reason: (tool ?? (err as Error)).message, download: false };
   }
+}
+
+/**
+ * The tool's exit, or `signal`'s abort, whichever comes first: docker exec's process outlives
+ * its closed connection (a restore waiting on a lock once its input is read), and must not
+ * hold a cancelled command, or one past its deadline.
+ */
+function exitOrAbort(run: ToolRun, signal: AbortSignal): Promise<void> {
+  const exited = run.exited();
+  return new Promise<void>((resolve, reject) => {
+    const aborted = () => reject(signal.reason);
+    if (signal.aborted) aborted();
+    else signal.addEventListener('abort', aborted, { once: true });
+    exited.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
+  });
 }

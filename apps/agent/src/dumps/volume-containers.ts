@@ -6,7 +6,7 @@
  */
 import type Dockerode from 'dockerode';
 import { checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
-import { VOLUME_TOOL_LABEL, volumeToolName } from './throwaway-leftovers.js';
+import { OWNER_LABEL, VOLUME_TOOL_LABEL, volumeToolName } from './throwaway-leftovers.js';
 import { VOLUME_PATH } from './tool-commands.js';
 
 /** A small image with tar and sh, present on every server Skiff's tools set up. */
@@ -28,9 +28,10 @@ export interface VolumeContainers {
 }
 
 export class DockerodeVolumeContainers implements VolumeContainers {
+  /** `owner`: the agent's server id, on its containers (OWNER_LABEL) so that its start removes only its own leftovers. */
   constructor(
     private readonly docker: Dockerode,
-    private readonly image = VOLUME_TOOL_IMAGE,
+    private readonly options: { owner?: string; image?: string } = {},
   ) {}
 
   async labels(volume: string): Promise<Record<string, string> | null> {
@@ -62,9 +63,9 @@ export class DockerodeVolumeContainers implements VolumeContainers {
     const container = await engineCall('create container', () =>
       this.docker.createContainer({
         name,
-        Image: this.image,
+        Image: this.options.image ?? VOLUME_TOOL_IMAGE,
         Cmd: ['sleep', '86400'],
-        Labels: { [VOLUME_TOOL_LABEL]: name },
+        Labels: { [VOLUME_TOOL_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' },
         NetworkDisabled: true,
         HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none', ...VOLUME_TOOL_LIMITS },
       }),

@@ -218,6 +218,22 @@ describe('CommandJournal', () => {
     expect(await readFile(join(dir, JOURNAL_FILE), 'utf8')).not.toContain('"old"');
   });
 
+  it('does not bring back a command forgotten while its delivery was being journaled, nor count its mark as torn', async () => {
+    let now = new Date();
+    const journal = await openJournal({ compactAfterMs: 60_000, retentionMs: 60_000, now: () => now });
+    await journal.accept(aCommand('old'));
+    await journal.finish('old', aResult('old', now));
+    now = new Date(now.getTime() + 120_000);
+    // The compaction that forgets it is queued first; the control plane takes its result meanwhile.
+    await Promise.all([journal.compactNow(), journal.delivered('old')]);
+    expect(journal.get('old')).toBeUndefined();
+    await journal.close();
+    const skipped: number[] = [];
+    const again = await openJournal({ onSkippedLines: (n) => skipped.push(n) });
+    expect(skipped).toEqual([]);
+    expect(again.get('old')).toBeUndefined();
+  });
+
   it('skips a line torn by a crash and goes on appending after it', async () => {
     const journal = await openJournal();
     await journal.accept(aCommand('c1'));

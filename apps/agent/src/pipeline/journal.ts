@@ -238,8 +238,10 @@ export class CommandJournal {
   async delivered(id: string): Promise<void> {
     const entry = this.entries.get(id);
     if (!entry || entry.state !== 'finished' || entry.delivered !== false) return;
-    await this.append([{ op: 'delivered', id }]);
-    this.put({ ...entry, delivered: true });
+    // A compaction queued before may forget it (retention): then nothing is written, nor brought back.
+    await this.append([{ op: 'delivered', id }], () => this.entries.has(id));
+    const current = this.entries.get(id);
+    if (current) this.put({ ...current, delivered: true });
   }
 
   async close(): Promise<void> {
@@ -262,11 +264,12 @@ export class CommandJournal {
     return entry;
   }
 
-  /** Appends lines and fsyncs, one write after another; memory changes only after success. */
-  private append(lines: Line[]): Promise<void> {
+  /** Appends lines and fsyncs, one write after another (none when `still` says no by then); memory changes only after success. */
+  private append(lines: Line[], still: () => boolean = () => true): Promise<void> {
     const text = lines.map((l) => `${JSON.stringify(l)}\n`).join('');
     const write = this.tail.then(async () => {
       if (!this.handle) throw new JournalError('the journal is closed');
+      if (!still()) return;
       await this.handle.appendFile(text, 'utf8');
       await this.handle.datasync();
     });
@@ -330,8 +333,9 @@ export class CommandJournal {
         return;
       }
       case 'delivered': {
-        const e = this.known(line.id);
-        this.put({ ...e, delivered: true });
+        // A mark for a command forgotten since means nothing.
+        const e = this.entries.get(line.id);
+        if (e) this.put({ ...e, delivered: true });
         return;
       }
       case 'entry':

@@ -84,6 +84,9 @@ export class ReportClient {
   private singles = 0;
   /** Reports at the head of the queue being sent right now (never shed). */
   private inFlight = 0;
+  /** Log-only events queued, and among them in flight: none left to shed, the queue is not read for one. */
+  private logOnlyQueued = 0;
+  private logOnlyInFlight = 0;
 
   constructor(options: ReportClientOptions) {
     this.log = options.log;
@@ -162,17 +165,17 @@ export class ReportClient {
       return;
     }
     this.queue.push(report);
+    if (isLogOnly(report)) this.logOnlyQueued++;
     if (this.queue.length > this.maxQueued) this.shed();
     if (!this.pumping) void this.pump();
   }
 
   /** Drops the oldest log-only events; statuses and results are never dropped. */
   private shed(): void {
-    const index = this.queue.findIndex(
-      (r, i) => i >= this.inFlight && r.kind === 'event' && r.event.status === DeploymentStatus.DEPLOYMENT_STATUS_UNSPECIFIED,
-    );
+    if (this.logOnlyQueued === this.logOnlyInFlight) return;
+    const index = this.queue.findIndex((r, i) => i >= this.inFlight && isLogOnly(r));
     if (index < 0) return;
-    this.queue.splice(index, 1);
+    this.drop(index, 1);
     this.log.warn({ maxQueued: this.maxQueued }, 'report queue full: dropped the oldest log-only deployment event');
   }
 
@@ -183,15 +186,16 @@ export class ReportClient {
       while (!this.closed && this.queue.length > 0) {
         const batch = this.nextBatch();
         this.inFlight = batch.length;
+        this.logOnlyInFlight = batch.filter(isLogOnly).length;
         try {
           await this.send(batch);
-          this.inFlight = 0;
-          this.queue.splice(0, batch.length);
+          this.inFlight = this.logOnlyInFlight = 0;
+          this.drop(0, batch.length);
           this.settled(batch);
           if (this.singles > 0) this.singles = Math.max(0, this.singles - batch.length);
           delay = this.retryInitialMs;
         } catch (err) {
-          this.inFlight = 0;
+          this.inFlight = this.logOnlyInFlight = 0;
           const e = err as ServiceError;
           if (TRANSIENT.has(e.code)) {
             this.log.warn({ code: grpcStatus[e.code], details: e.details, report: describe(batch[0]) }, 'control plane not reachable, report will be retried');
@@ -201,7 +205,7 @@ export class ReportClient {
             this.singles = batch.length;
           } else {
             this.log.error({ code: grpcStatus[e.code], details: e.details, report: describe(batch[0]) }, 'control plane refused a report, dropped');
-            this.queue.splice(0, 1);
+            this.drop(0, 1);
             this.settled(batch);
             if (this.singles > 0) this.singles--;
           }
@@ -215,6 +219,10 @@ export class ReportClient {
         for (const w of waiters) w();
       }
     }
+  }
+
+  private drop(start: number, count: number): void {
+    for (const r of this.queue.splice(start, count)) if (isLogOnly(r)) this.logOnlyQueued--;
   }
 
   private settled(batch: Report[]): void {
@@ -255,6 +263,9 @@ export class ReportClient {
     });
   }
 }
+
+/** An event that only carries log lines: what a full queue sheds first. */
+const isLogOnly = (r: Report) => r.kind === 'event' && r.event.status === DeploymentStatus.DEPLOYMENT_STATUS_UNSPECIFIED;
 
 /** What a log may say about a report: ids and statuses, never log lines' text. */
 function describe(report: Report | undefined): Record<string, unknown> | undefined {
