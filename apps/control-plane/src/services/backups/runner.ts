@@ -30,12 +30,9 @@ export interface PlatformSource {
   secretKey: Buffer;
 }
 
-export type RunResult = {
-  backupId: string;
-  files: string[];
-  size: number;
-  durationMs: number;
-};
+import type { RunResult } from './verifications.js';
+
+export type { RunResult };
 
 /** A run's failure, kept apart from the DomainErrors the caller's input causes. */
 class RunFailed extends Error {}

@@ -1,5 +1,5 @@
-import type { Backup, BackupVerification, Db } from '@skiff/db';
-import { type Command, DatabaseEngine } from '@skiff/proto';
+import type { Backup, BackupVerification, Db, Destination } from '@skiff/db';
+import { type Command, DatabaseEngine, type S3Object } from '@skiff/proto';
 import type { Logger } from 'pino';
 import { DUMP_DEADLINE_MS, type DumpTarget, WIRE_ENGINES } from '../../agents/outbound/kinds/database-dump.js';
 import { verifyDatabaseCommand } from '../../agents/outbound/kinds/database-verify.js';
@@ -10,8 +10,23 @@ import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import { isFileIn, ownPrefix, runStampOf } from './object-names.js';
-import type { BackupRunner, RunResult } from './runner.js';
 import { backupRefusal } from './unsupported-kinds.js';
+import type { Bucket, BucketSettings } from './s3.js';
+
+/** What a verification needs of the runner's buckets (runner.ts: BackupRunner). */
+export interface VerificationBuckets {
+  open(settings: BucketSettings): Promise<Bucket>;
+  settingsOf(d: Destination): BucketSettings;
+  objectOf(d: Destination, key: string): S3Object;
+}
+
+/** A scheduled run that succeeded (runner.ts). */
+export type RunResult = {
+  backupId: string;
+  files: string[];
+  size: number;
+  durationMs: number;
+};
 
 export interface VerifyInput {
   backupId: string;
@@ -42,7 +57,7 @@ export class BackupVerifications {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly backups: BackupService,
-    private readonly runner: BackupRunner,
+    private readonly runner: VerificationBuckets,
     private readonly outbox: CommandOutbox,
     private readonly log: Logger,
   ) {}
