@@ -123,7 +123,7 @@ describe('through NATS', () => {
     const nc = await connect({ servers: inject('natsUrl') });
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
-    const { agent, journal, reports } = await startTestAgent({
+    const { stop } = await startTestAgent({
       serverId,
       nc,
       driver: new DockerodeDriver({ docker }),
@@ -140,10 +140,7 @@ describe('through NATS', () => {
       });
       expect(result(reply).map((n: { id: string }) => n.id)).toContain(selfId);
     } finally {
-      await agent.stop();
-      await reports.flush(5_000);
-      reports.close();
-      await journal.close();
+      await stop();
       await reportServer.stop();
       await removeServerChannel(nc, serverId);
       await nc.close();

@@ -177,7 +177,7 @@ describe('host cleanup on the real engine', () => {
     const reportServer = await startReportServer();
     const serverId = `srv-cl-${run}`;
     const folder = mkdtempSync(join(tmpdir(), 'skiff-cl-'));
-    const { agent, journal, reports } = await startTestAgent({
+    const { stop } = await startTestAgent({
       serverId,
       nc,
       driver: new DockerodeDriver(),
@@ -195,10 +195,7 @@ describe('host cleanup on the real engine', () => {
       expect(done.error).toBe('');
       expect(done.hostCleanup).toMatchObject({ removedContainers: [], removedImages: [], removedVolumes: [] });
     } finally {
-      await agent.stop();
-      await reports.flush(5_000);
-      reports.close();
-      await journal.close();
+      await stop();
       await reportServer.stop();
       await nc.close();
       rmSync(folder, { recursive: true, force: true });

@@ -392,7 +392,7 @@ describe('through NATS', () => {
     nc = await connect({ servers: inject('natsUrl') });
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
-    const { agent, journal, reports } = await startTestAgent({
+    const { stop } = await startTestAgent({
       serverId,
       nc,
       driver,
@@ -417,10 +417,7 @@ describe('through NATS', () => {
       expect(result(await send({ operation: ProxyOperation.PROXY_OPERATION_READ_FILE, path: 'global.json', content: '' }))).toBe('{"logging": {}}');
       expect(await answersPage()()).toBe(true);
     } finally {
-      await agent.stop();
-      await reports.flush(5_000);
-      reports.close();
-      await journal.close();
+      await stop();
       await reportServer.stop();
     }
   }, 90_000);

@@ -65,7 +65,7 @@ describe('leftover throw-away containers', () => {
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
     const folder = mkdtempSync(join(tmpdir(), 'skiff-leftovers-'));
-    const { agent, journal, reports } = await startTestAgent({
+    const { agent, stop } = await startTestAgent({
       serverId,
       nc,
       driver: new DockerodeDriver(),
@@ -85,10 +85,7 @@ describe('leftover throw-away containers', () => {
       expect(exists(names.inherited)).toBe(true);
       expect(exists(names.otherAgents)).toBe(true);
     } finally {
-      await agent.stop();
-      await reports.flush(5_000);
-      reports.close();
-      await journal.close();
+      await stop();
       await reportServer.stop();
       await nc.close();
       rmSync(folder, { recursive: true, force: true });

@@ -298,7 +298,7 @@ describe('ApplyProxyConfig', () => {
     nc = await connect({ servers: inject('natsUrl') });
     await ensureCommandStream(nc);
     const reportServer = await startReportServer();
-    const { agent, journal, reports } = await startTestAgent({
+    const { stop } = await startTestAgent({
       serverId,
       nc,
       driver,
@@ -323,10 +323,7 @@ describe('ApplyProxyConfig', () => {
       await waitUntil(`${host} answering over plain HTTP again`, answersPage(), 20_000);
       expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBe(10n);
     } finally {
-      await agent.stop();
-      await reports.flush(5_000);
-      reports.close();
-      await journal.close();
+      await stop();
       await reportServer.stop();
     }
   }, 90_000);

@@ -34,5 +34,12 @@ export async function startTestAgent(options: TestAgentOptions) {
   const agent = new Agent({ consumer: { retryInitialMs: 100, retryMaxMs: 1_000 }, ...deps, verifier, journal, reports });
   agent.start();
   await agent.ready();
-  return { agent, journal, reports };
+  /** Stops the agent, delivers what it still reports (5 s at most), and closes its journal. */
+  const stop = async () => {
+    await agent.stop();
+    await reports.flush(5_000);
+    reports.close();
+    await journal.close();
+  };
+  return { agent, journal, reports, stop };
 }
