@@ -471,6 +471,11 @@ export enum DatabaseEngine {
   DATABASE_ENGINE_MARIADB = 2,
   DATABASE_ENGINE_MYSQL = 3,
   DATABASE_ENGINE_MONGO = 4,
+  /**
+   * DATABASE_ENGINE_LIBSQL - libsql-server: its image has no tools, so the agent speaks its HTTP API (`GET /dump`,
+   * Hrana pipelines) from the container's own network namespace, through a throw-away relay.
+   */
+  DATABASE_ENGINE_LIBSQL = 5,
   UNRECOGNIZED = -1,
 }
 
@@ -491,6 +496,9 @@ export function databaseEngineFromJSON(object: any): DatabaseEngine {
     case 4:
     case "DATABASE_ENGINE_MONGO":
       return DatabaseEngine.DATABASE_ENGINE_MONGO;
+    case 5:
+    case "DATABASE_ENGINE_LIBSQL":
+      return DatabaseEngine.DATABASE_ENGINE_LIBSQL;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -510,6 +518,8 @@ export function databaseEngineToJSON(object: DatabaseEngine): string {
       return "DATABASE_ENGINE_MYSQL";
     case DatabaseEngine.DATABASE_ENGINE_MONGO:
       return "DATABASE_ENGINE_MONGO";
+    case DatabaseEngine.DATABASE_ENGINE_LIBSQL:
+      return "DATABASE_ENGINE_LIBSQL";
     case DatabaseEngine.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
