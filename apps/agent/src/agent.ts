@@ -22,7 +22,7 @@ import type { DockerDriver } from './docker/driver.js';
 import type { DatabaseContainers } from './dumps/database-containers.js';
 import type { VolumeContainers } from './dumps/volume-containers.js';
 import type { ScratchDatabases } from './dumps/scratch-databases.js';
-import { type ContainerLister, SCRATCH_CONTAINERS, VOLUME_TOOL_CONTAINERS, removeLeftovers } from './dumps/throwaway-leftovers.js';
+import { type ContainerLister, RELAY_CONTAINERS, SCRATCH_CONTAINERS, VOLUME_TOOL_CONTAINERS, removeLeftovers } from './dumps/throwaway-leftovers.js';
 import type { DeployApplicationDeps } from './handlers/deploy-application.js';
 import type { DeployComposeDeps } from './handlers/deploy-compose.js';
 import type { SwarmNodes } from './docker/swarm-nodes.js';
@@ -296,6 +296,7 @@ export class Agent {
     const kinds = [
       { containers: SCRATCH_CONTAINERS, port: this.deps.scratch },
       { containers: VOLUME_TOOL_CONTAINERS, port: this.deps.volumes },
+      { containers: RELAY_CONTAINERS, port: this.deps.databases },
     ];
     for (const { containers, port } of kinds) {
       if (!port || !this.deps.leftovers) continue;

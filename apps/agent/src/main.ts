@@ -278,7 +278,7 @@ async function main(): Promise<void> {
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     // Without the request timeout: a dump's output is read for as long as the dump runs.
     databases: loadedOnFirstCall<DatabaseContainers>(async () =>
-      new (await import('./dumps/database-containers.js')).DockerodeDatabaseContainers(await dockerodeAt(config.dockerSocket)),
+      new (await import('./dumps/database-containers.js')).DockerodeDatabaseContainers(await dockerodeAt(config.dockerSocket), { owner: config.serverId }),
     ),
     volumes: loadedOnFirstCall<VolumeContainers>(async () =>
       new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000), { owner: config.serverId }),

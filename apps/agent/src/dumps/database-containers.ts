@@ -6,9 +6,11 @@
 import type { Duplex, Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { DatabaseTarget } from '@skiff/proto';
-import { engineCall } from '../docker/engine.js';
+import { checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
 import { ExecFrames } from './exec-frames.js';
+import { OWNER_LABEL, RELAY_LABEL } from './throwaway-leftovers.js';
 import type { ToolCommand } from './tool-commands.js';
+import { VOLUME_TOOL_IMAGE } from './volume-containers.js';
 
 export interface ToolRun {
   /** The tool's standard output (stderr kept apart for the failure's reason). */
@@ -39,7 +41,18 @@ export interface DatabaseContainers {
   run(containerId: string, command: ToolCommand, withInput: boolean): Promise<ToolRun>;
   /** The container's `NAME=value` environment (its secrets are scrubbed from failures: handlers/tool-reason.ts). */
   environment(containerId: string): Promise<string[]>;
+  /**
+   * Starts a throw-away relay container `name` (busybox, for its nc) in the network namespace
+   * of running container `containerId`, replacing one a run left; answers its id. Tools run
+   * in it reach what listens on the container's loopback (libsql-http.ts).
+   */
+  startRelay(name: string, containerId: string): Promise<string>;
+  /** Removes a relay; nothing when it is gone already. */
+  remove(idOrName: string): Promise<void>;
 }
+
+/** A relay only pipes bytes. */
+const RELAY_LIMITS = { Memory: 64 * 1024 ** 2, MemorySwap: 64 * 1024 ** 2, NanoCpus: 500_000_000, PidsLimit: 32 } as const;
 
 /** Why a tool cannot run in the target: no container of it runs. */
 export const notRunning = (target: DatabaseTarget) =>
@@ -59,7 +72,38 @@ function labelChoices(target: DatabaseTarget): string[][] {
 }
 
 export class DockerodeDatabaseContainers implements DatabaseContainers {
-  constructor(private readonly docker: Dockerode) {}
+  /** `owner`: the agent's server id, on its relays (OWNER_LABEL) so that its start removes only its own leftovers. */
+  constructor(
+    private readonly docker: Dockerode,
+    private readonly options: { owner?: string; relayImage?: string } = {},
+  ) {}
+
+  async startRelay(name: string, containerId: string): Promise<string> {
+    checkObjectName('container', name, 'create container');
+    await this.remove(name);
+    const container = await engineCall('create container', () =>
+      this.docker.createContainer({
+        name,
+        Image: this.options.relayImage ?? VOLUME_TOOL_IMAGE,
+        Cmd: ['sleep', '86400'],
+        Labels: { [RELAY_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' },
+        HostConfig: { NetworkMode: `container:${containerId}`, ...RELAY_LIMITS },
+      }),
+    );
+    try {
+      await engineCall('start container', () => container.start());
+    } catch (err) {
+      await this.remove(container.id);
+      throw err;
+    }
+    return container.id;
+  }
+
+  async remove(idOrName: string): Promise<void> {
+    await engineCall('remove container', () => this.docker.getContainer(idOrName).remove({ force: true, v: false })).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
 
   async running(target: DatabaseTarget): Promise<string | null> {
     for (const label of labelChoices(target)) {

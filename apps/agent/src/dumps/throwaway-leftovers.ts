@@ -1,5 +1,5 @@
 /**
- * Throw-away containers (verifications' scratch databases, volume archive containers) left by
+ * Throw-away containers (verifications' scratch databases, volume archive containers, libSQL relays) left by
  * a command that will not run again: the agent stopped during the run and the command's
  * deadline passed before it came back, so no rerun removes them. Found by Skiff's own label
  * whose value is the container's own name (`skiff-…`, given by the agent per command): a
@@ -23,6 +23,10 @@ export const scratchName = (commandId: string) => throwawayName('skiff-verify', 
 export const VOLUME_TOOL_LABEL = 'skiff.volume-tool';
 export const volumeToolName = (commandId: string) => throwawayName('skiff-volume', commandId);
 
+/** The label of a libSQL command's relay container (database-containers.ts), its value the container's name. */
+export const RELAY_LABEL = 'skiff.relay';
+export const relayName = (commandId: string) => throwawayName('skiff-relay', commandId);
+
 /** The label naming the agent (its server id) whose command made a throw-away container. */
 export const OWNER_LABEL = 'skiff.agent';
 
@@ -35,6 +39,7 @@ export interface ThrowawayKind {
 
 export const SCRATCH_CONTAINERS: ThrowawayKind = { label: SCRATCH_LABEL, namesOf: (id) => [scratchName(id), `${scratchName(id)}-tools`] };
 export const VOLUME_TOOL_CONTAINERS: ThrowawayKind = { label: VOLUME_TOOL_LABEL, namesOf: (id) => [volumeToolName(id)] };
+export const RELAY_CONTAINERS: ThrowawayKind = { label: RELAY_LABEL, namesOf: (id) => [relayName(id)] };
 
 /** GET /containers/json (EngineSocket, or dockerode). */
 export interface ContainerLister {

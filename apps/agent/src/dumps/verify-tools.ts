@@ -70,6 +70,9 @@ export function scratchEnv(engine: DatabaseEngine, database: string, password: s
       return [`MYSQL_ROOT_PASSWORD=${password}`, `MYSQL_DATABASE=${database}`];
     case DatabaseEngine.DATABASE_ENGINE_MONGO:
       return ['MONGO_INITDB_ROOT_USERNAME=root', `MONGO_INITDB_ROOT_PASSWORD=${password}`, `MONGO_INITDB_DATABASE=${database}`];
+    case DatabaseEngine.DATABASE_ENGINE_LIBSQL:
+      // One database per server, no credentials: the container has no network but loopback.
+      return ['SQLD_NODE=primary', 'SQLD_HTTP_LISTEN_ADDR=127.0.0.1:8080'];
     default:
       return null;
   }
@@ -115,16 +118,19 @@ const ENGINE_NAMES: Partial<Record<DatabaseEngine, string>> = {
   [DatabaseEngine.DATABASE_ENGINE_MARIADB]: 'MariaDB',
   [DatabaseEngine.DATABASE_ENGINE_MYSQL]: 'MySQL',
   [DatabaseEngine.DATABASE_ENGINE_MONGO]: 'MongoDB',
+  [DatabaseEngine.DATABASE_ENGINE_LIBSQL]: 'libSQL',
 };
 
 /** The engine's name, in reasons. */
 export const engineName = (engine: DatabaseEngine): string => ENGINE_NAMES[engine] ?? 'this engine';
 
 /**
- * The programs a verification of `engine` runs in its image (ready, restore, count), sorted:
+ * The programs a verification of `engine` runs in its image (ready, restore, count; libSQL's server), sorted:
  * an image that lacks one runs another engine than the backup's. Null for an engine it cannot verify.
  */
 export function verifyTools(engine: DatabaseEngine, database: string): string[] | null {
+  // libsql-server is reached over its HTTP API (libsql-http.ts): the image needs only the server.
+  if (engine === DatabaseEngine.DATABASE_ENGINE_LIBSQL) return ['sqld'];
   const commands = [readyCommand(engine, database), restoreCommand(engine, database), countCommand(engine, database)];
   if (commands.some((c) => c === null)) return null;
   return [...new Set(commands.map((c) => c!.tool))].sort();

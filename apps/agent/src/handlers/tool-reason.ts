@@ -7,8 +7,8 @@
 import type { S3Object } from '@skiff/proto';
 import { scrubText } from '../build/build-log.js';
 
-/** Variables of a database container whose values are secrets (the official images' `*_PASSWORD`, keys, tokens). */
-const SECRET_VARIABLE = /PASS|SECRET|KEY|TOKEN|CREDENTIAL/i;
+/** Variables of a database container whose values are secrets (the official images' `*_PASSWORD`, keys, tokens, libsql-server's SQLD_HTTP_AUTH). */
+const SECRET_VARIABLE = /PASS|SECRET|KEY|TOKEN|CREDENTIAL|AUTH/i;
 
 export function secretValuesOfEnv(env: readonly string[]): string[] {
   return env.flatMap((entry) => {

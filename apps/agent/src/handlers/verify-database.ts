@@ -2,7 +2,8 @@
  * VerifyDatabase: proves a dump restores. A throw-away container of the database's image
  * (scratch-databases.ts; for a compose stack's service, the image it runs as deployed here,
  * read from its container or Swarm service) receives the bucket object (decrypted when it is an .age file)
- * through gunzip into the engine's restore tool; then the tables are counted, and the
+ * through gunzip into the engine's restore tool (libSQL: its HTTP API through a relay,
+ * dumps/libsql-http.ts); then the tables are counted, and the
  * container goes whatever happened. The running database (or stack) is never touched, an
  * image the server lacks is refused, never pulled, and so is one without the tools of the
  * backup's engine (a backup whose databaseType is not the engine the service runs), looked
@@ -12,11 +13,13 @@
 import type { Readable } from 'node:stream';
 import { CommandKind, type Command, type DatabaseTarget } from '@skiff/proto';
 import { feedTool, openArchive } from '../dumps/tool-archives.js';
-import type { DatabaseContainers } from '../dumps/database-containers.js';
+import type { DatabaseContainers, ToolRun } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { ImageAbsent, type ScratchDatabases, scratchName } from '../dumps/scratch-databases.js';
+import { relayName } from '../dumps/throwaway-leftovers.js';
 import { restoreCommand } from '../dumps/tool-commands.js';
-import { countCommand, engineName, parseCounts, readyCommand, verifyTools } from '../dumps/verify-tools.js';
+import { isLibsql, withLibsql } from '../dumps/tool-runs.js';
+import { countCommand, engineName, parseCounts, readyCommand, scratchEnv, verifyTools } from '../dumps/verify-tools.js';
 import { type CommandHandler, type CommandOutcome, failed, succeeded } from '../pipeline/handler.js';
 import { scrubToolReason } from './tool-reason.js';
 
@@ -70,7 +73,12 @@ export function verifyDatabaseHandler(deps: VerifyDatabaseDeps): CommandHandler 
         return failed(`the throw-away container of ${chosen.name} could not start: ${(err as Error).message}`);
       }
       try {
-        const outcome = await verifyIn(id, target!, deps, signal, () => openArchive(object!));
+        const open = () => openArchive(object!);
+        const outcome = isLibsql(engine)
+          ? await withLibsql(deps.containers, id, scratchEnv(engine, database, '')!, relayName(command.commandId), (http) =>
+              verifyIn(id, { notReady: () => http.notReady(), restore: async () => http.restore(), counts: () => http.tableCounts() }, deps, signal, open),
+            ).catch((err: unknown) => (signal.aborted ? Promise.reject(err) : failed((err as Error).message)))
+          : await verifyIn(id, execAccess(id, target!, deps.containers), deps, signal, open);
         return outcome.reason ? { ...outcome, reason: scrubToolReason(outcome.reason, object, []) } : outcome;
       } finally {
         await deps.scratch.remove(id).catch((err: unknown) => log.warn({ err, container: name }, 'the throw-away container could not be removed'));
@@ -88,15 +96,40 @@ async function imageOf(target: DatabaseTarget, image: string, containers: Databa
   return { ...deployed, of: ` of ${service}` };
 }
 
-async function verifyIn(
-  id: string,
-  target: DatabaseTarget,
-  deps: VerifyDatabaseDeps,
-  signal: AbortSignal,
-  open: () => Promise<Readable>,
-): Promise<CommandOutcome> {
+/** How a verification reaches the throw-away server: the engine's programs in it, or libsql-server's HTTP API. */
+interface ScratchAccess {
+  /** Null once the server accepts connections; else why not yet. */
+  notReady(): Promise<string | null>;
+  restore(): Promise<ToolRun>;
+  /** The tables with their row counts; throws when the database does not open. */
+  counts(): Promise<{ name: string; rows: string }[]>;
+}
+
+/** The engine's programs, run in the throw-away container by docker exec (verify-tools.ts). */
+function execAccess(id: string, target: DatabaseTarget, containers: DatabaseContainers): ScratchAccess {
   const { engine, database } = target;
-  const ready = await waitReady(id, engine, database, deps, signal);
+  return {
+    notReady: async () => {
+      const probe = await containers.run(id, readyCommand(engine, database)!, false);
+      probe.output.resume();
+      return probe.exited().then(
+        () => null,
+        (err: Error) => err.message,
+      );
+    },
+    restore: () => containers.run(id, restoreCommand(engine, database)!, true),
+    counts: async () => {
+      const count = await containers.run(id, countCommand(engine, database)!, false);
+      const chunks: Buffer[] = [];
+      count.output.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await count.exited();
+      return parseCounts(Buffer.concat(chunks).toString('utf8'));
+    },
+  };
+}
+
+async function verifyIn(id: string, access: ScratchAccess, deps: VerifyDatabaseDeps, signal: AbortSignal, open: () => Promise<Readable>): Promise<CommandOutcome> {
+  const ready = await waitReady(id, access, deps, signal);
   if (ready) return failed(ready);
   let source;
   try {
@@ -104,22 +137,17 @@ async function verifyIn(
   } catch (err) {
     return failed((err as Error).message);
   }
-  const why = await feedTool(await deps.containers.run(id, restoreCommand(engine, database)!, true), source, signal);
+  const why = await feedTool(await access.restore(), source, signal);
   if (why) return failed(why.download ? why.reason : `the file does not restore: ${why.reason}`);
-  const count = await deps.containers.run(id, countCommand(engine, database)!, false);
-  const chunks: Buffer[] = [];
-  count.output.on('data', (chunk: Buffer) => chunks.push(chunk));
   try {
-    await count.exited();
-    const tables = parseCounts(Buffer.concat(chunks).toString('utf8'));
-    return { ...succeeded(), verification: { tables } };
+    return { ...succeeded(), verification: { tables: await access.counts() } };
   } catch (err) {
     return failed(`the restored database does not open: ${(err as Error).message}`);
   }
 }
 
 /** Null once the server accepts connections; otherwise why it never did. */
-async function waitReady(id: string, engine: DatabaseTarget['engine'], database: string, deps: VerifyDatabaseDeps, signal: AbortSignal): Promise<string | null> {
+async function waitReady(id: string, access: ScratchAccess, deps: VerifyDatabaseDeps, signal: AbortSignal): Promise<string | null> {
   const until = Date.now() + (deps.readyTimeoutMs ?? READY_TIMEOUT_MS);
   let last = '';
   while (Date.now() < until) {
@@ -128,14 +156,9 @@ async function waitReady(id: string, engine: DatabaseTarget['engine'], database:
       const tail = await deps.scratch.logTail(id);
       return `the throw-away database server exited before it accepted connections${tail ? `: ${tail}` : ''}`;
     }
-    const probe = await deps.containers.run(id, readyCommand(engine, database)!, false);
-    probe.output.resume();
-    try {
-      await probe.exited();
-      return null;
-    } catch (err) {
-      last = (err as Error).message;
-    }
+    const why = await access.notReady();
+    if (!why) return null;
+    last = why;
     await new Promise((r) => setTimeout(r, deps.pollMs ?? POLL_MS));
   }
   return `the throw-away database server did not accept connections in time${last ? ` (${last})` : ''}`;

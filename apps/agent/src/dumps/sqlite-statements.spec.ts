@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { SqliteStatements } from './sqlite-statements.js';
+
+const split = (pieces: string[]) => {
+  const reader = new SqliteStatements();
+  const statements = pieces.flatMap((p) => reader.push(p));
+  return { statements, rest: reader.end() };
+};
+
+// What libsql-server's GET /dump writes, and what a schema's author may have written in it.
+const DUMP = [
+  'PRAGMA foreign_keys=OFF;',
+  'BEGIN TRANSACTION;',
+  'CREATE TABLE IF NOT EXISTS "odd;name"(id integer primary key, [a;b] text, `c;` blob); -- a ; in a comment',
+  "INSERT INTO \"odd;name\" VALUES(1,replace('''a\\nb;','\\n',char(10)),X'00ff');",
+  "INSERT INTO \"odd;name\" VALUES(2,'it''s; -- not a comment /* nor this */',NULL);",
+  '/* a block; comment */ CREATE TABLE u(a);',
+  'CREATE TRIGGER tr AFTER INSERT ON "odd;name" BEGIN\n  INSERT INTO u VALUES (1);\n  SELECT CASE WHEN 1 THEN 2 END;\nEND;',
+  'CREATE TEMP TRIGGER tt AFTER DELETE ON u BEGIN DELETE FROM u; END;',
+  'CREATE VIEW v AS SELECT a - 1 AS x, 4/2 AS y FROM u;',
+  'EXPLAIN CREATE TRIGGER t3 AFTER INSERT ON u BEGIN SELECT 1; END;',
+  'CREATE INDEX ix ON "odd;name"([a;b]);',
+  'COMMIT;',
+];
+const TEXT = DUMP.join('\n') + '\n';
+
+describe('SqliteStatements', () => {
+  it('cuts a dump into its statements, whole', () => {
+    const { statements, rest } = split([TEXT]);
+    // The comment after the third statement's `;` begins the fourth.
+    const expected = [...DUMP];
+    expected[2] = expected[2]!.replace(' -- a ; in a comment', '');
+    expected[3] = `-- a ; in a comment\n${expected[3]}`;
+    expect(statements).toEqual(expected);
+    expect(rest).toBeNull();
+  });
+
+  it('cuts it the same wherever the pieces end', () => {
+    const whole = split([TEXT]).statements;
+    for (let at = 0; at <= TEXT.length; at++) {
+      expect(split([TEXT.slice(0, at), TEXT.slice(at)]).statements, `cut at ${at}`).toEqual(whole);
+    }
+    expect(split([...TEXT]).statements).toEqual(whole);
+  });
+
+  it('does not end a trigger at a ; inside its body', () => {
+    const { statements } = split(['CREATE TRIGGER t AFTER INSERT ON u BEGIN INSERT INTO u VALUES(1); INSERT INTO u VALUES(2); END; SELECT 1;']);
+    expect(statements).toEqual(['CREATE TRIGGER t AFTER INSERT ON u BEGIN INSERT INTO u VALUES(1); INSERT INTO u VALUES(2); END;', 'SELECT 1;']);
+  });
+
+  it('says what an unfinished dump leaves', () => {
+    expect(split(["INSERT INTO u VALUES('open"]).rest).toBe("INSERT INTO u VALUES('open");
+    expect(split(['INSERT INTO u VALUES(1)']).rest).toBe('INSERT INTO u VALUES(1)');
+    expect(split(['CREATE TRIGGER t AFTER INSERT ON u BEGIN SELECT 1;']).rest).toBe('CREATE TRIGGER t AFTER INSERT ON u BEGIN SELECT 1;');
+    expect(split(['SELECT 1; /* open comment']).rest).toBe('/* open comment');
+    expect(split(['SELECT 1;\n-- the end\n  ']).rest).toBeNull();
+    expect(split([';;']).statements).toEqual([]);
+  });
+
+  it('holds only the statement being read', () => {
+    const reader = new SqliteStatements();
+    reader.push('SELECT 1; SELECT ');
+    expect(reader.pendingLength).toBe(' SELECT '.length);
+    reader.push('2;');
+    expect(reader.pendingLength).toBe(0);
+  });
+});

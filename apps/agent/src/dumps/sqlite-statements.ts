@@ -1,0 +1,218 @@
+/**
+ * SQLite statements out of a dump read in pieces (libsql-server's `GET /dump`): a statement
+ * ends at a `;` outside strings ('…', with '' inside), quoted names ("…", `…`, […]) and
+ * comments (-- and /* *\/), except inside the body of a CREATE [TEMP] TRIGGER, which ends
+ * only at `; END ;`. This is the rule SQLite's own shell uses to know a statement is
+ * complete; the dump's lines cannot be trusted for it, since a schema's text keeps the
+ * line breaks its author wrote.
+ */
+
+/** What the statement read so far says about where it may end. */
+const enum Phase {
+  /** Nothing but spaces and comments yet. */
+  Start,
+  /** An ordinary statement: its next `;` ends it. */
+  Normal,
+  Explain,
+  Create,
+  /** Inside CREATE [TEMP] TRIGGER, not right after a `;`. */
+  Trigger,
+  /** Inside a trigger, right after a `;`. */
+  Semi,
+  /** Inside a trigger, after `; END`. */
+  End,
+}
+
+/** Where the reader is inside a token. */
+const enum Lexeme {
+  Code,
+  /** Inside '…', "…" or `…`: `quote` closes it, unless doubled. */
+  Quoted,
+  /** Just after a closing quote: the same quote again continues the string. */
+  QuoteClosed,
+  Bracket,
+  LineComment,
+  BlockComment,
+}
+
+type Token = 'semi' | 'space' | 'other' | 'explain' | 'create' | 'temp' | 'trigger' | 'end';
+
+const KEYWORDS: Record<string, Token> = { EXPLAIN: 'explain', CREATE: 'create', TEMP: 'temp', TEMPORARY: 'temp', TRIGGER: 'trigger', END: 'end' };
+
+function next(phase: Phase, token: Token): Phase {
+  if (token === 'space') return phase;
+  switch (phase) {
+    case Phase.Start:
+    case Phase.Normal:
+      if (token === 'semi') return Phase.Start;
+      if (phase === Phase.Normal) return Phase.Normal;
+      return token === 'explain' ? Phase.Explain : token === 'create' ? Phase.Create : Phase.Normal;
+    case Phase.Explain:
+      if (token === 'semi') return Phase.Start;
+      return token === 'create' ? Phase.Create : token === 'other' ? Phase.Explain : Phase.Normal;
+    case Phase.Create:
+      if (token === 'semi') return Phase.Start;
+      return token === 'temp' ? Phase.Create : token === 'trigger' ? Phase.Trigger : Phase.Normal;
+    case Phase.Trigger:
+      return token === 'semi' ? Phase.Semi : Phase.Trigger;
+    case Phase.Semi:
+      return token === 'semi' ? Phase.Semi : token === 'end' ? Phase.End : Phase.Trigger;
+    case Phase.End:
+      return token === 'semi' ? Phase.Start : Phase.Trigger;
+  }
+}
+
+const isWordChar = (c: number) =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c >= 128;
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
+
+/** The longest keyword; longer words are only ever `other`. */
+const KEYWORD_MAX = 9;
+
+export class SqliteStatements {
+  private phase = Phase.Start;
+  private lexeme = Lexeme.Code;
+  private quote = 0;
+  /** The word being read (upper case, up to KEYWORD_MAX + 1 characters), or '' outside one. */
+  private word = '';
+  private inWord = false;
+  /** A `-` or `/` that may open a comment, or a `*` that may close one: decided by the next character. */
+  private pending = 0;
+  /** The current statement's text from earlier pieces. */
+  private carried: string[] = [];
+  private carriedLength = 0;
+
+  /** The length of the current, unfinished statement (what a caller holds in memory). */
+  get pendingLength(): number {
+    return this.carriedLength;
+  }
+
+  /** The statements that `text` completes, each with its `;`, trimmed; empty ones left out. */
+  push(text: string): string[] {
+    const done: string[] = [];
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.step(c)) {
+        const statement = (this.carried.join('') + text.slice(from, i + 1)).trim();
+        this.carried = [];
+        this.carriedLength = 0;
+        from = i + 1;
+        if (statement !== ';') done.push(statement);
+      }
+    }
+    if (from < text.length) {
+      this.carried.push(text.slice(from));
+      this.carriedLength += text.length - from;
+    }
+    return done;
+  }
+
+  /** What is left after the last piece: null when nothing but spaces and comments, else the unfinished statement. */
+  end(): string | null {
+    if (this.pending !== 0 && this.lexeme === Lexeme.Code) this.token('other');
+    this.pending = 0;
+    if (this.lexeme === Lexeme.QuoteClosed) {
+      this.lexeme = Lexeme.Code;
+      this.token('other');
+    }
+    if (this.inWord) this.endWord();
+    const rest = this.carried.join('').trim();
+    this.carried = [];
+    this.carriedLength = 0;
+    return this.phase === Phase.Start && this.lexeme !== Lexeme.Quoted && this.lexeme !== Lexeme.Bracket && this.lexeme !== Lexeme.BlockComment ? null : rest;
+  }
+
+  /** Reads one character; true when it ended a statement. */
+  private step(c: number): boolean {
+    switch (this.lexeme) {
+      case Lexeme.Quoted:
+        if (c === this.quote) this.lexeme = Lexeme.QuoteClosed;
+        return false;
+      case Lexeme.QuoteClosed:
+        if (c === this.quote) {
+          this.lexeme = Lexeme.Quoted;
+          return false;
+        }
+        this.lexeme = Lexeme.Code;
+        this.token('other');
+        return this.code(c);
+      case Lexeme.Bracket:
+        if (c === 93) {
+          this.lexeme = Lexeme.Code;
+          this.token('other');
+        }
+        return false;
+      case Lexeme.LineComment:
+        if (c === 10) this.lexeme = Lexeme.Code;
+        return false;
+      case Lexeme.BlockComment:
+        if (this.pending === 42 && c === 47) {
+          this.pending = 0;
+          this.lexeme = Lexeme.Code;
+          return false;
+        }
+        this.pending = c === 42 ? 42 : 0;
+        return false;
+      case Lexeme.Code:
+        return this.code(c);
+    }
+  }
+
+  private code(c: number): boolean {
+    if (this.pending !== 0) {
+      const opener = this.pending;
+      this.pending = 0;
+      if (opener === 45 && c === 45) {
+        this.lexeme = Lexeme.LineComment;
+        return false;
+      }
+      if (opener === 47 && c === 42) {
+        this.lexeme = Lexeme.BlockComment;
+        return false;
+      }
+      // The `-` or `/` was an operator.
+      this.token('other');
+    }
+    if (isWordChar(c)) {
+      if (!this.inWord) {
+        this.inWord = true;
+        this.word = '';
+      }
+      if (this.word.length <= KEYWORD_MAX) this.word += String.fromCharCode(c).toUpperCase();
+      return false;
+    }
+    if (this.inWord) this.endWord();
+    if (isSpace(c)) return false;
+    switch (c) {
+      case 59:
+        this.token('semi');
+        return this.phase === Phase.Start;
+      case 39:
+      case 34:
+      case 96:
+        this.quote = c;
+        this.lexeme = Lexeme.Quoted;
+        return false;
+      case 91:
+        this.lexeme = Lexeme.Bracket;
+        return false;
+      case 45:
+      case 47:
+        this.pending = c;
+        return false;
+      default:
+        this.token('other');
+        return false;
+    }
+  }
+
+  private endWord(): void {
+    this.inWord = false;
+    this.token(KEYWORDS[this.word] ?? 'other');
+  }
+
+  private token(token: Token): void {
+    this.phase = next(this.phase, token);
+  }
+}

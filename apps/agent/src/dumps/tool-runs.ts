@@ -1,0 +1,56 @@
+/**
+ * Where a database command's tool runs: for most engines their own program inside the
+ * database's container (docker exec, tool-commands.ts); for libSQL, whose image has none,
+ * libsql-server's HTTP API through a relay in the container's network namespace
+ * (libsql-http.ts). Either way the command gets a ToolRun (tool-archives.ts moves the bytes).
+ */
+import { DatabaseEngine } from '@skiff/proto';
+import type { DatabaseContainers, ToolRun } from './database-containers.js';
+import { LibsqlHttp, libsqlServerOf, relayConnection } from './libsql-http.js';
+import { dumpCommand, restoreCommand } from './tool-commands.js';
+
+export const isLibsql = (engine: DatabaseEngine) => engine === DatabaseEngine.DATABASE_ENGINE_LIBSQL;
+
+/** Whether this agent can dump (`dump`) or restore databases of `engine`. */
+export const hasTool = (engine: DatabaseEngine, use: 'dump' | 'restore'): boolean =>
+  isLibsql(engine) || (use === 'dump' ? dumpCommand(engine, 'x') : restoreCommand(engine, 'x')) !== null;
+
+/** What a tool is called in messages. */
+export const toolName = (engine: DatabaseEngine, use: 'dump' | 'restore'): string =>
+  isLibsql(engine) ? `libsql-server's HTTP API (${use === 'dump' ? 'GET /dump' : 'POST /v2/pipeline'})` : (use === 'dump' ? dumpCommand(engine, 'x') : restoreCommand(engine, 'x'))!.tool;
+
+/**
+ * Runs `use` with libsql-server's HTTP API in running container `containerId` (whose
+ * variables are `env`), through relay container `relay`, removed after.
+ */
+export async function withLibsql<T>(containers: DatabaseContainers, containerId: string, env: readonly string[], relay: string, use: (http: LibsqlHttp) => Promise<T>): Promise<T> {
+  const server = libsqlServerOf(env);
+  if (typeof server === 'string') throw new Error(server);
+  const relayId = await containers.startRelay(relay, containerId);
+  const http = new LibsqlHttp(() => containers.run(relayId, relayConnection(server.port), true), server);
+  try {
+    return await use(http);
+  } finally {
+    // A cancelled restore's rollback goes through the relay too.
+    await http.settled();
+    await containers.remove(relayId).catch(() => undefined);
+  }
+}
+
+/**
+ * Runs `use` with the dump (`dump`) or restore tool of `engine` for `database` in running
+ * container `containerId`; `relay` names the relay a libSQL command needs.
+ */
+export async function withTool<T>(
+  containers: DatabaseContainers,
+  target: { engine: DatabaseEngine; database: string },
+  containerId: string,
+  env: readonly string[],
+  use: 'dump' | 'restore',
+  relay: string,
+  run: (tool: ToolRun) => Promise<T>,
+): Promise<T> {
+  if (isLibsql(target.engine)) return withLibsql(containers, containerId, env, relay, async (http) => run(use === 'dump' ? await http.dump() : http.restore()));
+  const command = use === 'dump' ? dumpCommand(target.engine, target.database)! : restoreCommand(target.engine, target.database)!;
+  return run(await containers.run(containerId, command, use === 'restore'));
+}
