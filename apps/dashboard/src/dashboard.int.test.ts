@@ -3,7 +3,7 @@
 // live event arrive, add a domain and a basic auth user; then every other page: servers with live metrics and a server added, notifications (a channel
 // tested against an HTTP sink), members and API keys, backups (a destination made with the
 // keyboard only, against an S3 server; a database service made on its environment's page and
-// a backup schedule of it), settings and a database (a libSQL one says why it has no backups). Screenshots of each page go to .tmp/dashboard-screenshots/.
+// a backup schedule of it), settings and a database (a libSQL one's backups page schedules a dump of its whole database). Screenshots of each page go to .tmp/dashboard-screenshots/.
 import { mkdir, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -315,17 +315,17 @@ it('shows servers with live metrics, tests a notification channel, makes an API 
     await page.getByRole('link', { name: 'Backups of this database' }).waitFor();
     await shot(page, '10-database');
 
-    // A libSQL database, whose backups the API refuses: its page says why instead of linking to
-    // backups, and its backups page (a typed address) offers no schedule.
+    // A libSQL database is backed up like the others: its page links to its backups, whose
+    // schedule form dumps its whole database (no database name to type).
     const environmentId = ((await t.call('project.one', { projectId: project.projectId })).body as { environments: { environmentId: string }[] }).environments[0]!.environmentId;
     const libsql = (await t.call('dbE.create', { name: 'edge', environmentId })).body as { dbEId: string };
     await page.goto(`${origin}/workloads/database/${libsql.dbEId}`);
     await heading('edge');
-    await page.getByText(/Skiff does not back up libSQL databases: .* could never be restored nor verified/).waitFor();
-    expect(await page.getByRole('link', { name: 'Backups of this database' }).count()).toBe(0);
-    await page.goto(`${origin}/backups/database/${libsql.dbEId}`);
-    await page.getByText(/Skiff does not back up libSQL databases/).waitFor();
-    expect(await page.getByRole('button', { name: 'Schedule backup' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Backups of this database' }).click();
+    await page.getByRole('button', { name: 'Schedule backup' }).waitFor();
+    await page.getByText('Of edge: its whole database.').waitFor();
+    expect(await page.getByLabel('Database to dump').count()).toBe(0);
+    expect(await page.getByText(/does not back up libSQL/).count()).toBe(0);
 
     expect(errors.filter((r) => /Content Security Policy/i.test(r))).toEqual([]);
   } finally {

@@ -2918,6 +2918,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backup.manualBackupDbE": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a backup of a dbE (libSQL) database now */
+        post: operations["backup.manualBackupDbE"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/backup.listBackupFiles": {
         parameters: {
             query?: never;
@@ -2949,7 +2966,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a file of a database backup into a database service of the same kind
-         * @description `key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the service restored into (default: the backup’s own); it must be of the backup’s kind and running, since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore as it happens. A compose backup restores into the service of its stack it dumps (`serviceName`), which must run; it takes no `databaseId`. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean --single-transaction); MariaDB and MySQL run the dump’s SQL. Answers the queued restore; `backup.oneRestore` follows it.
+         * @description `key` is one of the backup’s files, as `backup.listBackupFiles` lists them. `databaseId` is the service restored into (default: the backup’s own); it must be of the backup’s kind and running, since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore as it happens. A compose backup restores into the service of its stack it dumps (`serviceName`), which must run; it takes no `databaseId`. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean --single-transaction); MariaDB and MySQL run the dump’s SQL; libSQL replaces the database’s whole content in one transaction (its tables, views and triggers dropped, then the dump’s statements; a failure leaves it as it was). Answers the queued restore; `backup.oneRestore` follows it.
          */
         post: operations["backup.restore"];
         delete?: never;
@@ -2986,7 +3003,7 @@ export interface paths {
         put?: never;
         /**
          * Prove that a database backup restores: its file restored in a throw-away container
-         * @description Restores `key` (one of the backup’s files, as `backup.listBackupFiles` lists them; default: its newest) into a throw-away container of the database service’s image (of a compose stack’s service: the image that service runs as deployed on its server, refused when that server does not have it, never pulled; the engine is the backup’s `databaseType`), on its server, without a network and with its own credentials; checks that the database opens and counts the rows of each table; then removes the container, whatever happened. The running database (or the stack’s containers and volumes) is not touched and need not run. PostgreSQL, MariaDB, MySQL and MongoDB backups, of database services and of compose stacks’ services. Answers the queued verification; `backup.oneVerification` follows it. A failed verification is a `databaseBackup` failure event with `verify: true`. The scheduler also verifies the file of each successful scheduled run.
+         * @description Restores `key` (one of the backup’s files, as `backup.listBackupFiles` lists them; default: its newest) into a throw-away container of the database service’s image (of a compose stack’s service: the image that service runs as deployed on its server, refused when that server does not have it, never pulled; the engine is the backup’s `databaseType`), on its server, without a network and with its own credentials; checks that the database opens and counts the rows of each table; then removes the container, whatever happened. The running database (or the stack’s containers and volumes) is not touched and need not run. PostgreSQL, MariaDB, MySQL, MongoDB and libSQL backups, of database services and of compose stacks’ services. Answers the queued verification; `backup.oneVerification` follows it. A failed verification is a `databaseBackup` failure event with `verify: true`. The scheduler also verifies the file of each successful scheduled run.
          */
         post: operations["backup.verify"];
         delete?: never;
@@ -31179,6 +31196,84 @@ export interface operations {
         };
     };
     "backup.manualBackupWebServer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "backupId": "bkp_example"
+                 *     }
+                 */
+                "application/json": {
+                    backupId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: the input failed the constraints; `issues` name the fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no or an unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the role, permission or resource access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: logged with the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_IMPLEMENTED: the capability is not available in this version yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "backup.manualBackupDbE": {
         parameters: {
             query?: never;
             header?: never;

@@ -130,6 +130,7 @@ describe('another organization on the new surfaces', () => {
       ['gitProvider.remove', (id) => ({ gitProviderId: id }), a.gitProviderId!],
       ['backup.one', (id) => ({ backupId: id }), a.backupId!],
       ['backup.manualBackupDbA', (id) => ({ backupId: id }), a.backupId!],
+      ['backup.manualBackupDbE', (id) => ({ backupId: id }), a.backupId!],
       ['backup.restore', (id) => ({ backupId: id, key: a.key, force: true }), a.backupId!],
       ['backup.oneRestore', (id) => ({ restoreId: id }), a.restoreId!],
       ['backup.listBackupFiles', (id) => ({ destinationId: id, search: '' }), a.destinationId!],

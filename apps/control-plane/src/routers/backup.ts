@@ -12,6 +12,7 @@ export const backupHandlers = (backups: BackupService, runner: BackupRunner, res
   manualBackupDbB: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbB'),
   manualBackupDbC: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbC'),
   manualBackupDbD: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbD'),
+  manualBackupDbE: (input, { principal }) => runner.manualDatabase(principal, input.backupId, 'dbE'),
   manualBackupCompose: (input, { principal }) => runner.manualCompose(principal, input.backupId),
   restore: (input, { principal }) => restores.restore(principal, input),
   oneRestore: (input, { principal }) => restores.one(principal, input.restoreId),

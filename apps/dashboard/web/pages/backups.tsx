@@ -3,7 +3,7 @@ import { type Api, ok } from '../api.js';
 import { type Me, isAdmin } from '../me.js';
 import { type ScheduleForm, blankSchedule, scheduleBody } from '../service-forms.js';
 import { Check, Field, NoticeLine, Panel, bytes, useAction, useLoad, when } from '../ui.js';
-import { BACKUP_REFUSALS, findDatabase } from './database.js';
+import { findDatabase } from './database.js';
 import { ScheduleFields } from './schedule-fields.js';
 
 type Backup = {
@@ -13,15 +13,15 @@ type Backup = {
 };
 type BackupFile = { key: string; name: string; size?: number; lastModified?: string };
 
-/** The manual-run operation of each target kind; dbE (libSQL) has none. */
+/** The manual-run operation of each target kind. */
 function manualRun(b: Backup) {
   if (b.backupType === 'compose') return '/api/backup.manualBackupCompose' as const;
-  const byType = { dbA: '/api/backup.manualBackupDbA', dbB: '/api/backup.manualBackupDbB', dbC: '/api/backup.manualBackupDbC', dbD: '/api/backup.manualBackupDbD', 'web-server': '/api/backup.manualBackupWebServer' } as const;
+  const byType = { dbA: '/api/backup.manualBackupDbA', dbB: '/api/backup.manualBackupDbB', dbC: '/api/backup.manualBackupDbC', dbD: '/api/backup.manualBackupDbD', dbE: '/api/backup.manualBackupDbE', 'web-server': '/api/backup.manualBackupWebServer' } as const;
   return byType[b.databaseType as keyof typeof byType];
 }
 
 /** Only database services' dumps can be restored (backup.restore): not compose stacks, nor the platform backup. */
-const restorable = (b: Backup) => b.backupType !== 'compose' && ['dbA', 'dbB', 'dbC', 'dbD'].includes(b.databaseType);
+const restorable = (b: Backup) => b.backupType !== 'compose' && ['dbA', 'dbB', 'dbC', 'dbD', 'dbE'].includes(b.databaseType);
 
 /** Destinations (S3 buckets) and the organization's backups with their runs; `database` narrows to one database service. */
 export function BackupsPage({ api, me, database }: { api: Api; me: Me; database?: string }) {
@@ -188,9 +188,6 @@ function NewDatabaseBackup({ api, databaseId, onCreated }: { api: Api; databaseI
   return (
     <Panel title="New backup schedule">
       {data.view(({ router, db, destinations }) => {
-        // A typed address reaches this form too: an engine the API refuses says why instead.
-        const refusal = BACKUP_REFUSALS[router];
-        if (refusal) return <p class="hint">{refusal}</p>;
         const database = name ?? db.databaseName ?? db.appName;
         const create = (e: Event) => {
           e.preventDefault();
@@ -205,8 +202,9 @@ function NewDatabaseBackup({ api, databaseId, onCreated }: { api: Api; databaseI
         };
         return (
           <form class="inline" onSubmit={create} aria-label="New backup schedule">
-            <p class="hint">Of {db.name}.</p>
-            <Field label="Database to dump" value={database} onInput={setName} required error={action.fields.database} />
+            {/* A libSQL server holds one database: the whole of it is dumped, the name kept as a label only. */}
+            <p class="hint">Of {db.name}{router === 'dbE' ? ': its whole database' : ''}.</p>
+            {router !== 'dbE' && <Field label="Database to dump" value={database} onInput={setName} required error={action.fields.database} />}
             <ScheduleFields form={form} onChange={setForm} destinations={destinations} errors={action.fields} />
             <button type="submit">Schedule backup</button>
             <NoticeLine notice={action.notice} />

@@ -11,15 +11,6 @@ export type Router = (typeof ROUTERS)[number];
 const ENGINE: Record<Router, string> = { dbA: 'PostgreSQL', dbB: 'MariaDB', dbC: 'MySQL', dbD: 'MongoDB', dbE: 'libSQL' };
 const ACTIONS = ['deploy', 'start', 'stop', 'reload'] as const;
 
-/**
- * Engines whose backups the API refuses (backup.create, runs, restores and verifications), in
- * the API's words (apps/control-plane/src/services/backups/unsupported-kinds.ts): their pages
- * say why instead of offering backups.
- */
-export const BACKUP_REFUSALS: Partial<Record<Router, string>> = {
-  dbE: 'Skiff does not back up libSQL databases: libsql-server loads a dump only into a new namespace through its admin API, which a libSQL service does not run, so such a backup could never be restored nor verified.',
-};
-
 type Database = {
   name: string; appName: string; applicationStatus: string; containerImage: string; databaseName: string | null; databaseUser: string | null;
   hasDatabasePassword: boolean; internalConnectionUrl: string; externalConnectionUrl: string | null; externalPort: number | null; env: string;
@@ -93,9 +84,7 @@ function Database_({ api, router, id }: { api: Api; router: Router; id: string }
         </form>
       </Panel>
       <EnvEditor key={id} initial={d.env ?? ''} save={(env) => post(api, router, 'saveEnvironment', { [`${router}Id`]: id, env })} />
-      {BACKUP_REFUSALS[router]
-        ? <p class="hint">{BACKUP_REFUSALS[router]}</p>
-        : <p><a href={`/backups/database/${id}`} onClick={linkTo(`/backups/database/${encodeURIComponent(id)}`)}>Backups of this database</a></p>}
+      <p><a href={`/backups/database/${id}`} onClick={linkTo(`/backups/database/${encodeURIComponent(id)}`)}>Backups of this database</a></p>
     </section>
   ));
 }

@@ -6,6 +6,7 @@ import { manualBackupDbA } from './manualBackupDbA.js';
 import { manualBackupDbB } from './manualBackupDbB.js';
 import { manualBackupDbC } from './manualBackupDbC.js';
 import { manualBackupDbD } from './manualBackupDbD.js';
+import { manualBackupDbE } from './manualBackupDbE.js';
 import { manualBackupWebServer } from './manualBackupWebServer.js';
 import { one } from './one.js';
 import { oneRestore } from './oneRestore.js';
@@ -27,6 +28,7 @@ export const backup = defineRouter('backup', {
   manualBackupCompose,
   manualBackupDbD,
   manualBackupWebServer,
+  manualBackupDbE,
   listBackupFiles,
   restore,
   oneRestore,

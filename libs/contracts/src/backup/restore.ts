@@ -11,7 +11,8 @@ export const restore = defineContract({
     'since the engine’s restore tool runs inside it, and `force` must be true: clients see the restore ' +
     'as it happens. A compose backup restores into the service of its stack it dumps (`serviceName`), which ' +
     'must run; it takes no `databaseId`. PostgreSQL replaces the dump’s objects in one transaction (pg_restore --clean ' +
-    '--single-transaction); MariaDB and MySQL run the dump’s SQL. Answers the queued restore; ' +
+    '--single-transaction); MariaDB and MySQL run the dump’s SQL; libSQL replaces the database’s whole content in one transaction ' +
+    '(its tables, views and triggers dropped, then the dump’s statements; a failure leaves it as it was). Answers the queued restore; ' +
     '`backup.oneRestore` follows it.',
   input: z.object({
     backupId: RequiredId,

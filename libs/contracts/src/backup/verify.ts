@@ -12,7 +12,7 @@ export const verify = defineContract({
     'have it, never pulled; the engine is the backup’s `databaseType`), on its server, without a network and with ' +
     'its own credentials; checks that the database opens and counts the rows of each table; then ' +
     'removes the container, whatever happened. The running database (or the stack’s containers and volumes) is not touched and need not run. ' +
-    'PostgreSQL, MariaDB, MySQL and MongoDB backups, of database services and of compose stacks’ services. Answers the queued verification; ' +
+    'PostgreSQL, MariaDB, MySQL, MongoDB and libSQL backups, of database services and of compose stacks’ services. Answers the queued verification; ' +
     '`backup.oneVerification` follows it. A failed verification is a `databaseBackup` failure event ' +
     'with `verify: true`. The scheduler also verifies the file of each successful scheduled run.',
   input: z.object({ backupId: RequiredId, key: z.string().min(1).nullable().optional() }),

@@ -260,16 +260,23 @@ describe('backup records', () => {
     ok(await t.call('backup.create', compose(git.composeId, 'postgres')));
   });
 
-  // The spec accepts dbE in backup.create: the record is kept, and each run says why it cannot dump.
-  it('keeps libSQL backups as records, and refuses to run them, saying why', async () => {
+  // libSQL backups run like the others (their DumpDatabase: verifications.int.test.ts); only a target that does not run is refused.
+  it('runs libSQL backups as the others: manualBackupDbE takes dbE backups only, and refuses a target that does not run', async () => {
     const d = await newDestination();
     const libsql = await newDb('db-libsql', 'dbE');
     const stack = await newCompose('libsql-stack');
-    ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbE', dbEId: libsql.id })));
+    const own = ok(await t.call('backup.create', backupInput(d.destinationId, { databaseType: 'dbE', dbEId: libsql.id })));
     const compose = ok(await t.call('backup.create', backupInput(d.destinationId, { backupType: 'compose', databaseType: 'dbE', composeId: stack.composeId, serviceName: 'libsql' })));
-    const run = await t.call('backup.manualBackupCompose', { backupId: compose.backupId });
-    badField(run, 'backupId');
-    expect(run.body.issues[0].message).toMatch(/libSQL \(dbE\) databases cannot be backed up by Skiff: .*admin API.* could never be restored nor verified/);
+    const before = (await t.db.selectFrom('commands').select('id').execute()).length;
+    const stopped = await t.call('backup.manualBackupDbE', { backupId: own.backupId });
+    badField(stopped, 'backupId');
+    expect(stopped.body.issues[0].message).toBe(`the database service ${libsql.appName} is not running (idle): deploy or start it first`);
+    const undeployed = await t.call('backup.manualBackupCompose', { backupId: compose.backupId });
+    badField(undeployed, 'backupId');
+    expect(undeployed.body.issues[0].message).toMatch(/^the compose stack .* is not running/);
+    badField(await t.call('backup.manualBackupDbE', { backupId: compose.backupId }), 'backupId');
+    badField(await t.call('backup.manualBackupDbA', { backupId: own.backupId }), 'backupId');
+    expect((await t.db.selectFrom('commands').select('id').execute()).length).toBe(before);
   });
 
   it('takes the platform backup with no target, from admins only', async () => {
@@ -351,7 +358,7 @@ describe('backup records', () => {
   });
 
   it('answers NOT_FOUND for an unknown backup on every run operation (runs are in backup-runs.int.test.ts and databases.e2e.test.ts)', async () => {
-    for (const op of ['manualBackupDbA', 'manualBackupDbD', 'manualBackupCompose']) {
+    for (const op of ['manualBackupDbA', 'manualBackupDbD', 'manualBackupDbE', 'manualBackupCompose']) {
       expect((await t.call(`backup.${op}`, { backupId: 'bkp_x' })).status).toBe(404);
     }
     expect((await t.call('backup.manualBackupWebServer', { backupId: 'bkp_x' })).status).toBe(404);

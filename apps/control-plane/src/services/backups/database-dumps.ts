@@ -4,7 +4,6 @@ import { DUMP_DEADLINE_MS, type DumpTarget, WIRE_ENGINES, dumpDatabaseCommand } 
 import type { CommandOutbox } from '../../agents/outbound/outbox.js';
 import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import type { ServiceDeps } from '../shared/deps.js';
-import { backupRefusal } from './unsupported-kinds.js';
 
 /** A dump that could not run or did not succeed: the runner records it as the run's failure. */
 export class DumpFailed extends Error {}
@@ -13,7 +12,7 @@ export class DumpFailed extends Error {}
 export class DumpRefused extends DumpFailed {}
 
 /** The file name ending of each engine's dump, gzipped. */
-export const DUMP_EXTENSION: Record<string, string> = { postgres: 'dump.gz', mariadb: 'sql.gz', mysql: 'sql.gz', mongo: 'archive.gz' };
+export const DUMP_EXTENSION: Record<string, string> = { postgres: 'dump.gz', mariadb: 'sql.gz', mysql: 'sql.gz', mongo: 'archive.gz', libsql: 'sql.gz' };
 
 /**
  * Database backups run on the agent of the database's server (DumpDatabase): this finds what
@@ -28,8 +27,6 @@ export class DatabaseDumps {
 
   /** What a backup dumps: its database service, or its compose stack's service. */
   async target(row: Backup): Promise<DumpTarget & { engineName: string }> {
-    const refusal = backupRefusal(row.databaseType);
-    if (refusal) throw new DumpRefused(refusal);
     const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
     const wire = engine && WIRE_ENGINES[engine.engine];
     if (!engine || !wire) throw new DumpRefused(`${engine?.label ?? row.databaseType} databases cannot be dumped by this version`);

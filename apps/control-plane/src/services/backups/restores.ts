@@ -9,7 +9,6 @@ import type { ServiceAccess } from '../shared/service-access.js';
 import type { BackupService } from './backups.js';
 import { isFileIn, ownPrefix } from './object-names.js';
 import type { BackupRunner } from './runner.js';
-import { backupRefusal } from './unsupported-kinds.js';
 
 /** Where a restore goes: the field naming it (for refusals), its name in messages, its status and the command's target. */
 interface RestoreInto {
@@ -45,12 +44,10 @@ export class DatabaseRestores {
 
   async restore(p: Principal, input: RestoreInput) {
     const backup = await this.backups.find(p, input.backupId);
-    const refusal = backupRefusal(backup.databaseType);
-    if (refusal) throw Invalid('backupId', refusal);
     const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
     const wire = engine && WIRE_ENGINES[engine.engine];
     if (!engine || !wire) {
-      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB databases can be restored');
+      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL, MongoDB and libSQL databases can be restored');
     }
     const own = ownPrefix(backup.prefix, backup.id);
     if (!isFileIn(input.key, own)) {

@@ -83,8 +83,8 @@ export class BackupRunner {
     return this.runOrAnswer(row);
   }
 
-  /** `backup.manualBackupDbA..DbD`: a backup of a database service of that kind. */
-  async manualDatabase(p: Principal, backupId: string, router: 'dbA' | 'dbB' | 'dbC' | 'dbD'): Promise<RunResult> {
+  /** `backup.manualBackupDbA..DbE`: a backup of a database service of that kind. */
+  async manualDatabase(p: Principal, backupId: string, router: 'dbA' | 'dbB' | 'dbC' | 'dbD' | 'dbE'): Promise<RunResult> {
     const row = await this.backups.find(p, backupId);
     if (row.databaseType !== router || row.backupType === 'compose') {
       throw Invalid('backupId', `not a backup of a ${router} database service (its databaseType is ${row.databaseType}, its backupType ${row.backupType})`);
@@ -139,7 +139,7 @@ export class BackupRunner {
     const files: string[] = [];
     let size = 0;
     try {
-      // What the backup dumps is known (or refused, e.g. libSQL) before the destination is reached.
+      // What the backup dumps is known (or refused: its service is gone or stopped) before the destination is reached.
       const target = row.databaseType === 'web-server' ? null : await this.dumps.target(row);
       const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', row.destinationId).executeTakeFirstOrThrow();
       if (target) {

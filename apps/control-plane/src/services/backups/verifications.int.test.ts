@@ -6,8 +6,9 @@
 // scheduled run; the same for a database inside a compose stack (its service's image is read
 // by the agent, so the command names none), each engine taken from the backup's databaseType
 // (the agent refuses an image without that engine's tools). The verification itself runs in apps/agent/src/handlers/verify-database.int.test.ts
-// and databases.e2e.test.ts.
+// and databases.e2e.test.ts. libSQL backups are run, restored and verified the same way (the commands name the LIBSQL engine).
 import { Command, CommandKind, CommandStatus, DatabaseEngine, WorkloadKind } from '@skiff/proto';
+import { waitFor } from '@skiff/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DeploymentReports } from '../../agents/inbound/deployment-reports.js';
 import { CommandOutbox } from '../../agents/outbound/outbox.js';
@@ -89,7 +90,7 @@ describe('backup.verify', () => {
     expect((await t.call('backup.oneVerification', { verificationId: 'vrf_nope' })).status).toBe(404);
   });
 
-  it('verifies a MongoDB backup in a throw-away container of its image, and refuses a libSQL one with the reason', async () => {
+  it('verifies a MongoDB backup in a throw-away container of its image', async () => {
     const mongo = await ok('dbD.create', { name: 'mongo-verified', environmentId: env });
     const destination = await ok('destination.create', { name: 'local3', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
     const backup = await ok('backup.create', { schedule: '0 3 * * *', prefix: 'mongo/', destinationId: destination.destinationId, database: 'app', databaseType: 'dbD', dbDId: mongo.dbDId, keepLatestCount: null });
@@ -104,19 +105,52 @@ describe('backup.verify', () => {
       target: { engine: DatabaseEngine.DATABASE_ENGINE_MONGO, database: 'app', workload: { id: mongo.dbDId, appName: mongo.appName } },
       object: { key },
     });
+  });
 
-    // backup.create refuses libSQL (backups.int.test.ts); a row written before this version is refused too.
+  // The agent's side (the relay into the libsql container, /dump, the Hrana restore) is apps/agent's; here, what it is sent.
+  it('runs, restores and verifies a libSQL backup as the others, each command naming the LIBSQL engine', async () => {
     const libsql = await ok('dbE.create', { name: 'libsql-verified', environmentId: env });
-    const id = 'bkp_libsql_legacy';
-    const mongoRow = await t.db.selectFrom('backups').selectAll().where('id', '=', backup.backupId).executeTakeFirstOrThrow();
-    await t.db
-      .insertInto('backups')
-      .values({ ...mongoRow, id, prefix: 'l/', database: 'main', databaseType: 'dbE', dbDId: null, dbEId: libsql.dbEId })
-      .execute();
-    const before = await commandCount();
-    await bad('backup.verify', { backupId: id }, 'backupId', /libSQL .* could never be restored nor verified/);
-    await bad('backup.restore', { backupId: id, key: `l/${id}/2026-12-07T03-00-00-000Z.sql.gz`, force: true }, 'backupId', /libSQL/);
-    expect(await commandCount()).toBe(before);
+    await t.db.updateTable('databaseServices').set({ applicationStatus: 'done' }).where('id', '=', libsql.dbEId).execute();
+    const destination = await ok('destination.create', { name: 'local-libsql', endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: SECRET });
+    const backup = await ok('backup.create', { schedule: '0 3 * * *', prefix: 'edge/', destinationId: destination.destinationId, database: 'main', databaseType: 'dbE', dbEId: libsql.dbEId, keepLatestCount: null });
+    const decode = (payload: string) => Command.decode(new CommandOutbox(t.platform.secrets).open(payload));
+    const workload = { id: libsql.dbEId, appName: libsql.appName, kind: WorkloadKind.WORKLOAD_KIND_CACHE };
+
+    // A manual run queues a DumpDatabase to the service's agent, and answers from its result.
+    const running = t.call('backup.manualBackupDbE', { backupId: backup.backupId });
+    const dumpRow = await waitFor(
+      () => t.db.selectFrom('commands').selectAll().where('workloadKey', '=', `database:${libsql.dbEId}`).where('kind', '=', 'COMMAND_KIND_DUMP_DATABASE').executeTakeFirst(),
+      { what: 'the DumpDatabase of the libSQL service' },
+    );
+    expect(dumpRow.payload).not.toContain(SECRET);
+    const dump = decode(dumpRow.payload);
+    const dumped = dump.payload?.$case === 'dumpDatabase' ? dump.payload.value : undefined;
+    expect(dumped).toMatchObject({ target: { engine: DatabaseEngine.DATABASE_ENGINE_LIBSQL, database: 'main', serviceName: '', workload }, object: { bucket: BUCKET, secretKey: SECRET } });
+    const key = dumped!.object!.key;
+    expect(key).toMatch(new RegExp(`^edge/${backup.backupId}/[0-9T-]+Z\\.sql\\.gz$`));
+    await s3.put(BUCKET, key, 'the dump of the libSQL database');
+    await t.platform.reports.applyCommandResult('local', { commandId: dumpRow.id, status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '', finishedAt: undefined });
+    const run = await running;
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(run.body).toMatchObject({ backupId: backup.backupId, files: [key], size: 'the dump of the libSQL database'.length });
+
+    // A restore into the running service: RestoreDatabase, the backup's database name sent (the agent ignores it for libSQL).
+    const restored = await ok('backup.restore', { backupId: backup.backupId, key, force: true });
+    const restore = decode((await t.db.selectFrom('commands').select('payload').where('id', '=', restored.commandId).executeTakeFirstOrThrow()).payload);
+    expect(restore.kind).toBe(CommandKind.COMMAND_KIND_RESTORE_DATABASE);
+    expect(restore.payload?.$case === 'restoreDatabase' && restore.payload.value).toMatchObject({ target: { engine: DatabaseEngine.DATABASE_ENGINE_LIBSQL, database: 'main', workload }, object: { key } });
+
+    // A verification: VerifyDatabase in a throw-away container of the service's image; its result ends the record.
+    const verified = await ok('backup.verify', { backupId: backup.backupId });
+    expect(verified).toMatchObject({ status: 'queued', key });
+    const verify = decode((await t.db.selectFrom('commands').select('payload').where('id', '=', verified.commandId).executeTakeFirstOrThrow()).payload);
+    expect(verify.payload?.$case === 'verifyDatabase' && verify.payload.value).toMatchObject({
+      image: libsql.containerImage,
+      target: { engine: DatabaseEngine.DATABASE_ENGINE_LIBSQL, database: 'main', workload },
+      object: { key },
+    });
+    await t.platform.reports.applyCommandResult('local', { commandId: verified.commandId, status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '', finishedAt: undefined, verification: { tables: [{ name: 'items', rows: '3' }] } });
+    expect(await ok('backup.oneVerification', { verificationId: verified.verificationId })).toMatchObject({ status: 'done', tables: [{ name: 'items', rows: 3 }] });
   });
 
   it('verifies a compose stack’s database on demand and after a scheduled run, the image left to the agent', async () => {

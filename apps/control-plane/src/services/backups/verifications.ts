@@ -10,7 +10,6 @@ import { ENGINE_OF_ROUTER } from '../databases/engines.js';
 import { type ServiceDeps, iso } from '../shared/deps.js';
 import type { BackupService } from './backups.js';
 import { isFileIn, ownPrefix, runStampOf } from './object-names.js';
-import { backupRefusal } from './unsupported-kinds.js';
 import type { Bucket, BucketSettings } from './s3.js';
 
 /** What a verification needs of the runner's buckets (runner.ts: BackupRunner). */
@@ -39,6 +38,7 @@ const VERIFIABLE = new Set([
   DatabaseEngine.DATABASE_ENGINE_MARIADB,
   DatabaseEngine.DATABASE_ENGINE_MYSQL,
   DatabaseEngine.DATABASE_ENGINE_MONGO,
+  DatabaseEngine.DATABASE_ENGINE_LIBSQL,
 ]);
 
 /** The key file a run writes beside its dump with `includeEncryptionKey` (`.age` when encrypted): never a dump. */
@@ -147,10 +147,8 @@ export class BackupVerifications {
   }
 
   private async queue(backup: Backup, key: string | null, trigger: 'manual' | 'scheduled') {
-    const refusal = backupRefusal(backup.databaseType);
-    if (refusal) throw Invalid('backupId', refusal);
     if (!this.verifiable(backup)) {
-      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL and MongoDB databases (services, or services of a compose stack) can be verified');
+      throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL, MongoDB and libSQL databases (services, or services of a compose stack) can be verified');
     }
     // Its target is checked before the destination is reached.
     await this.targetOf(backup);

@@ -23,6 +23,7 @@ export const WIRE_ENGINES: Partial<Record<EngineName, DatabaseEngine>> = {
   mariadb: DatabaseEngine.DATABASE_ENGINE_MARIADB,
   mysql: DatabaseEngine.DATABASE_ENGINE_MYSQL,
   mongo: DatabaseEngine.DATABASE_ENGINE_MONGO,
+  libsql: DatabaseEngine.DATABASE_ENGINE_LIBSQL,
 };
 
 export interface DumpTarget {
