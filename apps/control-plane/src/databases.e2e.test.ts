@@ -6,7 +6,8 @@
 // container, gzipped, multipart), verified in a throw-away container (a corrupt file fails),
 // the table dropped, the file restored, the rows back. A libSQL service (the local
 // ghcr.io/tursodatabase/libsql-server of tools/lib/images/libsql) is deployed and reached on
-// its HTTP API with its credentials, its rows kept in its volume across a new task.
+// its HTTP API with its credentials, its rows kept in its volume across a new task, then backed
+// up, verified and restored like the others (through the agent's relay).
 import { execFile } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
@@ -230,7 +231,7 @@ const pipeline = async (port: number, auth: string | null, statements: string[])
 };
 
 describe('a libSQL database service', () => {
-  it('is deployed and reached on its HTTP API with its credentials only, its rows kept in its volume', async () => {
+  it('is deployed and reached on its HTTP API with its credentials only, its rows kept in its volume, backed up, verified and restored', async () => {
     const PASSWORD = `e2e-${s.run}-libsql-pw`;
     s.t.watch.secret(PASSWORD);
     const port = await freePort();
@@ -286,7 +287,50 @@ describe('a libSQL database service', () => {
     await answering();
     expect(await rows()).toEqual(['1|anchor', '2|buoy', '3|cleat']);
 
+    // Backed up through the agent's relay (GET /dump), verified in a throw-away libsql-server, the table dropped, restored.
+    const destination = await ok('destination.create', { name: `e2e-libsql-${s.run}`, endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: S3_SECRET_KEY });
+    const backup = await ok('backup.create', {
+      schedule: '0 3 * * *',
+      prefix: `e2e-libsql-${s.run}/`,
+      destinationId: destination.destinationId,
+      database: 'edge',
+      databaseType: 'dbE',
+      dbEId: id,
+      keepLatestCount: null,
+    });
+    const run = await ok('backup.manualBackupDbE', { backupId: backup.backupId });
+    const key = run.files[0] as string;
+    expect(key.endsWith('.sql.gz'), key).toBe(true);
+    const dump = gunzipSync(await s3.get(BUCKET, key)).toString();
+    expect(dump).toContain('CREATE TABLE IF NOT EXISTS items');
+    expect(dump).toContain("INSERT INTO items VALUES(3,'cleat');");
+    expect(dump).not.toContain(PASSWORD);
+    const verification = await ok('backup.verify', { backupId: backup.backupId });
+    const verified = await waitFor(
+      async () => {
+        const v = await ok('backup.oneVerification', { verificationId: verification.verificationId });
+        return v.status === 'running' ? null : v;
+      },
+      { timeoutMs: 240_000, intervalMs: 500, what: `the libSQL verification to end (agent output: ${s.agentOutput().slice(-2000)})` },
+    );
+    expect(verified, JSON.stringify(verified)).toMatchObject({ status: 'done', error: null, tables: [{ name: 'items', rows: 3 }] });
+    const drop = await pipeline(port, CREDENTIALS, ['DROP TABLE items', 'CREATE TABLE stray (x)']);
+    expect(drop.results.map((r) => r.type)).toEqual(['ok', 'ok', 'ok']);
+    const restore = await ok('backup.restore', { backupId: backup.backupId, key, force: true });
+    const restored = await waitFor(
+      async () => {
+        const r = await ok('backup.oneRestore', { restoreId: restore.restoreId });
+        return r.status === 'running' ? null : r;
+      },
+      { timeoutMs: 120_000, intervalMs: 500, what: `the libSQL restore to end (agent output: ${s.agentOutput().slice(-2000)})` },
+    );
+    expect(restored, JSON.stringify(restored)).toMatchObject({ status: 'done', key, databaseId: id });
+    expect(await rows()).toEqual(['1|anchor', '2|buoy', '3|cleat']);
+    const tables = await pipeline(port, CREDENTIALS, ["SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"]);
+    expect(tables.results[0]?.response?.result?.rows.map((row) => row[0]?.value)).toEqual(['items']);
+    expect((await docker(['ps', '-aq', '--filter', 'label=skiff.relay'])).out).toBe('');
+
     await ok('dbE.remove', { dbEId: id, deleteVolume: true });
     await waitFor(async () => (await call('dbE.one', { dbEId: id })).status === 404, { timeoutMs: 120_000, intervalMs: 500, what: 'the libSQL service to be removed' });
-  }, 300_000);
+  }, 600_000);
 });
