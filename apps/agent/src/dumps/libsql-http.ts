@@ -12,12 +12,16 @@
  *   RESTORE_BATCH_CHARS, then COMMIT. Any failure rolls it all back.
  * - A verification counts every table's rows the same way.
  */
-import { type IncomingMessage, request } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { Duplex, Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolRun } from './database-containers.js';
 import type { ToolCommand } from './tool-commands.js';
 import { SqliteStatements } from './sqlite-statements.js';
+
+// Not `import … from 'node:http'`: the agent's bundle would hoist it, loading undici at start (engine-socket.ts).
+const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /** Where the server listens and the Authorization header it takes, read from its container's variables. */
 export interface LibsqlServer {
