@@ -6,8 +6,9 @@
 import type { Duplex, Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { DatabaseTarget } from '@skiff/proto';
-import { checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
+import { checkObjectName, engineCall } from '../docker/engine.js';
 import { ExecFrames } from './exec-frames.js';
+import { removeThrowaway, startThrowaway } from './throwaway-containers.js';
 import { OWNER_LABEL, RELAY_LABEL } from './throwaway-leftovers.js';
 import type { ToolCommand } from './tool-commands.js';
 import { VOLUME_TOOL_IMAGE } from './volume-containers.js';
@@ -81,28 +82,17 @@ export class DockerodeDatabaseContainers implements DatabaseContainers {
   async startRelay(name: string, containerId: string): Promise<string> {
     checkObjectName('container', name, 'create container');
     await this.remove(name);
-    const container = await engineCall('create container', () =>
-      this.docker.createContainer({
-        name,
-        Image: this.options.relayImage ?? VOLUME_TOOL_IMAGE,
-        Cmd: ['sleep', '86400'],
-        Labels: { [RELAY_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' },
-        HostConfig: { NetworkMode: `container:${containerId}`, ...RELAY_LIMITS },
-      }),
-    );
-    try {
-      await engineCall('start container', () => container.start());
-    } catch (err) {
-      await this.remove(container.id);
-      throw err;
-    }
-    return container.id;
+    return startThrowaway(this.docker, {
+      name,
+      Image: this.options.relayImage ?? VOLUME_TOOL_IMAGE,
+      Cmd: ['sleep', '86400'],
+      Labels: { [RELAY_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' },
+      HostConfig: { NetworkMode: `container:${containerId}`, ...RELAY_LIMITS },
+    });
   }
 
-  async remove(idOrName: string): Promise<void> {
-    await engineCall('remove container', () => this.docker.getContainer(idOrName).remove({ force: true, v: false })).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
+  remove(idOrName: string): Promise<void> {
+    return removeThrowaway(this.docker, idOrName, false);
   }
 
   async running(target: DatabaseTarget): Promise<string | null> {

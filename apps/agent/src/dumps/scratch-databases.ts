@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import type { DatabaseEngine } from '@skiff/proto';
 import { checkImageRef, checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
+import { removeThrowaway, startThrowaway } from './throwaway-containers.js';
 import { OWNER_LABEL, SCRATCH_LABEL, scratchName } from './throwaway-leftovers.js';
 import { scratchEnv } from './verify-tools.js';
 
@@ -122,23 +123,14 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
     const env = scratchEnv(engine, database, randomBytes(24).toString('hex'));
     if (!env) throw new Error('this engine cannot be verified here');
     const labels = await this.labelsFor(name, image);
-    const container = await engineCall('create container', () =>
-      this.docker.createContainer({
-        name,
-        Image: image,
-        Env: env,
-        Labels: labels,
-        // Loopback only. (NetworkDisabled would also drop the hostname the MariaDB image needs.)
-        HostConfig: { NetworkMode: 'none', ...SCRATCH_LIMITS },
-      }),
-    );
-    try {
-      await engineCall('start container', () => container.start());
-    } catch (err) {
-      await this.remove(container.id);
-      throw err;
-    }
-    return container.id;
+    return startThrowaway(this.docker, {
+      name,
+      Image: image,
+      Env: env,
+      Labels: labels,
+      // Loopback only. (NetworkDisabled would also drop the hostname the MariaDB image needs.)
+      HostConfig: { NetworkMode: 'none', ...SCRATCH_LIMITS },
+    });
   }
 
   /** The labels of a container `name` of `image` (checked, and present here: else ImageAbsent). */
@@ -166,9 +158,7 @@ export class DockerodeScratchDatabases implements ScratchDatabases {
     return withoutFrameHeaders(Buffer.from(raw)).trim();
   }
 
-  async remove(idOrName: string): Promise<void> {
-    await engineCall('remove container', () => this.docker.getContainer(idOrName).remove({ force: true, v: true })).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
+  remove(idOrName: string): Promise<void> {
+    return removeThrowaway(this.docker, idOrName, true);
   }
 }

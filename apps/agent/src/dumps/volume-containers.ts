@@ -6,6 +6,7 @@
  */
 import type Dockerode from 'dockerode';
 import { checkObjectName, engineCall, isNotFound } from '../docker/engine.js';
+import { removeThrowaway, startThrowaway } from './throwaway-containers.js';
 import { OWNER_LABEL, VOLUME_TOOL_LABEL, volumeToolName } from './throwaway-leftovers.js';
 import { VOLUME_PATH } from './tool-commands.js';
 
@@ -60,29 +61,18 @@ export class DockerodeVolumeContainers implements VolumeContainers {
     checkObjectName('volume', volume, 'create container');
     const name = volumeToolName(commandId);
     await this.remove(name);
-    const container = await engineCall('create container', () =>
-      this.docker.createContainer({
-        name,
-        Image: this.options.image ?? VOLUME_TOOL_IMAGE,
-        Cmd: ['sleep', '86400'],
-        Labels: { [VOLUME_TOOL_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' },
-        NetworkDisabled: true,
-        HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none', ...VOLUME_TOOL_LIMITS },
-      }),
-    );
-    try {
-      await engineCall('start container', () => container.start());
-    } catch (err) {
-      await this.remove(container.id);
-      throw err;
-    }
-    return container.id;
+    return startThrowaway(this.docker, {
+      name,
+      Image: this.options.image ?? VOLUME_TOOL_IMAGE,
+      Cmd: ['sleep', '86400'],
+      Labels: { [VOLUME_TOOL_LABEL]: name, [OWNER_LABEL]: this.options.owner ?? '' },
+      NetworkDisabled: true,
+      HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_PATH, ReadOnly: readOnly }], NetworkMode: 'none', ...VOLUME_TOOL_LIMITS },
+    });
   }
 
-  async remove(containerId: string): Promise<void> {
-    // `v: false`: the named volume stays; the container has no anonymous ones.
-    await engineCall('remove container', () => this.docker.getContainer(containerId).remove({ force: true, v: false })).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
+  remove(containerId: string): Promise<void> {
+    // The named volume stays; the container has no anonymous ones.
+    return removeThrowaway(this.docker, containerId, false);
   }
 }
