@@ -254,6 +254,10 @@ describe('backup records', () => {
     badField(renamed, 'serviceName');
     expect(renamed.body.issues).toEqual([{ path: ['serviceName'], message: "the stack's compose file has no service postgres" }]);
     expect(ok(await t.call('backup.one', { backupId: kept.backupId }))).toEqual(kept);
+    // Once the service has left the file, the backup can still be disabled (its service unchanged), not moved to another missing one.
+    await t.db.updateTable('composeStacks').set({ composeFile: 'services:\n  cache:\n    image: redis:8\n' }).where('id', '=', raw.composeId).execute();
+    expect(ok(await t.call('backup.update', { ...updateOf(kept), enabled: false }))).toMatchObject({ enabled: false, serviceName: 'db' });
+    badField(await t.call('backup.update', { ...updateOf(kept), serviceName: 'postgres' }), 'serviceName');
     // A git source's file is read by the agent only: accepted.
     const git = await newCompose('from-git');
     await t.db.updateTable('composeStacks').set({ sourceType: 'git', composeFile: file }).where('id', '=', git.composeId).execute();

@@ -229,7 +229,8 @@ export class BackupService {
       throw Invalid('databaseType', `stays ${row.databaseType}: the target cannot change (create another backup)`);
     }
     const serviceName = this.checkServiceName(input.serviceName, compose);
-    if (compose) assertServiceOfStack((await this.access.find(p, 'compose', row.composeId!)).row, serviceName!);
+    // Only a new service is checked: a backup whose service has since left the file can still be disabled or renamed.
+    if (compose && serviceName !== row.serviceName) assertServiceOfStack((await this.access.find(p, 'compose', row.composeId!)).row, serviceName!);
     const settings = await this.settings(p, input, row.metadata);
     const updated = await this.db.transaction().execute(async (tx) => {
       // Another service of the stack is another target: it must have room, as at create.
