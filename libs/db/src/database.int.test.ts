@@ -60,6 +60,24 @@ describe('directQueryOf', () => {
     }
   });
 
+  it('prepares a named statement again when a migration changed the type of a column it answers', async () => {
+    const changing = `${made}_changing`;
+    await sql`create table ${sql.table(changing)} (id text primary key, amount int not null)`.execute(handle.db);
+    await sql`insert into ${sql.table(changing)} values ('a', 7)`.execute(handle.db);
+    const other = await openDatabase({ url: fresh.url, poolSize: 1 });
+    try {
+      const direct = directQueryOf(other.db)!;
+      const text = `select id, amount from "${changing}" where id = $1`;
+      expect(await direct(text, ['a'], 'skiff_changing')).toEqual([{ id: 'a', amount: 7 }]);
+      // Another control plane's migration, while this one's connection holds the statement.
+      await sql`alter table ${sql.table(changing)} alter column amount type text`.execute(handle.db);
+      expect(await direct(text, ['a'], 'skiff_changing')).toEqual([{ id: 'a', amount: '7' }]);
+      expect(await direct(text, ['a'], 'skiff_changing')).toEqual([{ id: 'a', amount: '7' }]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('is none for a transaction (its statements run on its connection) or another Kysely made from the handle', async () => {
     expect(directQueryOf(handle.db)).toBeTypeOf('function');
     await handle.db.transaction().execute(async (tx) => {

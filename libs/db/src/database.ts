@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -31,8 +32,12 @@ export interface DatabaseConfig {
  * than every run (a name is for one text only, and a statement whose text is made per call would
  * leave a statement per text on every connection). Its answer's columns are fixed when prepared,
  * so it must name them: PostgreSQL refuses to run it once a column added to a table changes what
- * a `*` means ("cached plan must not change result type").
+ * a `*` means ("cached plan must not change result type"). A column whose type a migration
+ * changes does the same: the statement is then prepared again under another name.
  */
+/** PostgreSQL's `feature_not_supported`, which "cached plan must not change result type" is. */
+const CACHED_PLAN_CHANGED = '0A000';
+
 export type DirectQuery = (sql: string, parameters: readonly unknown[], name?: string) => Promise<Record<string, unknown>[]>;
 
 /** The CamelCasePlugin, with its own row mapping reachable for rows read past Kysely. */
@@ -88,8 +93,20 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     pool.on('error', (err) => config.onIdleConnectionError?.(err));
     dialect = new PostgresDialect({ pool });
     const onPool = pool;
-    direct = (sql, parameters, name) =>
-      name ? onPool.query({ name, text: sql, values: parameters as unknown[] }) : onPool.query(sql, parameters as unknown[]);
+    const renamed = new Map<string, string>();
+    direct = async (sql, parameters, name) => {
+      if (!name) return onPool.query(sql, parameters as unknown[]);
+      try {
+        return await onPool.query({ name: renamed.get(name) ?? name, text: sql, values: parameters as unknown[] });
+      } catch (err) {
+        if ((err as { code?: string }).code !== CACHED_PLAN_CHANGED) throw err;
+        // A migration (another control plane's, in a rolling upgrade) changed a column's type
+        // under the connections' prepared statement: prepared again, under a name of its own.
+        const next = `${name}_${randomBytes(4).toString('hex')}`;
+        renamed.set(name, next);
+        return onPool.query({ name: next, text: sql, values: parameters as unknown[] });
+      }
+    };
   } else {
     kind = 'pglite';
     const dir = config.pgliteDir ?? 'memory://';
