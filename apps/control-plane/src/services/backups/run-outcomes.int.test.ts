@@ -228,6 +228,39 @@ describe('a run whose bucket never answers', () => {
   });
 });
 
+describe('records of several organizations', () => {
+  it('go side by side: one whose bucket never answers does not hold up another organization’s', async () => {
+    now = new Date('2026-12-12T09:30:00Z');
+    const sockets = new Set<Socket>();
+    const tarpit = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve));
+    try {
+      const { backup: stuck } = await databaseBackup('lane-tarpit', { keepLatestCount: 1 });
+      const { backup: beside } = await databaseBackup('lane-beside', { keepLatestCount: null });
+      await t.db.updateTable('backups').set({ enabled: false }).execute();
+      await t.db.updateTable('destinations').set({ endpoint: `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}` }).where('id', '=', stuck.destinationId).execute();
+      await s3.put(BUCKET, 'lane-beside/run.dump.gz', 'beside');
+      const elsewhere = (await t.call('organization.create', { name: `Elsewhere ${randomBytes(3).toString('hex')}` })).body.organizationId as string;
+      const ended = (id: string, organizationId: string, backupId: string, objectKey: string) =>
+        ({ id, organizationId, backupId, trigger: 'manual' as const, status: 'ended' as const, succeeded: true, commandId: `cmd_${id}`, objectKey, startedAt: now, endedAt: now });
+      // The stuck run is listed first, and is another organization's.
+      await t.db.insertInto('backupRuns').values([ended('brn_a_lane_tarpit', elsewhere, stuck.backupId, 'lane-tarpit/run.dump.gz'), ended('brn_b_lane_beside', t.organizationId, beside.backupId, 'lane-beside/run.dump.gz')]).execute();
+      const { b } = await otherControlPlane({ bucketTimeoutMs: 30_000 });
+      const sweep = b.backups.runs.sweep();
+      const [event] = await waitFor(async () => ((await eventsOf(beside.backupId)).length > 0 ? eventsOf(beside.backupId) : undefined), { what: 'the other organization’s event', timeoutMs: 5_000 });
+      expect(event).toMatchObject({ outcome: 'success', summary: { size: 'beside'.length } });
+      const closed = new Promise((resolve) => tarpit.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await sweep;
+      await b.close();
+    } finally {
+      tarpit.close();
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+});
+
 describe('recorded runs', () => {
   it('are deleted 30 days after they were recorded; newer and unfinished ones are kept', async () => {
     now = new Date('2026-12-12T03:00:30Z');
