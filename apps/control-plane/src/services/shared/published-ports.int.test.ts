@@ -278,6 +278,16 @@ describe("a compose stack's ports as its agent deployed them", () => {
     expect((await t.call('compose.one', { composeId: git }, { key: other })).body).not.toHaveProperty('deployedHostPorts');
   });
 
+  it("keeps the newest deploy's ports when an older deploy's result comes after it", async () => {
+    const git = await gitStack('late-result-git', other);
+    const older = await deployCommand(git, other);
+    const newer = await deployCommand(git, other);
+    expect(await result(newer.commandId, { ranges: [{ first: 28601, last: 28601, protocol: 'tcp' }] })).toBe('applied');
+    expect(await result(older.commandId, { ranges: [{ first: 28602, last: 28602, protocol: 'tcp' }] })).toBe('applied');
+    const stored = await t.db.selectFrom('composeStacks').select('deployedHostPorts').where('id', '=', git).executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.deployedHostPorts!)).toEqual([{ first: 28601, last: 28601, protocol: 'tcp' }]);
+  });
+
   it('keep no more ports than a stack may publish, whatever an agent reports (every check would list them one by one)', async () => {
     const git = await gitStack('boasting-git', other);
     const whole = Array.from({ length: 1000 }, (_, i) => ({ first: 1, last: 65535, protocol: i % 2 ? 'udp' : 'tcp' }));

@@ -103,7 +103,23 @@ export const deployCompose = defineCommandKind({
   async applyResult(result: CommandResultContext) {
     // First: the ports' lock is taken before the stack's row (a save takes them in that order).
     const stack = parseWorkloadKey(result.command.workloadKey);
-    if (result.publishedHostPorts && stack?.type === 'compose') await recordDeployedHostPorts(result.tx, stack.id, result.publishedHostPorts.ranges, result.maxHostPorts);
+    if (result.publishedHostPorts && stack?.type === 'compose' && !(await newerDeployEnded(result))) {
+      await recordDeployedHostPorts(result.tx, stack.id, result.publishedHostPorts.ranges, result.maxHostPorts);
+    }
     await endDeployment(result);
   },
 });
+
+/** Whether a later deploy of the stack has ended already: what it published replaced this one's (a result that comes late). */
+async function newerDeployEnded({ tx, command }: CommandResultContext): Promise<boolean> {
+  const newer = await tx
+    .selectFrom('commands')
+    .select('id')
+    .where('workloadKey', '=', command.workloadKey)
+    .where('kind', '=', command.kind)
+    .where('position', '>', String(command.position) as never)
+    .where('status', 'in', ['done', 'failed'])
+    .limit(1)
+    .executeTakeFirst();
+  return newer !== undefined;
+}
