@@ -86,6 +86,8 @@ export interface AgentDeps {
    * looked for at start (throwaway-leftovers.ts; main.ts: the engine's socket); absent: not looked for.
    */
   leftovers?: ContainerLister;
+  /** The OWNER_LABEL value of this agent's throw-away containers (throwaway-owner.ts); default: `serverId`. */
+  throwawayOwner?: string;
   /** The nodes of the engine's swarm, for cluster requests; absent: they are refused. */
   nodes?: SwarmNodes;
   /** Removes the server registry when the swarm is back to one node (server-registry-teardown.ts). */
@@ -301,7 +303,7 @@ export class Agent {
     for (const { containers, port } of kinds) {
       if (!port || !this.deps.leftovers) continue;
       try {
-        const removed = await removeLeftovers(this.deps.leftovers, containers, this.deps.serverId, liveCommands, (id) => port.remove(id));
+        const removed = await removeLeftovers(this.deps.leftovers, containers, this.deps.throwawayOwner ?? this.deps.serverId, liveCommands, (id) => port.remove(id));
         if (removed.length > 0) this.deps.log.info({ containers: removed }, 'removed the throw-away containers of commands that will not run again');
       } catch (err) {
         this.deps.log.warn({ err }, 'could not look for leftover throw-away containers');

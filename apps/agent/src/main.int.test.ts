@@ -13,6 +13,7 @@ import { serverRemovedDetails } from '@skiff/domain';
 import { type DedicatedNats, spawnOwned, startDedicatedNats } from '@skiff/testing';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { throwawayOwner } from './dumps/throwaway-owner.js';
 import { CommandJournal, JOURNAL_FILE } from './pipeline/journal.js';
 import { STORED_NATS_CREDENTIALS_FILE, storeNatsCredentials } from './credential.js';
 import { agentCredentialsMinter, type AgentCredentialsMinter } from './testing/nats-credentials.js';
@@ -124,6 +125,37 @@ describe('agent main', () => {
       for (const seed of seedsOf(staleCreds.creds)) expect(agent.raw()).not.toContain(seed);
     } finally {
       agent.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  // Two agents of one server id on one engine (two `tools/up` on one machine are both `local`):
+  // the start of one removes its own leftover relay, never the one the other's restore runs through.
+  it('removes at its start its own leftover throw-away containers, not those of another agent of its server id', async () => {
+    const serverId = `m-${run}-twin`;
+    serverIds.push(serverId);
+    const [dataDir, twinDataDir] = [await aDataDir(), await aDataDir()];
+    const relay = async (name: string, owner: string) => {
+      const c = await docker.createContainer({ name, Image: 'busybox:latest', Cmd: ['sleep', '120'], Labels: { 'skiff.relay': name, 'skiff.agent': owner } });
+      await c.start();
+    };
+    const [leftover, twins] = [`skiff-relay-main-own-${run}`, `skiff-relay-main-twin-${run}`];
+    await relay(leftover, await throwawayOwner(dataDir, serverId));
+    await relay(twins, await throwawayOwner(twinDataDir, serverId));
+    const agent = startAgent({
+      SKIFF_SERVER_ID: serverId,
+      SKIFF_CONTROL_PLANE_GRPC: reports.target,
+      SKIFF_NATS_URL: inject('natsUrl'),
+      SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
+      SKIFF_AGENT_DATA_DIR: dataDir,
+    });
+    const exists = (name: string) => docker.getContainer(name).inspect().then(() => true, () => false);
+    try {
+      await waitUntil('its own leftover removed', async () => !(await exists(leftover)), 30_000);
+      expect(agent.lines()).toContainEqual(expect.objectContaining({ msg: 'removed the throw-away containers of commands that will not run again', containers: [leftover] }));
+      expect(await exists(twins)).toBe(true);
+    } finally {
+      agent.child.kill('SIGKILL');
+      for (const name of [leftover, twins]) await docker.getContainer(name).remove({ force: true }).catch(() => {});
     }
   }, 60_000);
 

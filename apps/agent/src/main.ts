@@ -55,6 +55,7 @@ import { installAgentBundle } from './reports/bundle-install.js';
 import { ReportClient } from './reports/client.js';
 import { AgentPresence } from './reports/presence.js';
 import { leaveMachine } from './removed-server.js';
+import { throwawayOwner } from './dumps/throwaway-owner.js';
 import { AGENT_VERSION } from './version.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { CommandVerifier } from '@skiff/domain';
@@ -260,8 +261,10 @@ async function main(): Promise<void> {
     cgroup: config.buildCap.cgroup,
   });
   log.info({ cap: buildCap.describe(), cgroup: config.buildCap.cgroup }, 'builds run under this cap');
+  const throwawayOwnerId = await throwawayOwner(config.dataDir, config.serverId);
   agent = new Agent({
     serverId: config.serverId,
+    throwawayOwner: throwawayOwnerId,
     nc,
     verifier,
     driver,
@@ -278,15 +281,15 @@ async function main(): Promise<void> {
     proxy: { loader: new ProxyConfigLoader({ proxy, settings: config.proxy, log }), containerName: proxy.containerName },
     // Without the request timeout: a dump's output is read for as long as the dump runs.
     databases: loadedOnFirstCall<DatabaseContainers>(async () =>
-      new (await import('./dumps/database-containers.js')).DockerodeDatabaseContainers(await dockerodeAt(config.dockerSocket), { owner: config.serverId }),
+      new (await import('./dumps/database-containers.js')).DockerodeDatabaseContainers(await dockerodeAt(config.dockerSocket), { owner: throwawayOwnerId }),
     ),
     volumes: loadedOnFirstCall<VolumeContainers>(async () =>
-      new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000), { owner: config.serverId }),
+      new (await import('./dumps/volume-containers.js')).DockerodeVolumeContainers(await dockerodeAt(config.dockerSocket, 60_000), { owner: throwawayOwnerId }),
     ),
     // Read at start over the socket: a Docker client is loaded only when one is left to remove.
     leftovers: new EngineSocket({ socketPath: config.dockerSocket, timeoutMs: 60_000 }),
     scratch: loadedOnFirstCall<ScratchDatabases>(async () =>
-      new (await import('./dumps/scratch-databases.js')).DockerodeScratchDatabases(await dockerodeAt(config.dockerSocket, 60_000), { owner: config.serverId }),
+      new (await import('./dumps/scratch-databases.js')).DockerodeScratchDatabases(await dockerodeAt(config.dockerSocket, 60_000), { owner: throwawayOwnerId }),
     ),
     cleanup: loadedOnFirstCall<CleanupEngine>(async () => new (await import('./docker/dockerode-cleanup.js')).DockerodeCleanupEngine(await dockerodeAt(config.dockerSocket, 60_000))),
     restart: {
