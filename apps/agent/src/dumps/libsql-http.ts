@@ -18,7 +18,7 @@ import { Duplex, Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolRun } from './database-containers.js';
 import type { ToolCommand } from './tool-commands.js';
-import { SqliteStatements } from './sqlite-statements.js';
+import { SqliteStatements, withoutNuls } from './sqlite-statements.js';
 
 // Not `import … from 'node:http'`: the agent's bundle would hoist it, loading undici at start (engine-socket.ts).
 const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
@@ -210,6 +210,23 @@ const SCHEMA =
   "ORDER BY CASE WHEN type = 'trigger' THEN 0 WHEN type = 'view' THEN 1 WHEN sql LIKE 'CREATE VIRTUAL%' THEN 2 ELSE 3 END, name";
 /** The dump's own transaction: the restore runs the dump inside its own. */
 const DUMP_TRANSACTION = /^(BEGIN(\s+TRANSACTION)?|COMMIT)\s*;$/i;
+/** Around a virtual table's row written into sqlite_schema: libsql-server refuses this pragma. */
+const WRITABLE_SCHEMA = /^PRAGMA\s+writable_schema\s*=\s*(ON|OFF)\s*;$/i;
+/** How a dump creates a virtual table without its module filling its shadow tables (which the dump fills). */
+const VIRTUAL_TABLE_ROW =
+  /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(type,name,tbl_name,rootpage,sql\)\s*VALUES\s*\('table',('(?:[^']|'')*'),'(?:[^']|'')*',0,'((?:[^']|'')*)'\)\s*;$/is;
+
+/** The name and CREATE VIRTUAL TABLE statement of a dump's `INSERT INTO sqlite_schema`, if it is one. */
+export function virtualTableOf(statement: string): { name: string; sql: string } | null {
+  const row = VIRTUAL_TABLE_ROW.exec(statement);
+  const sql = row?.[2]?.replace(/''/g, "'");
+  if (!row || !sql || !/^CREATE\s+VIRTUAL\s+TABLE\s/i.test(sql)) return null;
+  return { name: row[1]!.slice(1, -1).replace(/''/g, "'"), sql };
+}
+/** How libsql-server's dumps (and sqlite3's) begin: another engine's file is refused before anything is sent. */
+const DUMP_HEAD = /^\s*PRAGMA foreign_keys=OFF;\s+BEGIN TRANSACTION;\s/;
+const DUMP_HEAD_CHARS = 64;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 function rowsOf(result: HranaResult | undefined): HranaValue[][] {
   return result?.type === 'ok' ? (result.response.result?.rows ?? []) : [];
@@ -225,6 +242,8 @@ class DumpRestore {
   private batchChars = 0;
   /** The dump's last statement was its COMMIT: it is whole. */
   private whole = false;
+  /** The text's beginning, until it was found to be a dump's. */
+  private head: string | null = '';
 
   constructor(
     private readonly http: LibsqlHttp,
@@ -233,14 +252,14 @@ class DumpRestore {
 
   write(chunk: Buffer): Promise<void> {
     return this.orRollBack(async () => {
-      this.take(this.statements.push(this.decoder.write(chunk)));
+      await this.take(this.statements.push(this.checked(this.decoder.write(chunk), false)));
       if (this.batchChars >= this.limit) await this.flush();
     });
   }
 
   end(): Promise<void> {
     return this.orRollBack(async () => {
-      this.take(this.statements.push(this.decoder.end()));
+      await this.take(this.statements.push(this.checked(this.decoder.end(), true)));
       const rest = this.statements.end();
       if (rest !== null || !this.whole) {
         throw new Error(`the file is not a whole libSQL dump: ${rest !== null ? `it ends inside a statement (${JSON.stringify(rest.slice(0, 80))})` : 'no COMMIT at its end'}`);
@@ -249,6 +268,18 @@ class DumpRestore {
       await this.send([execute('COMMIT'), { type: 'close' }]);
       this.baton = null;
     });
+  }
+
+  /** `text`, once the file's beginning is a dump's; else throws. */
+  private checked(text: string, last: boolean): string {
+    if (this.head === null) return text;
+    this.head += text;
+    if (this.head.length < DUMP_HEAD_CHARS && !last) return text;
+    if (!DUMP_HEAD.test(this.head)) {
+      throw new Error(`the file is not a libSQL dump: it does not begin with PRAGMA foreign_keys=OFF; BEGIN TRANSACTION; (it begins with ${JSON.stringify(this.head.trimStart().slice(0, 24))})`);
+    }
+    this.head = null;
+    return text;
   }
 
   /** Closes the stream, which rolls back what it ran: the database stays as it was. */
@@ -267,13 +298,31 @@ class DumpRestore {
     }
   }
 
-  private take(statements: string[]): void {
+  private async take(statements: string[]): Promise<void> {
     for (const statement of statements) {
       this.whole = /^COMMIT\s*;$/i.test(statement);
-      if (DUMP_TRANSACTION.test(statement)) continue;
-      this.batch.push(statement);
+      if (DUMP_TRANSACTION.test(statement) || WRITABLE_SCHEMA.test(statement)) continue;
+      const virtual = virtualTableOf(statement);
+      if (virtual) {
+        await this.flush();
+        await this.createVirtual(virtual.name, virtual.sql);
+        continue;
+      }
+      this.batch.push(withoutNuls(statement));
       this.batchChars += statement.length;
     }
+  }
+
+  /**
+   * The virtual table created by its module, its shadow tables (the tables its creation adds,
+   * named after it) then emptied: the dump's next statements fill them as they were.
+   */
+  private async createVirtual(name: string, sql: string): Promise<void> {
+    const shadows = `SELECT name FROM sqlite_schema WHERE type = 'table' AND instr(name, ${literal(`${name}_`)}) = 1`;
+    const { results } = await this.send([execute(shadows), execute(sql), execute(shadows)]);
+    const before = new Set(rowsOf(results[0]).map((row) => row[0]?.value));
+    const added = rowsOf(results[2]).map((row) => row[0]?.value ?? '').filter((table) => !before.has(table));
+    this.batch.push(...added.map((table) => `DELETE FROM ${quoted(table)};`));
   }
 
   private async flush(): Promise<void> {

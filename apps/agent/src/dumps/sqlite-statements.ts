@@ -216,3 +216,30 @@ export class SqliteStatements {
     this.phase = next(this.phase, token);
   }
 }
+
+/**
+ * `statement` with each '…' literal holding a NUL written as CAST(X'…' AS TEXT): libsql-server's
+ * dump writes a text's NULs as they are, and SQLite's tokenizer ends a statement's text at one.
+ */
+export function withoutNuls(statement: string): string {
+  if (!statement.includes('\0')) return statement;
+  const out: string[] = [];
+  let i = 0;
+  while (i < statement.length) {
+    const c = statement[i]!;
+    const closer = c === "'" || c === '"' || c === '`' ? c : c === '[' ? ']' : statement.startsWith('--', i) ? '\n' : statement.startsWith('/*', i) ? '*/' : null;
+    if (closer === null) {
+      out.push(c);
+      i++;
+      continue;
+    }
+    let end = statement.indexOf(closer, i + 1);
+    // A doubled quote goes on inside the literal or name.
+    while (end >= 0 && (c === "'" || c === '"' || c === '`') && statement[end + 1] === c) end = statement.indexOf(closer, end + 2);
+    end = end < 0 ? statement.length : end + closer.length;
+    const token = statement.slice(i, end);
+    out.push(c === "'" && token.includes('\0') ? `CAST(X'${Buffer.from(token.slice(1, -1).replace(/''/g, "'")).toString('hex')}' AS TEXT)` : token);
+    i = end;
+  }
+  return out.join('');
+}
