@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SqliteStatements } from './sqlite-statements.js';
+import { SqliteStatements, withoutNuls } from './sqlite-statements.js';
 
 const split = (pieces: string[]) => {
   const reader = new SqliteStatements();
@@ -63,5 +63,13 @@ describe('SqliteStatements', () => {
     expect(reader.pendingLength).toBe(' SELECT '.length);
     reader.push('2;');
     expect(reader.pendingLength).toBe(0);
+  });
+
+  it('writes a text literal holding NULs as the cast of its bytes, and nothing else', () => {
+    expect(withoutNuls("INSERT INTO \"it's\" VALUES('a\0b''c',X'00',1);")).toBe(
+      `INSERT INTO "it's" VALUES(CAST(X'${Buffer.from("a\0b'c").toString('hex')}' AS TEXT),X'00',1);`,
+    );
+    expect(withoutNuls("INSERT INTO [a'b] VALUES('\0é\0'); -- 'x\0")).toBe(`INSERT INTO [a'b] VALUES(CAST(X'00c3a900' AS TEXT)); -- 'x\0`);
+    expect(withoutNuls("INSERT INTO t VALUES('plain');")).toBe("INSERT INTO t VALUES('plain');");
   });
 });
