@@ -149,8 +149,10 @@ export class LibsqlHttp {
     const res = await this.send('GET', '/dump');
     if (res.statusCode !== 200) throw new Error(refusal(res, 'GET /dump', await answerText(res)));
     const whole = new Promise<void>((resolve, reject) => {
-      res.once('end', () => (res.complete ? resolve() : reject(new Error('libsql-server ended the dump before its end'))));
-      res.once('error', reject);
+      const cut = () => reject(new Error('libsql-server ended the dump before its end'));
+      res.once('end', () => (res.complete ? resolve() : cut()));
+      // Its error says only "aborted".
+      res.once('error', cut);
       res.once('close', () => reject(new Error('libsql-server closed the dump before its end')));
     });
     whole.catch(() => undefined);

@@ -273,4 +273,18 @@ describe('libSQL dumps, restores and verifications on the agent', () => {
     expect(await snapshot()).toEqual({ ...before, since: [['integer:1']] });
     expect(await relaysLeft()).toBe('');
   }, 120_000);
+
+  it('says why libsql-server cut a dump short: what it logged', async () => {
+    // SQLite holds text that is not UTF-8; libsql-server's dump stops at it.
+    await exec("CREATE TABLE bad_text (t); INSERT INTO bad_text VALUES (CAST(x'41ff42' AS TEXT))");
+    try {
+      const outcome = await dumpDatabaseHandler({ containers: containers() }).run(context(command('dump', 'l/bkp/bad-text.sql.gz')));
+      expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+      expect(outcome.reason).toMatch(/^libsql-server .* \(libsql-server logged: .*invalid utf-8 sequence/);
+      expect(outcome.reason).not.toContain(PASSWORD);
+      expect(await relaysLeft()).toBe('');
+    } finally {
+      await exec('DROP TABLE bad_text');
+    }
+  }, 120_000);
 });
