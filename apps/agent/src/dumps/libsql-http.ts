@@ -18,7 +18,7 @@ import { Duplex, Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolRun } from './database-containers.js';
 import type { ToolCommand } from './tool-commands.js';
-import { SqliteStatements, withoutNuls } from './sqlite-statements.js';
+import { type DumpStatement, DumpStatements, withoutNuls } from './sqlite-statements.js';
 
 // Not `import … from 'node:http'`: the agent's bundle would hoist it, loading undici at start (engine-socket.ts).
 const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
@@ -206,6 +206,8 @@ const SETTLE_MS = 5_000;
 export const RESTORE_BATCH_CHARS = 1024 * 1024;
 
 const TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
+/** The tables but virtual ones: a virtual table's creation adds its shadow tables. */
+const PLAIN_TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'";
 /** What a restore drops first: triggers, views, virtual tables (their shadow tables go with them), then tables. */
 const SCHEMA =
   "SELECT type, name, sql FROM sqlite_schema WHERE type IN ('trigger', 'view', 'table') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' " +
@@ -214,21 +216,9 @@ const SCHEMA =
 const DUMP_TRANSACTION = /^(BEGIN(\s+TRANSACTION)?|COMMIT)\s*;$/i;
 /** Around a virtual table's row written into sqlite_schema: libsql-server refuses this pragma. */
 const WRITABLE_SCHEMA = /^PRAGMA\s+writable_schema\s*=\s*(ON|OFF)\s*;$/i;
-/** How a dump creates a virtual table without its module filling its shadow tables (which the dump fills). */
-const VIRTUAL_TABLE_ROW =
-  /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(type,name,tbl_name,rootpage,sql\)\s*VALUES\s*\('table',('(?:[^']|'')*'),'(?:[^']|'')*',0,'((?:[^']|'')*)'\)\s*;$/is;
-
-/** The name and CREATE VIRTUAL TABLE statement of a dump's `INSERT INTO sqlite_schema`, if it is one. */
-export function virtualTableOf(statement: string): { name: string; sql: string } | null {
-  const row = VIRTUAL_TABLE_ROW.exec(statement);
-  const sql = row?.[2]?.replace(/''/g, "'");
-  if (!row || !sql || !/^CREATE\s+VIRTUAL\s+TABLE\s/i.test(sql)) return null;
-  return { name: row[1]!.slice(1, -1).replace(/''/g, "'"), sql };
-}
 /** How libsql-server's dumps (and sqlite3's) begin: another engine's file is refused before anything is sent. */
 const DUMP_HEAD = /^\s*PRAGMA foreign_keys=OFF;\s+BEGIN TRANSACTION;\s/;
 const DUMP_HEAD_CHARS = 64;
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 function rowsOf(result: HranaResult | undefined): HranaValue[][] {
   return result?.type === 'ok' ? (result.response.result?.rows ?? []) : [];
@@ -236,7 +226,7 @@ function rowsOf(result: HranaResult | undefined): HranaValue[][] {
 
 /** The restore's state between the writes of its input. */
 class DumpRestore {
-  private readonly statements = new SqliteStatements();
+  private readonly statements = new DumpStatements();
   private readonly decoder = new StringDecoder('utf8');
   private baton: string | null = null;
   private begun = false;
@@ -262,7 +252,8 @@ class DumpRestore {
   end(): Promise<void> {
     return this.orRollBack(async () => {
       await this.take(this.statements.push(this.checked(this.decoder.end(), true)));
-      const rest = this.statements.end();
+      const { statements, rest } = this.statements.end();
+      await this.take(statements);
       if (rest !== null || !this.whole) {
         throw new Error(`the file is not a whole libSQL dump: ${rest !== null ? `it ends inside a statement (${JSON.stringify(rest.slice(0, 80))})` : 'no COMMIT at its end'}`);
       }
@@ -300,28 +291,28 @@ class DumpRestore {
     }
   }
 
-  private async take(statements: string[]): Promise<void> {
+  private async take(statements: DumpStatement[]): Promise<void> {
     for (const statement of statements) {
-      this.whole = /^COMMIT\s*;$/i.test(statement);
-      if (DUMP_TRANSACTION.test(statement) || WRITABLE_SCHEMA.test(statement)) continue;
-      const virtual = virtualTableOf(statement);
-      if (virtual) {
+      if ('virtualTable' in statement) {
+        this.whole = false;
         await this.flush();
-        await this.createVirtual(virtual.name, virtual.sql);
+        await this.createVirtual(statement.virtualTable);
         continue;
       }
-      this.batch.push(withoutNuls(statement));
-      this.batchChars += statement.length;
+      const { sql } = statement;
+      this.whole = /^COMMIT\s*;$/i.test(sql);
+      if (DUMP_TRANSACTION.test(sql) || WRITABLE_SCHEMA.test(sql)) continue;
+      this.batch.push(withoutNuls(sql));
+      this.batchChars += sql.length;
     }
   }
 
   /**
-   * The virtual table created by its module, its shadow tables (the tables its creation adds,
-   * named after it) then emptied: the dump's next statements fill them as they were.
+   * The virtual table created by its module, its shadow tables (the tables its creation adds)
+   * then emptied: the dump's next statements fill them as they were.
    */
-  private async createVirtual(name: string, sql: string): Promise<void> {
-    const shadows = `SELECT name FROM sqlite_schema WHERE type = 'table' AND instr(name, ${literal(`${name}_`)}) = 1`;
-    const { results } = await this.send([execute(shadows), execute(sql), execute(shadows)]);
+  private async createVirtual(sql: string): Promise<void> {
+    const { results } = await this.send([execute(PLAIN_TABLES), execute(sql), execute(PLAIN_TABLES)]);
     const before = new Set(rowsOf(results[0]).map((row) => row[0]?.value));
     const added = rowsOf(results[2]).map((row) => row[0]?.value ?? '').filter((table) => !before.has(table));
     this.batch.push(...added.map((table) => `DELETE FROM ${quoted(table)};`));

@@ -211,6 +211,10 @@ describe('libSQL dumps, restores and verifications on the agent', () => {
         "CREATE TABLE st (a INTEGER, b TEXT, c ANY) STRICT; INSERT INTO st VALUES (1, 'x', 2.5);" +
         'CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (id INTEGER PRIMARY KEY, p INTEGER REFERENCES parent(id) ON DELETE CASCADE);' +
         'INSERT INTO parent VALUES (1), (2); INSERT INTO child VALUES (10, 1), (20, 2);' +
+        // libsql-server's dump writes this one's row of sqlite_schema with its quotes not doubled.
+        "CREATE TABLE src (id INTEGER PRIMARY KEY, body); INSERT INTO src VALUES (1, 'alpha beta'), (2, 'gamma');" +
+        `CREATE VIRTUAL TABLE "it's ext" USING fts5(body, content='src', content_rowid='id', tokenize = 'porter ascii'); INSERT INTO "it's ext"("it's ext") VALUES ('rebuild');` +
+        "CREATE VIRTUAL TABLE r USING rtree(id, minx, maxx); INSERT INTO r VALUES (1, 0, 5), (2, 1, 3);" +
         "CREATE TABLE nul (t); INSERT INTO nul VALUES ('a' || char(0) || 'b'), (char(0)), (x'00ff00'), (0.1), (9223372036854775807);",
     );
     const before = await snapshot();
@@ -226,6 +230,8 @@ describe('libSQL dumps, restores and verifications on the agent', () => {
     // The full-text index works, and the dropped parent's children came back.
     expect(await query("SELECT title FROM docs WHERE docs MATCH 'text' ORDER BY title")).toEqual([['hello'], ['two']]);
     expect(await query('SELECT count(*) FROM child')).toEqual([['2']]);
+    expect(await query(`SELECT rowid FROM "it's ext" WHERE "it's ext" MATCH 'beta'`)).toEqual([['1']]);
+    expect(await query('SELECT id FROM r WHERE minx >= 1')).toEqual([['2']]);
     await exec("INSERT INTO docs VALUES ('three', 'text again')");
     expect(await query("SELECT count(*) FROM docs WHERE docs MATCH 'text'")).toEqual([['3']]);
 
