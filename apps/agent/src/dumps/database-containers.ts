@@ -50,6 +50,23 @@ export interface DatabaseContainers {
   startRelay(name: string, containerId: string): Promise<string>;
   /** Removes a relay; nothing when it is gone already. */
   remove(idOrName: string): Promise<void>;
+  /** The last lines the container logged (stdout and stderr) since `since` (ms since the epoch). */
+  logTail(containerId: string, since: number): Promise<string>;
+}
+
+/** How many lines logTail reads at most. */
+const LOG_TAIL_LINES = 50;
+
+/** A log's text out of Docker's frames (8-byte headers, no TTY), or as it is (TTY). */
+export function logText(raw: Buffer): string {
+  const parts: Buffer[] = [];
+  let at = 0;
+  while (at + 8 <= raw.length && raw[at]! <= 2 && raw.readUIntBE(at + 1, 3) === 0) {
+    const size = raw.readUInt32BE(at + 4);
+    parts.push(raw.subarray(at + 8, at + 8 + size));
+    at += 8 + size;
+  }
+  return at === 0 && raw.length > 0 ? raw.toString('utf8') : Buffer.concat(parts).toString('utf8');
 }
 
 /** A relay only pipes bytes. */
@@ -93,6 +110,11 @@ export class DockerodeDatabaseContainers implements DatabaseContainers {
 
   remove(idOrName: string): Promise<void> {
     return removeThrowaway(this.docker, idOrName, false);
+  }
+
+  async logTail(containerId: string, since: number): Promise<string> {
+    const options = { stdout: true, stderr: true, follow: false as const, since: Math.floor(since / 1000), tail: LOG_TAIL_LINES };
+    return logText(await engineCall('container logs', () => this.docker.getContainer(containerId).logs(options)));
   }
 
   async running(target: DatabaseTarget): Promise<string | null> {

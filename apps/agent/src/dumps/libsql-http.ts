@@ -18,7 +18,7 @@ import { Duplex, Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolRun } from './database-containers.js';
 import type { ToolCommand } from './tool-commands.js';
-import { SqliteStatements } from './sqlite-statements.js';
+import { type DumpStatement, DumpStatements, withoutNuls } from './sqlite-statements.js';
 
 // Not `import … from 'node:http'`: the agent's bundle would hoist it, loading undici at start (engine-socket.ts).
 const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
@@ -149,8 +149,10 @@ export class LibsqlHttp {
     const res = await this.send('GET', '/dump');
     if (res.statusCode !== 200) throw new Error(refusal(res, 'GET /dump', await answerText(res)));
     const whole = new Promise<void>((resolve, reject) => {
-      res.once('end', () => (res.complete ? resolve() : reject(new Error('libsql-server ended the dump before its end'))));
-      res.once('error', reject);
+      const cut = () => reject(new Error('libsql-server ended the dump before its end'));
+      res.once('end', () => (res.complete ? resolve() : cut()));
+      // Its error says only "aborted".
+      res.once('error', cut);
       res.once('close', () => reject(new Error('libsql-server closed the dump before its end')));
     });
     whole.catch(() => undefined);
@@ -204,12 +206,19 @@ const SETTLE_MS = 5_000;
 export const RESTORE_BATCH_CHARS = 1024 * 1024;
 
 const TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
+/** The tables but virtual ones: a virtual table's creation adds its shadow tables. */
+const PLAIN_TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'";
 /** What a restore drops first: triggers, views, virtual tables (their shadow tables go with them), then tables. */
 const SCHEMA =
   "SELECT type, name, sql FROM sqlite_schema WHERE type IN ('trigger', 'view', 'table') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' " +
   "ORDER BY CASE WHEN type = 'trigger' THEN 0 WHEN type = 'view' THEN 1 WHEN sql LIKE 'CREATE VIRTUAL%' THEN 2 ELSE 3 END, name";
 /** The dump's own transaction: the restore runs the dump inside its own. */
 const DUMP_TRANSACTION = /^(BEGIN(\s+TRANSACTION)?|COMMIT)\s*;$/i;
+/** Around a virtual table's row written into sqlite_schema: libsql-server refuses this pragma. */
+const WRITABLE_SCHEMA = /^PRAGMA\s+writable_schema\s*=\s*(ON|OFF)\s*;$/i;
+/** How libsql-server's dumps (and sqlite3's) begin: another engine's file is refused before anything is sent. */
+const DUMP_HEAD = /^\s*PRAGMA foreign_keys=OFF;\s+BEGIN TRANSACTION;\s/;
+const DUMP_HEAD_CHARS = 64;
 
 function rowsOf(result: HranaResult | undefined): HranaValue[][] {
   return result?.type === 'ok' ? (result.response.result?.rows ?? []) : [];
@@ -217,7 +226,7 @@ function rowsOf(result: HranaResult | undefined): HranaValue[][] {
 
 /** The restore's state between the writes of its input. */
 class DumpRestore {
-  private readonly statements = new SqliteStatements();
+  private readonly statements = new DumpStatements();
   private readonly decoder = new StringDecoder('utf8');
   private baton: string | null = null;
   private begun = false;
@@ -225,6 +234,8 @@ class DumpRestore {
   private batchChars = 0;
   /** The dump's last statement was its COMMIT: it is whole. */
   private whole = false;
+  /** The text's beginning, until it was found to be a dump's. */
+  private head: string | null = '';
 
   constructor(
     private readonly http: LibsqlHttp,
@@ -233,15 +244,16 @@ class DumpRestore {
 
   write(chunk: Buffer): Promise<void> {
     return this.orRollBack(async () => {
-      this.take(this.statements.push(this.decoder.write(chunk)));
+      await this.take(this.statements.push(this.checked(this.decoder.write(chunk), false)));
       if (this.batchChars >= this.limit) await this.flush();
     });
   }
 
   end(): Promise<void> {
     return this.orRollBack(async () => {
-      this.take(this.statements.push(this.decoder.end()));
-      const rest = this.statements.end();
+      await this.take(this.statements.push(this.checked(this.decoder.end(), true)));
+      const { statements, rest } = this.statements.end();
+      await this.take(statements);
       if (rest !== null || !this.whole) {
         throw new Error(`the file is not a whole libSQL dump: ${rest !== null ? `it ends inside a statement (${JSON.stringify(rest.slice(0, 80))})` : 'no COMMIT at its end'}`);
       }
@@ -249,6 +261,18 @@ class DumpRestore {
       await this.send([execute('COMMIT'), { type: 'close' }]);
       this.baton = null;
     });
+  }
+
+  /** `text`, once the file's beginning is a dump's; else throws. */
+  private checked(text: string, last: boolean): string {
+    if (this.head === null) return text;
+    this.head += text;
+    if (this.head.length < DUMP_HEAD_CHARS && !last) return text;
+    if (!DUMP_HEAD.test(this.head)) {
+      throw new Error(`the file is not a libSQL dump: it does not begin with PRAGMA foreign_keys=OFF; BEGIN TRANSACTION; (it begins with ${JSON.stringify(this.head.trimStart().slice(0, 24))})`);
+    }
+    this.head = null;
+    return text;
   }
 
   /** Closes the stream, which rolls back what it ran: the database stays as it was. */
@@ -267,13 +291,31 @@ class DumpRestore {
     }
   }
 
-  private take(statements: string[]): void {
+  private async take(statements: DumpStatement[]): Promise<void> {
     for (const statement of statements) {
-      this.whole = /^COMMIT\s*;$/i.test(statement);
-      if (DUMP_TRANSACTION.test(statement)) continue;
-      this.batch.push(statement);
-      this.batchChars += statement.length;
+      if ('virtualTable' in statement) {
+        this.whole = false;
+        await this.flush();
+        await this.createVirtual(statement.virtualTable);
+        continue;
+      }
+      const { sql } = statement;
+      this.whole = /^COMMIT\s*;$/i.test(sql);
+      if (DUMP_TRANSACTION.test(sql) || WRITABLE_SCHEMA.test(sql)) continue;
+      this.batch.push(withoutNuls(sql));
+      this.batchChars += sql.length;
     }
+  }
+
+  /**
+   * The virtual table created by its module, its shadow tables (the tables its creation adds)
+   * then emptied: the dump's next statements fill them as they were.
+   */
+  private async createVirtual(sql: string): Promise<void> {
+    const { results } = await this.send([execute(PLAIN_TABLES), execute(sql), execute(PLAIN_TABLES)]);
+    const before = new Set(rowsOf(results[0]).map((row) => row[0]?.value));
+    const added = rowsOf(results[2]).map((row) => row[0]?.value ?? '').filter((table) => !before.has(table));
+    this.batch.push(...added.map((table) => `DELETE FROM ${quoted(table)};`));
   }
 
   private async flush(): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SqliteStatements } from './sqlite-statements.js';
+import { DumpStatements, SqliteStatements, withoutNuls } from './sqlite-statements.js';
 
 const split = (pieces: string[]) => {
   const reader = new SqliteStatements();
@@ -63,5 +63,47 @@ describe('SqliteStatements', () => {
     expect(reader.pendingLength).toBe(' SELECT '.length);
     reader.push('2;');
     expect(reader.pendingLength).toBe(0);
+  });
+
+  it('writes a text literal holding NULs as the cast of its bytes, and nothing else', () => {
+    expect(withoutNuls("INSERT INTO \"it's\" VALUES('a\0b''c',X'00',1);")).toBe(
+      `INSERT INTO "it's" VALUES(CAST(X'${Buffer.from("a\0b'c").toString('hex')}' AS TEXT),X'00',1);`,
+    );
+    expect(withoutNuls("INSERT INTO [a'b] VALUES('\0é\0'); -- 'x\0")).toBe(`INSERT INTO [a'b] VALUES(CAST(X'00c3a900' AS TEXT)); -- 'x\0`);
+    expect(withoutNuls("INSERT INTO t VALUES('plain');")).toBe("INSERT INTO t VALUES('plain');");
+  });
+
+  it('reads a virtual table’s sqlite_schema row as libsql-server writes it (quotes not doubled), or as sqlite3 does, wherever the pieces end', () => {
+    const create = "CREATE VIRTUAL TABLE \"it's ext\" USING fts5(body, content='src',\n  tokenize = 'porter ascii')";
+    const dump = [
+      'PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\nPRAGMA writable_schema=ON;',
+      `INSERT INTO sqlite_schema(type,name,tbl_name,rootpage,sql) VALUES('table','it's ext','it's ext',0,'${create}');`,
+      "CREATE TABLE IF NOT EXISTS 'it''s ext_data'(id INTEGER PRIMARY KEY, block BLOB);",
+      `INSERT INTO sqlite_schema(type,name,tbl_name,rootpage,sql)VALUES('table','f''s','f''s',0,'CREATE VIRTUAL TABLE "f''s" USING fts4(a, tokenize=''x'')');`,
+      'PRAGMA writable_schema=OFF;\nCOMMIT;\n',
+    ].join('\n');
+    const expected = [
+      { sql: 'PRAGMA foreign_keys=OFF;' }, { sql: 'BEGIN TRANSACTION;' }, { sql: 'PRAGMA writable_schema=ON;' },
+      { virtualTable: create },
+      { sql: "CREATE TABLE IF NOT EXISTS 'it''s ext_data'(id INTEGER PRIMARY KEY, block BLOB);" },
+      { virtualTable: `CREATE VIRTUAL TABLE "f's" USING fts4(a, tokenize='x')` },
+      { sql: 'PRAGMA writable_schema=OFF;' }, { sql: 'COMMIT;' },
+    ];
+    for (let at = 0; at <= dump.length; at++) {
+      const reader = new DumpStatements();
+      const statements = [...reader.push(dump.slice(0, at)), ...reader.push(dump.slice(at))];
+      const { statements: last, rest } = reader.end();
+      expect([...statements, ...last], `cut at ${at}`).toEqual(expected);
+      expect(rest).toBeNull();
+    }
+  });
+
+  it('refuses a sqlite_schema row that is not a virtual table’s, and says what a cut one leaves', () => {
+    expect(() => new DumpStatements().push("INSERT INTO sqlite_schema(type,name,tbl_name,rootpage,sql) VALUES('table','t','t',2,'CREATE TABLE t(a)');\n")).toThrow(
+      /writes into sqlite_schema what is not a virtual table/,
+    );
+    const reader = new DumpStatements();
+    expect(reader.push("INSERT INTO sqlite_schema(type,name,tbl_name,rootpage,sql) VALUES('table','v','v',0,'CREATE VIRTUAL TABLE v USING fts5(\n")).toEqual([]);
+    expect(reader.end().rest).toMatch(/^INSERT INTO sqlite_schema/);
   });
 });

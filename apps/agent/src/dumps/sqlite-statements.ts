@@ -87,6 +87,11 @@ export class SqliteStatements {
     return this.carriedLength;
   }
 
+  /** Between statements: nothing of the next one read yet but spaces. */
+  get atStart(): boolean {
+    return this.phase === Phase.Start && this.lexeme === Lexeme.Code && this.pending === 0 && !this.inWord && this.carried.join('').trim() === '';
+  }
+
   /** The statements that `text` completes, each with its `;`, trimmed; empty ones left out. */
   push(text: string): string[] {
     const done: string[] = [];
@@ -214,5 +219,87 @@ export class SqliteStatements {
 
   private token(token: Token): void {
     this.phase = next(this.phase, token);
+  }
+}
+
+/**
+ * `statement` with each '…' literal holding a NUL written as CAST(X'…' AS TEXT): libsql-server's
+ * dump writes a text's NULs as they are, and SQLite's tokenizer ends a statement's text at one.
+ */
+export function withoutNuls(statement: string): string {
+  if (!statement.includes('\0')) return statement;
+  const out: string[] = [];
+  let i = 0;
+  while (i < statement.length) {
+    const c = statement[i]!;
+    const closer = c === "'" || c === '"' || c === '`' ? c : c === '[' ? ']' : statement.startsWith('--', i) ? '\n' : statement.startsWith('/*', i) ? '*/' : null;
+    if (closer === null) {
+      out.push(c);
+      i++;
+      continue;
+    }
+    let end = statement.indexOf(closer, i + 1);
+    // A doubled quote goes on inside the literal or name.
+    while (end >= 0 && (c === "'" || c === '"' || c === '`') && statement[end + 1] === c) end = statement.indexOf(closer, end + 2);
+    end = end < 0 ? statement.length : end + closer.length;
+    const token = statement.slice(i, end);
+    out.push(c === "'" && token.includes('\0') ? `CAST(X'${Buffer.from(token.slice(1, -1).replace(/''/g, "'")).toString('hex')}' AS TEXT)` : token);
+    i = end;
+  }
+  return out.join('');
+}
+
+/** A dump's statement, or the CREATE VIRTUAL TABLE of a virtual table it writes into sqlite_schema. */
+export type DumpStatement = { sql: string } | { virtualTable: string };
+
+const SCHEMA_ROW = /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(/i;
+const SCHEMA_ROW_END = /'\);\s*$/;
+/** A virtual table's row, its values SQL literals (as sqlite3's .dump writes it). */
+const QUOTED_ROW = /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(type,name,tbl_name,rootpage,sql\)\s*VALUES\s*\('table','(?:[^']|'')*','(?:[^']|'')*',0,'((?:[^']|'')*)'\)\s*;\s*$/is;
+/** The same as libsql-server writes it: the name and the statement in quotes, their own quotes not doubled. */
+const RAW_ROW = /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(type,name,tbl_name,rootpage,sql\)\s*VALUES\s*\('table','.*?',0,'(CREATE\s+VIRTUAL\s+TABLE\s.*)'\)\s*;\s*$/is;
+
+/** The CREATE VIRTUAL TABLE statement of a dump's `INSERT INTO sqlite_schema`, or null when it is not a virtual table's. */
+export function virtualTableOf(row: string): string | null {
+  const sql = QUOTED_ROW.exec(row)?.[1]?.replace(/''/g, "'") ?? RAW_ROW.exec(row)?.[1];
+  return sql && /^CREATE\s+VIRTUAL\s+TABLE\s/i.test(sql) ? sql : null;
+}
+
+/**
+ * The statements of a SQLite dump (SqliteStatements), but a row it writes into sqlite_schema
+ * (a virtual table's, under PRAGMA writable_schema), which is read by lines: libsql-server
+ * writes its name and statement in quotes without doubling their own quotes (`content='src'`).
+ */
+export class DumpStatements {
+  private readonly statements = new SqliteStatements();
+  /** The text after the last line break. */
+  private line = '';
+  /** The lines of a sqlite_schema row being read. */
+  private schemaRow: string | null = null;
+
+  /** The statements that `text` completes; throws at a sqlite_schema row that is not a virtual table's. */
+  push(text: string): DumpStatement[] {
+    const lines = (this.line + text).split('\n');
+    this.line = lines.pop()!;
+    return lines.flatMap((line) => this.takeLine(`${line}\n`));
+  }
+
+  /** The statements of the last line, and what is left unfinished (null when nothing). */
+  end(): { statements: DumpStatement[]; rest: string | null } {
+    const statements = this.line ? this.takeLine(this.line) : [];
+    this.line = '';
+    const rest = this.statements.end();
+    return { statements, rest: this.schemaRow ?? rest };
+  }
+
+  private takeLine(line: string): DumpStatement[] {
+    if (this.schemaRow === null && !(this.statements.atStart && SCHEMA_ROW.test(line))) return this.statements.push(line).map((sql) => ({ sql }));
+    this.schemaRow = (this.schemaRow ?? '') + line;
+    if (!SCHEMA_ROW_END.test(line)) return [];
+    const row = this.schemaRow.trim();
+    this.schemaRow = null;
+    const virtualTable = virtualTableOf(row);
+    if (!virtualTable) throw new Error(`the dump writes into sqlite_schema what is not a virtual table (${JSON.stringify(row.slice(0, 120))})`);
+    return [{ virtualTable }];
   }
 }

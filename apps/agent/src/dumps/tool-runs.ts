@@ -4,6 +4,7 @@
  * libsql-server's HTTP API through a relay in the container's network namespace
  * (libsql-http.ts). Either way the command gets a ToolRun (tool-archives.ts moves the bytes).
  */
+import { PassThrough } from 'node:stream';
 import { DatabaseEngine } from '@skiff/proto';
 import type { DatabaseContainers, ToolRun } from './database-containers.js';
 import { LibsqlHttp, libsqlServerOf, relayConnection } from './libsql-http.js';
@@ -50,7 +51,31 @@ export async function withTool<T>(
   relay: string,
   run: (tool: ToolRun) => Promise<T>,
 ): Promise<T> {
-  if (isLibsql(target.engine)) return withLibsql(containers, containerId, env, relay, async (http) => run(use === 'dump' ? await http.dump() : http.restore()));
+  if (isLibsql(target.engine)) {
+    return withLibsql(containers, containerId, env, relay, async (http) => run(use === 'dump' ? await explainedDump(http, containers, containerId) : http.restore()));
+  }
   const command = use === 'dump' ? dumpCommand(target.engine, target.database)! : restoreCommand(target.engine, target.database)!;
   return run(await containers.run(containerId, command, use === 'restore'));
+}
+
+/** What libsql-server logs when it cuts a dump short (its answer says nothing). */
+const DUMP_ERROR = /error creating dump: (.+)$/gm;
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** libsql-server's dump, whose failure (its request's, its exit's, its output's error) names what the server logged about it. */
+async function explainedDump(http: LibsqlHttp, containers: DatabaseContainers, containerId: string): Promise<ToolRun> {
+  const since = Date.now();
+  const explained = async (err: Error) => {
+    const log = await containers.logTail(containerId, since).catch(() => '');
+    const why = [...log.replace(ANSI, '').matchAll(DUMP_ERROR)].at(-1)?.[1]?.trim().slice(0, 300);
+    return why ? new Error(`${err.message} (libsql-server logged: ${why})`) : err;
+  };
+  const dump = await http.dump().catch(async (err: Error) => Promise.reject(await explained(err)));
+  const exited = dump.exited().catch(async (err: Error) => Promise.reject(await explained(err)));
+  exited.catch(() => undefined);
+  // The answer's own error ("aborted") would be the first failure its reader sees: it gets the reason instead.
+  const output = new PassThrough();
+  dump.output.on('error', () => void exited.catch((why: Error) => output.destroy(why)));
+  dump.output.pipe(output);
+  return { ...dump, output, exited: () => exited };
 }

@@ -52,6 +52,18 @@ async function pipeline(requests: object[]): Promise<Array<{ response?: { result
   if (failed) throw new Error(failed.error!.message);
   return answer.results;
 }
+/** Every value of a query's rows with its type (a blob as base64). */
+const typed = async (sql: string) =>
+  ((await pipeline([{ type: 'execute', stmt: { sql } }]))[0]!.response!.result!.rows ?? []).map((row) =>
+    row.map((v) => `${v.type}:${v.value ?? (v as { base64?: string }).base64 ?? ''}`),
+  );
+/** The whole schema and every table's rows, typed. */
+async function snapshot(): Promise<Record<string, string[][]>> {
+  const schema = await typed("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name");
+  const tables = schema.filter(([type]) => type === 'text:table').map(([, name]) => name!.slice('text:'.length));
+  const rows = await Promise.all(tables.map((t) => typed(`SELECT * FROM "${t.replace(/"/g, '""')}" ORDER BY 1`)));
+  return Object.fromEntries([['', schema], ...tables.map((t, i) => [t, rows[i]!])]);
+}
 /** Runs statements. */
 const exec = async (sql: string) => void (await pipeline([{ type: 'sequence', sql }]));
 /** One query's rows, each value as text (null as null). */
@@ -79,18 +91,24 @@ afterAll(async () => {
 const dockerode = () => new Dockerode({ socketPath: '/var/run/docker.sock' });
 const containers = () => new DockerodeDatabaseContainers(dockerode());
 const target = { workload: { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: 'dbs_1', appName: SERVICE }, serviceName: '', engine: DatabaseEngine.DATABASE_ENGINE_LIBSQL, database: 'default' };
+/** This file's commands: the throw-away containers named after them are its own (other work may run beside it). */
+const issued: string[] = [];
 const command = (kind: 'dump' | 'restore' | 'verify', key: string): Command => {
-  const value = { target, object: { endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: '' } };
+  const value = { target: { ...target, workload: { ...target.workload } }, object: { endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: '' } };
   const payload =
     kind === 'dump' ? { $case: 'dumpDatabase' as const, value } : kind === 'restore' ? { $case: 'restoreDatabase' as const, value } : { $case: 'verifyDatabase' as const, value: { ...value, image: IMAGE } };
   const kinds = { dump: CommandKind.COMMAND_KIND_DUMP_DATABASE, restore: CommandKind.COMMAND_KIND_RESTORE_DATABASE, verify: CommandKind.COMMAND_KIND_VERIFY_DATABASE };
-  return { commandId: `cmd_${randomBytes(4).toString('hex')}`, serverId: 'local', kind: kinds[kind], workloadKey: 'database:dbs_1', deadline: undefined, createdAt: undefined, payload };
+  const commandId = `cmd_${randomBytes(4).toString('hex')}`;
+  issued.push(commandId);
+  return { commandId, serverId: 'local', kind: kinds[kind], workloadKey: 'database:dbs_1', deadline: undefined, createdAt: undefined, payload };
 };
 const context = (c: Command) => ({ command: c, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
 const object = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
 const put = (key: string, text: string) => client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: gzipSync(Buffer.from(text)) }));
-const throwawaysLeft = async () => (await docker(['ps', '-a', '-q', '--filter', `label=${RELAY_LABEL}`, '--filter', `label=${SCRATCH_LABEL}`])).out;
-const relaysLeft = async () => (await docker(['ps', '-a', '-q', '--filter', `label=${RELAY_LABEL}`])).out;
+const ours = async (label: string) =>
+  (await docker(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${label}`])).out.split('\n').filter((name) => issued.some((id) => name.includes(id)));
+const throwawaysLeft = async () => [...(await ours(RELAY_LABEL)), ...(await ours(SCRATCH_LABEL))].join(' ');
+const relaysLeft = async () => (await ours(RELAY_LABEL)).join(' ');
 const SUCCEEDED = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
 
 describe('libSQL dumps, restores and verifications on the agent', () => {
@@ -177,6 +195,102 @@ describe('libSQL dumps, restores and verifications on the agent', () => {
       expect(await relaysLeft()).toBe('');
     } finally {
       await docker(['rm', '-f', '-v', moved]);
+    }
+  }, 120_000);
+
+  it('restores exactly what libsql-server dumps of every kind of schema, FTS5 tables and text with NULs too', async () => {
+    await exec(
+      'DROP TABLE items; DROP TABLE "odd;name";' +
+        "CREATE VIRTUAL TABLE docs USING fts5(title, body); INSERT INTO docs VALUES ('hello', 'world of text'), ('two', 'more; text');" +
+        "CREATE TABLE wr (k TEXT PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO wr VALUES ('a', 1), ('b', x'0001');" +
+        "CREATE TABLE gen (a INT, b INT GENERATED ALWAYS AS (a * 2) VIRTUAL, c TEXT GENERATED ALWAYS AS (a || 'x') STORED); INSERT INTO gen (a) VALUES (1), (2);" +
+        'CREATE TABLE ai (id INTEGER PRIMARY KEY AUTOINCREMENT, x); INSERT INTO ai (x) VALUES (1), (2), (3); DELETE FROM ai WHERE id = 3;' +
+        'CREATE INDEX part ON ai(x) WHERE x > 1; CREATE INDEX expr ON ai(x * 2, lower(x)); CREATE VIEW v1 AS SELECT * FROM ai; CREATE VIEW v2 AS SELECT x FROM v1;' +
+        "CREATE TABLE log (m); CREATE TRIGGER tc AFTER INSERT ON ai BEGIN INSERT INTO log VALUES (CASE WHEN new.x > 1 THEN 'big' ELSE 'small' END); END;" +
+        `CREATE TABLE "we ; ïrd 名" ("col ; x" TEXT, "é" INT); INSERT INTO "we ; ïrd 名" VALUES ('a;b', 1);` +
+        "CREATE TABLE st (a INTEGER, b TEXT, c ANY) STRICT; INSERT INTO st VALUES (1, 'x', 2.5);" +
+        'CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (id INTEGER PRIMARY KEY, p INTEGER REFERENCES parent(id) ON DELETE CASCADE);' +
+        'INSERT INTO parent VALUES (1), (2); INSERT INTO child VALUES (10, 1), (20, 2);' +
+        // libsql-server's dump writes this one's row of sqlite_schema with its quotes not doubled.
+        "CREATE TABLE src (id INTEGER PRIMARY KEY, body); INSERT INTO src VALUES (1, 'alpha beta'), (2, 'gamma');" +
+        `CREATE VIRTUAL TABLE "it's ext" USING fts5(body, content='src', content_rowid='id', tokenize = 'porter ascii'); INSERT INTO "it's ext"("it's ext") VALUES ('rebuild');` +
+        "CREATE VIRTUAL TABLE r USING rtree(id, minx, maxx); INSERT INTO r VALUES (1, 0, 5), (2, 1, 3);" +
+        "CREATE TABLE nul (t); INSERT INTO nul VALUES ('a' || char(0) || 'b'), (char(0)), (x'00ff00'), (0.1), (9223372036854775807);",
+    );
+    const before = await snapshot();
+    expect(before.nul).toContainEqual(['text:a\0b']);
+    const c = command('dump', 'l/bkp/kinds.sql.gz');
+    expect(await dumpDatabaseHandler({ containers: containers() }).run(context(c))).toEqual(SUCCEEDED);
+    // libsql-server writes a virtual table into sqlite_schema under writable_schema, which its own API refuses.
+    expect(gunzipSync(await object('l/bkp/kinds.sql.gz')).toString()).toContain('PRAGMA writable_schema=ON;');
+
+    await exec("DELETE FROM parent WHERE id = 1; DROP TABLE docs; INSERT INTO nul VALUES ('extra')");
+    expect(await restoreDatabaseHandler({ containers: containers() }).run(context(command('restore', 'l/bkp/kinds.sql.gz')))).toEqual(SUCCEEDED);
+    expect(await snapshot()).toEqual(before);
+    // The full-text index works, and the dropped parent's children came back.
+    expect(await query("SELECT title FROM docs WHERE docs MATCH 'text' ORDER BY title")).toEqual([['hello'], ['two']]);
+    expect(await query('SELECT count(*) FROM child')).toEqual([['2']]);
+    expect(await query(`SELECT rowid FROM "it's ext" WHERE "it's ext" MATCH 'beta'`)).toEqual([['1']]);
+    expect(await query('SELECT id FROM r WHERE minx >= 1')).toEqual([['2']]);
+    await exec("INSERT INTO docs VALUES ('three', 'text again')");
+    expect(await query("SELECT count(*) FROM docs WHERE docs MATCH 'text'")).toEqual([['3']]);
+
+    const verified = await verifyDatabaseHandler({ containers: containers(), scratch: new DockerodeScratchDatabases(dockerode()), pollMs: 250 }).run(
+      context(command('verify', 'l/bkp/kinds.sql.gz')),
+    );
+    expect(verified.status).toBe(CommandStatus.COMMAND_STATUS_SUCCEEDED);
+    expect(verified.verification?.tables).toContainEqual({ name: 'docs', rows: '2' });
+    expect(verified.verification?.tables).toContainEqual({ name: 'nul', rows: '5' });
+    expect(await throwawaysLeft()).toBe('');
+  }, 240_000);
+
+  it('refuses another engine’s file before changing anything', async () => {
+    const before = await snapshot();
+    const files = {
+      'l/bkp/pg.dump.gz': Buffer.concat([Buffer.from('PGDMP\x01\x0f\x00\x04\x08\x01\x01'), randomBytes(64 * 1024)]),
+      'l/bkp/maria.sql.gz': Buffer.from("-- MariaDB dump 10.19\n/*!40101 SET NAMES utf8mb4 */;\nCREATE TABLE `t` (`id` int) ENGINE=InnoDB;\nINSERT INTO `t` VALUES (1);\nCOMMIT;\n"),
+    };
+    for (const [key, body] of Object.entries(files)) {
+      await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: gzipSync(body) }));
+      const outcome = await restoreDatabaseHandler({ containers: containers() }).run(context(command('restore', key)));
+      expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+      expect(outcome.reason).toMatch(/^the restore failed: the file is not a libSQL dump: it does not begin with PRAGMA foreign_keys=OFF; BEGIN TRANSACTION; \(it begins with "(PGDMP|-- MariaDB dump)/);
+    }
+    expect(await snapshot()).toEqual(before);
+    expect(await relaysLeft()).toBe('');
+  }, 120_000);
+
+  it('leaves the database as it was, and writable, when a restore is cancelled mid-way', async () => {
+    await exec("CREATE TABLE many (i INTEGER PRIMARY KEY, t TEXT); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 150000) INSERT INTO many SELECT x, hex(randomblob(40)) FROM c");
+    expect(await dumpDatabaseHandler({ containers: containers() }).run(context(command('dump', 'l/bkp/many.sql.gz')))).toEqual(SUCCEEDED);
+    await exec('DELETE FROM many WHERE i > 10; CREATE TABLE since (x)');
+    const before = await snapshot();
+
+    const cancel = new AbortController();
+    const restoring = restoreDatabaseHandler({ containers: containers() }).run({ ...context(command('restore', 'l/bkp/many.sql.gz')), signal: cancel.signal });
+    // Mid-way: the restore's transaction has begun (it holds the write lock) and not committed.
+    await waitUntil('the restore to begin', async () => (await docker(['ps', '-q', '--filter', `label=${RELAY_LABEL}`, '--filter', `name=${issued.at(-1)}`])).out !== '', 30_000, 50);
+    await new Promise((r) => setTimeout(r, 1_500));
+    cancel.abort();
+    await restoring.then(() => undefined, () => undefined);
+    const started = Date.now();
+    await exec('INSERT INTO since VALUES (1)');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await snapshot()).toEqual({ ...before, since: [['integer:1']] });
+    expect(await relaysLeft()).toBe('');
+  }, 120_000);
+
+  it('says why libsql-server cut a dump short: what it logged', async () => {
+    // SQLite holds text that is not UTF-8; libsql-server's dump stops at it.
+    await exec("CREATE TABLE bad_text (t); INSERT INTO bad_text VALUES (CAST(x'41ff42' AS TEXT))");
+    try {
+      const outcome = await dumpDatabaseHandler({ containers: containers() }).run(context(command('dump', 'l/bkp/bad-text.sql.gz')));
+      expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
+      expect(outcome.reason).toMatch(/^libsql-server .* \(libsql-server logged: .*invalid utf-8 sequence/);
+      expect(outcome.reason).not.toContain(PASSWORD);
+      expect(await relaysLeft()).toBe('');
+    } finally {
+      await exec('DROP TABLE bad_text');
     }
   }, 120_000);
 });
