@@ -257,11 +257,20 @@ const SCHEMA_ROW_END = /'\);\s*$/;
 /** A virtual table's row, its values SQL literals (as sqlite3's .dump writes it). */
 const QUOTED_ROW = /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(type,name,tbl_name,rootpage,sql\)\s*VALUES\s*\('table','(?:[^']|'')*','(?:[^']|'')*',0,'((?:[^']|'')*)'\)\s*;\s*$/is;
 /** The same as libsql-server writes it: the name and the statement in quotes, their own quotes not doubled. */
-const RAW_ROW = /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(type,name,tbl_name,rootpage,sql\)\s*VALUES\s*\('table','.*?',0,'(CREATE\s+VIRTUAL\s+TABLE\s.*)'\)\s*;\s*$/is;
+const RAW_ROW_HEAD = /^INSERT\s+INTO\s+sqlite_(?:schema|master)\s*\(type,name,tbl_name,rootpage,sql\)\s*VALUES\s*\('table','/i;
+const RAW_ROW_SQL = /,0,'CREATE\s+VIRTUAL\s+TABLE\s/i;
+const RAW_ROW_END = "');";
+
+/** The CREATE VIRTUAL TABLE statement of libsql-server's row: from the first `,0,'CREATE VIRTUAL TABLE` to the row's `');`. */
+function rawVirtualTable(row: string): string | null {
+  const at = RAW_ROW_HEAD.test(row) ? row.search(RAW_ROW_SQL) : -1;
+  const tail = at < 0 ? '' : row.slice(at + 4).trimEnd();
+  return tail.endsWith(RAW_ROW_END) ? tail.slice(0, -RAW_ROW_END.length) : null;
+}
 
 /** The CREATE VIRTUAL TABLE statement of a dump's `INSERT INTO sqlite_schema`, or null when it is not a virtual table's. */
 export function virtualTableOf(row: string): string | null {
-  const sql = QUOTED_ROW.exec(row)?.[1]?.replace(/''/g, "'") ?? RAW_ROW.exec(row)?.[1];
+  const sql = QUOTED_ROW.exec(row)?.[1]?.replace(/''/g, "'") ?? rawVirtualTable(row);
   return sql && /^CREATE\s+VIRTUAL\s+TABLE\s/i.test(sql) ? sql : null;
 }
 
