@@ -3,7 +3,8 @@
  * bundled control plane and the bundled agent as tools/up runs them (CONTROL_PLANE_CMD,
  * AGENT_CMD), the tests' S3 server (s3rver, in this process), then
  *   1. a PostgreSQL service (dbA, image postgres:17) filled with BENCH_BACKUP_MB of random
- *      bytea rows (they compress barely) and backed up with `backup.manualBackupDbA`;
+ *      bytea rows (they compress barely) and backed up with `backup.manualBackupDbA` (skipped
+ *      with BENCH_BACKUP_POSTGRES=0);
  *   2. a named volume holding BENCH_BACKUP_MB of 1 MiB files of random bytes, backed up with
  *      `volumeBackup.manualBackup` (skipped with BENCH_BACKUP_VOLUME=0);
  *   3. a libSQL service (dbE, its external port open) filled with about BENCH_BACKUP_MB of
@@ -16,7 +17,7 @@
  * Everything it creates (Swarm services, volumes, containers, directories) is removed at the
  * end, also after a failure or Ctrl-C.
  * First, the control plane's side: the embedded database's platform dump (bench-platform-dump.ts).
- *   BENCH_BACKUP_MB (1024), BENCH_BACKUP_VOLUME (1), BENCH_BACKUP_LIBSQL (1), BENCH_BACKUP_PLATFORM_MB (256; 0 skips it),
+ *   BENCH_BACKUP_MB (1024), BENCH_BACKUP_POSTGRES (1), BENCH_BACKUP_VOLUME (1), BENCH_BACKUP_LIBSQL (1), BENCH_BACKUP_PLATFORM_MB (256; 0 skips it),
  *   BENCH_BACKUP_PLATFORM_SIZES (several, comma-separated, instead), BENCH_BACKUP_PLATFORM_UPLOAD_MBPS (8),
  *   BENCH_BACKUP_PLATFORM_ONLY (0; 1: that step alone, without the stack)
  */
@@ -35,6 +36,7 @@ const SIZE_MB = Number(process.env.BENCH_BACKUP_MB ?? 1024);
 if (!Number.isInteger(SIZE_MB) || SIZE_MB < 1) throw new Error('BENCH_BACKUP_MB must be a whole number of MB');
 const WITH_VOLUME = process.env.BENCH_BACKUP_VOLUME !== '0';
 const WITH_LIBSQL = process.env.BENCH_BACKUP_LIBSQL !== '0';
+const WITH_POSTGRES = process.env.BENCH_BACKUP_POSTGRES !== '0';
 const PLATFORM_SIZES = (process.env.BENCH_BACKUP_PLATFORM_SIZES ?? process.env.BENCH_BACKUP_PLATFORM_MB ?? '256').split(',').map(Number).filter((n) => n !== 0);
 if (PLATFORM_SIZES.some((n) => !Number.isInteger(n) || n < 0)) throw new Error('BENCH_BACKUP_PLATFORM_MB (or _SIZES) must be whole numbers of MB');
 const PLATFORM_ONLY = process.env.BENCH_BACKUP_PLATFORM_ONLY === '1';
@@ -288,7 +290,7 @@ async function main() {
     const destination = await post(stack, 'destination.create', { name: `bench-${run}`, endpoint: s3.endpoint, region: 'us-east-1', bucket: BUCKET, accessKey: S3_ACCESS_KEY, secretKey: S3_SECRET_KEY });
 
     const rows: [string, Measured][] = [];
-    rows.push(['PostgreSQL dump (pg_dump)', await postgresBackup(stack, destination.destinationId, cleanUps)]);
+    if (WITH_POSTGRES) rows.push(['PostgreSQL dump (pg_dump)', await postgresBackup(stack, destination.destinationId, cleanUps)]);
     if (WITH_VOLUME) rows.push(['volume archive (tar)', await volumeBackup(stack, destination.destinationId, cleanUps)]);
     if (WITH_LIBSQL) {
       const libsql = await libsqlBackupAndRestore(stack, destination.destinationId, cleanUps);
@@ -307,6 +309,9 @@ async function main() {
       console.log(`  peak / idle ${(m.peak / m.idle).toFixed(2)}, peak / bare node ${(m.peak / floor).toFixed(2)}, idle / bare node ${(m.idle / floor).toFixed(2)}`);
       console.log(`  peak under ${TARGET_MB} MB: ${under ? 'yes' : 'NO'}`);
     }
+  } catch (err) {
+    if (stack) log(`the agent's last output:\n${stack.agent.tail(4000)}`);
+    throw err;
   } finally {
     await cleanUp();
   }
