@@ -18,6 +18,7 @@ import { Duplex, Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolRun } from './database-containers.js';
 import type { ToolCommand } from './tool-commands.js';
+import { type AnswerHead, HttpAnswer } from './http-answer.js';
 import { type DumpStatement, DumpStatements, withoutNuls } from './sqlite-statements.js';
 
 // Not `import … from 'node:http'`: the agent's bundle would hoist it, loading undici at start (engine-socket.ts).
@@ -125,7 +126,7 @@ export class LibsqlHttp {
   private async exchange(baton: string | null, requests: HranaRequest[]): Promise<{ baton: string | null; results: HranaResult[] }> {
     const res = await this.send('POST', '/v2/pipeline', JSON.stringify({ baton, requests }));
     const text = await answerText(res);
-    if (res.statusCode !== 200) throw new Error(refusal(res, 'POST /v2/pipeline', text));
+    if (res.statusCode !== 200) throw new Error(refusal(res.statusCode, 'POST /v2/pipeline', text));
     const answer = JSON.parse(text) as { baton: string | null; results: HranaResult[] };
     for (const result of answer.results) {
       if (result.type === 'error') throw new PipelineError(`libsql-server: ${result.error.message}`, answer.baton);
@@ -138,25 +139,47 @@ export class LibsqlHttp {
     try {
       const res = await this.send('GET', '/health');
       const text = await answerText(res);
-      return res.statusCode === 200 ? null : refusal(res, 'GET /health', text);
+      return res.statusCode === 200 ? null : refusal(res.statusCode, 'GET /health', text);
     } catch (err) {
       return (err as Error).message;
     }
   }
 
-  /** `GET /dump` as a tool run: its output the dump's text, exited once the whole dump was read. */
+  /**
+   * `GET /dump` as a tool run: its output the dump's text, exited once the whole dump was read.
+   * Not through node:http: the answer is read by HttpAnswer, which copies none of the body.
+   */
   async dump(): Promise<ToolRun> {
-    const res = await this.send('GET', '/dump');
-    if (res.statusCode !== 200) throw new Error(refusal(res, 'GET /dump', await answerText(res)));
+    const run = await this.connect();
+    const answer = new HttpAnswer();
+    for (const stream of [run.output, run.input!]) stream.on('error', () => undefined);
+    run.output.pipe(answer);
+    run.output.once('error', (err) => answer.destroy(err));
+    run.output.once('close', () => answer.writableEnded || answer.end());
+    answer.on('error', () => undefined);
+    run.input!.write(requestHead('GET', '/dump', this.server.authorization));
+    let head: AnswerHead;
+    try {
+      head = await answer.head;
+    } catch (err) {
+      run.cancel();
+      throw new Error(`libsql-server did not answer GET /dump on port ${this.server.port}: ${await relayReason(run, err as Error)}`);
+    }
+    if (head.status !== 200) {
+      const text = await answerText(answer).catch(() => '');
+      run.cancel();
+      throw new Error(refusal(head.status, 'GET /dump', text));
+    }
     const whole = new Promise<void>((resolve, reject) => {
       const cut = () => reject(new Error('libsql-server ended the dump before its end'));
-      res.once('end', () => (res.complete ? resolve() : cut()));
-      // Its error says only "aborted".
-      res.once('error', cut);
-      res.once('close', () => reject(new Error('libsql-server closed the dump before its end')));
+      answer.once('end', () => (answer.complete ? resolve() : cut()));
+      // The relay's stream ending mid-answer says nothing more.
+      answer.once('error', cut);
+      answer.once('close', () => reject(new Error('libsql-server closed the dump before its end')));
     });
     whole.catch(() => undefined);
-    return { output: res, input: null, exited: () => whole, cancel: () => res.destroy() };
+    void whole.finally(() => run.cancel()).catch(() => undefined);
+    return { output: answer, input: null, exited: () => whole, cancel: () => (run.cancel(), answer.destroy()) };
   }
 
   /** A restore as a tool run: the dump's text written to its input replaces the database's content, committed when the input ends. */
@@ -345,7 +368,7 @@ class DumpRestore {
   }
 }
 
-async function answerText(res: IncomingMessage): Promise<string> {
+async function answerText(res: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of res as AsyncIterable<Buffer>) {
@@ -359,9 +382,14 @@ async function answerText(res: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function refusal(res: IncomingMessage, what: string, text: string): string {
-  if (res.statusCode === 401 || res.statusCode === 403) return `libsql-server refused ${what} with the credentials of its container’s SQLD_HTTP_AUTH (${res.statusCode})`;
-  return `libsql-server answered ${what} with ${res.statusCode}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ''}`;
+function refusal(status: number | undefined, what: string, text: string): string {
+  if (status === 401 || status === 403) return `libsql-server refused ${what} with the credentials of its container’s SQLD_HTTP_AUTH (${status})`;
+  return `libsql-server answered ${what} with ${status}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ''}`;
+}
+
+/** A request without a body on a connection of its own, as send() writes it through node:http. */
+function requestHead(method: string, path: string, authorization: string | null): string {
+  return `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n${authorization ? `authorization: ${authorization}\r\n` : ''}\r\n`;
 }
 
 /** Why a connection failed: nc's own words when it exited (the server not listening), else the HTTP client's. */
