@@ -58,7 +58,9 @@ export class DatabaseRestores {
       throw Invalid(into.field, `${into.name} is not running (${into.status}): deploy or start it first, the restore runs inside it`);
     }
     if (input.force !== true) {
-      throw Invalid('force', `${into.name} runs: the restore replaces the dump's tables while clients may use them; pass force: true to restore into it`);
+      // A libSQL restore replaces the whole database (libsql-http.ts on the agent); the others, the dump's tables.
+      const replaced = engine.engine === 'libsql' ? 'its whole content' : "the dump's tables";
+      throw Invalid('force', `${into.name} runs: the restore replaces ${replaced} while clients may use them; pass force: true to restore into it`);
     }
     const destination = await this.deps.db.selectFrom('destinations').selectAll().where('id', '=', backup.destinationId).executeTakeFirstOrThrow();
     const settings = this.runner.settingsOf(destination);

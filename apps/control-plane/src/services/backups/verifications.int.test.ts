@@ -134,6 +134,10 @@ describe('backup.verify', () => {
     expect(run.status, JSON.stringify(run.body)).toBe(200);
     expect(run.body).toMatchObject({ backupId: backup.backupId, files: [key], size: 'the dump of the libSQL database'.length });
 
+    // Without force it is refused, saying the whole database is replaced (a libSQL server holds one).
+    const unforced = await t.call('backup.restore', { backupId: backup.backupId, key });
+    expect(unforced.status).toBe(400);
+    expect(unforced.body.issues).toEqual([{ path: ['force'], message: expect.stringContaining('the restore replaces its whole content') }]);
     // A restore into the running service: RestoreDatabase, the backup's database name sent (the agent ignores it for libSQL).
     const restored = await ok('backup.restore', { backupId: backup.backupId, key, force: true });
     const restore = decode((await t.db.selectFrom('commands').select('payload').where('id', '=', restored.commandId).executeTakeFirstOrThrow()).payload);
