@@ -164,6 +164,9 @@ describe('work the agent may hold is not settled', () => {
       ['COMMAND_KIND_DEPLOY_APPLICATION', 'published'],
       ['COMMAND_KIND_REMOVE_WORKLOAD', expect.stringMatching(/^(pending|published)$/)],
     ]);
+    // In the stream before this test ends, so the purge after it takes it: published later, it
+    // would be the next test's agent's first message.
+    await waitFor(async () => (await commandsOf(a.applicationId))[1]?.status === 'published', { timeoutMs: 30_000, what: 'the removal to be published' });
   });
 
   it('a command the agent acknowledged (gone from the work queue): not settled', async () => {
