@@ -28,8 +28,8 @@ export class DatabaseDumps {
   /** What a backup dumps: its database service, or its compose stack's service. */
   async target(row: Backup): Promise<DumpTarget & { engineName: string }> {
     const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
-    const wire = engine && WIRE_ENGINES[engine.engine];
-    if (!engine || !wire) throw new DumpRefused(`${engine?.label ?? row.databaseType} databases cannot be dumped by this version`);
+    if (!engine) throw new DumpRefused(`${row.databaseType} databases cannot be dumped by this version`);
+    const wire = WIRE_ENGINES[engine.engine];
     if (row.backupType === 'compose') {
       const stack = await this.deps.db
         .selectFrom('composeStacks')

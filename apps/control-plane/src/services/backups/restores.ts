@@ -45,8 +45,7 @@ export class DatabaseRestores {
   async restore(p: Principal, input: RestoreInput) {
     const backup = await this.backups.find(p, input.backupId);
     const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
-    const wire = engine && WIRE_ENGINES[engine.engine];
-    if (!engine || !wire) {
+    if (!engine) {
       throw Invalid('backupId', 'only backups of PostgreSQL, MariaDB, MySQL, MongoDB and libSQL databases can be restored');
     }
     const own = ownPrefix(backup.prefix, backup.id);
@@ -71,7 +70,7 @@ export class DatabaseRestores {
     const commandId = this.deps.ids('cmd');
     const command = restoreDatabaseCommand({
       commandId,
-      target: { ...into.target, engine: wire },
+      target: { ...into.target, engine: WIRE_ENGINES[engine.engine] },
       object: this.runner.objectOf(destination, input.key),
       createdAt: now,
       deadline: new Date(now.getTime() + DUMP_DEADLINE_MS),

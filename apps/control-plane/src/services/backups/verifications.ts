@@ -1,5 +1,5 @@
 import type { Backup, BackupVerification, Db, Destination } from '@skiff/db';
-import { type Command, DatabaseEngine, type S3Object } from '@skiff/proto';
+import { type Command, type S3Object } from '@skiff/proto';
 import type { Logger } from 'pino';
 import { DUMP_DEADLINE_MS, type DumpTarget, WIRE_ENGINES } from '../../agents/outbound/kinds/database-dump.js';
 import { verifyDatabaseCommand } from '../../agents/outbound/kinds/database-verify.js';
@@ -31,15 +31,6 @@ export interface VerifyInput {
   backupId: string;
   key?: string | null;
 }
-
-/** Engines whose dumps the agent restores into a throw-away container (apps/agent/src/dumps/verify-tools.ts). */
-const VERIFIABLE = new Set([
-  DatabaseEngine.DATABASE_ENGINE_POSTGRES,
-  DatabaseEngine.DATABASE_ENGINE_MARIADB,
-  DatabaseEngine.DATABASE_ENGINE_MYSQL,
-  DatabaseEngine.DATABASE_ENGINE_MONGO,
-  DatabaseEngine.DATABASE_ENGINE_LIBSQL,
-]);
 
 /** The key file a run writes beside its dump with `includeEncryptionKey` (`.age` when encrypted): never a dump. */
 const isKeyFile = (key: string) => /\.secret\.key\.gz(\.age)?$/.test(key);
@@ -116,10 +107,9 @@ export class BackupVerifications {
     return { verifications: rows.map(record) };
   }
 
+  /** A database's backup (every engine's dumps restore into a throw-away container), not the platform's. */
   private verifiable(row: Backup): boolean {
-    const engine = ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER];
-    const wire = engine && WIRE_ENGINES[engine.engine];
-    return wire !== undefined && VERIFIABLE.has(wire);
+    return ENGINE_OF_ROUTER[row.databaseType as keyof typeof ENGINE_OF_ROUTER] !== undefined;
   }
 
   /**
@@ -129,7 +119,7 @@ export class BackupVerifications {
    */
   private async targetOf(backup: Backup): Promise<{ target: DumpTarget; image: string }> {
     const engine = ENGINE_OF_ROUTER[backup.databaseType as keyof typeof ENGINE_OF_ROUTER];
-    const wire = WIRE_ENGINES[engine.engine]!;
+    const wire = WIRE_ENGINES[engine.engine];
     if (backup.backupType === 'compose') {
       const stack = await this.deps.db.selectFrom('composeStacks').select(['id', 'appName', 'serverId']).where('id', '=', backup.composeId ?? '').executeTakeFirst();
       if (!stack || !backup.serviceName) throw Invalid('backupId', 'the backup’s compose stack is gone: the image of its service is what verifies the file');

@@ -18,7 +18,7 @@ import { type CommandResultContext, defineCommandKind, succeeded, workloadKey } 
 /** Longest dump or restore: a large database takes long, but not forever. */
 export const DUMP_DEADLINE_MS = 6 * 60 * 60 * 1000;
 
-export const WIRE_ENGINES: Partial<Record<EngineName, DatabaseEngine>> = {
+export const WIRE_ENGINES: Record<EngineName, DatabaseEngine> = {
   postgres: DatabaseEngine.DATABASE_ENGINE_POSTGRES,
   mariadb: DatabaseEngine.DATABASE_ENGINE_MARIADB,
   mysql: DatabaseEngine.DATABASE_ENGINE_MYSQL,
