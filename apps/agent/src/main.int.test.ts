@@ -89,6 +89,16 @@ async function aDataDir(): Promise<string> {
   return dir;
 }
 
+/** The agent of `serverId` with the test credential and its data in `dataDir`. */
+const agentWithCredential = (serverId: string, dataDir: string) =>
+  startAgent({
+    SKIFF_SERVER_ID: serverId,
+    SKIFF_CONTROL_PLANE_GRPC: reports.target,
+    SKIFF_NATS_URL: inject('natsUrl'),
+    SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
+    SKIFF_AGENT_DATA_DIR: dataDir,
+  });
+
 describe('agent main', () => {
   it('consumes commands from NATS, reports to the control plane, and exits 0 on SIGTERM', async () => {
     const serverId = `m-${run}-1`;
@@ -141,13 +151,7 @@ describe('agent main', () => {
     const [leftover, twins] = [`skiff-relay-main-own-${run}`, `skiff-relay-main-twin-${run}`];
     await relay(leftover, await throwawayOwner(dataDir, serverId));
     await relay(twins, await throwawayOwner(twinDataDir, serverId));
-    const agent = startAgent({
-      SKIFF_SERVER_ID: serverId,
-      SKIFF_CONTROL_PLANE_GRPC: reports.target,
-      SKIFF_NATS_URL: inject('natsUrl'),
-      SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
-      SKIFF_AGENT_DATA_DIR: dataDir,
-    });
+    const agent = agentWithCredential(serverId, dataDir);
     const exists = (name: string) => docker.getContainer(name).inspect().then(() => true, () => false);
     try {
       await waitUntil('its own leftover removed', async () => !(await exists(leftover)), 30_000);
@@ -221,13 +225,7 @@ describe('agent main', () => {
     const appName = `skt-main-${run}`;
     services.push(appName);
     const dataDir = await aDataDir();
-    const agent = startAgent({
-      SKIFF_SERVER_ID: serverId,
-      SKIFF_CONTROL_PLANE_GRPC: reports.target,
-      SKIFF_NATS_URL: inject('natsUrl'),
-      SKIFF_AGENT_CREDENTIAL: CREDENTIAL,
-      SKIFF_AGENT_DATA_DIR: dataDir,
-    });
+    const agent = agentWithCredential(serverId, dataDir);
     try {
       await waitUntil('the consumer to start', hasLine(agent, 'consuming commands'), 20_000);
       // A placement no node satisfies: the task stays pending, the deploy keeps waiting.
