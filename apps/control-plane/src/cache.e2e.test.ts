@@ -58,7 +58,7 @@ describe('a Redis cache instance', () => {
           if (status === 'error') throw new Error(`the cache went into error during ${what} (agent output: ${s.agentOutput().slice(-2000)})`);
           return status === wanted;
         },
-        { timeoutMs: 120_000, intervalMs: 250, what: `${what} to end in ${wanted} (agent output: ${s.agentOutput().slice(-2000)})` },
+        { timeoutMs: 120_000, intervalMs: 250, what: () => `${what} to end in ${wanted} (agent output: ${s.agentOutput().slice(-2000)})` },
       );
     const answers = (what: string, key: string, value: string | null) =>
       waitFor(async () => JSON.stringify(await pingAndGet(port, key)) === JSON.stringify(['OK', 'PONG', value]), {
@@ -100,7 +100,7 @@ describe('a Redis cache instance', () => {
         if (row?.status === 'failed') throw new Error(`the reload failed: ${row.resultReason}`);
         return row?.status === 'done';
       },
-      { timeoutMs: 120_000, intervalMs: 250, what: `the reload to end (agent output: ${s.agentOutput().slice(-2000)})` },
+      { timeoutMs: 120_000, intervalMs: 250, what: () => `the reload to end (agent output: ${s.agentOutput().slice(-2000)})` },
     );
     await answers('after the reload', 'greeting', 'hello from skiff');
 
@@ -124,7 +124,7 @@ describe('a Redis cache instance', () => {
     await waitFor(async () => (await s.t.call('cache.one', { cacheId })).status === 404, {
       timeoutMs: 120_000,
       intervalMs: 250,
-      what: `the cache to be removed (agent output: ${s.agentOutput().slice(-2000)})`,
+      what: () => `the cache to be removed (agent output: ${s.agentOutput().slice(-2000)})`,
     });
     expect((await docker(['service', 'inspect', appName])).ok).toBe(false);
     expect((await docker(['volume', 'inspect', volume])).ok).toBe(false);

@@ -55,7 +55,7 @@ const reached = (deploymentId: string, pattern: RegExp, timeoutMs = 120_000) =>
   waitFor(async () => pattern.test(await logOf(deploymentId)), {
     timeoutMs,
     intervalMs: 250,
-    what: `deployment ${deploymentId} to log ${pattern} (agent output: ${s.agentOutput().slice(-2000)})`,
+    what: () => `deployment ${deploymentId} to log ${pattern} (agent output: ${s.agentOutput().slice(-2000)})`,
   });
 
 const ended = (applicationId: string, deploymentId: string, timeoutMs: number) =>

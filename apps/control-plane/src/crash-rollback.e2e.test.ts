@@ -64,7 +64,7 @@ async function ended(applicationId: string, deploymentId: string) {
       const mine = (await deploymentsOf(applicationId)).find((d) => d.deploymentId === deploymentId);
       return mine && ['done', 'error', 'cancelled'].includes(mine.status) ? mine : null;
     },
-    { timeoutMs: 180_000, intervalMs: 250, what: `deployment ${deploymentId} to end (agent output: ${s.agentOutput().slice(-1500)})` },
+    { timeoutMs: 180_000, intervalMs: 250, what: () => `deployment ${deploymentId} to end (agent output: ${s.agentOutput().slice(-1500)})` },
   );
 }
 
@@ -80,7 +80,7 @@ describe('crash loops', () => {
     const event = await waitFor(() => crashLoops.find((e) => e.applicationId === app.applicationId), {
       timeoutMs: 90_000,
       intervalMs: 500,
-      what: `a crash loop of ${app.appName} (agent output: ${s.agentOutput().slice(-1500)})`,
+      what: () => `a crash loop of ${app.appName} (agent output: ${s.agentOutput().slice(-1500)})`,
     });
     expect(event).toMatchObject({ deploymentId: deployed.deploymentId, appName: app.appName, serverId: null, rollback: null });
     expect(event.exits).toBeGreaterThanOrEqual(3);

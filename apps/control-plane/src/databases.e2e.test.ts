@@ -151,7 +151,7 @@ describe.each(Object.entries(ENGINES))('a %s database service', (label, engine) 
         const v = await ok('backup.oneVerification', { verificationId: verification.verificationId });
         return v.status === 'running' ? null : v;
       },
-      { timeoutMs: 240_000, intervalMs: 500, what: `the ${label} verification to end (agent output: ${s.agentOutput().slice(-2000)})` },
+      { timeoutMs: 240_000, intervalMs: 500, what: () => `the ${label} verification to end (agent output: ${s.agentOutput().slice(-2000)})` },
     );
     expect(verified, JSON.stringify(verified)).toMatchObject({ status: 'done', error: null, tables: [{ name: engine.router === 'dbA' ? 'public.items' : 'items', rows: 3 }] });
     expect((await docker(['ps', '-aq', '--filter', `name=skiff-verify-${verification.commandId}`])).out).toBe('');
@@ -194,7 +194,7 @@ describe.each(Object.entries(ENGINES))('a %s database service', (label, engine) 
         const r = await ok('backup.oneRestore', { restoreId: restore.restoreId });
         return r.status === 'running' ? null : r;
       },
-      { timeoutMs: 120_000, intervalMs: 500, what: `the ${label} restore to end (agent output: ${s.agentOutput().slice(-2000)})` },
+      { timeoutMs: 120_000, intervalMs: 500, what: () => `the ${label} restore to end (agent output: ${s.agentOutput().slice(-2000)})` },
     );
     expect(ended, JSON.stringify(ended)).toMatchObject({ status: 'done', key, databaseId: id });
     expect(await rows()).toBe(before);
@@ -311,7 +311,7 @@ describe('a libSQL database service', () => {
         const v = await ok('backup.oneVerification', { verificationId: verification.verificationId });
         return v.status === 'running' ? null : v;
       },
-      { timeoutMs: 240_000, intervalMs: 500, what: `the libSQL verification to end (agent output: ${s.agentOutput().slice(-2000)})` },
+      { timeoutMs: 240_000, intervalMs: 500, what: () => `the libSQL verification to end (agent output: ${s.agentOutput().slice(-2000)})` },
     );
     expect(verified, JSON.stringify(verified)).toMatchObject({ status: 'done', error: null, tables: [{ name: 'items', rows: 3 }] });
     const drop = await pipeline(port, CREDENTIALS, ['DROP TABLE items', 'CREATE TABLE stray (x)']);
@@ -322,7 +322,7 @@ describe('a libSQL database service', () => {
         const r = await ok('backup.oneRestore', { restoreId: restore.restoreId });
         return r.status === 'running' ? null : r;
       },
-      { timeoutMs: 120_000, intervalMs: 500, what: `the libSQL restore to end (agent output: ${s.agentOutput().slice(-2000)})` },
+      { timeoutMs: 120_000, intervalMs: 500, what: () => `the libSQL restore to end (agent output: ${s.agentOutput().slice(-2000)})` },
     );
     expect(restored, JSON.stringify(restored)).toMatchObject({ status: 'done', key, databaseId: id });
     expect(await rows()).toEqual(['1|anchor', '2|buoy', '3|cleat']);

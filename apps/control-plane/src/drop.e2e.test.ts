@@ -77,7 +77,7 @@ async function dropAndWait(applicationId: string, archive: Buffer) {
       const mine = all.find((d) => d.deploymentId === body.deploymentId);
       return mine && ['done', 'error', 'cancelled'].includes(mine.status) ? mine : null;
     },
-    { timeoutMs: 180_000, intervalMs: 250, what: `deployment ${body.deploymentId} to end (agent output: ${s.agentOutput().slice(-2000)})` },
+    { timeoutMs: 180_000, intervalMs: 250, what: () => `deployment ${body.deploymentId} to end (agent output: ${s.agentOutput().slice(-2000)})` },
   );
 }
 

@@ -33,7 +33,7 @@ const commandResult = (applicationId: string, kind: string) =>
         .executeTakeFirst();
       return row && (row.status === 'done' || row.status === 'failed') ? row : null;
     },
-    { timeoutMs: 120_000, intervalMs: 250, what: `the result of ${kind} (agent output: ${s.agentOutput().slice(-2000)})` },
+    { timeoutMs: 120_000, intervalMs: 250, what: () => `the result of ${kind} (agent output: ${s.agentOutput().slice(-2000)})` },
   );
 
 /** Ids of the service's tasks that should run now. */
@@ -91,7 +91,7 @@ describe('the lifecycle of a deployed application', () => {
     await waitFor(async () => (await s.t.call('application.one', { applicationId })).status === 404, {
       timeoutMs: 60_000,
       intervalMs: 250,
-      what: `the application to be deleted (agent output: ${s.agentOutput().slice(-2000)})`,
+      what: () => `the application to be deleted (agent output: ${s.agentOutput().slice(-2000)})`,
     });
     expect((await docker(['service', 'inspect', appName])).ok).toBe(false);
     expect((await docker(['service', 'ls', '--filter', `label=skiff.id=${applicationId}`, '--format', '{{.Name}}'])).out).toBe('');

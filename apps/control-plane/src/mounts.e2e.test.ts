@@ -59,7 +59,7 @@ const deleted = (applicationId: string) =>
   waitFor(async () => (await s.t.call('application.one', { applicationId })).status === 404, {
     timeoutMs: 60_000,
     intervalMs: 250,
-    what: `application ${applicationId} to be deleted (agent output: ${s.agentOutput().slice(-2000)})`,
+    what: () => `application ${applicationId} to be deleted (agent output: ${s.agentOutput().slice(-2000)})`,
   });
 
 describe('an application with a named volume and a file mount', () => {

@@ -113,7 +113,7 @@ describe('preview deployments', () => {
           const d = (await preview())?.deployments.find((x: any) => x.deploymentId === deploymentId);
           return d && ['done', 'error', 'cancelled'].includes(d.status) ? d.status : null;
         },
-        { timeoutMs: 240_000, intervalMs: 500, what: `preview deployment ${deploymentId} to end (agent: ${s.agentOutput().slice(-1500)})` },
+        { timeoutMs: 240_000, intervalMs: 500, what: () => `preview deployment ${deploymentId} to end (agent: ${s.agentOutput().slice(-1500)})` },
       );
 
     const opened = await deliver('opened', first);
@@ -127,7 +127,7 @@ describe('preview deployments', () => {
     expect(status, (await t.call('deployment.readLogs', { deploymentId: opened.deploymentId })).body.log?.slice(-2000)).toBe('done');
     expect((await preview()).previewStatus).toBe('done');
     const http: ProxyRequest = { port: s.proxy.httpPort, host };
-    await waitFor(answers(http, 200, 'preview one'), { timeoutMs: 60_000, what: `${host} to serve the preview` });
+    await waitFor(answers(http, 200, 'preview one'), { timeoutMs: 60_000, what: () => `${host} to serve the preview (agent: ${s.agentOutput().slice(-4000)})` });
     // The parent was never deployed.
     expect((await t.call('application.one', { applicationId })).body.applicationStatus).toBe('idle');
 
@@ -135,15 +135,15 @@ describe('preview deployments', () => {
     const updated = await deliver('synchronized', second);
     expect(updated.decision).toBe('preview');
     expect(await ended(updated.deploymentId!)).toBe('done');
-    await waitFor(answers(http, 200, 'preview two'), { timeoutMs: 60_000, what: `${host} to serve the new content` });
+    await waitFor(answers(http, 200, 'preview two'), { timeoutMs: 60_000, what: () => `${host} to serve the new content (agent: ${s.agentOutput().slice(-4000)})` });
 
     const closed = await deliver('closed', second);
     expect(closed.reason).toMatch(/^preview: removed /);
     expect(await preview()).toBeUndefined();
     await waitFor(async () => (await docker(['service', 'ls', '-q', '--filter', `name=${p.appName}`])).out === '', {
       timeoutMs: 60_000,
-      what: `service ${p.appName} to be removed (agent: ${s.agentOutput().slice(-1500)})`,
+      what: () => `service ${p.appName} to be removed (agent: ${s.agentOutput().slice(-1500)})`,
     });
-    await waitFor(answers(http, 404), { timeoutMs: 30_000, what: `${host} to stop being routed` });
+    await waitFor(answers(http, 404), { timeoutMs: 30_000, what: () => `${host} to stop being routed (agent: ${s.agentOutput().slice(-4000)})` });
   }, 600_000);
 });

@@ -76,7 +76,7 @@ describe('a domain through the reverse proxy', () => {
     expect((await docker(['rm', '-f', s.proxy.container])).ok).toBe(true);
     await waitFor(answers(host, 200, 'hello through the proxy', 'admin:correct-horse-battery'), {
       timeoutMs: 30_000,
-      what: `the proxy to come back serving the route (agent: ${s.agentOutput().slice(-3000)})`,
+      what: () => `the proxy to come back serving the route (agent: ${s.agentOutput().slice(-3000)})`,
     });
 
     expect((await t.call('domain.delete', { domainId: domain.body.domainId })).status).toBe(200);

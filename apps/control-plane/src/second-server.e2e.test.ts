@@ -105,7 +105,7 @@ const commandResult = (applicationId: string, kind: string, agent: () => AgentPr
         .executeTakeFirst();
       return row && (row.status === 'done' || row.status === 'failed') ? row : null;
     },
-    { timeoutMs: 120_000, intervalMs: 250, what: `the result of ${kind} (agent output: ${agent().output().slice(-2000)})` },
+    { timeoutMs: 120_000, intervalMs: 250, what: () => `the result of ${kind} (agent output: ${agent().output().slice(-2000)})` },
   );
 
 /** The service's version and the ids of its tasks that should run, with whether each runs. */
@@ -147,7 +147,7 @@ describe('a second server', () => {
     const online = await waitFor(async () => ((await serverOf(serverId)).status === 'online' ? serverOf(serverId) : null), {
       timeoutMs: 60_000,
       intervalMs: 250,
-      what: `the server to be online (agent output: ${agent.output().slice(-2000)})`,
+      what: () => `the server to be online (agent output: ${agent.output().slice(-2000)})`,
     });
     expect(online.agentVersion).toBe('0.1.0');
     expect(online.dockerVersion).toMatch(/^\d+\.\d+/);
@@ -189,7 +189,7 @@ describe('a second server', () => {
         const mine = all.find((d) => d.deploymentId === queued.deploymentId);
         return mine && ['done', 'error', 'cancelled'].includes(mine.status) ? mine : null;
       },
-      { timeoutMs: 120_000, intervalMs: 250, what: `the deployment to end (agent output: ${agent.output().slice(-2000)})` },
+      { timeoutMs: 120_000, intervalMs: 250, what: () => `the deployment to end (agent output: ${agent.output().slice(-2000)})` },
     );
     expect(deployment.status).toBe('done');
     expect((await ok('application.one', { applicationId })).applicationStatus).toBe('done');
@@ -216,7 +216,7 @@ describe('a second server', () => {
     agent = startAgent(withoutToken);
     await waitFor(() => agent.output().includes('adopted the workloads running on this engine'), {
       timeoutMs: 60_000,
-      what: `the agent to adopt (output: ${agent.output().slice(-2000)})`,
+      what: () => `the agent to adopt (output: ${agent.output().slice(-2000)})`,
     });
     const adopted = agent
       .output()
@@ -252,7 +252,7 @@ describe('a second server', () => {
   it('removed with its workloads: the agent, told at its next report, removes them from the machine and stops', async () => {
     const { SKIFF_JOIN_TOKEN: _token, ...withoutToken } = env;
     agent = startAgent(withoutToken);
-    await waitFor(async () => (await serverOf(serverId)).status === 'online', { timeoutMs: 60_000, intervalMs: 250, what: `the agent back (output: ${agent.output().slice(-2000)})` });
+    await waitFor(async () => (await serverOf(serverId)).status === 'online', { timeoutMs: 60_000, intervalMs: 250, what: () => `the agent back (output: ${agent.output().slice(-2000)})` });
     // Not Skiff's: stays. Not waited for until it runs (its existence is what counts); with an
     // init, so that its removal and the engine's stop do not wait out sleep's 10 s grace period.
     const foreign = `foreign-${run}`;

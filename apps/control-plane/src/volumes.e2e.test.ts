@@ -42,7 +42,7 @@ const restored = (restoreId: string) =>
       const r = await ok('volumeBackup.oneRestore', { restoreId });
       return r.status === 'running' ? null : r;
     },
-    { timeoutMs: 60_000, intervalMs: 250, what: `restore ${restoreId} to end (agent output: ${s.agentOutput().slice(-2000)})` },
+    { timeoutMs: 60_000, intervalMs: 250, what: () => `restore ${restoreId} to end (agent output: ${s.agentOutput().slice(-2000)})` },
   );
 
 describe('a volume backup', () => {

@@ -82,7 +82,7 @@ describe('push-to-deploy from a plain git repository', () => {
           const d = all.find((x) => x.deploymentId === deploymentId);
           return d && ['done', 'error', 'cancelled'].includes(d.status) ? d.status : null;
         },
-        { timeoutMs: 180_000, intervalMs: 250, what: `deployment ${deploymentId} to end (agent: ${s.agentOutput().slice(-1500)})` },
+        { timeoutMs: 180_000, intervalMs: 250, what: () => `deployment ${deploymentId} to end (agent: ${s.agentOutput().slice(-1500)})` },
       );
 
     const first = await deliver(pushBody('main', 'a'.repeat(40), ['site/page.txt']), `d1-${s.run}`);

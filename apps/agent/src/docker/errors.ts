@@ -43,6 +43,11 @@ export class DockerUnavailableError extends DockerError {
   override readonly name = 'DockerUnavailableError';
 }
 
+/** A message without the engine's object ids (runs of 12 hex digits or more): the same problem met again reads the same. */
+export function withoutEngineIds(message: string): string {
+  return message.replace(/[0-9a-f]{12,}/g, '…');
+}
+
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

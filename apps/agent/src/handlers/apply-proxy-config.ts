@@ -8,6 +8,10 @@
  *   last-good.json) succeeds without doing anything.
  * - An input the renderer refuses, or a config Caddy refuses, fails the command with the
  *   reason; the running config stays.
+ * - A load the proxy could not take (Caddy not answering, the engine not starting its
+ *   container, another change holding the lock) is tried again, waiting longer each time, until
+ *   the command's deadline: nothing else would bring the routes back, and a proxy left on its
+ *   boot config serves nothing.
  * - Idempotent: loading the same config again changes nothing.
  *
  * The input holds certificate keys and bcrypt hashes: neither it nor the rendered config is
@@ -18,7 +22,8 @@ import { readAppliedRevision, writeAppliedRevision } from '../proxy/applied-revi
 import { ProxyBusyError, type ProxyConfigLoader } from '../proxy/config-loader.js';
 import { parseProxyInput } from '../proxy/proxy-input.js';
 import { ProxyUnavailableError } from '../proxy/proxy-manager.js';
-import { AbandonedError } from '../abort/abandoned.js';
+import { AbandonedError, pause } from '../abort/abandoned.js';
+import { DockerError, withoutEngineIds } from '../docker/errors.js';
 import { failed, succeeded, type CommandHandler, type CommandOutcome } from '../pipeline/handler.js';
 
 export interface ApplyProxyConfigDeps {
@@ -26,6 +31,8 @@ export interface ApplyProxyConfigDeps {
   loader: Pick<ProxyConfigLoader, 'applyInput' | 'revisionPath' | 'hasSavedInput'>;
   /** Longest load (bringing the proxy up included) when the command's deadline allows more. Default 60 s. */
   timeoutMs?: number;
+  /** The waits between loads the proxy could not take; the last one repeats. */
+  retryDelaysMs?: readonly number[];
   now?: () => Date;
 }
 
@@ -58,15 +65,26 @@ export function applyProxyConfigHandler(deps: ApplyProxyConfigDeps): CommandHand
 
       const input = parseProxyInput(payload.inputJson);
       if ('reason' in input) return failed(input.reason);
-      const timeoutMs = Math.min(deps.timeoutMs ?? 60_000, (context.deadline?.getTime() ?? Infinity) - now().getTime());
-      if (timeoutMs <= 0) return failed('the deadline passed before the config could be loaded');
+      const delays = deps.retryDelaysMs ?? RETRY_DELAYS_MS;
+      let lastProblem: string | null = null;
       let result;
-      try {
-        result = await untilAborted(deps.loader.applyInput(input.value, timeoutMs), signal);
-      } catch (err) {
-        if (err instanceof ProxyUnavailableError) return failed(`the proxy could not be reached: ${err.message}`);
-        if (err instanceof ProxyBusyError) return failed(err.message);
-        throw err;
+      for (let attempt = 0; result === undefined; attempt++) {
+        const timeoutMs = Math.min(deps.timeoutMs ?? 60_000, (context.deadline?.getTime() ?? Infinity) - now().getTime());
+        if (timeoutMs <= 0) {
+          return failed(lastProblem ?? 'the deadline passed before the config could be loaded');
+        }
+        try {
+          result = await untilAborted(deps.loader.applyInput(input.value, timeoutMs), signal);
+        } catch (err) {
+          const problem = untakenLoad(err);
+          if (problem === null) throw err;
+          // Once per distinct problem, not at every try.
+          if (lastProblem === null || withoutEngineIds(problem) !== withoutEngineIds(lastProblem)) {
+            log.warn({ revision: payload.revision, reason: problem }, 'the proxy could not take the config; trying again');
+          }
+          lastProblem = problem;
+          await pause(delays[Math.min(attempt, delays.length - 1)]!, signal);
+        }
       }
       if (!result.ok) return failed(result.reason);
       writeAppliedRevision(deps.loader.revisionPath, revision);
@@ -74,6 +92,16 @@ export function applyProxyConfigHandler(deps: ApplyProxyConfigDeps): CommandHand
       return succeeded();
     },
   };
+}
+
+const RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
+
+/** Why the proxy could not take a load it may take later, or null for any other error. */
+function untakenLoad(err: unknown): string | null {
+  if (err instanceof ProxyUnavailableError) return `the proxy could not be reached: ${err.message}`;
+  if (err instanceof ProxyBusyError) return err.message;
+  if (err instanceof DockerError) return `the proxy could not be brought up: ${err.message}`;
+  return null;
 }
 
 function payloadOf(command: Command) {

@@ -21,6 +21,7 @@ import { resolve } from 'node:path';
 import { PLATFORM_NETWORK } from '@skiff/domain';
 import type { Logger } from 'pino';
 import type { ContainerInfo, DockerDriver } from '../docker/driver.js';
+import { withoutEngineIds } from '../docker/errors.js';
 import { AdminUnreachableError, adminRequest, caddyReason } from './admin-client.js';
 import { readConfigFile, writeConfigFile, type CaddyConfig } from './last-good.js';
 import {
@@ -130,7 +131,7 @@ export class ProxyManager {
     try {
       await this.ensure();
     } catch (err) {
-      this.lastWatchProblem = (err as Error).message;
+      this.lastWatchProblem = withoutEngineIds((err as Error).message);
       this.log.error({ err }, 'the proxy could not be brought up; the keep-alive watch tries again');
     }
     this.schedule();
@@ -275,10 +276,10 @@ export class ProxyManager {
       if (this.lastWatchProblem !== null) this.log.info('the proxy is back');
       this.lastWatchProblem = null;
     } catch (err) {
-      const message = (err as Error).message;
+      const problem = withoutEngineIds((err as Error).message);
       // Once per distinct problem, not every second.
-      if (message !== this.lastWatchProblem) this.log.error({ err }, 'the proxy could not be brought back');
-      this.lastWatchProblem = message;
+      if (problem !== this.lastWatchProblem) this.log.error({ err }, 'the proxy could not be brought back');
+      this.lastWatchProblem = problem;
     }
   }
 }

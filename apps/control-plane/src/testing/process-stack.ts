@@ -116,7 +116,7 @@ export class StackProcess {
         if (!this.running) throw new Error(`${this.name} exited: ${this.tail()}`);
         return false;
       },
-      { timeoutMs, intervalMs: 100, what: `${this.name} to print "${text}" (output: ${this.tail()})` },
+      { timeoutMs, intervalMs: 100, what: () => `${this.name} to print "${text}" (output: ${this.tail()})` },
     );
   }
 }

@@ -173,7 +173,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
           const mine = all.find((d) => d.deploymentId === deploymentId);
           return mine && ['done', 'error', 'cancelled'].includes(mine.status) ? mine : null;
         },
-        { timeoutMs: 120_000, intervalMs: 250, what: `deployment ${deploymentId} to end (agent output: ${tail()})` },
+        { timeoutMs: 120_000, intervalMs: 250, what: () => `deployment ${deploymentId} to end (agent output: ${tail()})` },
       );
     },
 
