@@ -1,5 +1,5 @@
 /**
- * An HTTP/1.1 answer read off a byte stream (libSQL's `GET /dump` through the relay): its head
+ * An HTTP/1.1 answer read off a byte stream (libsql-server's, through the relay): its head
  * parsed, its body (Content-Length, chunked, or up to the stream's end) passed on in pieces of
  * up to PIECE_BYTES. node:http hands a chunked body on as one new Buffer per chunk: sqld
  * writes a dump in chunks of a few hundred bytes, and a million of them outgrew the agent's

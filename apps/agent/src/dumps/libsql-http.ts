@@ -12,17 +12,12 @@
  *   RESTORE_BATCH_CHARS, then COMMIT. Any failure rolls it all back.
  * - A verification counts every table's rows the same way.
  */
-import type { IncomingMessage } from 'node:http';
-import { createRequire } from 'node:module';
-import { Duplex, Readable, Writable } from 'node:stream';
+import { type Duplex, Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ToolRun } from './database-containers.js';
 import type { ToolCommand } from './tool-commands.js';
-import { type AnswerHead, HttpAnswer } from './http-answer.js';
+import { HttpAnswer } from './http-answer.js';
 import { type DumpStatement, DumpStatements, withoutNuls } from './sqlite-statements.js';
-
-// Not `import … from 'node:http'`: the agent's bundle would hoist it, loading undici at start (engine-socket.ts).
-const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /** Where the server listens and the Authorization header it takes, read from its container's variables. */
 export interface LibsqlServer {
@@ -69,34 +64,29 @@ export class LibsqlHttp {
     private readonly server: LibsqlServer,
   ) {}
 
-  /** One request on a connection of its own; the answer's body is the caller's to read. */
-  async send(method: 'GET' | 'POST', path: string, body?: string): Promise<IncomingMessage> {
+  /**
+   * One request on a connection of its own, written by hand and its answer read by HttpAnswer
+   * (which gathers a body's pieces and copies none of it); the body is the caller's to read,
+   * and the relay's connection ends with it.
+   */
+  private async send(method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: HttpAnswer; cancel: () => void }> {
     const run = await this.connect();
-    const socket = Duplex.from({ readable: run.output, writable: run.input! }) as Duplex & Record<string, unknown>;
-    // What http asks of a net.Socket beyond a stream: nothing to set on an exec's stream.
-    for (const method of ['setTimeout', 'setNoDelay', 'setKeepAlive', 'ref', 'unref']) socket[method] = () => socket;
-    // The request and its answer report their own failures; http destroys the stream after them
-    // (which destroys the exec's streams with an AbortError).
-    for (const stream of [socket, run.output, run.input!]) stream.on('error', () => undefined);
-    const headers: Record<string, string> = { host: '127.0.0.1', connection: 'close' };
-    if (this.server.authorization) headers.authorization = this.server.authorization;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      let answered = false;
-      const req = request({ createConnection: () => socket, method, path, headers }, (res) => {
-        answered = true;
-        res.once('close', () => run.cancel());
-        resolve(res);
-      });
-      // After the answer, its stream closing is reported here too: the answer's own events tell.
-      req.on('error', (err) => {
-        run.cancel();
-        if (answered) return;
-        answered = true;
-        void relayReason(run, err).then((why) => reject(new Error(`libsql-server did not answer ${method} ${path} on port ${this.server.port}: ${why}`)));
-      });
-      req.end(body);
-    });
+    const answer = new HttpAnswer();
+    // The answer reports the stream's failures; the exec's own streams are destroyed after it.
+    for (const stream of [run.output, run.input!]) stream.on('error', () => undefined);
+    answer.on('error', () => undefined);
+    run.output.pipe(answer);
+    run.output.once('error', (err) => answer.destroy(err));
+    run.output.once('close', () => answer.writableEnded || answer.end());
+    answer.once('close', () => run.cancel());
+    run.input!.write(requestText(method, path, this.server.authorization, body));
+    try {
+      const head = await answer.head;
+      return { status: head.status, body: answer, cancel: () => (run.cancel(), answer.destroy()) };
+    } catch (err) {
+      run.cancel();
+      throw new Error(`libsql-server did not answer ${method} ${path} on port ${this.server.port}: ${await relayReason(run, err as Error)}`);
+    }
   }
 
   /**
@@ -126,7 +116,7 @@ export class LibsqlHttp {
   private async exchange(baton: string | null, requests: HranaRequest[]): Promise<{ baton: string | null; results: HranaResult[] }> {
     const res = await this.send('POST', '/v2/pipeline', JSON.stringify({ baton, requests }));
     const text = await answerText(res);
-    if (res.statusCode !== 200) throw new Error(refusal(res.statusCode, 'POST /v2/pipeline', text));
+    if (res.status !== 200) throw new Error(refusal(res.status, 'POST /v2/pipeline', text));
     const answer = JSON.parse(text) as { baton: string | null; results: HranaResult[] };
     for (const result of answer.results) {
       if (result.type === 'error') throw new PipelineError(`libsql-server: ${result.error.message}`, answer.baton);
@@ -139,37 +129,17 @@ export class LibsqlHttp {
     try {
       const res = await this.send('GET', '/health');
       const text = await answerText(res);
-      return res.statusCode === 200 ? null : refusal(res.statusCode, 'GET /health', text);
+      return res.status === 200 ? null : refusal(res.status, 'GET /health', text);
     } catch (err) {
       return (err as Error).message;
     }
   }
 
-  /**
-   * `GET /dump` as a tool run: its output the dump's text, exited once the whole dump was read.
-   * Not through node:http: the answer is read by HttpAnswer, which copies none of the body.
-   */
+  /** `GET /dump` as a tool run: its output the dump's text, exited once the whole dump was read. */
   async dump(): Promise<ToolRun> {
-    const run = await this.connect();
-    const answer = new HttpAnswer();
-    for (const stream of [run.output, run.input!]) stream.on('error', () => undefined);
-    run.output.pipe(answer);
-    run.output.once('error', (err) => answer.destroy(err));
-    run.output.once('close', () => answer.writableEnded || answer.end());
-    answer.on('error', () => undefined);
-    run.input!.write(requestHead('GET', '/dump', this.server.authorization));
-    let head: AnswerHead;
-    try {
-      head = await answer.head;
-    } catch (err) {
-      run.cancel();
-      throw new Error(`libsql-server did not answer GET /dump on port ${this.server.port}: ${await relayReason(run, err as Error)}`);
-    }
-    if (head.status !== 200) {
-      const text = await answerText(answer).catch(() => '');
-      run.cancel();
-      throw new Error(refusal(head.status, 'GET /dump', text));
-    }
+    const res = await this.send('GET', '/dump');
+    if (res.status !== 200) throw new Error(refusal(res.status, 'GET /dump', await answerText(res).catch(() => '')));
+    const answer = res.body;
     const whole = new Promise<void>((resolve, reject) => {
       const cut = () => reject(new Error('libsql-server ended the dump before its end'));
       answer.once('end', () => (answer.complete ? resolve() : cut()));
@@ -178,8 +148,8 @@ export class LibsqlHttp {
       answer.once('close', () => reject(new Error('libsql-server closed the dump before its end')));
     });
     whole.catch(() => undefined);
-    void whole.finally(() => run.cancel()).catch(() => undefined);
-    return { output: answer, input: null, exited: () => whole, cancel: () => (run.cancel(), answer.destroy()) };
+    void whole.finally(res.cancel).catch(() => undefined);
+    return { output: answer, input: null, exited: () => whole, cancel: res.cancel };
   }
 
   /** A restore as a tool run: the dump's text written to its input replaces the database's content, committed when the input ends. */
@@ -368,16 +338,19 @@ class DumpRestore {
   }
 }
 
-async function answerText(res: Readable): Promise<string> {
+/** An answer's whole body as text (at most ANSWER_LIMIT bytes); the connection is closed after. */
+async function answerText(res: { body: HttpAnswer; cancel: () => void }): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    length += chunk.length;
-    if (length > ANSWER_LIMIT) {
-      res.destroy();
-      throw new Error(`libsql-server’s answer is longer than ${ANSWER_LIMIT} bytes`);
+  try {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      length += chunk.length;
+      if (length > ANSWER_LIMIT) throw new Error(`libsql-server’s answer is longer than ${ANSWER_LIMIT} bytes`);
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+    if (!res.body.complete) throw new Error('libsql-server closed the connection before the end of its answer');
+  } finally {
+    res.cancel();
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -387,9 +360,12 @@ function refusal(status: number | undefined, what: string, text: string): string
   return `libsql-server answered ${what} with ${status}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ''}`;
 }
 
-/** A request without a body on a connection of its own, as send() writes it through node:http. */
-function requestHead(method: string, path: string, authorization: string | null): string {
-  return `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n${authorization ? `authorization: ${authorization}\r\n` : ''}\r\n`;
+/** A request on a connection of its own, with its JSON body when it has one. */
+function requestText(method: string, path: string, authorization: string | null, body?: string): string {
+  const lines = [`${method} ${path} HTTP/1.1`, 'host: 127.0.0.1', 'connection: close'];
+  if (authorization) lines.push(`authorization: ${authorization}`);
+  if (body !== undefined) lines.push('content-type: application/json', `content-length: ${Buffer.byteLength(body)}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
 }
 
 /** Why a connection failed: nc's own words when it exited (the server not listening), else the HTTP client's. */

@@ -73,7 +73,7 @@ async function explainedDump(http: LibsqlHttp, containers: DatabaseContainers, c
   const dump = await http.dump().catch(async (err: Error) => Promise.reject(await explained(err)));
   const exited = dump.exited().catch(async (err: Error) => Promise.reject(await explained(err)));
   exited.catch(() => undefined);
-  // The answer's own error ("aborted") would be the first failure its reader sees: it gets the reason instead.
+  // The answer stream's own error would be the first failure its reader sees: it gets the reason instead.
   const output = new PassThrough();
   dump.output.on('error', () => void exited.catch((why: Error) => output.destroy(why)));
   dump.output.pipe(output);
