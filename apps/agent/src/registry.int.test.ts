@@ -7,12 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startTestRegistry, type TestRegistry } from '@skiff/testing';
 import { CommandKind, CommandStatus, DeploymentStatus, WorkloadKind, timestampFromDate, type Command } from '@skiff/proto';
 import Dockerode from 'dockerode';
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from './agent.js';
 import { CommandJournal } from './pipeline/journal.js';
@@ -24,22 +22,14 @@ import { CleanUp } from './testing/clean-up.js';
 import { startReportServer, type RecordingReportServer } from './testing/report-server.js';
 import { startTestAgent } from './testing/test-agent.js';
 import { waitUntil } from './testing/wait.js';
+import { capturedLog } from './testing/captured-log.js';
 
 const run = randomBytes(3).toString('hex');
 const docker = new Dockerode({ socketPath: '/var/run/docker.sock' });
 const driver = new DockerodeDriver({ docker });
 const NETWORK = `skt-registry-net-${run}`;
 // Everything the agent logs, at debug level, to show that no credential reaches it.
-let logged = '';
-const log = pino(
-  { level: 'debug' },
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString('utf8');
-      done();
-    },
-  }),
-);
+const { log, text: logged } = capturedLog('debug');
 
 let nc: NatsConnection;
 let reportServer: RecordingReportServer;
@@ -171,7 +161,7 @@ describe('deploying an image from a private registry', () => {
     const running = (await driver.serviceTasks(appName)).filter((t) => t.state === 'running');
     expect(running).toHaveLength(1);
     expect(running[0].image).toContain(image);
-    expectNoCredential(registry.password, JSON.stringify(events), JSON.stringify(reportServer.results), logged);
+    expectNoCredential(registry.password, JSON.stringify(events), JSON.stringify(reportServer.results), logged());
   }, 120_000);
 
   it('fails with the registry reason when the password is wrong, and creates no service', async () => {
@@ -191,7 +181,7 @@ describe('deploying an image from a private registry', () => {
     expect(events.at(-1)).toMatchObject({ status: DeploymentStatus.DEPLOYMENT_STATUS_ERROR, reason: result.reason });
     expect(await driver.servicesByLabel({ 'skiff.id': appName })).toEqual([]);
     expect(await driver.imageExists(image)).toBe(false);
-    expectNoCredential(wrong, JSON.stringify(events), JSON.stringify(reportServer.results), logged);
+    expectNoCredential(wrong, JSON.stringify(events), JSON.stringify(reportServer.results), logged());
   }, 120_000);
 });
 
@@ -219,7 +209,7 @@ describe('a rollback to an image built here, on a swarm of several nodes', () =>
       expect(text).toContainEqual(expect.stringContaining("Pushed the image to the cluster registry for the 2 nodes of this server's swarm"));
       const [service] = await driver.servicesByLabel({ 'skiff.id': appName });
       expect(service?.image).toMatch(new RegExp(`^${registry.address}/${local}@sha256:[0-9a-f]{64}$`));
-      expectNoCredential(registry.password, logged);
+      expectNoCredential(registry.password, logged());
     } finally {
       await registry.removeLocalImages(`${registry.address}/${local}`, local).catch(() => {});
     }

@@ -16,20 +16,18 @@ import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type ProxyRoute } from '@skiff/domain';
 import { CommandStatus, ControlReply, ProxyOperation, type ProxyRequest } from '@skiff/proto';
-import { freePort } from '@skiff/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyProxyConfigHandler } from '../handlers/apply-proxy-config.js';
 import type { CommandHandler } from '../pipeline/handler.js';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { ProxyConfigLoader } from '../proxy/config-loader.js';
-import { ProxyManager } from '../proxy/proxy-manager.js';
+import type { ProxyManager } from '../proxy/proxy-manager.js';
 import { ensureCommandStream, requestControl } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
-import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
-import { startWebService } from '../testing/web-service.js';
+import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects, startTestProxy } from '../testing/proxy-fixture.js';
 import { ProxyControl } from './proxy-control.js';
 
 const DOCKER = '/usr/bin/docker';
@@ -114,24 +112,11 @@ const fileText = (name: string) => readFileSync(join(configDir, name), 'utf8');
 const inspect = () => JSON.parse(docker('inspect', containerName))[0];
 
 beforeAll(async () => {
-  ports.http = await freePort();
-  ports.https = await freePort();
-  ports.dashboard = await freePort();
-  await startWebService(driver, web, page);
-  manager = new ProxyManager({
-    driver,
-    dataDir,
-    log,
-    ports: { http: ports.http, https: ports.https, hostIp: '127.0.0.1' },
-    dashboard: { port: ports.dashboard, hostIp: '127.0.0.1' },
-    containerName,
-    volumeName,
-    watchIntervalMs: 250,
-  });
-  loader = new ProxyConfigLoader({ proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null, dashboardPort: ports.dashboard }, log });
+  const proxy = await startTestProxy({ driver, dataDir, log, containerName, volumeName, web, page, dashboard: true });
+  Object.assign(ports, proxy.ports);
+  ({ manager, loader } = proxy);
   control = new ProxyControl({ loader, driver, containerName, log, timeoutMs: 30_000 });
   applyHandler = applyProxyConfigHandler({ serverId, loader });
-  await waitUntil(`${web} running`, async () => (await driver.serviceTasks(web)).some((t) => t.state === 'running'), 60_000, 200);
 }, 120_000);
 
 afterAll(async () => {

@@ -12,20 +12,16 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { CommandStatus, type Command } from '@skiff/proto';
-import { freePort } from '@skiff/testing';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import type { CommandContext, CommandHandler } from '../pipeline/handler.js';
 import { appliedRevisionPath, readAppliedRevision } from '../proxy/applied-revision.js';
-import { ProxyConfigLoader } from '../proxy/config-loader.js';
-import { ProxyManager } from '../proxy/proxy-manager.js';
-import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
+import type { ProxyManager } from '../proxy/proxy-manager.js';
+import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects, startTestProxy } from '../testing/proxy-fixture.js';
 import { waitUntil } from '../testing/wait.js';
-import { startWebService } from '../testing/web-service.js';
 import { applyProxyConfigHandler } from './apply-proxy-config.js';
+import { capturedLog } from '../testing/captured-log.js';
 
 const run = randomBytes(3).toString('hex');
 const serverId = `srv-apr-${run}`;
@@ -36,16 +32,7 @@ const containerName = `skiff-proxy-apr-${run}`;
 const volumeName = `${containerName}-data`;
 const driver = new DockerodeDriver();
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-apr-'));
-let logged = '';
-const log = pino(
-  { level: 'info' },
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString();
-      done();
-    },
-  }),
-);
+const { log, text: logged } = capturedLog();
 const ports = { http: 0, https: 0 };
 let manager: ProxyManager;
 let handler: CommandHandler;
@@ -83,21 +70,10 @@ function pageAnswered(): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  ports.http = await freePort();
-  ports.https = await freePort();
-  await startWebService(driver, web, page);
-  manager = new ProxyManager({
-    driver,
-    dataDir,
-    log,
-    ports: { http: ports.http, https: ports.https, hostIp: '127.0.0.1' },
-    containerName,
-    volumeName,
-    watchIntervalMs: 250,
-  });
-  const loader = new ProxyConfigLoader({ proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null, dashboardPort: 0 }, log });
-  handler = applyProxyConfigHandler({ serverId, loader, timeoutMs: 5_000, retryDelaysMs: [200, 500] });
-  await waitUntil(`${web} running`, async () => (await driver.serviceTasks(web)).some((t) => t.state === 'running'), 60_000, 200);
+  const proxy = await startTestProxy({ driver, dataDir, log, containerName, volumeName, web, page });
+  Object.assign(ports, proxy.ports);
+  manager = proxy.manager;
+  handler = applyProxyConfigHandler({ serverId, loader: proxy.loader, timeoutMs: 5_000, retryDelaysMs: [200, 500] });
 }, 120_000);
 
 afterAll(async () => {
@@ -114,13 +90,13 @@ describe('ApplyProxyConfig when the proxy cannot take it yet', () => {
     expect(outcome.reason).toMatch(/^the proxy could not be brought up: .*(address already in use|port is already allocated)/);
     expect(readAppliedRevision(appliedRevisionPath(manager.lastGoodPath))).toBeNull();
     // Logged once, not at every try.
-    expect(logged.match(/the proxy could not take the config; trying again/g)).toHaveLength(1);
+    expect(logged().match(/the proxy could not take the config; trying again/g)).toHaveLength(1);
   }, 30_000);
 
   it('keeps trying, and applies the config once the port is free: the host is served', async () => {
     const outcome = runCommand(2, new Date(Date.now() + 60_000));
-    const before = logged.length;
-    await waitUntil('a failed try', () => logged.slice(before).includes('the proxy could not take the config'), 20_000, 50);
+    const before = logged().length;
+    await waitUntil('a failed try', () => logged().slice(before).includes('the proxy could not take the config'), 20_000, 50);
     holder!.close();
     await once(holder!, 'close');
     holder = null;

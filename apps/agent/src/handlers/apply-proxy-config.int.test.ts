@@ -11,25 +11,22 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type ProxyRoute, type ServerProxyInput } from '@skiff/domain';
 import { CommandStatus, type Command } from '@skiff/proto';
-import { freePort } from '@skiff/testing';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DockerodeDriver } from '../docker/dockerode-driver.js';
 import { appliedRevisionPath, readAppliedRevision } from '../proxy/applied-revision.js';
-import { ProxyConfigLoader } from '../proxy/config-loader.js';
-import { ProxyManager } from '../proxy/proxy-manager.js';
+import type { ProxyConfigLoader } from '../proxy/config-loader.js';
+import type { ProxyManager } from '../proxy/proxy-manager.js';
 import { ensureCommandStream, publishCommand } from '../testing/nats.js';
 import { startReportServer } from '../testing/report-server.js';
 import { startTestAgent } from '../testing/test-agent.js';
 import { waitUntil } from '../testing/wait.js';
 import { applyProxyConfigHandler } from './apply-proxy-config.js';
 import type { CommandContext, CommandHandler } from '../pipeline/handler.js';
-import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects } from '../testing/proxy-fixture.js';
-import { startWebService } from '../testing/web-service.js';
+import { applyProxyConfigCommand, proxyRoute, removeProxyTestObjects, startTestProxy } from '../testing/proxy-fixture.js';
+import { capturedLog } from '../testing/captured-log.js';
 
 const DOCKER = '/usr/bin/docker';
 const run = randomBytes(3).toString('hex');
@@ -43,17 +40,7 @@ const volumeName = `${containerName}-data`;
 const USER = { username: 'carol', password: 'tide-pool-42', passwordHash: '$2b$04$DAWzBN1NBx/hB7HW3SwoZ.yD382hXwoeZo1f.Fxqtbpdx25HIh5sy' };
 const driver = new DockerodeDriver();
 const dataDir = mkdtempSync(join(tmpdir(), 'skiff-apc-'));
-let logged = '';
-const log = pino(
-  { level: 'info' },
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString();
-      if (process.env.TEST_LOG_LEVEL && process.env.TEST_LOG_LEVEL !== 'silent') process.stdout.write(chunk);
-      done();
-    },
-  }),
-);
+const { log, text: logged } = capturedLog();
 const ports = { http: 0, https: 0 };
 let manager: ProxyManager;
 let loader: ProxyConfigLoader;
@@ -123,21 +110,10 @@ const answersPage = (options: Parameters<typeof get>[0] = {}) => async () => {
 const SUCCEEDED = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
 
 beforeAll(async () => {
-  ports.http = await freePort();
-  ports.https = await freePort();
-  await startWebService(driver, web, page);
-  manager = new ProxyManager({
-    driver,
-    dataDir,
-    log,
-    ports: { http: ports.http, https: ports.https, hostIp: '127.0.0.1' },
-    containerName,
-    volumeName,
-    watchIntervalMs: 250,
-  });
-  loader = new ProxyConfigLoader({ proxy: manager, settings: { httpsPort: ports.https, issuer: 'internal', acmeEmail: null, dashboardPort: 0 }, log });
+  const proxy = await startTestProxy({ driver, dataDir, log, containerName, volumeName, web, page });
+  Object.assign(ports, proxy.ports);
+  ({ manager, loader } = proxy);
   handler = applyProxyConfigHandler({ serverId, loader });
-  await waitUntil(`${web} running`, async () => (await driver.serviceTasks(web)).some((t) => t.state === 'running'), 60_000, 200);
 }, 120_000);
 
 afterAll(async () => {
@@ -186,7 +162,7 @@ describe('ApplyProxyConfig', () => {
     const before = readFileSync(manager.lastGoodPath, 'utf8');
     expect(await apply(input([route()]), 1)).toEqual(SUCCEEDED);
     expect(await apply(input([route()]), 2)).toEqual(SUCCEEDED);
-    expect(logged).toContain('superseded');
+    expect(logged()).toContain('superseded');
     expect(readFileSync(manager.lastGoodPath, 'utf8')).toBe(before);
     expect((await get()).status).toBe(401);
   }, 60_000);
@@ -288,10 +264,10 @@ describe('ApplyProxyConfig', () => {
   }, 60_000);
 
   it('never logs the input or the rendered config', () => {
-    expect(logged).not.toContain(USER.passwordHash);
-    expect(logged).not.toContain(Buffer.from(USER.passwordHash).toString('base64'));
-    expect(logged).not.toContain('SECRET');
-    expect(logged).not.toContain('reverse_proxy');
+    expect(logged()).not.toContain(USER.passwordHash);
+    expect(logged()).not.toContain(Buffer.from(USER.passwordHash).toString('base64'));
+    expect(logged()).not.toContain('SECRET');
+    expect(logged()).not.toContain('reverse_proxy');
   });
 
   it("runs through the agent's command path: NATS, intake (refusing malformed JSON), runner, reported results", async () => {

@@ -1,13 +1,60 @@
 /**
- * What the proxy tests share: a plain route to a web service, an ApplyProxyConfig command,
- * and the removal of what a test created on the engine.
+ * What the proxy tests share: a proxy on free host ports with a web service to route to, a
+ * plain route, an ApplyProxyConfig command, and the removal of what a test created on the
+ * engine.
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ProxyRoute } from '@skiff/domain';
 import { CommandKind, timestampFromDate, type Command } from '@skiff/proto';
+import { freePort } from '@skiff/testing';
+import type { Logger } from 'pino';
+import type { DockerDriver } from '../docker/driver.js';
+import { ProxyConfigLoader } from '../proxy/config-loader.js';
+import { ProxyManager } from '../proxy/proxy-manager.js';
 import { removeServerChannel } from './nats.js';
+import { waitUntil } from './wait.js';
+import { startWebService } from './web-service.js';
+
+export interface TestProxy {
+  /** The host ports on 127.0.0.1; `dashboard` is 0 without one. */
+  ports: { http: number; https: number; dashboard: number };
+  manager: ProxyManager;
+  loader: ProxyConfigLoader;
+}
+
+/**
+ * A proxy (not started: the first load starts it) with the internal issuer on free host
+ * ports, its dashboard published when asked, and web service `web` serving `page` running.
+ */
+export async function startTestProxy(o: {
+  driver: DockerDriver;
+  dataDir: string;
+  log: Logger;
+  containerName: string;
+  volumeName: string;
+  web: string;
+  page: string;
+  dashboard?: boolean;
+}): Promise<TestProxy> {
+  const ports = { http: await freePort(), https: await freePort(), dashboard: o.dashboard ? await freePort() : 0 };
+  await startWebService(o.driver, o.web, o.page);
+  const manager = new ProxyManager({
+    driver: o.driver,
+    dataDir: o.dataDir,
+    log: o.log,
+    ports: { http: ports.http, https: ports.https, hostIp: '127.0.0.1' },
+    ...(o.dashboard ? { dashboard: { port: ports.dashboard, hostIp: '127.0.0.1' } } : {}),
+    containerName: o.containerName,
+    volumeName: o.volumeName,
+    watchIntervalMs: 250,
+  });
+  const settings = { httpsPort: ports.https, issuer: 'internal' as const, acmeEmail: null, dashboardPort: ports.dashboard };
+  const loader = new ProxyConfigLoader({ proxy: manager, settings, log: o.log });
+  await waitUntil(`${o.web} running`, async () => (await o.driver.serviceTasks(o.web)).some((t) => t.state === 'running'), 60_000, 200);
+  return { ports, manager, loader };
+}
 
 /** An enabled plain-HTTP route of `host` to `upstream`:8080, without auth or rewrites. */
 export function proxyRoute(host: string, upstream: string, overrides: Partial<ProxyRoute> = {}): ProxyRoute {
