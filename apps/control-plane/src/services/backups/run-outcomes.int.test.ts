@@ -188,21 +188,38 @@ describe('a run this control plane holds', () => {
   });
 });
 
+/** An endpoint that takes connections and never answers; `close` ends them (and, again, does nothing). */
+async function startTarpit(): Promise<{ endpoint: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      })),
+  };
+}
+
+/** A run's row as its command's result leaves it: ended, succeeded, its object named. */
+const endedRun = (id: string, organizationId: string, backupId: string, objectKey: string) =>
+  ({ id, organizationId, backupId, trigger: 'manual' as const, status: 'ended' as const, succeeded: true, commandId: `cmd_${id}`, objectKey, startedAt: now, endedAt: now });
+
 describe('a run whose bucket never answers', () => {
   it('holds up no other run’s record: its size and retention are given up after a while, its outcome recorded', async () => {
     now = new Date('2026-12-12T09:00:00Z');
-    const sockets = new Set<Socket>();
-    const tarpit = createServer((socket) => sockets.add(socket));
-    await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve));
+    const tarpit = await startTarpit();
     try {
       const { backup: stuck } = await databaseBackup('tarpit', { keepLatestCount: 1 });
       const { backup: beside } = await databaseBackup('beside-tarpit', { keepLatestCount: null });
       await t.db.updateTable('backups').set({ enabled: false }).execute();
       // Another organization's, in a real case: its endpoint accepts connections and never answers.
-      await t.db.updateTable('destinations').set({ endpoint: `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}` }).where('id', '=', stuck.destinationId).execute();
+      await t.db.updateTable('destinations').set({ endpoint: tarpit.endpoint }).where('id', '=', stuck.destinationId).execute();
       await s3.put(BUCKET, 'beside-tarpit/run.dump.gz', 'beside');
-      const ended = (id: string, backupId: string, objectKey: string) =>
-        ({ id, organizationId: t.organizationId, backupId, trigger: 'manual' as const, status: 'ended' as const, succeeded: true, commandId: `cmd_${id}`, objectKey, startedAt: now, endedAt: now });
+      const ended = (id: string, backupId: string, objectKey: string) => endedRun(id, t.organizationId, backupId, objectKey);
       await t.db.insertInto('backupRuns').values([ended('brn_tarpit', stuck.backupId, 'tarpit/run.dump.gz'), ended('brn_beside', beside.backupId, 'beside-tarpit/run.dump.gz')]).execute();
       const { b } = await otherControlPlane({ bucketTimeoutMs: 300 });
       const sweep = b.backups.runs.sweep();
@@ -217,13 +234,10 @@ describe('a run whose bucket never answers', () => {
       const { b: c } = await otherControlPlane();
       const ticked = await Promise.race([c.backups.scheduler.tick(false).then(() => 'ticked'), new Promise((resolve) => setTimeout(resolve, 3_000, 'held'))]);
       expect(ticked).toBe('ticked');
-      const closed = new Promise((resolve) => tarpit.close(resolve));
-      for (const socket of sockets) socket.destroy();
-      await closed;
+      await tarpit.close();
       await c.close();
     } finally {
-      tarpit.close();
-      for (const socket of sockets) socket.destroy();
+      await tarpit.close();
     }
   });
 });
@@ -231,32 +245,25 @@ describe('a run whose bucket never answers', () => {
 describe('records of several organizations', () => {
   it('go side by side: one whose bucket never answers does not hold up another organization’s', async () => {
     now = new Date('2026-12-12T09:30:00Z');
-    const sockets = new Set<Socket>();
-    const tarpit = createServer((socket) => sockets.add(socket));
-    await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve));
+    const tarpit = await startTarpit();
     try {
       const { backup: stuck } = await databaseBackup('lane-tarpit', { keepLatestCount: 1 });
       const { backup: beside } = await databaseBackup('lane-beside', { keepLatestCount: null });
       await t.db.updateTable('backups').set({ enabled: false }).execute();
-      await t.db.updateTable('destinations').set({ endpoint: `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}` }).where('id', '=', stuck.destinationId).execute();
+      await t.db.updateTable('destinations').set({ endpoint: tarpit.endpoint }).where('id', '=', stuck.destinationId).execute();
       await s3.put(BUCKET, 'lane-beside/run.dump.gz', 'beside');
       const elsewhere = (await t.call('organization.create', { name: `Elsewhere ${randomBytes(3).toString('hex')}` })).body.organizationId as string;
-      const ended = (id: string, organizationId: string, backupId: string, objectKey: string) =>
-        ({ id, organizationId, backupId, trigger: 'manual' as const, status: 'ended' as const, succeeded: true, commandId: `cmd_${id}`, objectKey, startedAt: now, endedAt: now });
       // The stuck run is listed first, and is another organization's.
-      await t.db.insertInto('backupRuns').values([ended('brn_a_lane_tarpit', elsewhere, stuck.backupId, 'lane-tarpit/run.dump.gz'), ended('brn_b_lane_beside', t.organizationId, beside.backupId, 'lane-beside/run.dump.gz')]).execute();
+      await t.db.insertInto('backupRuns').values([endedRun('brn_a_lane_tarpit', elsewhere, stuck.backupId, 'lane-tarpit/run.dump.gz'), endedRun('brn_b_lane_beside', t.organizationId, beside.backupId, 'lane-beside/run.dump.gz')]).execute();
       const { b } = await otherControlPlane({ bucketTimeoutMs: 30_000 });
       const sweep = b.backups.runs.sweep();
       const [event] = await waitFor(async () => ((await eventsOf(beside.backupId)).length > 0 ? eventsOf(beside.backupId) : undefined), { what: 'the other organization’s event', timeoutMs: 5_000 });
       expect(event).toMatchObject({ outcome: 'success', summary: { size: 'beside'.length } });
-      const closed = new Promise((resolve) => tarpit.close(resolve));
-      for (const socket of sockets) socket.destroy();
-      await closed;
+      await tarpit.close();
       await sweep;
       await b.close();
     } finally {
-      tarpit.close();
-      for (const socket of sockets) socket.destroy();
+      await tarpit.close();
     }
   });
 });
