@@ -12,13 +12,14 @@ import { dumpCommand, restoreCommand } from './tool-commands.js';
 
 export const isLibsql = (engine: DatabaseEngine) => engine === DatabaseEngine.DATABASE_ENGINE_LIBSQL;
 
-/** Whether this agent can dump (`dump`) or restore databases of `engine`. */
-export const hasTool = (engine: DatabaseEngine, use: 'dump' | 'restore'): boolean =>
-  isLibsql(engine) || (use === 'dump' ? dumpCommand(engine, 'x') : restoreCommand(engine, 'x')) !== null;
+type ToolTarget = { engine: DatabaseEngine; database: string };
 
-/** What a tool is called in messages. */
-export const toolName = (engine: DatabaseEngine, use: 'dump' | 'restore'): string =>
-  isLibsql(engine) ? `libsql-server's HTTP API (${use === 'dump' ? 'GET /dump' : 'POST /v2/pipeline'})` : (use === 'dump' ? dumpCommand(engine, 'x') : restoreCommand(engine, 'x'))!.tool;
+const commandOf = (target: ToolTarget, use: 'dump' | 'restore') =>
+  use === 'dump' ? dumpCommand(target.engine, target.database) : restoreCommand(target.engine, target.database);
+
+/** What the dump (`dump`) or restore tool of the target is called in messages; null when this agent has none. */
+export const toolName = (target: ToolTarget, use: 'dump' | 'restore'): string | null =>
+  isLibsql(target.engine) ? `libsql-server's HTTP API (${use === 'dump' ? 'GET /dump' : 'POST /v2/pipeline'})` : (commandOf(target, use)?.tool ?? null);
 
 /**
  * Runs `use` with libsql-server's HTTP API in running container `containerId` (whose
@@ -44,7 +45,7 @@ export async function withLibsql<T>(containers: DatabaseContainers, containerId:
  */
 export async function withTool<T>(
   containers: DatabaseContainers,
-  target: { engine: DatabaseEngine; database: string },
+  target: ToolTarget,
   containerId: string,
   env: readonly string[],
   use: 'dump' | 'restore',
@@ -54,8 +55,7 @@ export async function withTool<T>(
   if (isLibsql(target.engine)) {
     return withLibsql(containers, containerId, env, relay, async (http) => run(use === 'dump' ? await explainedDump(http, containers, containerId) : http.restore()));
   }
-  const command = use === 'dump' ? dumpCommand(target.engine, target.database)! : restoreCommand(target.engine, target.database)!;
-  return run(await containers.run(containerId, command, use === 'restore'));
+  return run(await containers.run(containerId, commandOf(target, use)!, use === 'restore'));
 }
 
 /** What libsql-server logs when it cuts a dump short (its answer says nothing). */

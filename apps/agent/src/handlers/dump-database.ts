@@ -11,7 +11,7 @@ import { archiveToolOutput } from '../dumps/tool-archives.js';
 import { type DatabaseContainers, notRunning } from '../dumps/database-containers.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { relayName } from '../dumps/throwaway-leftovers.js';
-import { hasTool, toolName, withTool } from '../dumps/tool-runs.js';
+import { toolName, withTool } from '../dumps/tool-runs.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 
 export interface DumpDatabaseDeps {
@@ -26,7 +26,7 @@ export function dumpDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
     validate: (command: Command) => {
       if (command.payload?.$case !== 'dumpDatabase') return 'not a DumpDatabase command';
       const { target, object } = command.payload.value;
-      return refuseDatabaseCommand(target, object) ?? (hasTool(target!.engine, 'dump') ? null : 'this engine has no dump tool here');
+      return refuseDatabaseCommand(target, object) ?? (toolName(target!, 'dump') !== null ? null : 'this engine has no dump tool here');
     },
     async run({ command, signal, log }) {
       if (command.payload?.$case !== 'dumpDatabase') return failed('not a DumpDatabase command');
@@ -34,7 +34,7 @@ export function dumpDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       const containerId = await deps.containers.running(target!);
       if (!containerId) return failed(notRunning(target!));
       const env = await deps.containers.environment(containerId);
-      log.info({ objectKey: object!.key, bucket: object!.bucket, tool: toolName(target!.engine, 'dump') }, 'dumping the database');
+      log.info({ objectKey: object!.key, bucket: object!.bucket, tool: toolName(target!, 'dump') }, 'dumping the database');
       let why: string | null;
       try {
         why = await withTool(deps.containers, target!, containerId, env, 'dump', relayName(command.commandId), (run) => archiveToolOutput(run, object!, signal));

@@ -10,7 +10,7 @@ import { notRunning } from '../dumps/database-containers.js';
 import { type FeedFailure, feedTool, openArchive } from '../dumps/tool-archives.js';
 import { refuseDatabaseCommand } from '../dumps/refusal.js';
 import { relayName } from '../dumps/throwaway-leftovers.js';
-import { hasTool, toolName, withTool } from '../dumps/tool-runs.js';
+import { toolName, withTool } from '../dumps/tool-runs.js';
 import { scrubToolReason, secretValuesOfEnv } from './tool-reason.js';
 import { type CommandHandler, failed, succeeded } from '../pipeline/handler.js';
 import type { DumpDatabaseDeps } from './dump-database.js';
@@ -24,7 +24,7 @@ export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
     validate: (command: Command) => {
       if (command.payload?.$case !== 'restoreDatabase') return 'not a RestoreDatabase command';
       const { target, object } = command.payload.value;
-      return refuseDatabaseCommand(target, object) ?? (hasTool(target!.engine, 'restore') ? null : 'this engine has no restore tool here');
+      return refuseDatabaseCommand(target, object) ?? (toolName(target!, 'restore') !== null ? null : 'this engine has no restore tool here');
     },
     async run({ command, signal, log }) {
       if (command.payload?.$case !== 'restoreDatabase') return failed('not a RestoreDatabase command');
@@ -39,7 +39,7 @@ export function restoreDatabaseHandler(deps: DumpDatabaseDeps): CommandHandler {
       } catch (err) {
         return refused((err as Error).message);
       }
-      log.info({ objectKey: object!.key, bucket: object!.bucket, tool: toolName(target!.engine, 'restore') }, 'restoring the database');
+      log.info({ objectKey: object!.key, bucket: object!.bucket, tool: toolName(target!, 'restore') }, 'restoring the database');
       let why: FeedFailure | null;
       try {
         why = await withTool(deps.containers, target!, containerId, env, 'restore', relayName(command.commandId), (run) => feedTool(run, source, signal));
