@@ -4,32 +4,22 @@
 // stream waits for each part), never one per part, and freed (detached) when it ends; an upload whose stream fails midway fails with the stream's error and leaves no
 // object (it also aborts the multipart upload, which s3rver does not implement: not checked here).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartUpload } from './multipart-upload.js';
+import { startTestS3, type TestS3 } from '../testing/test-s3.js';
 
 const BUCKET = 'parts';
 const PART = 5 * 1024 * 1024;
-let dir: string;
-let server: S3rver;
+let server: TestS3;
 let s3: S3Client;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'skiff-agent-parts-'));
-  server = new S3rver({ port: 0, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: BUCKET }] });
-  const { port } = await server.run();
-  s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  server = await startTestS3(BUCKET);
+  s3 = server.client;
 });
-afterAll(async () => {
-  s3?.destroy();
-  await server?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => server?.stop());
 
 /** `total` random bytes in chunks of `chunk` bytes (the last shorter), and their SHA-256. */
 function source(total: number, chunk = 64 * 1024, failAt = Infinity) {

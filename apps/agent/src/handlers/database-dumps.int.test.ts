@@ -5,20 +5,17 @@
 // that is not a dump fails with pg_restore's own message.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { type Command, CommandKind, CommandStatus, DatabaseEngine, WorkloadKind } from '@skiff/proto';
 import Dockerode from 'dockerode';
 import pino from 'pino';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerodeDatabaseContainers } from '../dumps/database-containers.js';
 import { waitUntil } from '../testing/wait.js';
 import { dumpDatabaseHandler } from './dump-database.js';
 import { restoreDatabaseHandler } from './restore-database.js';
+import { S3RVER_KEY, startTestS3, type TestS3 } from '../testing/test-s3.js';
 
 const run = randomBytes(3).toString('hex');
 const SERVICE = `dumps-pg-${run}`;
@@ -26,20 +23,14 @@ const CONTAINER = `${SERVICE}-task`;
 const BUCKET = 'dumps';
 /** The container's password: a failure's reason must never show it. */
 const PASSWORD = `pg-secret-${run}`;
-let s3dir: string;
-let s3: S3rver;
-let endpoint: string;
-let client: S3Client;
+let s3: TestS3;
 
 const docker = (args: string[]) =>
   new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${err ? stderr : ''}`.trim() })));
 const psql = (sql: string) => docker(['exec', CONTAINER, 'psql', '-U', 'shop', '-d', 'shop', '-tAc', sql]);
 
 beforeAll(async () => {
-  s3dir = await mkdtemp(join(tmpdir(), 'skiff-agent-s3-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
-  endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
-  client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  s3 = await startTestS3(BUCKET);
   const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`,
     // Also a Docker Compose project's `db` service: a compose backup finds it by these labels.
     '--label', `com.docker.compose.project=${SERVICE}-stack`, '--label', 'com.docker.compose.service=db', '-e', `POSTGRES_PASSWORD=${PASSWORD}`, '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
@@ -48,16 +39,14 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(async () => {
   await docker(['rm', '-f', '-v', CONTAINER]);
-  client?.destroy();
-  await s3?.close();
-  await rm(s3dir, { recursive: true, force: true });
+  await s3?.stop();
 });
 
 const containers = () => new DockerodeDatabaseContainers(new Dockerode({ socketPath: '/var/run/docker.sock' }));
 const command = (kind: 'dump' | 'restore', key: string, bucket = BUCKET): Command => {
   const value = {
     target: { workload: { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: 'dbs_1', appName: SERVICE }, serviceName: '', engine: DatabaseEngine.DATABASE_ENGINE_POSTGRES, database: 'shop' },
-    object: { endpoint, region: 'us-east-1', bucket, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: '' },
+    object: s3.object(key, { bucket }),
   };
   return {
     commandId: `cmd_${randomBytes(4).toString('hex')}`,
@@ -70,7 +59,7 @@ const command = (kind: 'dump' | 'restore', key: string, bucket = BUCKET): Comman
   };
 };
 const context = (c: Command) => ({ command: c, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
-const object = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+const object = (key: string) => s3.read(key);
 const dumpsRunning = async () => (await docker(['top', CONTAINER])).out.split('\n').filter((l) => /pg_dump/.test(l)).length;
 
 describe('database dumps and restores on the agent', () => {
@@ -92,12 +81,12 @@ describe('database dumps and restores on the agent', () => {
     const outcome = await dumpDatabaseHandler({ containers: containers() }).run(context(command('dump', 'p/bkp/2.dump.gz', 'no-such-bucket')));
     expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
     expect(outcome.reason).toMatch(/NoSuchBucket/);
-    expect(outcome.reason).not.toContain('S3RVER');
+    expect(outcome.reason).not.toContain(S3RVER_KEY);
     await waitUntil('the dump to end', async () => (await dumpsRunning()) === 0, 10_000, 100);
   });
 
   it('fails with the restore tool’s message for a file that is not a dump, and refuses option-like names', async () => {
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'p/bkp/bad.dump.gz', Body: gzipSync(Buffer.from('not a dump')) }));
+    await s3.write('p/bkp/bad.dump.gz', gzipSync(Buffer.from('not a dump')));
     const outcome = await restoreDatabaseHandler({ containers: containers() }).run(context(command('restore', 'p/bkp/bad.dump.gz')));
     expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
     expect(outcome.reason).toMatch(/pg_restore exited with 1: .*input file/);
@@ -113,7 +102,7 @@ describe('database dumps and restores on the agent', () => {
     const outcome = await dumpDatabaseHandler({ containers: containers() }).run(context(c));
     expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
     expect(outcome.reason).toMatch(/pg_dump exited with 1/);
-    const stored = async () => (await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'p/bkp/failed' }))).KeyCount ?? 0;
+    const stored = async () => (await s3.client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'p/bkp/failed' }))).KeyCount ?? 0;
     await expect(waitUntil('an object of the failed dump', async () => (await stored()) > 0, 3_000, 100)).rejects.toThrow(/timed out/);
   });
 

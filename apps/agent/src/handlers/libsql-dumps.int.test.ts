@@ -5,15 +5,10 @@
 // it only through its relay, with the container's own credentials.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type Command, CommandKind, CommandStatus, DatabaseEngine, WorkloadKind } from '@skiff/proto';
 import Dockerode from 'dockerode';
 import pino from 'pino';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerodeDatabaseContainers } from '../dumps/database-containers.js';
 import { DockerodeScratchDatabases } from '../dumps/scratch-databases.js';
@@ -22,6 +17,7 @@ import { waitUntil } from '../testing/wait.js';
 import { dumpDatabaseHandler } from './dump-database.js';
 import { restoreDatabaseHandler } from './restore-database.js';
 import { verifyDatabaseHandler } from './verify-database.js';
+import { startTestS3, type TestS3 } from '../testing/test-s3.js';
 
 const IMAGE = 'ghcr.io/tursodatabase/libsql-server';
 const run = randomBytes(3).toString('hex');
@@ -30,10 +26,7 @@ const CONTAINER = `${SERVICE}-task`;
 const BUCKET = 'dumps';
 const PASSWORD = `libsql-secret-${run}`;
 const AUTH = Buffer.from(`app:${PASSWORD}`).toString('base64');
-let s3dir: string;
-let s3: S3rver;
-let endpoint: string;
-let client: S3Client;
+let s3: TestS3;
 let api: string;
 
 const docker = (args: string[]) =>
@@ -71,10 +64,7 @@ const query = async (sql: string) =>
   ((await pipeline([{ type: 'execute', stmt: { sql } }]))[0]!.response!.result!.rows ?? []).map((row) => row.map((v) => (v.type === 'null' ? null : (v.value ?? ''))));
 
 beforeAll(async () => {
-  s3dir = await mkdtemp(join(tmpdir(), 'skiff-agent-s3-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
-  endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
-  client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  s3 = await startTestS3(BUCKET);
   const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`, '-p', '127.0.0.1::8080',
     '-e', 'SQLD_NODE=primary', '-e', 'SQLD_HTTP_LISTEN_ADDR=0.0.0.0:8080', '-e', `SQLD_HTTP_AUTH=basic:${AUTH}`, IMAGE]);
   expect(started.ok, started.out).toBe(true);
@@ -83,9 +73,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(async () => {
   await docker(['rm', '-f', '-v', CONTAINER]);
-  client?.destroy();
-  await s3?.close();
-  await rm(s3dir, { recursive: true, force: true });
+  await s3?.stop();
 });
 
 const dockerode = () => new Dockerode({ socketPath: '/var/run/docker.sock' });
@@ -94,7 +82,7 @@ const target = { workload: { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: 'dbs_1'
 /** This file's commands: the throw-away containers named after them are its own (other work may run beside it). */
 const issued: string[] = [];
 const command = (kind: 'dump' | 'restore' | 'verify', key: string): Command => {
-  const value = { target: { ...target, workload: { ...target.workload } }, object: { endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: '' } };
+  const value = { target: { ...target, workload: { ...target.workload } }, object: s3.object(key) };
   const payload =
     kind === 'dump' ? { $case: 'dumpDatabase' as const, value } : kind === 'restore' ? { $case: 'restoreDatabase' as const, value } : { $case: 'verifyDatabase' as const, value: { ...value, image: IMAGE } };
   const kinds = { dump: CommandKind.COMMAND_KIND_DUMP_DATABASE, restore: CommandKind.COMMAND_KIND_RESTORE_DATABASE, verify: CommandKind.COMMAND_KIND_VERIFY_DATABASE };
@@ -103,8 +91,8 @@ const command = (kind: 'dump' | 'restore' | 'verify', key: string): Command => {
   return { commandId, serverId: 'local', kind: kinds[kind], workloadKey: 'database:dbs_1', deadline: undefined, createdAt: undefined, payload };
 };
 const context = (c: Command) => ({ command: c, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
-const object = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
-const put = (key: string, text: string) => client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: gzipSync(Buffer.from(text)) }));
+const object = (key: string) => s3.read(key);
+const put = (key: string, text: string) => s3.write(key, gzipSync(Buffer.from(text)));
 const ours = async (label: string) =>
   (await docker(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${label}`])).out.split('\n').filter((name) => issued.some((id) => name.includes(id)));
 const throwawaysLeft = async () => [...(await ours(RELAY_LABEL)), ...(await ours(SCRATCH_LABEL))].join(' ');
@@ -251,7 +239,7 @@ describe('libSQL dumps, restores and verifications on the agent', () => {
       'l/bkp/maria.sql.gz': Buffer.from("-- MariaDB dump 10.19\n/*!40101 SET NAMES utf8mb4 */;\nCREATE TABLE `t` (`id` int) ENGINE=InnoDB;\nINSERT INTO `t` VALUES (1);\nCOMMIT;\n"),
     };
     for (const [key, body] of Object.entries(files)) {
-      await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: gzipSync(body) }));
+      await s3.write(key, gzipSync(body));
       const outcome = await restoreDatabaseHandler({ containers: containers() }).run(context(command('restore', key)));
       expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
       expect(outcome.reason).toMatch(/^the restore failed: the file is not a libSQL dump: it does not begin with PRAGMA foreign_keys=OFF; BEGIN TRANSACTION; \(it begins with "(PGDMP|-- MariaDB dump)/);

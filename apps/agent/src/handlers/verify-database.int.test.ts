@@ -10,21 +10,17 @@
 // server starts.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type Command, CommandKind, CommandStatus, DatabaseEngine, WorkloadKind } from '@skiff/proto';
 import Dockerode from 'dockerode';
 import pino from 'pino';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerodeDatabaseContainers } from '../dumps/database-containers.js';
 import { DockerodeScratchDatabases, SCRATCH_LABEL } from '../dumps/scratch-databases.js';
 import { waitUntil } from '../testing/wait.js';
 import { dumpDatabaseHandler } from './dump-database.js';
 import { verifyDatabaseHandler } from './verify-database.js';
+import { startTestS3, type TestS3 } from '../testing/test-s3.js';
 
 const run = randomBytes(3).toString('hex');
 const SERVICE = `verify-pg-${run}`;
@@ -36,10 +32,7 @@ const ABSENT_STACK = `verify-absent-${run}`;
 const ABSENT_IMAGE = `skiff-verify-absent-${run}:1`;
 const BUCKET = 'verify';
 const PASSPHRASE = 'a passphrase long enough';
-let s3dir: string;
-let s3: S3rver;
-let endpoint: string;
-let client: S3Client;
+let s3: TestS3;
 
 const docker = (args: string[]) =>
   new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${err ? stderr : ''}`.trim() })));
@@ -47,10 +40,7 @@ const psql = (sql: string) => docker(['exec', CONTAINER, 'psql', '-U', 'shop', '
 const scratchLeft = async () => (await docker(['ps', '-aq', '--filter', `label=${SCRATCH_LABEL}`, '--filter', `name=skiff-verify-cmd_${run}`])).out;
 
 beforeAll(async () => {
-  s3dir = await mkdtemp(join(tmpdir(), 'skiff-agent-s3-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
-  endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
-  client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  s3 = await startTestS3(BUCKET);
   const started = await docker(['run', '-d', '--name', CONTAINER, '--label', `com.docker.swarm.service.name=${SERVICE}`, '--label', `com.docker.compose.project=${STACK}`, '--label', 'com.docker.compose.service=db', '-e', 'POSTGRES_PASSWORD=pw', '-e', 'POSTGRES_USER=shop', '-e', 'POSTGRES_DB=shop', 'postgres:17']);
   expect(started.ok, started.out).toBe(true);
   await waitUntil('PostgreSQL to answer', async () => (await psql('SELECT 1')).ok, 60_000, 250);
@@ -58,13 +48,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await docker(['rm', '-f', '-v', CONTAINER]);
   await docker(['service', 'rm', `${ABSENT_STACK}_db`]);
-  client?.destroy();
-  await s3?.close();
-  await rm(s3dir, { recursive: true, force: true });
+  await s3?.stop();
 });
 
 const target = { workload: { kind: WorkloadKind.WORKLOAD_KIND_CACHE, id: 'dbs_1', appName: SERVICE }, serviceName: '', engine: DatabaseEngine.DATABASE_ENGINE_POSTGRES, database: 'shop' };
-const objectOf = (key: string, passphrase = '') => ({ endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase });
+const objectOf = (key: string, passphrase = '') => s3.object(key, { passphrase });
 const envelope = (kind: CommandKind, payload: Command['payload']): Command => ({
   commandId: `cmd_${run}_${randomBytes(3).toString('hex')}`,
   serverId: 'local',
@@ -108,14 +96,14 @@ describe('verifying a database backup on the agent', () => {
   }, 240_000);
 
   it('fails a corrupt file with the restore tool’s reason, and removes its container', async () => {
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'p/bkp/corrupt.dump.gz', Body: gzipSync(Buffer.from('PGDMP but not really a dump')) }));
+    await s3.write('p/bkp/corrupt.dump.gz', gzipSync(Buffer.from('PGDMP but not really a dump')));
     const outcome = await verifier().run(context(verifyCommand('p/bkp/corrupt.dump.gz')));
     expect(outcome.status).toBe(CommandStatus.COMMAND_STATUS_FAILED);
     expect(outcome.reason).toMatch(/^the file does not restore: pg_restore exited with 1: /);
     expect(outcome.verification).toBeUndefined();
     expect(await scratchLeft()).toBe('');
 
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'p/bkp/not-gzip.dump.gz', Body: Buffer.from('plain text') }));
+    await s3.write('p/bkp/not-gzip.dump.gz', Buffer.from('plain text'));
     const notGzip = await verifier().run(context(verifyCommand('p/bkp/not-gzip.dump.gz')));
     expect(notGzip.reason).toMatch(/^the file does not restore: .*(incorrect header check|pg_restore)/);
     expect(await scratchLeft()).toBe('');
@@ -123,7 +111,7 @@ describe('verifying a database backup on the agent', () => {
 
   it('verifies a MariaDB dump in a throw-away mariadb:11 container', async () => {
     const sql = 'CREATE TABLE `items` (id int PRIMARY KEY); INSERT INTO `items` VALUES (1),(2),(3); CREATE TABLE `odd``name` (x int);';
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'm/bkp/1.sql.gz', Body: gzipSync(Buffer.from(sql)) }));
+    await s3.write('m/bkp/1.sql.gz', gzipSync(Buffer.from(sql)));
     const c = verifyCommand('m/bkp/1.sql.gz');
     if (c.payload?.$case === 'verifyDatabase') Object.assign(c.payload.value, { image: 'mariadb:11', target: { ...target, engine: DatabaseEngine.DATABASE_ENGINE_MARIADB } });
     expect(await verifier().run(context(c))).toEqual({

@@ -12,16 +12,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type Command, CommandKind, CommandStatus, WorkloadKind } from '@skiff/proto';
 import Dockerode from 'dockerode';
 import pino from 'pino';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerodeDatabaseContainers } from '../dumps/database-containers.js';
 import { DockerodeVolumeContainers } from '../dumps/volume-containers.js';
 import { backupVolumeHandler } from './backup-volume.js';
 import { restoreVolumeHandler } from './restore-volume.js';
+import { startTestS3, type TestS3 } from '../testing/test-s3.js';
 
 const run = randomBytes(3).toString('hex');
 const VOLUME = `volbk-${run}-data`;
@@ -32,10 +31,9 @@ const HAND_MADE = `volbk-${run}-hand`;
 const RECREATED = `volbk-${run}-again`;
 const APP_LABELS = ['--label', 'skiff.managed=true', '--label', 'skiff.kind=application', '--label', 'skiff.id=app_1'];
 const BUCKET = 'volumes';
-let s3dir: string;
-let s3: S3rver;
-let endpoint: string;
-let client: S3Client;
+/** Where a test keeps the files it decrypts. */
+let scratch: string;
+let s3: TestS3;
 
 const docker = (args: string[]) =>
   new Promise<{ ok: boolean; out: string }>((resolve) => execFile('docker', args, (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${err ? stderr : ''}`.trim() })));
@@ -44,25 +42,22 @@ const inVolume = (script: string, volume = VOLUME) => docker(['run', '--rm', '-v
 const toolContainers = async () => (await docker(['ps', '-aq', '--filter', 'label=skiff.volume-tool'])).out;
 
 beforeAll(async () => {
-  s3dir = await mkdtemp(join(tmpdir(), 'skiff-agent-s3-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
-  endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
-  client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  s3 = await startTestS3(BUCKET);
+  scratch = await mkdtemp(join(tmpdir(), 'skiff-agent-vb-'));
   expect((await docker(['volume', 'create', ...APP_LABELS, VOLUME])).ok).toBe(true);
 });
 afterAll(async () => {
   await docker(['rm', '-f', USER]);
   await docker(['volume', 'rm', '-f', VOLUME, OTHER, DB_VOLUME, HAND_MADE, RECREATED]);
-  client?.destroy();
-  await s3?.close();
-  await rm(s3dir, { recursive: true, force: true });
+  await s3?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 const engine = new Dockerode({ socketPath: '/var/run/docker.sock' });
 const deps = () => ({ containers: new DockerodeDatabaseContainers(engine), volumes: new DockerodeVolumeContainers(engine) });
 const command = (kind: 'backup' | 'restore', key: string, options: { volume?: string; force?: boolean; passphrase?: string } = {}): Command => {
   const target = { workload: { kind: WorkloadKind.WORKLOAD_KIND_APPLICATION, id: 'app_1', appName: 'shop' }, volumeName: options.volume ?? VOLUME };
-  const object = { endpoint, region: 'us-east-1', bucket: BUCKET, key, accessKey: 'S3RVER', secretKey: 'S3RVER', passphrase: options.passphrase ?? '' };
+  const object = s3.object(key, { passphrase: options.passphrase ?? '' });
   return {
     commandId: `cmd_${randomBytes(4).toString('hex')}`,
     serverId: 'local',
@@ -75,12 +70,12 @@ const command = (kind: 'backup' | 'restore', key: string, options: { volume?: st
 };
 const context = (c: Command) => ({ command: c, signal: new AbortController().signal, deadline: null, resumed: false, log: pino({ level: 'silent' }) });
 const ok = { status: CommandStatus.COMMAND_STATUS_SUCCEEDED, reason: '' };
-const stored = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+const stored = (key: string) => s3.read(key);
 
 /** `age -d` of the file with `passphrase` typed on its terminal (script(1) gives it one): its output, or its error. */
 async function ageDecrypt(file: Buffer, passphrase: string): Promise<{ ok: boolean; out: Buffer; err: string }> {
-  const input = join(s3dir, 'in.age');
-  const output = join(s3dir, `out-${randomBytes(3).toString('hex')}`);
+  const input = join(scratch, 'in.age');
+  const output = join(scratch, `out-${randomBytes(3).toString('hex')}`);
   await writeFile(input, file);
   const result = await new Promise<{ ok: boolean; err: string }>((resolve) => {
     const child = execFile('script', ['-qec', `age -d -o ${output} ${input}`, '/dev/null'], (err, stdout) => resolve({ ok: !err, err: stdout }));
@@ -96,7 +91,7 @@ describe('volume backups and restores on the agent', () => {
     const c = command('backup', 'v/bkp/1.tar.gz');
     expect(await backup.validate(c)).toBeNull();
     expect(await backup.run(context(c))).toEqual(ok);
-    const stored = Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'v/bkp/1.tar.gz' }))).Body!.transformToByteArray());
+    const stored = await s3.read('v/bkp/1.tar.gz');
     expect(gunzipSync(stored).toString('latin1')).toContain('notes/a.txt');
 
     expect((await inVolume('rm -rf /data/notes && echo stray > /data/extra.txt')).ok).toBe(true);
@@ -138,7 +133,7 @@ describe('volume backups and restores on the agent', () => {
       expect(overwritten).toEqual({ status: CommandStatus.COMMAND_STATUS_FAILED, reason: expect.stringContaining('is not this application’s') });
       expect((await inVolume('cat /data/keep.txt', volume)).out).toBe('theirs');
     }
-    await expect(client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `v/foreign/${OTHER}.tar.gz` }))).rejects.toThrow();
+    await expect(s3.read(`v/foreign/${OTHER}.tar.gz`)).rejects.toThrow();
 
     expect(await restoreVolumeHandler(deps()).run(context(command('restore', 'v/bkp/1.tar.gz', { volume: RECREATED })))).toEqual(ok);
     const labels = JSON.parse((await docker(['volume', 'inspect', '--format', '{{json .Labels}}', RECREATED])).out);
