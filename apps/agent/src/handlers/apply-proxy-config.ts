@@ -94,7 +94,7 @@ export function applyProxyConfigHandler(deps: ApplyProxyConfigDeps): CommandHand
   };
 }
 
-const RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
+const RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000];
 
 /** Why the proxy could not take a load it may take later, or null for any other error. */
 function untakenLoad(err: unknown): string | null {
