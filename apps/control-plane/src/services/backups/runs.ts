@@ -1,5 +1,5 @@
-import type { BackupRun, Db, Destination } from '@skiff/db';
-import { sql } from 'kysely';
+import type { BackupRun, Database, Db, Destination } from '@skiff/db';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type EventSignal, recordEvent } from '../events/events.js';
 import type { ServiceDeps } from '../shared/deps.js';
@@ -15,6 +15,10 @@ export const ORPHANED_AFTER_MS = 5 * 60_000;
 export const STOPPED_REASON = 'the control plane stopped during the run';
 
 const POLL_MS = 250;
+
+/** A run without a command whose control plane stopped: no heartbeat for ORPHANED_AFTER_MS. */
+const orphaned = (eb: ExpressionBuilder<Database, 'backupRuns'>) =>
+  eb.and([eb('status', '=', 'running'), eb('commandId', 'is', null), eb('heartbeatAt', '<', sql<Date>`now() - make_interval(secs => ${ORPHANED_AFTER_MS / 1000})`)]);
 /**
  * How long a run's record waits for its bucket (the stored size, retention): runs are recorded
  * one after the other by one sweep, and an endpoint that never answers (an organization's own
@@ -67,6 +71,7 @@ export class BackupRuns {
   private readonly finishing = new Map<string, Promise<void>>();
   private sweeping: Promise<void> | undefined;
   private again = false;
+  private stopped = false;
   private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -161,13 +166,15 @@ export class BackupRuns {
       }
       if (run.status === 'done') return { files: run.objectKey ? [run.objectKey] : [], size: run.size ?? 0, durationMs: durationOf(run) };
       if (run.status === 'error') throw new RunRecorded(run.error ?? 'the run failed');
-      if (Date.now() > deadline.getTime() + 60_000) throw new RunRecorded('the agent did not answer before the deadline (the run is recorded when its command ends)');
+      // The deadline was set by the same clock.
+      if (this.deps.clock().getTime() > deadline.getTime() + 60_000) throw new RunRecorded('the agent did not answer before the deadline (the run is recorded when its command ends)');
       await new Promise((r) => setTimeout(r, this.pollMs));
     }
   }
 
   /** Wakes the sweep (after an agent's result was applied); runs coalesce. */
   notify(): void {
+    if (this.stopped) return;
     if (this.sweeping) {
       this.again = true;
       return;
@@ -185,20 +192,18 @@ export class BackupRuns {
 
   /** Records every ended run, and every run left by a control plane that stopped. */
   async sweep(): Promise<void> {
-    const orphans = await this.db
-      .selectFrom('backupRuns')
-      .selectAll()
-      .where('status', '=', 'running')
-      .where('commandId', 'is', null)
-      .where('heartbeatAt', '<', sql<Date>`now() - make_interval(secs => ${ORPHANED_AFTER_MS / 1000})`)
-      .execute();
+    const orphans = await this.db.selectFrom('backupRuns').selectAll().where(orphaned).execute();
     // A run this process carries is alive, whatever its heartbeat (one missed while the database was out of reach).
     for (const run of orphans) if (!this.held.has(run.id)) await this.recordOrphan(run);
     const ended = await this.db.selectFrom('backupRuns').select(['id', 'organizationId']).where('status', '=', 'ended').execute();
     // Each organization's runs one after the other, organizations side by side: a destination
     // that does not answer delays only its own organization's records.
     const lanes = new Map<string, string[]>();
-    for (const run of ended) lanes.set(run.organizationId, [...(lanes.get(run.organizationId) ?? []), run.id]);
+    for (const run of ended) {
+      const lane = lanes.get(run.organizationId);
+      if (lane) lane.push(run.id);
+      else lanes.set(run.organizationId, [run.id]);
+    }
     await Promise.all(
       [...lanes.values()].map(async (ids) => {
         for (const id of ids) await this.finish(id);
@@ -224,10 +229,12 @@ export class BackupRuns {
     }
   }
 
+  /** Ends the heartbeat and waits for the sweep under way; a report applied after this wakes none. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.sweeping;
+    while (this.sweeping) await this.sweeping;
     await Promise.all(this.finishing.values());
   }
 
@@ -326,9 +333,7 @@ export class BackupRuns {
         .updateTable('backupRuns')
         .set({ status: 'error', error: STOPPED_REASON, finishedAt: this.deps.clock() })
         .where('id', '=', run.id)
-        .where('status', '=', 'running')
-        .where('commandId', 'is', null)
-        .where('heartbeatAt', '<', sql<Date>`now() - make_interval(secs => ${ORPHANED_AFTER_MS / 1000})`)
+        .where(orphaned)
         .returning('id')
         .executeTakeFirst();
       if (!mine) return false;

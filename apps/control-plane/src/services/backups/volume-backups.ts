@@ -144,10 +144,11 @@ export class VolumeBackups {
     const runId = claimed ?? (await this.runs.begin(this.db, { volumeBackupId: row.id }, row.organizationId, 'manual', started));
     if (claimed) await this.runs.started(runId, started);
     this.runs.hold(runId);
-    const app = await this.db.selectFrom('applications').select(['id', 'appName', 'serverId']).where('id', '=', row.applicationId).executeTakeFirst();
-    const workload = app ? { kind: 'application', id: app.id, name: app.appName } : undefined;
+    let workload: { kind: string; id: string; name: string } | undefined;
     try {
+      const app = await this.db.selectFrom('applications').select(['id', 'appName', 'serverId']).where('id', '=', row.applicationId).executeTakeFirst();
       if (!app) throw new DumpFailed('the backup’s application is gone');
+      workload = { kind: 'application', id: app.id, name: app.appName };
       const destination = await this.db.selectFrom('destinations').selectAll().where('id', '=', row.destinationId).executeTakeFirstOrThrow();
       // The endpoint is checked against the outbound policy before the agent is sent to it.
       (await this.runner.open(this.runner.settingsOf(destination))).close();
