@@ -10,7 +10,11 @@ import { BackupScheduler } from './scheduler.js';
 
 let t: TestPlatform;
 let s3: Awaited<ReturnType<typeof startS3>>;
-let now = new Date('2026-12-09T06:00:30Z');
+// Whole minutes an hour ahead of the database's clock, which stamps a backup's creation: a
+// backup never runs for a firing before it was created, so fixed dates stop firing once past.
+const base = Math.ceil(Date.now() / 60_000) * 60_000 + 3_600_000;
+const at = (secondsPast: number) => new Date(base + secondsPast * 1000);
+let now = at(30);
 
 beforeAll(async () => {
   s3 = await startS3(['lanes']);
@@ -43,11 +47,11 @@ describe('the backup scheduler', () => {
     }, pino({ level: 'silent' }));
     const ticked = (wait: boolean) => Promise.race([scheduler.tick(wait), new Promise<string[]>((_, reject) => setTimeout(() => reject(new Error('the tick waited for a hanging run')), 5_000))]);
 
-    now = new Date('2026-12-09T06:01:05Z');
+    now = at(65);
     expect((await ticked(false)).sort()).toEqual([mine.backupId, theirs.backupId].sort());
     await waitFor(async () => runs.length === 2 || undefined, { what: 'both runs started' });
     // The next firing: B's run still hangs, A's backup runs; B's firing is not claimed meanwhile.
-    now = new Date('2026-12-09T06:02:05Z');
+    now = at(125);
     expect(await ticked(true)).toEqual([mine.backupId]);
     release();
     await waitFor(async () => (await ticked(true)).includes(theirs.backupId) || undefined, { what: 'B’s backup running again' });
