@@ -89,4 +89,18 @@ describe('the statements of a dump', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(out.map((st) => st.sql.length)).toEqual([8 + 512 * piece.length + 5, 'SELECT $1 $_$;$_$;'.length]);
   });
+
+  it('carries at most the start of a long $tag$ from piece to piece, not the tag’s length each time (hostile input stays linear)', () => {
+    const s = new SqlStatements();
+    const tag = `$${'t'.repeat(8 * 1024 * 1024)}$`;
+    const piece = 'b'.repeat(64 * 1024);
+    const started = performance.now();
+    const out = s.push(`SELECT ${tag}`);
+    // 64 MB of body inside an 8 MB tag: carrying the tag's length into each piece read 8 MB again per piece (some 10 s).
+    for (let k = 0; k < 1024; k++) out.push(...s.push(piece));
+    // The closing tag split across two pieces is still found.
+    out.push(...s.push(tag.slice(0, 1000)), ...s.push(`${tag.slice(1000)};`), ...s.end());
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(out.map((st) => st.sql.length)).toEqual([7 + 2 * tag.length + 1024 * piece.length + 1]);
+  });
 });

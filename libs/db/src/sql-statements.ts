@@ -196,8 +196,10 @@ export class SqlStatements {
             this.mode = 'code';
             i = j + this.tag.length;
           } else {
-            // The end of the piece may hold the start of the closing tag: read up to it.
-            i = final ? s.length : Math.max(i, s.length - this.tag.length + 1);
+            // The end of the piece may hold the start of the closing tag, which begins at its last
+            // `$` (a tag's name holds none): read up to it, carrying no more than that start.
+            const d = s.lastIndexOf('$');
+            i = !final && d >= i && this.tag.startsWith(s.slice(d)) ? d : s.length;
             break scan;
           }
           break;
