@@ -105,7 +105,9 @@ function verdict({ file, pattern, flags }: Found): string | null {
 }
 
 function decide(pattern: string, flags: string, test: boolean): string | null {
-  const result = checkSync(pattern, flags, test ? { timeout: 300, checker: 'automaton' } : { timeout: 10_000 });
+  // A product pattern's check took 4.7 s beside a CI run and over 10 s on a busier machine, where
+  // it came out undecided and failed the test: a machine's load may slow a verdict, not change it.
+  const result = checkSync(pattern, flags, test ? { timeout: 300, checker: 'automaton' } : { timeout: 30_000 });
   if (result.status === 'safe') return null;
   if (result.status === 'unknown') return test ? null : `undecided (${result.error.kind}): write it so that it can be checked`;
   const growth = result.complexity.type === 'polynomial' ? `polynomial (degree ${result.complexity.degree})` : result.complexity.type;
@@ -139,7 +141,7 @@ describe('regular expressions (ReDoS)', () => {
     expect(verdict({ file: 'x.ts', line: 1, pattern: '^[a-zA-Z0-9]+(?:[-_]+[a-zA-Z0-9]+)*$', flags: '' })).toBeNull();
   });
 
-  it('has none that can backtrack catastrophically', { timeout: 120_000 }, () => {
+  it('has none that can backtrack catastrophically', { timeout: 300_000 }, () => {
     const vulnerable = all.flatMap((r) => {
       if (`${r.file}:${r.pattern}` in ALLOWED) return [];
       const why = verdict(r);
